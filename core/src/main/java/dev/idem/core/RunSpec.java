@@ -1,0 +1,169 @@
+package dev.idem.core;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.Map;
+import java.util.Objects;
+import java.util.SortedMap;
+import java.util.TreeMap;
+
+/**
+ * Everything that defines one unit of work, and nothing that differs between replicas: the pipeline,
+ * the closed window, the output schema version, and declared extra inputs (an input snapshot's
+ * version id, a model hash, ...). Immutable; equal specs give equal keys everywhere (K1).
+ *
+ * <h2>Canonical encoding (hashed by {@link #outputKey()})</h2>
+ *
+ * <pre>
+ *   utf8(pipeline) ‖ u64be(window_start) ‖ u64be(window_len) ‖ u32be(schema_version)
+ *   [ ‖ "\0idem-inputs-v1\0" ‖ u32be(n) ‖ for each input, names in ascending UTF-8 byte order:
+ *         u32be(len(name)) ‖ utf8(name) ‖ u64be(len(value)) ‖ value ]
+ * </pre>
+ *
+ * The bracketed part is present only when there is at least one input, so a spec with only the four
+ * base fields hashes exactly as the reference sketch does (K2).
+ *
+ * <h2>Why the key is injective (K3)</h2>
+ *
+ * The pipeline is the key's first path segment, so specs with different pipelines have different keys
+ * whatever their digests. For one pipeline, the base part has a fixed length ({@code |pipeline| + 20}
+ * bytes) and holds the three numbers at fixed offsets, so it determines them. What follows is either
+ * nothing (no inputs) or a domain tag, a count, and length-prefixed name/value pairs in a canonical
+ * order: a prefix-free encoding from which the input map is read back unambiguously. So distinct specs
+ * give distinct byte strings, and distinct digests unless SHA-256 collides. Input names are sorted,
+ * hence the order in which a caller adds inputs does not matter, and the map cannot hold one name twice.
+ */
+public final class RunSpec {
+  /** Upper bound on one input value, so a spec stays a small description, not a payload. */
+  public static final int MAX_INPUT_BYTES = 64 * 1024;
+  /** Upper bound on the number of declared inputs. */
+  public static final int MAX_INPUTS = 256;
+  /** Schema versions are encoded as u32; Java's int gives 0..2^31-1 of that range. */
+  public static final int MAX_SCHEMA_VERSION = Integer.MAX_VALUE;
+
+  private static final byte[] INPUTS_TAG = "\0idem-inputs-v1\0".getBytes(StandardCharsets.US_ASCII);
+
+  private final String pipeline;
+  private final Window window;
+  private final int schemaVersion;
+  private final SortedMap<String, byte[]> inputs;
+
+  private RunSpec(String pipeline, Window window, int schemaVersion, SortedMap<String, byte[]> inputs) {
+    this.pipeline = Names.requirePipeline(pipeline);
+    this.window = Objects.requireNonNull(window, "window");
+    if (schemaVersion < 0) {
+      throw new IllegalArgumentException("schema version must be >= 0, was " + schemaVersion);
+    }
+    this.schemaVersion = schemaVersion;
+    this.inputs = inputs;
+  }
+
+  /** A spec with the four base fields and no extra inputs. */
+  public static RunSpec of(String pipeline, Window window, int schemaVersion) {
+    return new RunSpec(pipeline, window, schemaVersion, new TreeMap<>());
+  }
+
+  /** A copy with one more declared input; its value is the UTF-8 of {@code value}. */
+  public RunSpec withInput(String name, String value) {
+    return withInput(name, Objects.requireNonNull(value, "value").getBytes(StandardCharsets.UTF_8));
+  }
+
+  /**
+   * A copy with one more declared input.
+   *
+   * @throws IllegalArgumentException for an invalid or repeated name, a value over {@value
+   *     #MAX_INPUT_BYTES} bytes, or more than {@value #MAX_INPUTS} inputs
+   */
+  public RunSpec withInput(String name, byte[] value) {
+    Names.requireInputName(name);
+    Objects.requireNonNull(value, "value");
+    if (inputs.containsKey(name)) {
+      throw new IllegalArgumentException("input " + Names.quote(name) + " is declared twice");
+    }
+    if (value.length > MAX_INPUT_BYTES) {
+      throw new IllegalArgumentException(
+          "input " + Names.quote(name) + " is " + value.length + " bytes, more than " + MAX_INPUT_BYTES);
+    }
+    if (inputs.size() >= MAX_INPUTS) {
+      throw new IllegalArgumentException("more than " + MAX_INPUTS + " inputs declared");
+    }
+    SortedMap<String, byte[]> copy = new TreeMap<>(inputs);
+    copy.put(name, value.clone());
+    return new RunSpec(pipeline, window, schemaVersion, copy);
+  }
+
+  public String pipeline() {
+    return pipeline;
+  }
+
+  public Window window() {
+    return window;
+  }
+
+  public int schemaVersion() {
+    return schemaVersion;
+  }
+
+  /** Declared inputs by name, in canonical order; values are copies. */
+  public Map<String, byte[]> inputs() {
+    SortedMap<String, byte[]> copy = new TreeMap<>();
+    inputs.forEach((k, v) -> copy.put(k, v.clone()));
+    return Collections.unmodifiableSortedMap(copy);
+  }
+
+  /** The canonical encoding described in the class comment; what the key hashes. */
+  public byte[] canonicalBytes() {
+    byte[] p = pipeline.getBytes(StandardCharsets.UTF_8);
+    int size = p.length + 20;
+    if (!inputs.isEmpty()) {
+      size += INPUTS_TAG.length + 4;
+      for (Map.Entry<String, byte[]> e : inputs.entrySet()) {
+        size += 4 + e.getKey().getBytes(StandardCharsets.UTF_8).length + 8 + e.getValue().length;
+      }
+    }
+    ByteBuffer b = ByteBuffer.allocate(size); // big-endian by default
+    b.put(p).putLong(window.startEpochSecond()).putLong(window.lengthSeconds()).putInt(schemaVersion);
+    if (!inputs.isEmpty()) {
+      b.put(INPUTS_TAG).putInt(inputs.size());
+      // Names are ASCII by validation, so String order equals UTF-8 byte order.
+      for (Map.Entry<String, byte[]> e : inputs.entrySet()) {
+        byte[] name = e.getKey().getBytes(StandardCharsets.UTF_8);
+        b.putInt(name.length).put(name).putLong(e.getValue().length).put(e.getValue());
+      }
+    }
+    return b.array();
+  }
+
+  /** The output key (K1–K3); a pure function of this spec. */
+  public OutputKey outputKey() {
+    MessageDigest md = Sha256.newDigest();
+    return new OutputKey(pipeline, window.startEpochSecond(), Sha256.hex(md.digest(canonicalBytes())));
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    if (!(o instanceof RunSpec)) {
+      return false;
+    }
+    RunSpec other = (RunSpec) o;
+    return Arrays.equals(canonicalBytes(), other.canonicalBytes());
+  }
+
+  @Override
+  public int hashCode() {
+    return Arrays.hashCode(canonicalBytes());
+  }
+
+  @Override
+  public String toString() {
+    StringBuilder b = new StringBuilder("RunSpec{pipeline=").append(pipeline)
+        .append(", window=").append(window).append(", schema=").append(schemaVersion);
+    if (!inputs.isEmpty()) {
+      b.append(", inputs=").append(inputs.keySet());
+    }
+    return b.append('}').toString();
+  }
+}

@@ -1,0 +1,28 @@
+package dev.idem.core.publish;
+
+import dev.idem.core.OutputKey;
+import dev.idem.core.store.ObjectInfo;
+import dev.idem.core.store.PutOutcome;
+import java.util.Objects;
+
+/**
+ * What one {@link Publisher#publish} call did.
+ *
+ * @param key the output key
+ * @param status the object outcome
+ * @param stored the object now at the key
+ * @param put the store's put outcome, or {@code null} when the task was skipped
+ * @param pointer the pointer advance, or {@code null} when pointer advancing was off
+ */
+public record PublishReport(OutputKey key, PublishStatus status, ObjectInfo stored, PutOutcome put, AdvanceReport pointer) {
+  public PublishReport {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(status, "status");
+    Objects.requireNonNull(stored, "stored");
+  }
+
+  /** True when this replica found different bytes at its key: the deploy-gate signal. */
+  public boolean divergent() {
+    return status == PublishStatus.DIVERGENT;
+  }
+}

@@ -1,0 +1,74 @@
+package dev.idem.core.scan;
+
+import dev.idem.core.store.KeyHistory;
+import dev.idem.core.store.ObjectStore;
+import java.io.IOException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+
+/**
+ * Walks a store's history under a prefix and reports every key written with more than one distinct
+ * content (see {@link KeyVerdict}). Read-only: safe against production.
+ *
+ * <p>Memory is bounded by one key's history: the store streams keys one at a time and the scan keeps
+ * only counters. A {@code maxKeys} or {@code maxTime} bound stops early; the summary then says the
+ * scan was incomplete, and an incomplete scan is never reported clean.
+ */
+public final class DivergenceScan {
+
+  /** Receives results as the scan goes. */
+  public interface Listener {
+    /** A key whose history holds more than one distinct content. */
+    void divergent(KeyVerdict verdict) throws IOException;
+
+    /** Called after each key; cheap enough to ignore. */
+    default void progress(long keys, long entries) {}
+  }
+
+  private final Clock clock;
+  private final long maxKeys;
+  private final Duration maxTime;
+
+  /**
+   * @param maxKeys stop after this many keys; {@code 0} for no bound
+   * @param maxTime stop after this long; {@code null} for no bound
+   */
+  public DivergenceScan(Clock clock, long maxKeys, Duration maxTime) {
+    if (maxKeys < 0) {
+      throw new IllegalArgumentException("maxKeys must be >= 0, was " + maxKeys);
+    }
+    if (maxTime != null && (maxTime.isNegative() || maxTime.isZero())) {
+      throw new IllegalArgumentException("maxTime must be positive, was " + maxTime);
+    }
+    this.clock = Objects.requireNonNull(clock, "clock");
+    this.maxKeys = maxKeys;
+    this.maxTime = maxTime;
+  }
+
+  public DivergenceScan() {
+    this(Clock.systemUTC(), 0, null);
+  }
+
+  public ScanSummary run(ObjectStore store, String prefix, Listener listener) throws IOException {
+    Instant deadline = maxTime == null ? null : clock.instant().plus(maxTime);
+    long[] counts = new long[4]; // keys, entries, benign, divergent
+    boolean complete = store.history(prefix, (KeyHistory h) -> {
+      KeyVerdict v = KeyVerdict.of(h);
+      counts[0]++;
+      counts[1] += h.entries().size();
+      if (v.divergent()) {
+        counts[3]++;
+        listener.divergent(v);
+      } else if (v.benignDuplicate()) {
+        counts[2]++;
+      }
+      listener.progress(counts[0], counts[1]);
+      boolean keysLeft = maxKeys == 0 || counts[0] < maxKeys;
+      boolean timeLeft = deadline == null || clock.instant().isBefore(deadline);
+      return keysLeft && timeLeft;
+    });
+    return new ScanSummary(prefix, counts[0], counts[1], counts[2], counts[3], complete);
+  }
+}

@@ -1,0 +1,42 @@
+package dev.idem.core.store;
+
+import java.time.Instant;
+import java.util.Objects;
+
+/**
+ * One event in a key's history: a stored version, a delete marker, or a publish attempt that met an
+ * existing object (recorded by idem as divergence evidence or as an identical rewrite).
+ *
+ * @param key the logical key the event belongs to
+ * @param kind what it is
+ * @param versionId store version id, or {@code null} where the store has none
+ * @param time when it happened, or {@code null} when unknown
+ * @param size content size, {@code -1} when unknown or for delete markers
+ * @param sha256 content SHA-256 recorded by idem, or {@code null} for objects idem did not write
+ * @param etag the store's ETag (unquoted), or {@code null} where there is none
+ * @param writer writer id where known, else {@code null}
+ */
+public record HistoryEntry(
+    String key, Kind kind, String versionId, Instant time, long size, String sha256, String etag, String writer) {
+
+  public enum Kind {
+    /** A version of the object as stored (current or noncurrent). */
+    VERSION,
+    /** A delete marker: not content. */
+    DELETE_MARKER,
+    /** A publish attempt that met the key with the same bytes (benign). */
+    IDENTICAL_ATTEMPT,
+    /** A publish attempt that met the key with different bytes; {@link #sha256} is the attempt's. */
+    DIVERGENT_ATTEMPT
+  }
+
+  public HistoryEntry {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(kind, "kind");
+  }
+
+  /** True for entries that carry content (everything but delete markers). */
+  public boolean isContent() {
+    return kind != Kind.DELETE_MARKER;
+  }
+}

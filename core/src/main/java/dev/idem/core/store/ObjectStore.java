@@ -1,0 +1,115 @@
+package dev.idem.core.store;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.InputStream;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The storage operations idem needs. Implementations: {@code FsObjectStore} (idem-store-fs) and
+ * {@code S3ObjectStore} (idem-store-s3-http).
+ *
+ * <h2>What every implementation guarantees</h2>
+ *
+ * <ul>
+ *   <li><b>P1</b> A reader never sees a partial object or pointer: {@link #open}, {@link #stat} and
+ *       {@link #readPointer} see either nothing or the whole, durable content.
+ *   <li><b>P2</b> {@link #putIfAbsent} never replaces an existing object; only {@link #delete}
+ *       (retention) removes one.
+ *   <li><b>P3</b> Of N concurrent {@code putIfAbsent} calls on one key, exactly one returns CREATED;
+ *       the key ends up holding that caller's bytes.
+ *   <li><b>P4</b> A call that meets different bytes returns DIVERGENT and records the attempt
+ *       (writer, SHA-256, size, time, and by default the bytes) so {@link #history} reports it later.
+ *   <li><b>G1</b> An object is durable when {@code putIfAbsent} returns; a pointer naming it may
+ *       then be written.
+ *   <li><b>G3</b> {@link #compareAndSetPointer} is linearizable: of concurrent calls with the same
+ *       expected token at most one returns SWAPPED.
+ *   <li><b>G4/C1</b> A writer killed at any instant leaves no lock that blocks others and no partial
+ *       object or pointer; leftovers are invisible to readers and removed by {@link #sweep}.
+ * </ul>
+ *
+ * Keys passed in are validated ({@link dev.idem.core.Names#requireSafeKey}); a store resolves every
+ * key strictly under its own root. Outcomes are values; {@link IOException} means the store could not
+ * be read or written, and each method says what state such a failure leaves.
+ */
+public interface ObjectStore extends Closeable {
+
+  /** A short description for logs and errors, e.g. {@code file:/data/idem} or {@code s3://bucket/prefix}. */
+  String describe();
+
+  /**
+   * Whether an object is at {@code key}. The cheap pre-check of the skip path (P5); stores may answer
+   * from a cache of keys known to exist, since published objects do not go away except by retention.
+   */
+  boolean exists(String key) throws IOException;
+
+  /** Metadata of the object at {@code key}, or empty when there is none. */
+  Optional<ObjectInfo> stat(String key) throws IOException;
+
+  /** The object's content, or empty when there is none. The caller closes the stream. */
+  Optional<InputStream> open(String key) throws IOException;
+
+  /**
+   * Create-only publish of {@code payload} at {@code key} (P2–P4).
+   *
+   * @throws IOException when the store failed; the key then holds either nothing or a complete object
+   *     (never a partial one), and a retry is safe: it returns CREATED, or IDENTICAL if the failed
+   *     call had in fact completed
+   */
+  PutOutcome putIfAbsent(String key, Payload payload, String writerId) throws IOException;
+
+  /** The pipeline's pointer with its version token, or empty when the pipeline has none yet. */
+  Optional<PointerState> readPointer(String pipeline) throws IOException;
+
+  /**
+   * Replaces the pipeline's pointer with {@code next} if it still holds {@code expectedToken} ({@code
+   * null}: if there is no pointer yet). Ordering rules are the caller's (core's {@code
+   * PointerAdvancer}); the store only guarantees atomicity (P1, G3, G4).
+   *
+   * @throws IOException when the store failed; the pointer then holds either the old or the new
+   *     document, whole
+   */
+  CasResult compareAndSetPointer(String pipeline, String expectedToken, Pointer next) throws IOException;
+
+  /**
+   * Streams the history of every key under {@code prefix} to {@code visitor}, one key at a time in
+   * ascending key order, never holding more than one key's history in memory. Includes versions,
+   * delete markers and recorded publish attempts; excludes the store's internal files.
+   *
+   * @return whether the listing ran to the end ({@code false} when the visitor stopped it)
+   */
+  boolean history(String prefix, HistoryVisitor visitor) throws IOException;
+
+  /** Streams the current objects under {@code prefix} in ascending key order. */
+  boolean list(String prefix, ListingVisitor visitor) throws IOException;
+
+  /**
+   * Deletes the object at {@code key} (retention only). Deleting nothing is not an error.
+   *
+   * @return whether an object was there
+   */
+  boolean delete(String key) throws IOException;
+
+  /**
+   * Removes leftovers that writers killed mid-operation may leave (temporaries, incomplete uploads,
+   * superseded pointer-log entries) older than {@code grace}, so that nothing a live writer still
+   * uses is touched.
+   *
+   * @return what was (or, with {@code dryRun}, would be) removed, one line each
+   */
+  List<String> sweep(Duration grace, boolean dryRun) throws IOException;
+
+  /** Receives one key's history; returns {@code false} to stop the listing. */
+  @FunctionalInterface
+  interface HistoryVisitor {
+    boolean visit(KeyHistory history) throws IOException;
+  }
+
+  /** Receives one listed object; returns {@code false} to stop the listing. */
+  @FunctionalInterface
+  interface ListingVisitor {
+    boolean visit(ListedObject object) throws IOException;
+  }
+}

@@ -1,0 +1,96 @@
+package dev.idem.core.store;
+
+import dev.idem.core.Sha256;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Objects;
+
+/**
+ * The bytes a task produced, readable as many times as a store needs (an S3 PUT must sign the
+ * SHA-256 before it sends the body; a filesystem publish hashes while it copies).
+ *
+ * <p>A file payload is hashed once, lazily. Stores re-hash while they copy and must refuse to publish
+ * when the two hashes differ (the file changed under them), so a payload's bytes and its declared
+ * SHA-256 never disagree in the store.
+ */
+public interface Payload {
+
+  long size() throws IOException;
+
+  /** Lowercase hex SHA-256 of the content. */
+  String sha256() throws IOException;
+
+  /** A new stream over the whole content; the caller closes it. */
+  InputStream open() throws IOException;
+
+  /** Raised by a store when the bytes it read do not hash to {@link #sha256()}. */
+  final class ChangedWhileReadingException extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    public ChangedWhileReadingException(String what, String declared, String actual) {
+      super(what + " changed while it was being published (sha256 " + declared + " then " + actual + ")");
+    }
+  }
+
+  static Payload ofBytes(byte[] bytes) {
+    byte[] copy = Objects.requireNonNull(bytes, "bytes").clone();
+    String sha = Sha256.of(copy);
+    return new Payload() {
+      @Override
+      public long size() {
+        return copy.length;
+      }
+
+      @Override
+      public String sha256() {
+        return sha;
+      }
+
+      @Override
+      public InputStream open() {
+        return new ByteArrayInputStream(copy);
+      }
+
+      @Override
+      public String toString() {
+        return "bytes(" + copy.length + ")";
+      }
+    };
+  }
+
+  /** A payload read from {@code file}, which must stay unchanged until the publish returns. */
+  static Payload ofFile(Path file) {
+    Objects.requireNonNull(file, "file");
+    return new Payload() {
+      private String sha;
+
+      @Override
+      public long size() throws IOException {
+        return Files.size(file);
+      }
+
+      @Override
+      public synchronized String sha256() throws IOException {
+        if (sha == null) {
+          try (InputStream in = open()) {
+            sha = Sha256.of(in);
+          }
+        }
+        return sha;
+      }
+
+      @Override
+      public InputStream open() throws IOException {
+        return Files.newInputStream(file);
+      }
+
+      @Override
+      public String toString() {
+        return file.toString();
+      }
+    };
+  }
+}

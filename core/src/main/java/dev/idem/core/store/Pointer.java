@@ -1,0 +1,173 @@
+package dev.idem.core.store;
+
+import dev.idem.core.Names;
+import dev.idem.core.OutputKey;
+import dev.idem.core.Sha256;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The {@code latest} pointer document of one pipeline: names one complete generation and enough about
+ * it (hash, size) for a reader to verify what it fetched.
+ *
+ * <p>Serialized as small, versioned, human-readable text ({@link #toBytes()}):
+ *
+ * <pre>
+ * idem-pointer 1
+ * pipeline=border-state
+ * key=border-state/1726000000/state-…
+ * window_start=1726000000
+ * window_length=60
+ * schema_version=3
+ * sha256=…
+ * size=1234
+ * writer=host-a:4242:k3j9
+ * published_at=2024-09-10T20:27:00Z
+ * </pre>
+ *
+ * Pointers are ordered by {@link #position()}, i.e. {@code (window_start, schema_version)} (G2).
+ */
+public record Pointer(
+    String pipeline,
+    String key,
+    long windowStart,
+    long windowLength,
+    int schemaVersion,
+    String sha256,
+    long size,
+    String writer,
+    Instant publishedAt) {
+
+  public static final int FORMAT_VERSION = 1;
+  private static final String MAGIC = "idem-pointer " + FORMAT_VERSION;
+  private static final int MAX_DOCUMENT_BYTES = 8 * 1024;
+
+  public Pointer {
+    Names.requirePipeline(pipeline);
+    OutputKey parsed = OutputKey.parse(key);
+    if (!parsed.pipeline().equals(pipeline) || parsed.windowStartEpochSecond() != windowStart) {
+      throw new IllegalArgumentException("pointer key " + key + " does not belong to pipeline "
+          + pipeline + " window " + windowStart);
+    }
+    if (windowLength <= 0 || schemaVersion < 0 || size < 0) {
+      throw new IllegalArgumentException("pointer has a negative or zero field");
+    }
+    if (!Sha256.isHex(sha256)) {
+      throw new IllegalArgumentException("pointer sha256 must be 64 lowercase hex digits");
+    }
+    Names.requireWriterId(writer);
+    Objects.requireNonNull(publishedAt, "publishedAt");
+  }
+
+  /** The pointer to {@code object}, published for the spec with this window and schema. */
+  public static Pointer to(ObjectInfo object, long windowLength, int schemaVersion, String fallbackWriter, Instant fallbackTime) {
+    OutputKey k = OutputKey.parse(object.key());
+    return new Pointer(k.pipeline(), object.key(), k.windowStartEpochSecond(), windowLength, schemaVersion,
+        object.sha256(), object.size(),
+        object.writer() != null ? object.writer() : fallbackWriter,
+        object.publishedAt() != null ? object.publishedAt() : fallbackTime);
+  }
+
+  public Position position() {
+    return new Position(windowStart, schemaVersion);
+  }
+
+  /** The order pointers advance in: window start first, then schema version (G2). */
+  public record Position(long windowStart, int schemaVersion) implements Comparable<Position> {
+    @Override
+    public int compareTo(Position o) {
+      int c = Long.compare(windowStart, o.windowStart);
+      return c != 0 ? c : Integer.compare(schemaVersion, o.schemaVersion);
+    }
+
+    @Override
+    public String toString() {
+      return "(window_start=" + windowStart + ", schema=" + schemaVersion + ")";
+    }
+  }
+
+  public byte[] toBytes() {
+    String s = MAGIC + "\n"
+        + "pipeline=" + pipeline + "\n"
+        + "key=" + key + "\n"
+        + "window_start=" + windowStart + "\n"
+        + "window_length=" + windowLength + "\n"
+        + "schema_version=" + schemaVersion + "\n"
+        + "sha256=" + sha256 + "\n"
+        + "size=" + size + "\n"
+        + "writer=" + writer + "\n"
+        + "published_at=" + publishedAt + "\n";
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  /**
+   * Parses a pointer document strictly: the magic line, every field exactly once, nothing unknown.
+   *
+   * @throws MalformedPointerException with a one-line reason; {@code source} names where it came from
+   */
+  public static Pointer parse(byte[] bytes, String source) throws MalformedPointerException {
+    if (bytes.length > MAX_DOCUMENT_BYTES) {
+      throw new MalformedPointerException(source, "larger than " + MAX_DOCUMENT_BYTES + " bytes");
+    }
+    String text = new String(bytes, StandardCharsets.UTF_8);
+    if (!text.endsWith("\n")) {
+      throw new MalformedPointerException(source, "truncated (no final newline)");
+    }
+    String[] lines = text.split("\n", -1);
+    if (!lines[0].equals(MAGIC)) {
+      throw new MalformedPointerException(source, "first line is not '" + MAGIC + "'");
+    }
+    Map<String, String> fields = new LinkedHashMap<>();
+    for (int i = 1; i < lines.length - 1; i++) {
+      int eq = lines[i].indexOf('=');
+      if (eq <= 0) {
+        throw new MalformedPointerException(source, "line " + (i + 1) + " is not name=value");
+      }
+      if (fields.put(lines[i].substring(0, eq), lines[i].substring(eq + 1)) != null) {
+        throw new MalformedPointerException(source, "field " + lines[i].substring(0, eq) + " repeated");
+      }
+    }
+    try {
+      Pointer p = new Pointer(
+          field(fields, "pipeline", source),
+          field(fields, "key", source),
+          Long.parseLong(field(fields, "window_start", source)),
+          Long.parseLong(field(fields, "window_length", source)),
+          Integer.parseInt(field(fields, "schema_version", source)),
+          field(fields, "sha256", source),
+          Long.parseLong(field(fields, "size", source)),
+          field(fields, "writer", source),
+          Instant.parse(field(fields, "published_at", source)));
+      if (!fields.isEmpty()) {
+        throw new MalformedPointerException(source, "unknown field " + fields.keySet().iterator().next());
+      }
+      return p;
+    } catch (NumberFormatException | DateTimeParseException e) {
+      throw new MalformedPointerException(source, "bad value: " + e.getMessage());
+    } catch (IllegalArgumentException e) {
+      throw new MalformedPointerException(source, e.getMessage());
+    }
+  }
+
+  private static String field(Map<String, String> fields, String name, String source)
+      throws MalformedPointerException {
+    String v = fields.remove(name);
+    if (v == null) {
+      throw new MalformedPointerException(source, "field " + name + " missing");
+    }
+    return v;
+  }
+
+  /** A pointer document that is not one idem wrote: never followed, never overwritten blindly. */
+  public static final class MalformedPointerException extends java.io.IOException {
+    private static final long serialVersionUID = 1L;
+
+    public MalformedPointerException(String source, String reason) {
+      super("malformed pointer " + source + ": " + reason);
+    }
+  }
+}
