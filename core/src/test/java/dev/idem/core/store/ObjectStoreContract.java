@@ -1,0 +1,344 @@
+package dev.idem.core.store;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.idem.core.RunSpec;
+import dev.idem.core.Window;
+import dev.idem.core.publish.AdvanceReport;
+import dev.idem.core.publish.AdvanceStatus;
+import dev.idem.core.publish.PointerAdvancer;
+import dev.idem.core.scan.KeyVerdict;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The behaviour every {@link ObjectStore} must have, as one suite each store runs (contracts P1–P4,
+ * G1–G3 of DESIGN.md). A store's test class extends this and supplies a fresh, empty store.
+ *
+ * <p>Stores whose pointer compare-and-swap cannot be tested for atomicity under concurrency on the
+ * test server (S3Proxy's {@code If-Match} is not atomic) override {@link #pointerCasIsAtomic()}.
+ */
+public abstract class ObjectStoreContract {
+
+  /** A new, empty store; closed after each test. */
+  protected abstract ObjectStore newStore() throws Exception;
+
+  /** Whether concurrent pointer advances may be tested against this store. */
+  protected boolean pointerCasIsAtomic() {
+    return true;
+  }
+
+  /** Threads used by the concurrency tests. */
+  protected int threads() {
+    return 8;
+  }
+
+  protected ObjectStore store;
+
+  @BeforeEach
+  void openStore() throws Exception {
+    store = newStore();
+  }
+
+  @AfterEach
+  void closeStore() throws IOException {
+    if (store != null) {
+      store.close();
+    }
+  }
+
+  protected static String key(String pipeline, long windowStart) {
+    return RunSpec.of(pipeline, new Window(windowStart, 60), 1).outputKey().toString();
+  }
+
+  protected static Payload bytes(String s) {
+    return Payload.ofBytes(s.getBytes(StandardCharsets.UTF_8));
+  }
+
+  protected static byte[] read(ObjectStore store, String key) throws IOException {
+    Optional<InputStream> in = store.open(key);
+    assertTrue(in.isPresent(), "expected an object at " + key);
+    try (InputStream s = in.get()) {
+      return s.readAllBytes();
+    }
+  }
+
+  protected Pointer pointerTo(String pipeline, long windowStart, int schema) throws IOException {
+    String k = RunSpec.of(pipeline, new Window(windowStart, 60), schema).outputKey().toString();
+    if (!store.exists(k)) {
+      store.putIfAbsent(k, bytes("gen " + windowStart + "/" + schema), "writer-1");
+    }
+    return Pointer.to(store.stat(k).orElseThrow(), 60, schema, "writer-1", Instant.EPOCH);
+  }
+
+  // --- putIfAbsent ---
+
+  @Test
+  void putIfAbsent_newKey_created() throws IOException {
+    String k = key("orders", 1_726_000_000L);
+    PutOutcome out = store.putIfAbsent(k, bytes("alpha"), "writer-a");
+    assertEquals(PutStatus.CREATED, out.status());
+    assertEquals(k, out.stored().key());
+    assertEquals(5, out.stored().size());
+    assertArrayEquals("alpha".getBytes(StandardCharsets.UTF_8), read(store, k));
+    assertTrue(store.exists(k));
+    ObjectInfo info = store.stat(k).orElseThrow();
+    assertEquals(bytes("alpha").sha256(), info.sha256());
+    assertEquals("writer-a", info.writer());
+  }
+
+  @Test
+  void putIfAbsent_sameBytes_identicalAndNothingChanges() throws IOException {
+    String k = key("orders", 60);
+    store.putIfAbsent(k, bytes("alpha"), "writer-a");
+    PutOutcome second = store.putIfAbsent(k, bytes("alpha"), "writer-b");
+    assertEquals(PutStatus.IDENTICAL, second.status());
+    assertNull(second.evidenceKey());
+    assertEquals("writer-a", store.stat(k).orElseThrow().writer());
+  }
+
+  @Test
+  void putIfAbsent_differentBytes_divergentFirstBytesKept() throws IOException {
+    String k = key("orders", 120);
+    store.putIfAbsent(k, bytes("alpha"), "writer-a");
+    PutOutcome second = store.putIfAbsent(k, bytes("beta"), "writer-b");
+    assertEquals(PutStatus.DIVERGENT, second.status());
+    assertEquals(bytes("beta").sha256(), second.attemptSha256());
+    assertEquals(bytes("alpha").sha256(), second.stored().sha256());
+    assertArrayEquals("alpha".getBytes(StandardCharsets.UTF_8), read(store, k), "P2: no clobber");
+  }
+
+  @Test
+  void putIfAbsent_divergent_evidenceInHistory() throws IOException {
+    String k = key("orders", 180);
+    store.putIfAbsent(k, bytes("alpha"), "writer-a");
+    store.putIfAbsent(k, bytes("beta"), "writer-b");
+    store.putIfAbsent(k, bytes("alpha"), "writer-c");
+    List<KeyHistory> seen = new ArrayList<>();
+    store.history("orders/", h -> seen.add(h));
+    assertEquals(1, seen.size(), "one key: " + seen);
+    KeyVerdict v = KeyVerdict.of(seen.get(0));
+    assertTrue(v.divergent(), "P4: the scan must see the divergent attempt: " + seen);
+    assertEquals(2, v.payloads());
+    String betaSha = bytes("beta").sha256();
+    assertTrue(seen.get(0).entries().stream().anyMatch(e ->
+            e.kind() == HistoryEntry.Kind.DIVERGENT_ATTEMPT && betaSha.equals(e.sha256())),
+        "divergent attempt recorded with its hash: " + seen);
+  }
+
+  @Test
+  void putIfAbsent_reservedOrEscapingKey_rejectedNothingWritten() throws IOException {
+    for (String bad : List.of("../escape", "a/../../b", "/abs", "a//b", "_idem/pointers/x", "./a", "a\\b", "")) {
+      assertThrows(IllegalArgumentException.class, () -> store.putIfAbsent(bad, bytes("x"), "writer-a"), bad);
+    }
+    List<String> keys = new ArrayList<>();
+    store.list("", o -> keys.add(o.key()));
+    assertEquals(List.of(), keys);
+  }
+
+  @Test
+  void putIfAbsent_concurrentIdentical_exactlyOneCreated() throws Exception {
+    String k = key("race", 600);
+    List<PutOutcome> outs = race(threads(), i -> store.putIfAbsent(k, bytes("same"), "writer-" + i));
+    assertEquals(1, outs.stream().filter(o -> o.status() == PutStatus.CREATED).count(), "P3: " + outs);
+    assertEquals(threads() - 1, outs.stream().filter(o -> o.status() == PutStatus.IDENTICAL).count(), "P3: " + outs);
+    assertArrayEquals("same".getBytes(StandardCharsets.UTF_8), read(store, k));
+  }
+
+  @Test
+  void putIfAbsent_concurrentDivergent_oneWinnerOthersDivergent() throws Exception {
+    String k = key("race", 660);
+    List<PutOutcome> outs = race(threads(), i -> store.putIfAbsent(k, bytes("payload-" + i), "writer-" + i));
+    List<PutOutcome> created = outs.stream().filter(o -> o.status() == PutStatus.CREATED).toList();
+    assertEquals(1, created.size(), "P3: " + outs);
+    assertEquals(threads() - 1, outs.stream().filter(o -> o.status() == PutStatus.DIVERGENT).count(), "P3: " + outs);
+    assertEquals(created.get(0).attemptSha256(), sha256Of(read(store, k)), "stored bytes are the winner's");
+    List<KeyHistory> seen = new ArrayList<>();
+    store.history(k, h -> seen.add(h));
+    assertEquals(threads(), KeyVerdict.of(seen.get(0)).payloads(), "P4: every divergent attempt kept: " + seen);
+  }
+
+  // --- reads ---
+
+  @Test
+  void open_missing_empty() throws IOException {
+    String k = key("orders", 240);
+    assertTrue(store.open(k).isEmpty());
+    assertTrue(store.stat(k).isEmpty());
+    assertFalse(store.exists(k));
+  }
+
+  // --- pointer ---
+
+  @Test
+  void readPointer_none_empty() throws IOException {
+    assertTrue(store.readPointer("orders").isEmpty());
+  }
+
+  @Test
+  void compareAndSetPointer_createThenReplace_roundTrips() throws IOException {
+    Pointer first = pointerTo("orders", 60, 1);
+    assertEquals(CasResult.SWAPPED, store.compareAndSetPointer("orders", null, first));
+    PointerState s1 = store.readPointer("orders").orElseThrow();
+    assertEquals(first, s1.pointer());
+    Pointer second = pointerTo("orders", 120, 1);
+    assertEquals(CasResult.SWAPPED, store.compareAndSetPointer("orders", s1.token(), second));
+    assertEquals(second, store.readPointer("orders").orElseThrow().pointer());
+  }
+
+  @Test
+  void compareAndSetPointer_staleToken_conflictNothingWritten() throws IOException {
+    Pointer first = pointerTo("orders", 60, 1);
+    store.compareAndSetPointer("orders", null, first);
+    String stale = store.readPointer("orders").orElseThrow().token();
+    store.compareAndSetPointer("orders", stale, pointerTo("orders", 120, 1));
+    assertEquals(CasResult.CONFLICT, store.compareAndSetPointer("orders", stale, pointerTo("orders", 180, 1)));
+    assertEquals(120, store.readPointer("orders").orElseThrow().pointer().windowStart());
+  }
+
+  @Test
+  void compareAndSetPointer_expectAbsentButPresent_conflict() throws IOException {
+    store.compareAndSetPointer("orders", null, pointerTo("orders", 60, 1));
+    assertEquals(CasResult.CONFLICT, store.compareAndSetPointer("orders", null, pointerTo("orders", 120, 1)));
+  }
+
+  @Test
+  void advance_olderGeneration_newerPresentNotRegressed() throws IOException {
+    PointerAdvancer adv = new PointerAdvancer(store);
+    assertEquals(AdvanceStatus.ADVANCED, adv.advance(pointerTo("orders", 120, 2)).status());
+    assertEquals(AdvanceStatus.NEWER_PRESENT, adv.advance(pointerTo("orders", 60, 9)).status());
+    assertEquals(AdvanceStatus.NEWER_PRESENT, adv.advance(pointerTo("orders", 120, 1)).status());
+    assertEquals(AdvanceStatus.ALREADY_CURRENT, adv.advance(pointerTo("orders", 120, 2)).status());
+    assertEquals(AdvanceStatus.ADVANCED, adv.advance(pointerTo("orders", 120, 3)).status());
+    assertEquals(new Pointer.Position(120, 3), store.readPointer("orders").orElseThrow().pointer().position());
+  }
+
+  @Test
+  void advance_concurrentWriters_endsAtMaximumNoLostUpdate() throws Exception {
+    if (!pointerCasIsAtomic()) {
+      return;
+    }
+    int n = threads();
+    List<Pointer> offered = new ArrayList<>();
+    for (int i = 0; i < n * 3; i++) {
+      offered.add(pointerTo("contended", 60L * (1 + (i * 7) % (n * 3)), 1));
+    }
+    PointerAdvancer adv = new PointerAdvancer(store, 1000, 1);
+    List<AdvanceReport> reports = Collections.synchronizedList(new ArrayList<>());
+    race(n, i -> {
+      for (int j = i; j < offered.size(); j += n) {
+        reports.add(adv.advance(offered.get(j)));
+      }
+      return null;
+    });
+    Pointer.Position max = offered.stream().map(Pointer::position).max(Pointer.Position::compareTo).orElseThrow();
+    assertEquals(max, store.readPointer("contended").orElseThrow().pointer().position(), "G3: " + reports);
+    assertFalse(reports.stream().anyMatch(r -> r.status() == AdvanceStatus.CONTENDED), "no advance gave up: " + reports);
+  }
+
+  // --- history and listing ---
+
+  @Test
+  void history_severalKeys_oneGroupPerKeyAscending() throws IOException {
+    List<String> keys = new ArrayList<>(List.of(key("b", 60), key("a", 120), key("a", 60), key("ab", 60)));
+    for (String k : keys) {
+      store.putIfAbsent(k, bytes(k), "writer-a");
+    }
+    Collections.sort(keys);
+    List<String> seen = new ArrayList<>();
+    assertTrue(store.history("", h -> seen.add(h.key())));
+    assertEquals(keys, seen);
+    List<String> onlyA = new ArrayList<>();
+    store.history("a/", h -> onlyA.add(h.key()));
+    assertEquals(keys.stream().filter(k -> k.startsWith("a/")).toList(), onlyA);
+  }
+
+  @Test
+  void history_visitorStops_returnsFalse() throws IOException {
+    store.putIfAbsent(key("a", 60), bytes("1"), "writer-a");
+    store.putIfAbsent(key("a", 120), bytes("2"), "writer-a");
+    int[] visits = {0};
+    assertFalse(store.history("", h -> ++visits[0] < 1));
+    assertEquals(1, visits[0]);
+  }
+
+  @Test
+  void list_afterPuts_ascendingWithSizes() throws IOException {
+    store.putIfAbsent(key("z", 60), bytes("12345"), "writer-a");
+    store.putIfAbsent(key("y", 60), bytes("1"), "writer-a");
+    List<ListedObject> seen = new ArrayList<>();
+    store.list("", seen::add);
+    assertEquals(List.of(key("y", 60), key("z", 60)), seen.stream().map(ListedObject::key).toList());
+    assertEquals(5, seen.get(1).size());
+  }
+
+  @Test
+  void delete_existing_goneAndRepublishable() throws IOException {
+    String k = key("orders", 300);
+    store.putIfAbsent(k, bytes("alpha"), "writer-a");
+    assertTrue(store.delete(k));
+    assertFalse(store.exists(k));
+    assertTrue(store.open(k).isEmpty());
+    assertFalse(store.delete(k));
+    assertEquals(PutStatus.CREATED, store.putIfAbsent(k, bytes("alpha"), "writer-a").status());
+  }
+
+  // --- helpers ---
+
+  @FunctionalInterface
+  protected interface Racer<T> {
+    T run(int index) throws Exception;
+  }
+
+  /** Runs {@code n} racers released together; rethrows the first failure. */
+  protected static <T> List<T> race(int n, Racer<T> racer) throws Exception {
+    ExecutorService pool = Executors.newFixedThreadPool(n);
+    try {
+      CountDownLatch start = new CountDownLatch(1);
+      List<Future<T>> futures = new ArrayList<>();
+      for (int i = 0; i < n; i++) {
+        int index = i;
+        Callable<T> c = () -> {
+          start.await();
+          return racer.run(index);
+        };
+        futures.add(pool.submit(c));
+      }
+      start.countDown();
+      List<T> out = new ArrayList<>();
+      for (Future<T> f : futures) {
+        out.add(f.get(120, TimeUnit.SECONDS));
+      }
+      return out;
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  private static String sha256Of(byte[] b) {
+    String s = dev.idem.core.Sha256.of(b);
+    assertNotNull(s);
+    return s;
+  }
+}

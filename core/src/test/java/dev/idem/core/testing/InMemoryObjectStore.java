@@ -1,0 +1,178 @@
+package dev.idem.core.testing;
+
+import dev.idem.core.Names;
+import dev.idem.core.Sha256;
+import dev.idem.core.store.CasResult;
+import dev.idem.core.store.HistoryEntry;
+import dev.idem.core.store.KeyHistory;
+import dev.idem.core.store.ListedObject;
+import dev.idem.core.store.ObjectInfo;
+import dev.idem.core.store.ObjectStore;
+import dev.idem.core.store.Payload;
+import dev.idem.core.store.Pointer;
+import dev.idem.core.store.PointerState;
+import dev.idem.core.store.PutOutcome;
+import dev.idem.core.store.PutStatus;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * The simplest correct {@link ObjectStore}: one monitor around a few maps. It is the model the store
+ * contract suite and the publisher tests run against, and what a user embedding idem can use in their
+ * own tests. Every operation is linearizable (one lock).
+ */
+public final class InMemoryObjectStore implements ObjectStore {
+  private record Stored(byte[] bytes, ObjectInfo info) {}
+
+  private final Clock clock;
+  private final TreeMap<String, Stored> objects = new TreeMap<>();
+  private final TreeMap<String, List<HistoryEntry>> history = new TreeMap<>();
+  private final Map<String, PointerState> pointers = new HashMap<>();
+  private long pointerVersions;
+
+  public InMemoryObjectStore(Clock clock) {
+    this.clock = clock;
+  }
+
+  public InMemoryObjectStore() {
+    this(Clock.systemUTC());
+  }
+
+  @Override
+  public String describe() {
+    return "memory:";
+  }
+
+  @Override
+  public synchronized boolean exists(String key) {
+    return objects.containsKey(checked(key));
+  }
+
+  @Override
+  public synchronized Optional<ObjectInfo> stat(String key) {
+    return Optional.ofNullable(objects.get(checked(key))).map(Stored::info);
+  }
+
+  @Override
+  public synchronized Optional<InputStream> open(String key) {
+    return Optional.ofNullable(objects.get(checked(key))).map(s -> new ByteArrayInputStream(s.bytes()));
+  }
+
+  @Override
+  public PutOutcome putIfAbsent(String key, Payload payload, String writerId) throws IOException {
+    checked(key);
+    Names.requireWriterId(writerId);
+    byte[] bytes;
+    try (InputStream in = payload.open()) {
+      bytes = in.readAllBytes();
+    }
+    String sha = Sha256.of(bytes);
+    if (!sha.equals(payload.sha256())) {
+      throw new Payload.ChangedWhileReadingException(payload.toString(), payload.sha256(), sha);
+    }
+    synchronized (this) {
+      Instant now = clock.instant();
+      Stored existing = objects.get(key);
+      List<HistoryEntry> h = history.computeIfAbsent(key, k -> new ArrayList<>());
+      if (existing == null) {
+        ObjectInfo info = new ObjectInfo(key, sha, bytes.length, writerId, now);
+        objects.put(key, new Stored(bytes, info));
+        h.add(new HistoryEntry(key, HistoryEntry.Kind.VERSION, null, now, bytes.length, sha, null, writerId));
+        return new PutOutcome(PutStatus.CREATED, info, sha, bytes.length, null);
+      }
+      if (existing.info().sha256().equals(sha)) {
+        h.add(new HistoryEntry(key, HistoryEntry.Kind.IDENTICAL_ATTEMPT, null, now, bytes.length, sha, null, writerId));
+        return new PutOutcome(PutStatus.IDENTICAL, existing.info(), sha, bytes.length, null);
+      }
+      h.add(new HistoryEntry(key, HistoryEntry.Kind.DIVERGENT_ATTEMPT, null, now, bytes.length, sha, null, writerId));
+      return new PutOutcome(PutStatus.DIVERGENT, existing.info(), sha, bytes.length, "memory-evidence/" + key + "/" + sha);
+    }
+  }
+
+  @Override
+  public synchronized Optional<PointerState> readPointer(String pipeline) {
+    return Optional.ofNullable(pointers.get(Names.requirePipeline(pipeline)));
+  }
+
+  @Override
+  public synchronized CasResult compareAndSetPointer(String pipeline, String expectedToken, Pointer next) {
+    Names.requirePipeline(pipeline);
+    if (!next.pipeline().equals(pipeline)) {
+      throw new IllegalArgumentException("pointer for " + next.pipeline() + " offered to " + pipeline);
+    }
+    PointerState current = pointers.get(pipeline);
+    String currentToken = current == null ? null : current.token();
+    if (expectedToken == null ? currentToken != null : !expectedToken.equals(currentToken)) {
+      return CasResult.CONFLICT;
+    }
+    pointers.put(pipeline, new PointerState(next, "v" + (++pointerVersions)));
+    return CasResult.SWAPPED;
+  }
+
+  @Override
+  public boolean history(String prefix, HistoryVisitor visitor) throws IOException {
+    List<KeyHistory> snapshot = new ArrayList<>();
+    synchronized (this) {
+      history.tailMap(prefix, true).forEach((k, v) -> {
+        if (k.startsWith(prefix)) {
+          snapshot.add(new KeyHistory(k, v));
+        }
+      });
+    }
+    for (KeyHistory h : snapshot) {
+      if (!visitor.visit(h)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  @Override
+  public boolean list(String prefix, ListingVisitor visitor) throws IOException {
+    List<ListedObject> snapshot = new ArrayList<>();
+    synchronized (this) {
+      objects.tailMap(prefix, true).forEach((k, v) -> {
+        if (k.startsWith(prefix)) {
+          snapshot.add(new ListedObject(k, v.info().size(), v.info().publishedAt()));
+        }
+      });
+    }
+    for (ListedObject o : snapshot) {
+      if (!visitor.visit(o)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  @Override
+  public synchronized boolean delete(String key) {
+    return objects.remove(checked(key)) != null;
+  }
+
+  @Override
+  public List<String> sweep(Duration grace, boolean dryRun) {
+    return List.of();
+  }
+
+  @Override
+  public void close() {}
+
+  private static String checked(String key) {
+    Names.requireSafeKey(key);
+    if (key.startsWith("_idem/")) {
+      throw new IllegalArgumentException("key " + key + " is in the store's reserved _idem/ space");
+    }
+    return key;
+  }
+}
