@@ -1,0 +1,173 @@
+package dev.idem.core.publish;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.idem.core.RunSpec;
+import dev.idem.core.Window;
+import dev.idem.core.store.CasResult;
+import dev.idem.core.store.ObjectStore;
+import dev.idem.core.store.Payload;
+import dev.idem.core.store.Pointer;
+import dev.idem.core.testing.InMemoryObjectStore;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+class PublisherTest {
+  private final InMemoryObjectStore store = new InMemoryObjectStore();
+  private final RunSpec spec = RunSpec.of("border-state", new Window(1_726_000_000L, 60), 3);
+
+  private static Publisher.Task producing(String s, AtomicInteger runs) {
+    return (sp, key) -> {
+      runs.incrementAndGet();
+      return Payload.ofBytes(s.getBytes(StandardCharsets.UTF_8));
+    };
+  }
+
+  @Test
+  void publish_overlappingReplicas_convergeToOneObject() throws Exception {
+    AtomicInteger runs = new AtomicInteger();
+    PublishReport old = Publisher.create(store, "old-replica").publish(spec, producing("state", runs));
+    PublishReport neu = Publisher.create(store, "new-replica").publish(spec, producing("state", runs));
+    assertEquals(PublishStatus.CREATED, old.status());
+    assertEquals(PublishStatus.SKIPPED, neu.status());
+    assertEquals(1, runs.get(), "P5: the second replica must not run the task");
+    List<String> keys = new ArrayList<>();
+    store.list("", o -> keys.add(o.key()));
+    assertEquals(List.of(spec.outputKey().toString()), keys, "overlap converges to one export");
+    assertEquals(AdvanceStatus.ADVANCED, old.pointer().status());
+    assertEquals(AdvanceStatus.ALREADY_CURRENT, neu.pointer().status());
+  }
+
+  @Test
+  void publish_keyAppearsWhileTaskRuns_identical() throws Exception {
+    Publisher a = Publisher.create(store, "replica-a");
+    PublishReport r = a.publish(spec, (sp, key) -> {
+      // The other replica publishes while this one is still working.
+      Publisher.create(store, "replica-b").publish(sp, Payload.ofBytes("state".getBytes(StandardCharsets.UTF_8)));
+      return Payload.ofBytes("state".getBytes(StandardCharsets.UTF_8));
+    });
+    assertEquals(PublishStatus.IDENTICAL, r.status());
+    assertFalse(r.divergent());
+  }
+
+  @Test
+  void publish_keyAppearsWithOtherBytes_divergentFirstKept() throws Exception {
+    PublishReport r = Publisher.create(store, "replica-a").publish(spec, (sp, key) -> {
+      Publisher.create(store, "replica-b").publish(sp, Payload.ofBytes("theirs".getBytes(StandardCharsets.UTF_8)));
+      return Payload.ofBytes("mine".getBytes(StandardCharsets.UTF_8));
+    });
+    assertEquals(PublishStatus.DIVERGENT, r.status());
+    assertTrue(r.divergent());
+    assertEquals("replica-b", r.stored().writer());
+    assertEquals(Payload.ofBytes("theirs".getBytes(StandardCharsets.UTF_8)).sha256(),
+        store.readPointer("border-state").orElseThrow().pointer().sha256(), "pointer names the stored bytes");
+  }
+
+  @Test
+  void publish_taskFails_nothingPublishedPointerUntouched() throws IOException {
+    TaskFailedException e = assertThrows(TaskFailedException.class, () ->
+        Publisher.create(store, "w").publish(spec, (sp, key) -> {
+          throw new IllegalStateException("upstream unavailable");
+        }));
+    assertTrue(e.getMessage().contains("upstream unavailable"), e.getMessage());
+    assertFalse(store.exists(spec.outputKey().toString()));
+    assertTrue(store.readPointer("border-state").isEmpty());
+  }
+
+  @Test
+  void publish_taskInterrupted_reportedAsInterrupted() {
+    TaskFailedException e = assertThrows(TaskFailedException.class, () ->
+        Publisher.create(store, "w").publish(spec, (sp, key) -> {
+          throw new InterruptedException("SIGTERM");
+        }));
+    assertTrue(e.getMessage().contains("interrupted"), e.getMessage());
+    assertTrue(Thread.interrupted(), "interrupt status restored");
+  }
+
+  @Test
+  void publish_skipAfterCrashBeforeAdvance_completesPointer() throws Exception {
+    // A first replica published, then died before advancing the pointer.
+    store.putIfAbsent(spec.outputKey().toString(), Payload.ofBytes("state".getBytes(StandardCharsets.UTF_8)), "dead-replica");
+    AtomicInteger runs = new AtomicInteger();
+    PublishReport r = Publisher.create(store, "next-replica").publish(spec, producing("state", runs));
+    assertEquals(PublishStatus.SKIPPED, r.status());
+    assertEquals(0, runs.get());
+    assertEquals(AdvanceStatus.ADVANCED, r.pointer().status());
+    assertEquals("dead-replica", store.readPointer("border-state").orElseThrow().pointer().writer());
+  }
+
+  @Test
+  void publish_oldReplicaLate_neverRegressesPointer() throws Exception {
+    RunSpec next = RunSpec.of("border-state", spec.window().next(), 3);
+    Publisher.create(store, "new").publish(next, Payload.ofBytes("n".getBytes(StandardCharsets.UTF_8)));
+    PublishReport late = Publisher.create(store, "old").publish(spec, Payload.ofBytes("o".getBytes(StandardCharsets.UTF_8)));
+    assertEquals(PublishStatus.CREATED, late.status());
+    assertEquals(AdvanceStatus.NEWER_PRESENT, late.pointer().status());
+    assertEquals(next.outputKey().toString(), store.readPointer("border-state").orElseThrow().pointer().key());
+  }
+
+  @Test
+  void publish_newSchemaMidDeploy_differentKeyAndPointerMovesForward() throws Exception {
+    RunSpec v4 = RunSpec.of("border-state", spec.window(), 4);
+    Publisher.create(store, "old").publish(spec, Payload.ofBytes("v3".getBytes(StandardCharsets.UTF_8)));
+    PublishReport r = Publisher.create(store, "new").publish(v4, Payload.ofBytes("v4".getBytes(StandardCharsets.UTF_8)));
+    assertEquals(PublishStatus.CREATED, r.status(), "a new format gets its own key");
+    assertEquals(AdvanceStatus.ADVANCED, r.pointer().status());
+  }
+
+  @Test
+  void publish_pointerOff_noAdvance() throws Exception {
+    Publisher p = Publisher.create(store, "w", Clock.fixed(Instant.EPOCH, ZoneOffset.UTC), new PointerAdvancer(store), false);
+    PublishReport r = p.publish(spec, Payload.ofBytes("x".getBytes(StandardCharsets.UTF_8)));
+    assertNull(r.pointer());
+    assertTrue(store.readPointer("border-state").isEmpty());
+  }
+
+  @Test
+  void publish_invalidWriter_rejectedAtConstruction() {
+    assertThrows(IllegalArgumentException.class, () -> Publisher.create(store, "has space"));
+  }
+
+  @Test
+  void advance_pointerToMissingObject_refusedNothingWritten() throws IOException {
+    Pointer p = new Pointer("border-state", spec.outputKey().toString(), spec.window().startEpochSecond(), 60, 3,
+        "ab".repeat(32), 3, "w", Instant.EPOCH);
+    assertThrows(IllegalArgumentException.class, () -> new PointerAdvancer(store).advance(p));
+    assertTrue(store.readPointer("border-state").isEmpty(), "G1");
+  }
+
+  @Test
+  void advance_pointerWithWrongHash_refused() throws IOException {
+    store.putIfAbsent(spec.outputKey().toString(), Payload.ofBytes("abc".getBytes(StandardCharsets.UTF_8)), "w");
+    Pointer p = new Pointer("border-state", spec.outputKey().toString(), spec.window().startEpochSecond(), 60, 3,
+        "ab".repeat(32), 3, "w", Instant.EPOCH);
+    assertThrows(IllegalArgumentException.class, () -> new PointerAdvancer(store).advance(p));
+  }
+
+  @Test
+  void advance_storeAlwaysBusy_contendedAfterAttempts() throws IOException {
+    ObjectStore busy = new ForwardingStore(store) {
+      @Override
+      public CasResult compareAndSetPointer(String pipeline, String expectedToken, Pointer next) {
+        return CasResult.BUSY;
+      }
+    };
+    store.putIfAbsent(spec.outputKey().toString(), Payload.ofBytes("abc".getBytes(StandardCharsets.UTF_8)), "w");
+    Pointer p = Pointer.to(store.stat(spec.outputKey().toString()).orElseThrow(), 60, 3, "w", Instant.EPOCH);
+    AdvanceReport r = new PointerAdvancer(busy, 4, 0).advance(p);
+    assertEquals(AdvanceStatus.CONTENDED, r.status());
+    assertEquals(4, r.attempts());
+    assertTrue(store.readPointer("border-state").isEmpty());
+  }
+}

@@ -1,0 +1,97 @@
+package dev.idem.core.scan;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.idem.core.RunSpec;
+import dev.idem.core.Window;
+import dev.idem.core.store.HistoryEntry;
+import dev.idem.core.store.HistoryEntry.Kind;
+import dev.idem.core.store.KeyHistory;
+import dev.idem.core.store.Payload;
+import dev.idem.core.testing.InMemoryObjectStore;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class DivergenceScanTest {
+
+  private static HistoryEntry etag(String key, String etag) {
+    return new HistoryEntry(key, Kind.VERSION, "v-" + etag, null, 3, null, etag, null);
+  }
+
+  @Test
+  void of_legacyKeyTwoEtags_divergentByEtag() {
+    KeyVerdict v = KeyVerdict.of(new KeyHistory("out/latest.csv", List.of(etag("out/latest.csv", "a"), etag("out/latest.csv", "b"))));
+    assertTrue(v.divergent());
+    assertEquals(Basis.ETAG, v.basis());
+    assertEquals("DIVERGENT out/latest.csv writes=2 payloads=2", v.referenceLine());
+  }
+
+  @Test
+  void of_sameEtagTwice_benignNotDivergent() {
+    KeyVerdict v = KeyVerdict.of(new KeyHistory("k", List.of(etag("k", "a"), etag("k", "a"))));
+    assertFalse(v.divergent());
+    assertTrue(v.benignDuplicate());
+  }
+
+  @Test
+  void of_deleteMarkers_areNotContent() {
+    HistoryEntry marker = new HistoryEntry("k", Kind.DELETE_MARKER, "v9", null, -1, null, null, null);
+    KeyVerdict v = KeyVerdict.of(new KeyHistory("k", List.of(etag("k", "a"), marker, etag("k", "a"))));
+    assertEquals(2, v.writes());
+    assertEquals(1, v.payloads());
+  }
+
+  @Test
+  void of_sameShaDifferentEtags_notDivergent() {
+    // Multipart or SSE-KMS: ETags differ for identical bytes; idem compares its own SHA-256.
+    String sha = "ab".repeat(32);
+    KeyVerdict v = KeyVerdict.of(new KeyHistory("k", List.of(
+        new HistoryEntry("k", Kind.VERSION, "1", null, 3, sha, "etag-1-2", "w"),
+        new HistoryEntry("k", Kind.VERSION, "2", null, 3, sha, "etag-2-2", "w"))));
+    assertFalse(v.divergent());
+    assertEquals(Basis.SHA256, v.basis());
+  }
+
+  @Test
+  void of_mixedBases_saidSo() {
+    KeyVerdict v = KeyVerdict.of(new KeyHistory("k", List.of(
+        new HistoryEntry("k", Kind.VERSION, "1", null, 3, "ab".repeat(32), "e1", "w"), etag("k", "e2"))));
+    assertEquals(Basis.MIXED, v.basis());
+    assertTrue(v.divergent());
+  }
+
+  @Test
+  void run_storeWithOneDivergentKey_reportsReferenceLines() throws Exception {
+    InMemoryObjectStore store = new InMemoryObjectStore();
+    String clean = RunSpec.of("p", new Window(60, 60), 1).outputKey().toString();
+    String bad = RunSpec.of("p", new Window(120, 60), 1).outputKey().toString();
+    store.putIfAbsent(clean, Payload.ofBytes(new byte[] {1}), "w1");
+    store.putIfAbsent(clean, Payload.ofBytes(new byte[] {1}), "w2");
+    store.putIfAbsent(bad, Payload.ofBytes(new byte[] {1}), "w1");
+    store.putIfAbsent(bad, Payload.ofBytes(new byte[] {2}), "w2");
+    List<String> lines = new ArrayList<>();
+    ScanSummary s = new DivergenceScan().run(store, "p/", v -> lines.add(v.referenceLine()));
+    assertEquals(List.of("DIVERGENT " + bad + " writes=2 payloads=2"), lines);
+    assertEquals("scanned prefix=p/ divergent_keys=1", s.referenceLine());
+    assertEquals(2, s.keys());
+    assertEquals(1, s.benignDuplicateKeys());
+    assertFalse(s.clean());
+  }
+
+  @Test
+  void run_maxKeysBound_incompleteNeverClean() throws Exception {
+    InMemoryObjectStore store = new InMemoryObjectStore();
+    for (int i = 1; i <= 5; i++) {
+      store.putIfAbsent(RunSpec.of("p", new Window(60L * i, 60), 1).outputKey().toString(), Payload.ofBytes(new byte[] {1}), "w");
+    }
+    ScanSummary s = new DivergenceScan(Clock.systemUTC(), 2, null).run(store, "", v -> {});
+    assertEquals(2, s.keys());
+    assertFalse(s.complete());
+    assertFalse(s.clean());
+    assertTrue(new DivergenceScan().run(store, "", v -> {}).clean());
+  }
+}
