@@ -1,0 +1,118 @@
+package dev.idem.core.retention;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.idem.core.RunSpec;
+import dev.idem.core.Window;
+import dev.idem.core.publish.Publisher;
+import dev.idem.core.store.Payload;
+import dev.idem.core.testing.InMemoryObjectStore;
+import java.io.IOException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class RetentionTest {
+  private static final long DAY = 86_400;
+  private final Instant now = Instant.ofEpochSecond(100 * DAY);
+  private final InMemoryObjectStore store = new InMemoryObjectStore(Clock.fixed(now.minus(Duration.ofHours(1)), ZoneOffset.UTC));
+  private final Clock clock = Clock.fixed(now, ZoneOffset.UTC);
+
+  private String publish(long day, boolean advance) throws Exception {
+    RunSpec spec = RunSpec.of("daily", new Window(day * DAY, DAY), 1);
+    Publisher p = Publisher.create(store, "w", clock, new dev.idem.core.publish.PointerAdvancer(store), advance);
+    p.publish(spec, Payload.ofBytes(("day " + day).getBytes()));
+    return spec.outputKey().toString();
+  }
+
+  private List<String> keys() throws IOException {
+    List<String> out = new ArrayList<>();
+    store.list("", o -> out.add(o.key()));
+    return out;
+  }
+
+  @Test
+  void run_keepTwo_deletesOlderThanNewestTwo() throws Exception {
+    List<String> k = new ArrayList<>();
+    for (long d = 90; d < 95; d++) {
+      k.add(publish(d, true));
+    }
+    Retention.Report r = new Retention(store, clock).run("daily", new Retention.Policy(2, null, Duration.ofMinutes(10), false));
+    assertEquals(5, r.generations());
+    assertEquals(List.of(k.get(0), k.get(1), k.get(2)), r.deleted().stream().sorted().toList());
+    assertEquals(List.of(k.get(3), k.get(4)), keys().stream().sorted().toList());
+  }
+
+  @Test
+  void run_pointerBehindNewest_keepsPointerAndEverythingNewer() throws Exception {
+    String a = publish(90, true);
+    String b = publish(91, true);
+    String c = publish(92, false); // published ahead of the pointer, not advanced (yet)
+    String d = publish(93, false);
+    Retention.Report r = new Retention(store, clock).run("daily", new Retention.Policy(1, null, Duration.ZERO, false));
+    assertEquals(List.of(a), r.deleted());
+    assertTrue(keys().containsAll(List.of(b, c, d)), "the pointer's generation and newer ones stay");
+  }
+
+  @Test
+  void run_noPointer_deletesNothing() throws Exception {
+    publish(90, false);
+    publish(91, false);
+    Retention.Report r = new Retention(store, clock).run("daily", new Retention.Policy(1, null, Duration.ZERO, false));
+    assertEquals(List.of(), r.deleted());
+    assertEquals(2, keys().size());
+  }
+
+  @Test
+  void run_dryRun_reportsButKeeps() throws Exception {
+    publish(90, true);
+    publish(91, true);
+    Retention.Report r = new Retention(store, clock).run("daily", new Retention.Policy(1, null, Duration.ZERO, true));
+    assertEquals(1, r.deleted().size());
+    assertEquals(2, keys().size());
+  }
+
+  @Test
+  void run_olderThan_keepsRecentWindows() throws Exception {
+    for (long d = 90; d < 100; d++) {
+      publish(d, true);
+    }
+    // Windows that ended more than 5 days before day 100 are days 90..94 (ends 91..95 < 95 → 90..93).
+    Retention.Report r = new Retention(store, clock).run("daily", new Retention.Policy(1, Duration.ofDays(5), Duration.ZERO, false));
+    assertEquals(4, r.deleted().size(), r.deleted().toString());
+  }
+
+  @Test
+  void run_withinGrace_notDeleted() throws Exception {
+    publish(90, true);
+    publish(91, true);
+    // Objects were written an hour ago; a two-hour grace protects them.
+    Retention.Report r = new Retention(store, clock).run("daily", new Retention.Policy(1, null, Duration.ofHours(2), false));
+    assertEquals(List.of(), r.deleted());
+  }
+
+  @Test
+  void run_otherPipelinesAndForeignKeys_untouched() throws Exception {
+    publish(90, true);
+    publish(91, true);
+    RunSpec other = RunSpec.of("daily-v2", new Window(10 * DAY, DAY), 1);
+    Publisher.create(store, "w").publish(other, Payload.ofBytes(new byte[] {1}));
+    new Retention(store, clock).run("daily", new Retention.Policy(1, null, Duration.ZERO, false));
+    assertTrue(store.exists(other.outputKey().toString()));
+  }
+
+  @Test
+  void policy_invalid_rejected() {
+    assertThrows(IllegalArgumentException.class, () -> new Retention.Policy(0, null, Duration.ZERO, false));
+    assertThrows(IllegalArgumentException.class, () -> new Retention.Policy(1, Duration.ofDays(-1), Duration.ZERO, false));
+    assertThrows(IllegalArgumentException.class, () -> new Retention.Policy(1, null, Duration.ofDays(-1), false));
+    assertFalse(new Retention.Policy(1, null, Duration.ZERO, false).dryRun());
+  }
+}
