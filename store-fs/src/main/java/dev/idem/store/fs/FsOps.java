@@ -1,0 +1,156 @@
+package dev.idem.store.fs;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+
+/**
+ * The narrow seam through which {@link FsObjectStore} makes every change to the filesystem: creating,
+ * writing and syncing files, linking, renaming, locking, deleting. Reads (listing, stat, reading bytes)
+ * go straight to {@link Files}, since they change nothing.
+ *
+ * <p>It exists so tests can make any single mutating call fail (like Okio's {@code
+ * ForwardingFileSystem}) and check that the store is still correct afterwards. Production code uses
+ * {@link #real()}. An implementation must behave like the real one or throw an {@link IOException};
+ * the store treats every exception from here as "this step did not happen".
+ */
+public interface FsOps {
+
+  /** The operations of the default filesystem, with the semantics documented on each method. */
+  static FsOps real() {
+    return RealFsOps.INSTANCE;
+  }
+
+  /**
+   * Creates {@code file} and opens it for writing; fails with {@link FileAlreadyExistsException} if any
+   * file is there ({@code O_CREAT|O_EXCL}).
+   */
+  FileChannel createNew(Path file) throws IOException;
+
+  /** Opens {@code file} for appending, creating it if absent ({@code O_APPEND}). */
+  FileChannel openAppend(Path file) throws IOException;
+
+  /** Opens {@code file} for writing, creating it if absent, to hold a lock on; never truncates it. */
+  FileChannel openLockFile(Path file) throws IOException;
+
+  /** Writes all of {@code src} to {@code channel}. */
+  void write(FileChannel channel, ByteBuffer src) throws IOException;
+
+  /** Flushes {@code channel}'s content and metadata to the device ({@code fsync}). */
+  void force(FileChannel channel) throws IOException;
+
+  /**
+   * Creates {@code link} as a new name for {@code existing} ({@code link(2)}); fails with {@link
+   * FileAlreadyExistsException} if {@code link} exists and never replaces it.
+   */
+  void createLink(Path link, Path existing) throws IOException;
+
+  /**
+   * Renames {@code source} to {@code target} atomically, replacing {@code target} ({@code rename(2)});
+   * throws {@link AtomicMoveNotSupportedException} where that cannot be done atomically.
+   */
+  void atomicMove(Path source, Path target) throws IOException;
+
+  /**
+   * Makes the entries of {@code dir} durable ({@code fsync} of the directory). On Windows, where a
+   * directory cannot be opened, the real implementation does nothing: NTFS journals its metadata and
+   * Java offers no way to flush a directory there.
+   */
+  void fsyncDirectory(Path dir) throws IOException;
+
+  /** Creates one directory; fails with {@link FileAlreadyExistsException} if anything is there. */
+  void createDirectory(Path dir) throws IOException;
+
+  /**
+   * Tries to take an exclusive kernel lock on the whole of {@code channel}'s file without waiting.
+   *
+   * @return the lock, or {@code null} when another process holds it
+   */
+  FileLock tryLock(FileChannel channel) throws IOException;
+
+  /** Deletes {@code file} if it exists; returns whether it did. */
+  boolean deleteIfExists(Path file) throws IOException;
+}
+
+/** The default filesystem, unadorned. */
+final class RealFsOps implements FsOps {
+  static final RealFsOps INSTANCE = new RealFsOps();
+  private static final boolean WINDOWS =
+      System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT).startsWith("windows");
+
+  private RealFsOps() {}
+
+  @Override
+  public FileChannel createNew(Path file) throws IOException {
+    return FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+  }
+
+  @Override
+  public FileChannel openAppend(Path file) throws IOException {
+    return FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
+  }
+
+  @Override
+  public FileChannel openLockFile(Path file) throws IOException {
+    return FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+  }
+
+  @Override
+  public void write(FileChannel channel, ByteBuffer src) throws IOException {
+    while (src.hasRemaining()) {
+      channel.write(src);
+    }
+  }
+
+  @Override
+  public void force(FileChannel channel) throws IOException {
+    channel.force(true);
+  }
+
+  @Override
+  public void createLink(Path link, Path existing) throws IOException {
+    Files.createLink(link, existing);
+  }
+
+  @Override
+  public void atomicMove(Path source, Path target) throws IOException {
+    Files.move(source, target, StandardCopyOption.ATOMIC_MOVE);
+  }
+
+  @Override
+  public void fsyncDirectory(Path dir) throws IOException {
+    if (WINDOWS) {
+      return;
+    }
+    try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
+      ch.force(true);
+    }
+  }
+
+  @Override
+  public void createDirectory(Path dir) throws IOException {
+    Files.createDirectory(dir);
+  }
+
+  @Override
+  public FileLock tryLock(FileChannel channel) throws IOException {
+    return channel.tryLock();
+  }
+
+  @Override
+  public boolean deleteIfExists(Path file) throws IOException {
+    return Files.deleteIfExists(file);
+  }
+
+  @Override
+  public String toString() {
+    return "FsOps.real()";
+  }
+}

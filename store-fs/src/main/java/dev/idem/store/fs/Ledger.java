@@ -1,0 +1,106 @@
+package dev.idem.store.fs;
+
+import dev.idem.core.Names;
+import dev.idem.core.Sha256;
+import dev.idem.core.store.PutStatus;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The per-key publish-attempt ledger: one text line per {@code putIfAbsent} that got as far as an
+ * outcome, {@code v1 <ISO-8601 time> <CREATED|IDENTICAL|DIVERGENT> <sha256> <size> <writer>\n}.
+ *
+ * <p>Appending is one {@code write} on a channel opened with {@code O_APPEND}, then {@code fsync}: on
+ * local filesystems concurrent appenders never interleave within a line, and a line is durable once
+ * {@link #append} returns. A crash (or power loss) can leave a torn line; the reader drops any line
+ * without its final newline and any line that does not parse, and, where a torn line was followed by
+ * a later append on the same text line, reads the later record from its last {@code "v1 "} (no field
+ * can contain that sequence: times, statuses, hashes and sizes hold no {@code 'v'} or space, and writer
+ * ids hold no space).
+ */
+final class Ledger {
+  static final String VERSION_TAG = "v1";
+
+  private Ledger() {}
+
+  /** One parsed ledger line. */
+  record Line(Instant time, PutStatus status, String sha256, long size, String writer) {
+    String format() {
+      return VERSION_TAG + " " + time + " " + status + " " + sha256 + " " + size + " " + writer + "\n";
+    }
+  }
+
+  /**
+   * Appends {@code line} to the ledger at {@code file} (created if absent; its directory must exist)
+   * and forces it to the device.
+   *
+   * @throws IOException when the line could not be written or forced; the ledger then lacks the line or
+   *     holds it whole (a torn line only after a crash, and readers skip it)
+   */
+  static void append(FsOps ops, Path file, Line line) throws IOException {
+    byte[] bytes = line.format().getBytes(StandardCharsets.UTF_8);
+    try (FileChannel ch = ops.openAppend(file)) {
+      ops.write(ch, ByteBuffer.wrap(bytes));
+      ops.force(ch);
+    }
+  }
+
+  /** Every complete, well-formed line of the ledger at {@code file}, oldest first; empty if none. */
+  static List<Line> read(Path file) throws IOException {
+    byte[] bytes;
+    try {
+      bytes = Files.readAllBytes(file);
+    } catch (NoSuchFileException e) {
+      return List.of();
+    }
+    String text = new String(bytes, StandardCharsets.UTF_8);
+    List<Line> lines = new ArrayList<>();
+    int start = 0;
+    for (int nl; (nl = text.indexOf('\n', start)) >= 0; start = nl + 1) {
+      parse(text.substring(start, nl)).ifPresent(lines::add);
+    }
+    return lines;
+  }
+
+  /** Parses one line (without its newline); empty for anything that is not a whole, valid record. */
+  static Optional<Line> parse(String raw) {
+    int at = raw.lastIndexOf(VERSION_TAG + " ");
+    if (at < 0) {
+      return Optional.empty();
+    }
+    String[] f = raw.substring(at).split(" ", -1);
+    if (f.length != 6) {
+      return Optional.empty();
+    }
+    try {
+      Instant time = Instant.parse(f[1]);
+      PutStatus status = PutStatus.valueOf(f[2]);
+      long size = Long.parseLong(f[4]);
+      if (!Sha256.isHex(f[3]) || size < 0 || !validWriter(f[5])) {
+        return Optional.empty();
+      }
+      return Optional.of(new Line(time, status, f[3], size, f[5]));
+    } catch (DateTimeParseException | IllegalArgumentException e) {
+      return Optional.empty();
+    }
+  }
+
+  private static boolean validWriter(String writer) {
+    try {
+      Names.requireWriterId(writer);
+      return true;
+    } catch (IllegalArgumentException e) {
+      return false;
+    }
+  }
+}

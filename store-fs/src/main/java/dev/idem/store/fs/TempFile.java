@@ -1,0 +1,87 @@
+package dev.idem.store.fs;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Path;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * A uniquely named temporary file beside its destination, {@code .tmp-<name>.<16 hex>}, created with
+ * {@code O_EXCL}. The {@code .tmp-} prefix makes it invisible to listings and a target for {@link
+ * FsObjectStore#sweep}; the random suffix keeps concurrent writers (threads or processes) apart.
+ *
+ * <p>{@link #close()} is the one cleanup path: it closes the channel if still open and deletes the
+ * name, whether the caller succeeded (the content then lives on under its final name) or failed. A
+ * failure to delete is logged, not thrown: the leftover is a {@code .tmp-} file that sweep removes.
+ */
+final class TempFile implements Closeable {
+  static final String PREFIX = KeyWalker.TEMP_PREFIX;
+  /** Room for the prefix and suffix within the usual 255-byte name limit, even at 3 bytes a char. */
+  private static final int MAX_BASE_CHARS = 60;
+  private static final System.Logger LOG = System.getLogger(TempFile.class.getName());
+
+  private final FsOps ops;
+  private final Path path;
+  private FileChannel channel;
+
+  private TempFile(FsOps ops, Path path, FileChannel channel) {
+    this.ops = ops;
+    this.path = path;
+    this.channel = channel;
+  }
+
+  /** Creates a new temporary file in {@code dir} named after {@code baseName}. */
+  static TempFile create(FsOps ops, Path dir, String baseName) throws IOException {
+    String base = baseName.length() <= MAX_BASE_CHARS ? baseName
+        : baseName.substring(0, Character.isHighSurrogate(baseName.charAt(MAX_BASE_CHARS - 1))
+            ? MAX_BASE_CHARS - 1 : MAX_BASE_CHARS);
+    for (int attempt = 1; ; attempt++) {
+      Path p = dir.resolve(PREFIX + base + "." + String.format("%016x", ThreadLocalRandom.current().nextLong()));
+      try {
+        return new TempFile(ops, p, ops.createNew(p));
+      } catch (FileAlreadyExistsException e) {
+        if (attempt == 5) {
+          throw e;
+        }
+      }
+    }
+  }
+
+  Path path() {
+    return path;
+  }
+
+  void write(ByteBuffer bytes) throws IOException {
+    ops.write(channel, bytes);
+  }
+
+  /** Forces the content to the device and closes the channel; the file stays until {@link #close()}. */
+  void forceAndClose() throws IOException {
+    FileChannel ch = channel;
+    channel = null;
+    try (ch) {
+      ops.force(ch);
+    }
+  }
+
+  @Override
+  public void close() {
+    if (channel != null) {
+      try {
+        channel.close();
+      } catch (IOException e) {
+        LOG.log(System.Logger.Level.WARNING, "could not close temporary file " + path + ": " + e.getMessage());
+      }
+      channel = null;
+    }
+    try {
+      ops.deleteIfExists(path);
+    } catch (IOException | RuntimeException e) {
+      LOG.log(System.Logger.Level.WARNING,
+          "could not delete temporary file " + path + " (sweep will remove it): " + e.getMessage());
+    }
+  }
+}
