@@ -1,0 +1,178 @@
+package dev.idem.cli;
+
+import dev.idem.core.publish.TaskFailedException;
+import dev.idem.store.s3.auth.CredentialsException;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.io.UncheckedIOException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import picocli.CommandLine;
+import picocli.CommandLine.IExecutionExceptionHandler;
+import picocli.CommandLine.IExitCodeExceptionMapper;
+import picocli.CommandLine.IParameterExceptionHandler;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.ParseResult;
+
+/**
+ * The one table of exit codes, and the one place that turns an exception into a code and a one-line
+ * message. Commands return codes for outcomes (divergence, contention) and throw for failures; this
+ * class decides what every failure means.
+ *
+ * <p>{@code idem run} is the one exception to the table: when CMD itself exits non-zero, idem exits
+ * with CMD's own code (like {@code exec}), so a scheduler sees the task's failure unchanged. idem's
+ * own failures around CMD keep their codes here; a CMD code that collides with one of them is told
+ * apart by the line idem prints on stderr (or the {@code --json} report).
+ *
+ * <p>Signals: a SIGINT or SIGTERM ends the JVM with 128 + signal number after the shutdown hooks
+ * ran (130 and 143), which is also what a shell reports for a process killed by them.
+ */
+public final class ExitCodes implements IExitCodeExceptionMapper {
+  public static final int OK = 0;
+  /** A divergent publish, or a scan that found divergent keys or stopped before the end. */
+  public static final int DIVERGENT = 1;
+  /** Bad flags, values, names, URIs or files; picocli's own code for invalid input. */
+  public static final int USAGE = 2;
+  /** The pointer or a lock stayed contended past the retries: nothing was lost, retry later. */
+  public static final int CONTENDED = 3;
+  /** The store could not be read or written (I/O error, unreachable, corrupt reply). */
+  public static final int STORE_UNAVAILABLE = 4;
+  /** Credentials are missing, broken or refused by the store. */
+  public static final int AUTH = 5;
+  /** {@code run}: CMD could not start or wrote no result; nothing was published. */
+  public static final int TASK_FAILED = 6;
+  /** What was asked for is not there: no pointer yet, no object at the key. */
+  public static final int NOT_FOUND = 7;
+  /** A bug in idem (sysexits' EX_SOFTWARE). */
+  public static final int INTERNAL = 70;
+  public static final int INTERRUPTED_SIGINT = 130;
+  public static final int INTERRUPTED_SIGTERM = 143;
+
+  /** Shown under "Exit codes:" in every command's help, in the order of the table. */
+  public static Map<String, String> helpTable() {
+    Map<String, String> m = new LinkedHashMap<>();
+    m.put(" " + OK, "success (also: run found the key already published and skipped CMD)");
+    m.put(" " + DIVERGENT, "divergence: different bytes met at one key, or a scan found divergent keys (or was cut short)");
+    m.put(" " + USAGE, "usage error: bad flag, value, name, store URI or file; nothing written");
+    m.put(" " + CONTENDED, "contention: the pointer or a lock stayed busy past the retries; safe to retry");
+    m.put(" " + STORE_UNAVAILABLE, "store unavailable: I/O error, unreachable store, unwritable path, corrupt object");
+    m.put(" " + AUTH, "auth failure: no usable credentials, or the store refused them");
+    m.put(" " + TASK_FAILED, "task failed: run could not start CMD or CMD wrote no result (CMD's own non-zero code is passed through)");
+    m.put(" " + NOT_FOUND, "not found: no pointer for the pipeline, or no object at the key");
+    m.put(INTERNAL + "", "internal error (a bug; IDEM_DEBUG=1 prints the stack trace)");
+    m.put(INTERRUPTED_SIGINT + "", "interrupted by SIGINT (CMD got it too; nothing partial published)");
+    m.put(INTERRUPTED_SIGTERM + "", "interrupted by SIGTERM (CMD got it too; nothing partial published)");
+    return m;
+  }
+
+  @Override
+  public int getExitCode(Throwable t) {
+    return codeOf(t);
+  }
+
+  /** The code for a failure; the first match along the cause chain wins. */
+  public static int codeOf(Throwable t) {
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      if (c instanceof ParameterException || c instanceof UsageException) {
+        return USAGE;
+      }
+      if (c instanceof ContendedException) {
+        return CONTENDED;
+      }
+      if (c instanceof NotFoundException) {
+        return NOT_FOUND;
+      }
+      if (c instanceof CredentialsException || c instanceof AuthFailureException) {
+        return AUTH;
+      }
+      if (c instanceof InterruptedException || c instanceof InterruptedIOException) {
+        return INTERRUPTED_SIGINT;
+      }
+      if (c instanceof TaskFailedException) {
+        return TASK_FAILED;
+      }
+      if (c instanceof IOException || c instanceof UncheckedIOException) {
+        return STORE_UNAVAILABLE;
+      }
+      if (c instanceof IllegalArgumentException) {
+        // Names, keys and windows are validated by core with IllegalArgumentException: user input.
+        return USAGE;
+      }
+    }
+    return INTERNAL;
+  }
+
+  /** One line, never a stack trace: what failed and, for file errors, which file. */
+  public static String oneLine(Throwable t) {
+    String msg;
+    if (t instanceof FileSystemException fse) {
+      msg = fse.getFile() + ": " + (fse.getReason() != null ? fse.getReason() : reason(fse));
+    } else if (t instanceof UncheckedIOException u && u.getCause() != null) {
+      return oneLine(u.getCause());
+    } else {
+      msg = t.getMessage();
+      if (msg == null || msg.isBlank()) {
+        msg = t.getClass().getSimpleName();
+      }
+    }
+    return msg.replaceAll("[\\r\\n]+", " ").strip();
+  }
+
+  private static String reason(FileSystemException e) {
+    if (e instanceof NoSuchFileException) {
+      return "no such file or directory";
+    }
+    if (e instanceof AccessDeniedException) {
+      return "permission denied";
+    }
+    if (e instanceof NotDirectoryException) {
+      return "not a directory";
+    }
+    if (e instanceof FileAlreadyExistsException) {
+      return "already exists";
+    }
+    return e.getClass().getSimpleName();
+  }
+
+  /** Prints failures from commands as one line on stderr and maps them through the table. */
+  static final class ExecutionHandler implements IExecutionExceptionHandler {
+    private final boolean debug;
+
+    ExecutionHandler(boolean debug) {
+      this.debug = debug;
+    }
+
+    @Override
+    public int handleExecutionException(Exception ex, CommandLine cmd, ParseResult parseResult) {
+      int code = cmd.getExitCodeExceptionMapper().getExitCode(ex);
+      String prefix = code == INTERNAL ? "internal error: " : "";
+      cmd.getErr().println(qualifiedName(cmd) + ": " + prefix + oneLine(ex));
+      if (debug) {
+        ex.printStackTrace(cmd.getErr());
+      }
+      cmd.getErr().flush();
+      return code;
+    }
+  }
+
+  /** Bad input: one line naming the problem and where help is; no usage dump. */
+  static final class ParameterHandler implements IParameterExceptionHandler {
+    @Override
+    public int handleParseException(ParameterException ex, String[] args) {
+      CommandLine cmd = ex.getCommandLine();
+      String name = qualifiedName(cmd);
+      cmd.getErr().println(name + ": " + oneLine(ex) + " (see '" + name + " --help')");
+      cmd.getErr().flush();
+      return cmd.getExitCodeExceptionMapper().getExitCode(ex);
+    }
+  }
+
+  static String qualifiedName(CommandLine cmd) {
+    return cmd.getCommandSpec().qualifiedName();
+  }
+}

@@ -1,0 +1,88 @@
+package dev.idem.cli;
+
+import dev.idem.core.Names;
+import dev.idem.core.retention.Retention;
+import dev.idem.core.store.ObjectStore;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code idem gc}: core's {@link Retention} for one pipeline (it also sweeps the store's leftovers). */
+@Command(name = "gc", mixinStandardHelpOptions = true, versionProvider = IdemCommand.Version.class,
+    description = {
+        "Remove old generations of a pipeline and stale temporaries. Never removes what the pointer names "
+            + "or anything newer, nor anything written within --grace; with no pointer, removes no generation. "
+            + "Prints what it removed (or, with --dry-run, what it would).",
+        ""
+    })
+final class GcCommand implements Callable<Integer> {
+  @Spec
+  CommandSpec spec;
+
+  @Option(names = "--pipeline", paramLabel = "P", required = true, description = "Pipeline name.")
+  String pipeline;
+
+  @Option(names = "--keep", paramLabel = "N", required = true,
+      description = "Keep the newest N generations, N >= 1 (the pointer's and newer ones are always kept).")
+  int keep;
+
+  @Option(names = "--older-than", paramLabel = "D", converter = Durations.class,
+      description = "Only remove generations whose window ended at least D ago.")
+  Duration olderThan;
+
+  @Option(names = "--grace", paramLabel = "D", converter = Durations.class, defaultValue = "1h",
+      description = "Leave alone objects and leftovers (temporaries, incomplete uploads) written within D. Default: ${DEFAULT-VALUE}")
+  Duration grace;
+
+  @Option(names = "--dry-run", description = "Print what would be removed; remove nothing.")
+  boolean dryRun;
+
+  @Mixin
+  StoreOption store;
+
+  @Mixin
+  OutputOptions output;
+
+  @Override
+  public Integer call() throws IOException {
+    CliContext ctx = IdemCommand.context(spec);
+    Retention.Policy policy;
+    try {
+      Names.requirePipeline(pipeline);
+      policy = new Retention.Policy(keep, olderThan, grace, dryRun);
+    } catch (IllegalArgumentException e) {
+      throw new UsageException(e.getMessage());
+    }
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    try (ObjectStore st = store.open(ctx)) {
+      Retention.Report report = new Retention(st, ctx.clock()).run(pipeline, policy);
+      long kept = report.generations() - report.deleted().size();
+      if (output.json) {
+        out.println(Json.object().put("pipeline", pipeline).put("dry_run", dryRun)
+            .put("pointer_key", report.pointer() == null ? null : report.pointer().key())
+            .put("generations", report.generations()).put("kept", kept)
+            .put("removed", report.deleted()).put("swept", report.swept()));
+      } else if (!output.quiet) {
+        if (report.pointer() == null) {
+          err.println("idem gc: pipeline " + pipeline + " has no pointer yet; no generation removed");
+        }
+        for (String k : report.deleted()) {
+          out.println((dryRun ? "would remove " : "removed ") + k);
+        }
+        for (String s : report.swept()) {
+          out.println((dryRun ? "would sweep " : "swept ") + s);
+        }
+        out.println("gc pipeline=" + pipeline + " generations=" + report.generations() + " kept=" + kept
+            + " removed=" + report.deleted().size() + " swept=" + report.swept().size() + (dryRun ? " (dry run)" : ""));
+      }
+      return ExitCodes.OK;
+    }
+  }
+}

@@ -1,0 +1,85 @@
+package dev.idem.cli;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.Properties;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.IVersionProvider;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
+
+/** The top command: lists every subcommand once and holds the {@link CliContext} they share. */
+@Command(
+    name = "idem",
+    mixinStandardHelpOptions = true,
+    versionProvider = IdemCommand.Version.class,
+    description = {
+        "Makes a scheduled task safe to run twice: the output key comes from the inputs, publishing is "
+            + "create-only, readers follow a monotonic 'latest' pointer, and a divergence scan finds keys "
+            + "written with different bytes.",
+        ""
+    },
+    subcommands = {
+        RunCommand.class,
+        KeyCommand.class,
+        PublishCommand.class,
+        GetCommand.class,
+        PointerCommand.class,
+        ScanCommand.class,
+        GcCommand.class,
+        DemoCommand.class,
+    },
+    footerHeading = "%nStores:%n",
+    footer = {
+        "  file:PATH            a directory on a local or shared filesystem (default file:.idem)",
+        "  s3://bucket/prefix   an S3 bucket; reads AWS_ENDPOINT_URL, AWS_REGION, AWS_ACCESS_KEY_ID,",
+        "                       AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_PROFILE",
+        "  --store URI on any command, or IDEM_STORE in the environment.",
+    })
+public final class IdemCommand implements Callable<Integer> {
+  private final CliContext context;
+
+  @Spec
+  CommandSpec spec;
+
+  IdemCommand(CliContext context) {
+    this.context = context;
+  }
+
+  CliContext context() {
+    return context;
+  }
+
+  /** The context of the command line {@code spec} belongs to. */
+  static CliContext context(CommandSpec spec) {
+    return ((IdemCommand) spec.root().userObject()).context;
+  }
+
+  @Override
+  public Integer call() {
+    throw new CommandLine.ParameterException(spec.commandLine(), "a command is required: "
+        + String.join(", ", spec.subcommands().keySet()));
+  }
+
+  /** The version baked into the jar by the build (resource filtering), read without reflection. */
+  static final class Version implements IVersionProvider {
+    @Override
+    public String[] getVersion() {
+      return new String[] {"idem " + version(), "Java " + Runtime.version() + " (" + System.getProperty("java.vm.name") + ")"};
+    }
+
+    static String version() {
+      Properties p = new Properties();
+      try (InputStream in = IdemCommand.class.getResourceAsStream("version.properties")) {
+        if (in != null) {
+          p.load(in);
+        }
+      } catch (IOException e) {
+        return "unknown";
+      }
+      return p.getProperty("version", "unknown");
+    }
+  }
+}

@@ -1,0 +1,70 @@
+package dev.idem.cli;
+
+import dev.idem.core.RunSpec;
+import dev.idem.core.publish.AdvanceReport;
+import dev.idem.core.publish.AdvanceStatus;
+import dev.idem.core.publish.PointerAdvancer;
+import dev.idem.core.store.ObjectInfo;
+import dev.idem.core.store.ObjectStore;
+import dev.idem.core.store.Pointer;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
+
+/** {@code idem pointer advance}: move the pointer to a spec's published object, forward only (G2). */
+@Command(name = "advance", mixinStandardHelpOptions = true, versionProvider = IdemCommand.Version.class,
+    description = {
+        "Advance a pipeline's pointer to the object published for a spec. The pointer only moves forward "
+            + "in (window start, schema version) order: an older or equal spec leaves it alone "
+            + "(NEWER_PRESENT / ALREADY_CURRENT, exit 0). CONTENDED (exit 3) means every attempt lost a "
+            + "race; nothing was written.",
+        ""
+    })
+final class PointerAdvanceCommand implements Callable<Integer> {
+  @Spec
+  CommandSpec spec;
+
+  @Mixin
+  SpecOptions specOptions;
+
+  @Mixin
+  StoreOption store;
+
+  @Mixin
+  WriterOption writer;
+
+  @Mixin
+  OutputOptions output;
+
+  @Override
+  public Integer call() throws IOException {
+    CliContext ctx = IdemCommand.context(spec);
+    RunSpec runSpec = specOptions.toSpec(ctx.clock());
+    String writerId = writer.resolve(ctx);
+    String key = runSpec.outputKey().toString();
+    PrintWriter out = spec.commandLine().getOut();
+    try (ObjectStore st = store.open(ctx)) {
+      ObjectInfo info = st.stat(key).orElseThrow(
+          () -> new NotFoundException("nothing is published at " + key + " in " + st.describe() + "; publish it first"));
+      Pointer next = Pointer.to(info, runSpec.window().lengthSeconds(), runSpec.schemaVersion(), writerId, ctx.clock().instant());
+      AdvanceReport r = new PointerAdvancer(st).advance(next);
+      if (output.json) {
+        out.println(Json.object().put("pipeline", runSpec.pipeline()).put("key", key)
+            .put("pointer", Reports.pointerJson(r)));
+      } else if (!output.quiet) {
+        out.println(r.status().name() + " " + runSpec.pipeline() + " key=" + key
+            + (r.status() == AdvanceStatus.NEWER_PRESENT && r.current() != null
+                ? " (pointer stays at " + r.current().key() + ")" : ""));
+      }
+      if (r.status() == AdvanceStatus.CONTENDED) {
+        throw new ContendedException("pointer of " + runSpec.pipeline() + " stayed contended after "
+            + r.attempts() + " attempts; nothing was written, retry later");
+      }
+      return ExitCodes.OK;
+    }
+  }
+}

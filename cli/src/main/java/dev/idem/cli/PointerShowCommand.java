@@ -1,0 +1,94 @@
+package dev.idem.cli;
+
+import dev.idem.core.Names;
+import dev.idem.core.store.ObjectStore;
+import dev.idem.core.store.Pointer;
+import dev.idem.core.store.PointerState;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.time.Instant;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code idem pointer show}: the pointer document, and whether the object it names is there. */
+@Command(name = "show", mixinStandardHelpOptions = true, versionProvider = IdemCommand.Version.class,
+    description = {
+        "Print a pipeline's pointer: the key it names, window, schema, SHA-256, size, writer, time, and "
+            + "whether the object is present (exit 7 when there is no pointer or its object is missing).",
+        ""
+    })
+final class PointerShowCommand implements Callable<Integer> {
+  @Spec
+  CommandSpec spec;
+
+  @Option(names = "--pipeline", paramLabel = "P", required = true, description = "Pipeline name.")
+  String pipeline;
+
+  @Mixin
+  StoreOption store;
+
+  @Mixin
+  OutputOptions output;
+
+  @Override
+  public Integer call() throws IOException {
+    try {
+      Names.requirePipeline(pipeline);
+    } catch (IllegalArgumentException e) {
+      throw new UsageException(e.getMessage());
+    }
+    CliContext ctx = IdemCommand.context(spec);
+    PrintWriter out = spec.commandLine().getOut();
+    try (ObjectStore st = store.open(ctx)) {
+      PointerState state = st.readPointer(pipeline)
+          .orElseThrow(() -> new NotFoundException("no pointer for pipeline " + pipeline + " in " + st.describe()));
+      Pointer p = state.pointer();
+      boolean present = st.stat(p.key()).map(i -> i.sha256().equals(p.sha256())).orElse(false);
+      if (output.json) {
+        out.println(json(p).put("object_present", present));
+      } else if (!output.quiet) {
+        for (String line : lines(p)) {
+          out.println(line);
+        }
+        out.println("object=" + (present ? "present" : "MISSING"));
+      }
+      if (!present) {
+        spec.commandLine().getErr().println("idem pointer show: the pointer names " + p.key()
+            + " but no object with its sha256 is in " + st.describe());
+        return ExitCodes.NOT_FOUND;
+      }
+      return ExitCodes.OK;
+    }
+  }
+
+  static String[] lines(Pointer p) {
+    return new String[] {
+        "pipeline=" + p.pipeline(),
+        "key=" + p.key(),
+        "window_start=" + p.windowStart() + " (" + Instant.ofEpochSecond(p.windowStart()) + ")",
+        "window_length=" + p.windowLength(),
+        "schema_version=" + p.schemaVersion(),
+        "sha256=" + p.sha256(),
+        "size=" + p.size(),
+        "writer=" + p.writer(),
+        "published_at=" + p.publishedAt(),
+    };
+  }
+
+  static Json json(Pointer p) {
+    return Json.object()
+        .put("pipeline", p.pipeline())
+        .put("key", p.key())
+        .put("window_start", p.windowStart())
+        .put("window_length", p.windowLength())
+        .put("schema_version", p.schemaVersion())
+        .put("sha256", p.sha256())
+        .put("size", p.size())
+        .put("writer", p.writer())
+        .put("published_at", p.publishedAt());
+  }
+}

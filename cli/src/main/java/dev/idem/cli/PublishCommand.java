@@ -1,0 +1,94 @@
+package dev.idem.cli;
+
+import dev.idem.core.RunSpec;
+import dev.idem.core.publish.PublishReport;
+import dev.idem.core.publish.Publisher;
+import dev.idem.core.store.ObjectStore;
+import dev.idem.core.store.Payload;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code idem publish}: publish a result that already exists, create-only, then advance the pointer. */
+@Command(name = "publish", mixinStandardHelpOptions = true, versionProvider = IdemCommand.Version.class,
+    description = {
+        "Publish an existing file (or stdin) under a spec's key, create-only, and advance the pointer.",
+        "Prints CREATED, IDENTICAL (same bytes were there) or DIVERGENT (different bytes were there: "
+            + "they stay, this attempt is recorded as evidence; exit 1).",
+        ""
+    })
+final class PublishCommand implements Callable<Integer> {
+  @Spec
+  CommandSpec spec;
+
+  @Option(names = "--file", paramLabel = "F", required = true,
+      description = "The result to publish; - reads stdin (spooled to a temporary file first).")
+  String file;
+
+  @Mixin
+  SpecOptions specOptions;
+
+  @Mixin
+  StoreOption store;
+
+  @Mixin
+  WriterOption writer;
+
+  @Mixin
+  OutputOptions output;
+
+  @Override
+  public Integer call() throws IOException {
+    CliContext ctx = IdemCommand.context(spec);
+    RunSpec runSpec = specOptions.toSpec(ctx.clock());
+    String writerId = writer.resolve(ctx);
+    Path source = "-".equals(file) ? null : readableFile(file);
+    Path spool = null;
+    try (ObjectStore st = store.open(ctx)) {
+      if (source == null) {
+        // A store may read the payload twice (hash, then upload): stdin can be read only once.
+        spool = Files.createTempFile("idem-publish-", ".stdin");
+        try (InputStream in = ctx.stdin()) {
+          Files.copy(in, spool, StandardCopyOption.REPLACE_EXISTING);
+        }
+        source = spool;
+      }
+      PublishReport report = Publisher.create(st, writerId).publish(runSpec, Payload.ofFile(source));
+      Reports.print(spec.commandLine().getOut(), spec.commandLine().getErr(), output, runSpec, report, writerId);
+      return Reports.exitCode(report);
+    } finally {
+      if (spool != null) {
+        Files.deleteIfExists(spool);
+      }
+    }
+  }
+
+  /** Checked before the store is opened, so a typo costs nothing and writes nothing. */
+  static Path readableFile(String name) {
+    Path p;
+    try {
+      p = Path.of(name);
+    } catch (InvalidPathException e) {
+      throw new UsageException("--file '" + name + "': " + e.getReason());
+    }
+    if (!Files.exists(p)) {
+      throw new UsageException("--file '" + name + "': no such file");
+    }
+    if (!Files.isRegularFile(p)) {
+      throw new UsageException("--file '" + name + "': not a regular file");
+    }
+    if (!Files.isReadable(p)) {
+      throw new UsageException("--file '" + name + "': permission denied");
+    }
+    return p;
+  }
+}

@@ -1,0 +1,110 @@
+package dev.idem.cli;
+
+import dev.idem.core.RunSpec;
+import dev.idem.core.publish.AdvanceReport;
+import dev.idem.core.publish.AdvanceStatus;
+import dev.idem.core.publish.PublishReport;
+import dev.idem.core.publish.PublishStatus;
+import dev.idem.core.store.ObjectInfo;
+import dev.idem.core.store.Pointer;
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
+
+/** How a publish outcome is told: one human line, or one JSON object; and what it exits with. */
+final class Reports {
+  private Reports() {}
+
+  /** DIVERGENT exits 1; a pointer that stayed contended exits 3; anything else is success. */
+  static int exitCode(PublishReport r) {
+    if (r.divergent()) {
+      return ExitCodes.DIVERGENT;
+    }
+    if (r.pointer() != null && r.pointer().status() == AdvanceStatus.CONTENDED) {
+      return ExitCodes.CONTENDED;
+    }
+    return ExitCodes.OK;
+  }
+
+  static void print(PrintWriter out, PrintWriter err, OutputOptions o, RunSpec spec, PublishReport r, String writer) {
+    if (o.json) {
+      out.println(json(spec, r, writer));
+    } else if (!o.quiet) {
+      out.println(human(r));
+    }
+    if (r.divergent() && !o.quiet) {
+      err.println("idem: DIVERGENT: " + r.key() + " already holds different bytes (sha256 "
+          + r.stored().sha256() + "), this replica's are " + r.put().attemptSha256()
+          + ". The stored object is kept; this attempt is recorded for 'idem scan'. "
+          + "Does the key miss an input, or should --schema be bumped?");
+    }
+    if (r.pointer() != null && r.pointer().status() == AdvanceStatus.CONTENDED && !o.quiet) {
+      err.println("idem: the object is published but the pointer stayed contended after "
+          + r.pointer().attempts() + " attempts; running the same command again completes it");
+    }
+  }
+
+  static String human(PublishReport r) {
+    List<String> parts = new ArrayList<>();
+    parts.add(r.status().name());
+    parts.add(r.key().toString());
+    ObjectInfo s = r.stored();
+    parts.add("size=" + s.size());
+    parts.add("sha256=" + s.sha256());
+    if (r.status() == PublishStatus.DIVERGENT) {
+      parts.add("attempt_sha256=" + r.put().attemptSha256());
+      if (r.put().evidenceKey() != null) {
+        parts.add("evidence=" + r.put().evidenceKey());
+      }
+    }
+    parts.add("pointer=" + pointerWord(r.pointer()));
+    if (r.status() == PublishStatus.SKIPPED) {
+      parts.add("(already published" + (s.writer() != null ? " by " + s.writer() : "") + "; task not run)");
+    }
+    return String.join(" ", parts);
+  }
+
+  static String pointerWord(AdvanceReport a) {
+    if (a == null) {
+      return "off";
+    }
+    if (a.status() == AdvanceStatus.NEWER_PRESENT && a.current() != null) {
+      return "NEWER_PRESENT(" + a.current().key() + ")";
+    }
+    return a.status().name();
+  }
+
+  static Json json(RunSpec spec, PublishReport r, String writer) {
+    ObjectInfo s = r.stored();
+    Json j = Json.object()
+        .put("status", r.status().name())
+        .put("key", r.key().toString())
+        .put("pipeline", spec.pipeline())
+        .put("window_start", spec.window().startEpochSecond())
+        .put("window_end", spec.window().endEpochSecond())
+        .put("schema_version", spec.schemaVersion())
+        .put("writer", writer)
+        .put("stored", Json.object()
+            .put("sha256", s.sha256())
+            .put("size", s.size())
+            .put("writer", s.writer())
+            .put("published_at", s.publishedAt()));
+    if (r.put() != null) {
+      j.put("attempt_sha256", r.put().attemptSha256()).put("attempt_size", r.put().attemptSize());
+      j.putIfPresent("evidence_key", r.put().evidenceKey());
+    }
+    j.put("pointer", pointerJson(r.pointer()));
+    return j;
+  }
+
+  static Json pointerJson(AdvanceReport a) {
+    if (a == null) {
+      return null;
+    }
+    Pointer current = a.current();
+    return Json.object()
+        .put("status", a.status().name())
+        .put("attempts", a.attempts())
+        .put("current_key", current == null ? null : current.key());
+  }
+}

@@ -1,0 +1,95 @@
+package dev.idem.cli;
+
+import dev.idem.core.RunSpec;
+import dev.idem.core.publish.PublishReport;
+import dev.idem.core.publish.Publisher;
+import dev.idem.core.publish.TaskFailedException;
+import dev.idem.core.store.ObjectStore;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code idem run}: the entrypoint of a scheduled job. The order of skip, produce, publish and
+ * advance is core's {@link Publisher}; this class only runs CMD and reports.
+ */
+@Command(name = "run", mixinStandardHelpOptions = true, versionProvider = IdemCommand.Version.class,
+    description = {
+        "Run CMD for the newest closed window unless its output is already published, then publish the "
+            + "result create-only and advance the pipeline's pointer.",
+        "",
+        "If the key is already published, CMD is not run (exit 0) and the pointer is still advanced. "
+            + "Otherwise CMD runs with IDEM_OUTPUT (write the result there), IDEM_KEY, IDEM_PIPELINE, "
+            + "IDEM_WINDOW_START, IDEM_WINDOW_END, IDEM_WINDOW_LENGTH (epoch seconds) and IDEM_SCHEMA in its "
+            + "environment; stdin and stderr are inherited, stdout is copied to idem's stdout (to stderr "
+            + "with --json). With --stdout, CMD's stdout is the result instead.",
+        "",
+        "If CMD exits non-zero, nothing is published and idem exits with CMD's code. On SIGTERM or SIGINT, "
+            + "idem sends SIGTERM to CMD and its descendants, SIGKILLs them after --grace, publishes nothing "
+            + "and exits 143 (SIGTERM) or 130 (SIGINT).",
+        ""
+    })
+final class RunCommand implements Callable<Integer> {
+  @Spec
+  CommandSpec spec;
+
+  @Mixin
+  SpecOptions specOptions;
+
+  @Mixin
+  StoreOption store;
+
+  @Mixin
+  WriterOption writer;
+
+  @Mixin
+  OutputOptions output;
+
+  @Option(names = "--stdout", description = "Publish CMD's standard output instead of the file at $IDEM_OUTPUT.")
+  boolean stdoutResult;
+
+  @Option(names = "--grace", paramLabel = "D", converter = Durations.class, defaultValue = "10s",
+      description = "After forwarding SIGTERM, how long CMD may take to exit before SIGKILL. Default: ${DEFAULT-VALUE}")
+  Duration grace;
+
+  @Parameters(paramLabel = "CMD", arity = "1..*",
+      description = "The command and its arguments (put them after --, or after the last idem option).")
+  List<String> command;
+
+  @Override
+  public Integer call() throws IOException, TaskFailedException {
+    CliContext ctx = IdemCommand.context(spec);
+    RunSpec runSpec = specOptions.toSpec(ctx.clock());
+    String writerId = writer.resolve(ctx);
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    try (ObjectStore st = store.open(ctx);
+        TaskProcess task = new TaskProcess(command, stdoutResult, grace, output.json ? err : out, err, !output.quiet).arm()) {
+      PublishReport report;
+      try {
+        report = Publisher.create(st, writerId).publish(runSpec, task::produce);
+      } catch (TaskFailedException e) {
+        if (e.getCause() instanceof TaskProcess.CommandFailed failed) {
+          if (output.json) {
+            out.println(Json.object().put("status", "TASK_FAILED").put("key", runSpec.outputKey().toString())
+                .put("exit_code", failed.code));
+          } else if (!output.quiet) {
+            err.println("idem run: CMD exited with code " + failed.code + "; nothing published for " + runSpec.outputKey());
+          }
+          return failed.code;
+        }
+        throw e;
+      }
+      Reports.print(out, err, output, runSpec, report, writerId);
+      return Reports.exitCode(report);
+    }
+  }
+}

@@ -1,0 +1,118 @@
+package dev.idem.cli;
+
+import dev.idem.core.store.ObjectStore;
+import dev.idem.store.fs.FsObjectStore;
+import java.io.IOException;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
+import java.util.Map;
+
+/**
+ * The one place where a store URI becomes a store. Accepted forms:
+ *
+ * <ul>
+ *   <li>{@code file:PATH} — a filesystem store rooted at PATH (relative to the working directory,
+ *       or absolute; {@code file:///abs} also works). The default is {@code file:.idem}.
+ *   <li>{@code s3://bucket/prefix} — an S3 store; endpoint, region and credentials come from the
+ *       standard {@code AWS_*} environment ({@code AWS_ENDPOINT_URL}, {@code AWS_REGION}, {@code
+ *       AWS_ACCESS_KEY_ID}, {@code AWS_SECRET_ACCESS_KEY}, {@code AWS_SESSION_TOKEN}, {@code
+ *       AWS_PROFILE}).
+ * </ul>
+ *
+ * Anything else is a usage error with a one-line message; nothing is opened or created.
+ */
+public final class StoreUris {
+  public static final String ENV = "IDEM_STORE";
+  public static final String DEFAULT = "file:.idem";
+
+  /** A parsed store URI. */
+  public sealed interface StoreUri permits FileUri, S3Uri {}
+
+  /** {@code file:PATH}. */
+  public record FileUri(Path root) implements StoreUri {}
+
+  /** {@code s3://bucket/prefix}; {@code prefix} has no leading slash and may be empty. */
+  public record S3Uri(String bucket, String prefix, String uri) implements StoreUri {}
+
+  private StoreUris() {}
+
+  /** The flag's value, else {@code IDEM_STORE}, else {@value #DEFAULT}. */
+  public static String choose(String flag, Map<String, String> env) {
+    if (flag != null && !flag.isEmpty()) {
+      return flag;
+    }
+    String fromEnv = env.get(ENV);
+    return fromEnv != null && !fromEnv.isEmpty() ? fromEnv : DEFAULT;
+  }
+
+  /**
+   * Parses a store URI.
+   *
+   * @throws UsageException for anything but the accepted forms, with a one-line reason
+   */
+  public static StoreUri parse(String uri) {
+    if (uri == null || uri.isBlank()) {
+      throw bad(uri, "empty");
+    }
+    if (uri.startsWith("file:")) {
+      String path = uri.substring("file:".length());
+      if (path.startsWith("//")) {
+        // file:///abs is the URI spelling of /abs; file://host/... names another machine.
+        if (!path.startsWith("///")) {
+          throw bad(uri, "file URIs name a local path: file:PATH or file:///absolute/path");
+        }
+        path = path.substring(2);
+      }
+      if (path.isEmpty()) {
+        throw bad(uri, "no path after file:");
+      }
+      try {
+        return new FileUri(Path.of(path));
+      } catch (InvalidPathException e) {
+        throw bad(uri, "invalid path: " + e.getReason());
+      }
+    }
+    if (uri.startsWith("s3://")) {
+      String rest = uri.substring("s3://".length());
+      int slash = rest.indexOf('/');
+      String bucket = slash < 0 ? rest : rest.substring(0, slash);
+      String prefix = slash < 0 ? "" : rest.substring(slash + 1);
+      if (!bucket.matches("[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]")) {
+        throw bad(uri, "bucket names are 3-63 characters of [a-z0-9.-]");
+      }
+      if (prefix.startsWith("/") || prefix.contains("//") || prefix.contains("\\")) {
+        throw bad(uri, "prefix must be /-separated segments without empty ones");
+      }
+      return new S3Uri(bucket, prefix, uri);
+    }
+    int colon = uri.indexOf(':');
+    String scheme = colon > 0 ? "scheme '" + uri.substring(0, colon) + "' is not supported" : "no scheme";
+    throw bad(uri, scheme);
+  }
+
+  /** Opens the store {@code uri} names; see the class comment for the forms and environment. */
+  public static ObjectStore open(String uri, Map<String, String> env) throws IOException {
+    StoreUri parsed = parse(uri);
+    if (parsed instanceof FileUri f) {
+      return openFile(f);
+    }
+    return openS3((S3Uri) parsed, env);
+  }
+
+  private static ObjectStore openFile(FileUri uri) throws IOException {
+    return FsObjectStore.open(uri.root());
+  }
+
+  private static ObjectStore openS3(S3Uri uri, Map<String, String> env) throws IOException {
+    throw new IOException("the S3 store is not available in this build: " + uri.uri() + " (" + env.size() + ")");
+  }
+
+  private static UsageException bad(String uri, String reason) {
+    return new UsageException("bad store URI " + quote(uri) + ": " + reason
+        + " (expected file:PATH or s3://bucket/prefix)");
+  }
+
+  private static String quote(String s) {
+    return s == null ? "null" : "'" + s.replaceAll("\\p{Cntrl}", "?") + "'";
+  }
+}

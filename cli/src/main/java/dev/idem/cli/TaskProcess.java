@@ -1,0 +1,217 @@
+package dev.idem.cli;
+
+import dev.idem.core.OutputKey;
+import dev.idem.core.RunSpec;
+import dev.idem.core.store.Payload;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * Runs {@code idem run}'s CMD once and hands its result to the publisher.
+ *
+ * <p>Protocol:
+ *
+ * <ol>
+ *   <li>{@link #arm()} registers a JVM shutdown hook before anything starts. From then on a SIGTERM
+ *       or SIGINT to idem sets {@code signalled}, sends SIGTERM to CMD and its descendants, waits up
+ *       to the grace period, then SIGKILLs what is left and deletes the temporary directory; the
+ *       JVM then exits with 128 + signal (143 or 130).
+ *   <li>{@link #produce} creates a private temporary directory, starts CMD with {@code IDEM_OUTPUT}
+ *       (a path in it; or, with {@code --stdout}, CMD's stdout redirected to a file there) and the
+ *       {@code IDEM_*} spec variables; stdin and stderr are inherited.
+ *   <li>When CMD exits: if idem was signalled, nothing is returned (the result may be partial);
+ *       if CMD exited non-zero, {@link CommandFailed} carries its code; if it exited 0 without
+ *       writing {@code IDEM_OUTPUT}, that is a failure too (an empty result is never assumed).
+ *       Otherwise the file is the payload.
+ *   <li>{@link #close()} removes the hook and the temporary directory.
+ * </ol>
+ *
+ * Starting CMD and noticing a signal are ordered by this object's monitor, so either the hook sees
+ * the process (and stops it) or the main thread sees the signal (and never starts it).
+ */
+final class TaskProcess implements AutoCloseable {
+  private final List<String> command;
+  private final boolean captureStdout;
+  private final Duration grace;
+  private final PrintWriter stdoutSink;
+  private final PrintWriter err;
+  private final boolean progress;
+  private final Thread hook = new Thread(this::onSignal, "idem-run-signal");
+
+  private Path dir;
+  private Process process;
+  private volatile boolean signalled;
+  private boolean armed;
+
+  /** CMD exited non-zero; idem exits with the same code. */
+  static final class CommandFailed extends Exception {
+    private static final long serialVersionUID = 1L;
+    final int code;
+
+    CommandFailed(int code) {
+      super("CMD exited with code " + code);
+      this.code = code;
+    }
+  }
+
+  /** idem was signalled while CMD ran; CMD was stopped and its result discarded. */
+  static final class Signalled extends InterruptedException {
+    private static final long serialVersionUID = 1L;
+
+    Signalled() {
+      super("interrupted by a signal; CMD was stopped and nothing was published");
+    }
+  }
+
+  /**
+   * @param stdoutSink where CMD's stdout goes when it is not the result (idem's stdout, or its
+   *     stderr under {@code --json} so stdout holds only the report)
+   */
+  TaskProcess(List<String> command, boolean captureStdout, Duration grace, PrintWriter stdoutSink, PrintWriter err, boolean progress) {
+    this.command = List.copyOf(command);
+    this.captureStdout = captureStdout;
+    this.grace = grace;
+    this.stdoutSink = stdoutSink;
+    this.err = err;
+    this.progress = progress;
+  }
+
+  /** Installs the signal forwarding; call before the publisher may start CMD. */
+  TaskProcess arm() {
+    Runtime.getRuntime().addShutdownHook(hook);
+    armed = true;
+    return this;
+  }
+
+  /** The publisher's task: runs CMD and returns its result. */
+  Payload produce(RunSpec spec, OutputKey key) throws IOException, InterruptedException, CommandFailed {
+    dir = Files.createTempDirectory("idem-run-");
+    Path result = dir.resolve(captureStdout ? "stdout" : "output");
+    ProcessBuilder pb = new ProcessBuilder(command)
+        .redirectInput(ProcessBuilder.Redirect.INHERIT)
+        .redirectError(ProcessBuilder.Redirect.INHERIT)
+        .redirectOutput(captureStdout ? ProcessBuilder.Redirect.to(result.toFile()) : ProcessBuilder.Redirect.PIPE);
+    Map<String, String> env = pb.environment();
+    if (!captureStdout) {
+      env.put("IDEM_OUTPUT", result.toString());
+    }
+    env.put("IDEM_KEY", key.toString());
+    env.put("IDEM_PIPELINE", spec.pipeline());
+    env.put("IDEM_WINDOW_START", Long.toString(spec.window().startEpochSecond()));
+    env.put("IDEM_WINDOW_END", Long.toString(spec.window().endEpochSecond()));
+    env.put("IDEM_WINDOW_LENGTH", Long.toString(spec.window().lengthSeconds()));
+    env.put("IDEM_SCHEMA", Integer.toString(spec.schemaVersion()));
+
+    Process p;
+    synchronized (this) {
+      if (signalled) {
+        throw new Signalled();
+      }
+      p = pb.start();
+      process = p;
+    }
+    Thread pump = captureStdout ? null : pump(p.getInputStream());
+    int code;
+    Progress running = Progress.start(err, progress, 60_000, () -> "CMD (pid " + p.pid() + ") still running for " + key);
+    try {
+      code = p.waitFor();
+    } finally {
+      running.close();
+    }
+    if (pump != null) {
+      // A background grandchild may hold the pipe open; CMD's own output is complete by now.
+      pump.join(2000);
+    }
+    if (signalled) {
+      throw new Signalled();
+    }
+    if (code != 0) {
+      throw new CommandFailed(code);
+    }
+    if (!Files.isRegularFile(result)) {
+      throw new IOException("CMD exited 0 but wrote nothing to $IDEM_OUTPUT (" + result
+          + "); write the result there, or pass --stdout to publish CMD's standard output");
+    }
+    return Payload.ofFile(result);
+  }
+
+  private Thread pump(InputStream from) {
+    Thread t = new Thread(() -> {
+      char[] buf = new char[8192];
+      try (Reader r = new InputStreamReader(from, StandardCharsets.UTF_8)) {
+        for (int n; (n = r.read(buf)) != -1; ) {
+          synchronized (stdoutSink) {
+            stdoutSink.write(buf, 0, n);
+            stdoutSink.flush();
+          }
+        }
+      } catch (IOException e) {
+        // CMD closed its stdout or died: nothing more to copy.
+      }
+    }, "idem-run-stdout");
+    t.setDaemon(true);
+    t.start();
+    return t;
+  }
+
+  /** The shutdown hook: forward the signal, bounded by the grace period, then clean up. */
+  private void onSignal() {
+    Process p;
+    synchronized (this) {
+      signalled = true;
+      p = process;
+    }
+    if (p != null && p.isAlive()) {
+      List<ProcessHandle> tree = p.descendants().toList();
+      p.destroy();
+      tree.forEach(ProcessHandle::destroy);
+      try {
+        if (!p.waitFor(grace.toMillis(), TimeUnit.MILLISECONDS)) {
+          p.destroyForcibly();
+          tree.forEach(ProcessHandle::destroyForcibly);
+          p.waitFor(1, TimeUnit.SECONDS);
+        }
+      } catch (InterruptedException e) {
+        p.destroyForcibly();
+      }
+    }
+    deleteDir();
+  }
+
+  @Override
+  public void close() {
+    if (armed) {
+      try {
+        Runtime.getRuntime().removeShutdownHook(hook);
+      } catch (IllegalStateException e) {
+        // The JVM is already shutting down: the hook runs and cleans up.
+        return;
+      }
+    }
+    deleteDir();
+  }
+
+  private synchronized void deleteDir() {
+    if (dir == null) {
+      return;
+    }
+    try (Stream<Path> files = Files.walk(dir)) {
+      files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+    } catch (IOException e) {
+      // Best effort: a leftover in the temp directory is harmless and never published.
+    }
+    dir = null;
+  }
+}
