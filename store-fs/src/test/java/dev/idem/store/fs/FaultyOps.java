@@ -1,0 +1,133 @@
+package dev.idem.store.fs;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The real {@link FsOps}, recording every call and throwing a synthetic {@link IOException} from the
+ * one whose index is {@link #failAt} (like Okio's {@code FaultyFileSystem}). Thread-safe.
+ */
+final class FaultyOps implements FsOps {
+  enum Op { CREATE_NEW, OPEN_APPEND, OPEN_LOCK_FILE, WRITE, FORCE, CREATE_LINK, ATOMIC_MOVE, FSYNC_DIRECTORY,
+    CREATE_DIRECTORY, TRY_LOCK, DELETE }
+
+  record Call(Op op, Path path) {
+    @Override
+    public String toString() {
+      return op + " " + (path == null ? "?" : path.getFileName());
+    }
+  }
+
+  private final FsOps real = FsOps.real();
+  private final int failAt;
+  private final AtomicInteger next = new AtomicInteger();
+  private final List<Call> calls = new ArrayList<>();
+  private final Map<FileChannel, Path> channels = new ConcurrentHashMap<>();
+
+  private FaultyOps(int failAt) {
+    this.failAt = failAt;
+  }
+
+  /** Records, never fails. */
+  static FaultyOps recording() {
+    return new FaultyOps(-1);
+  }
+
+  /** Fails the call with this (zero-based) index. */
+  static FaultyOps failingAt(int index) {
+    return new FaultyOps(index);
+  }
+
+  synchronized List<Call> calls() {
+    return List.copyOf(calls);
+  }
+
+  private void step(Op op, Path path) throws IOException {
+    int i = next.getAndIncrement();
+    synchronized (this) {
+      calls.add(new Call(op, path));
+    }
+    if (i == failAt) {
+      throw new IOException("injected failure of " + op + " on " + path);
+    }
+  }
+
+  private FileChannel track(Path p, FileChannel ch) {
+    channels.put(ch, p);
+    return ch;
+  }
+
+  @Override
+  public FileChannel createNew(Path file) throws IOException {
+    step(Op.CREATE_NEW, file);
+    return track(file, real.createNew(file));
+  }
+
+  @Override
+  public FileChannel openAppend(Path file) throws IOException {
+    step(Op.OPEN_APPEND, file);
+    return track(file, real.openAppend(file));
+  }
+
+  @Override
+  public FileChannel openLockFile(Path file) throws IOException {
+    step(Op.OPEN_LOCK_FILE, file);
+    return track(file, real.openLockFile(file));
+  }
+
+  @Override
+  public void write(FileChannel channel, ByteBuffer src) throws IOException {
+    step(Op.WRITE, channels.get(channel));
+    real.write(channel, src);
+  }
+
+  @Override
+  public void force(FileChannel channel) throws IOException {
+    step(Op.FORCE, channels.get(channel));
+    real.force(channel);
+  }
+
+  @Override
+  public void createLink(Path link, Path existing) throws IOException {
+    step(Op.CREATE_LINK, link);
+    real.createLink(link, existing);
+  }
+
+  @Override
+  public void atomicMove(Path source, Path target) throws IOException {
+    step(Op.ATOMIC_MOVE, target);
+    real.atomicMove(source, target);
+  }
+
+  @Override
+  public void fsyncDirectory(Path dir) throws IOException {
+    step(Op.FSYNC_DIRECTORY, dir);
+    real.fsyncDirectory(dir);
+  }
+
+  @Override
+  public void createDirectory(Path dir) throws IOException {
+    step(Op.CREATE_DIRECTORY, dir);
+    real.createDirectory(dir);
+  }
+
+  @Override
+  public FileLock tryLock(FileChannel channel) throws IOException {
+    step(Op.TRY_LOCK, channels.get(channel));
+    return real.tryLock(channel);
+  }
+
+  @Override
+  public boolean deleteIfExists(Path file) throws IOException {
+    step(Op.DELETE, file);
+    return real.deleteIfExists(file);
+  }
+}

@@ -1,0 +1,64 @@
+package dev.idem.store.fs;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.idem.core.Sha256;
+import dev.idem.core.store.PutStatus;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The ledger line format and its tolerant reader. */
+class LedgerTest {
+  private static final String SHA = Sha256.EMPTY;
+
+  @TempDir Path dir;
+
+  @Test
+  void append_thenRead_roundTrips() throws IOException {
+    Path f = dir.resolve("k.log");
+    Ledger.Line a = new Ledger.Line(Instant.parse("2024-09-10T20:27:00.123456789Z"), PutStatus.CREATED, SHA, 0, "host:1@x");
+    Ledger.Line b = new Ledger.Line(Instant.parse("2024-09-10T20:28:00Z"), PutStatus.DIVERGENT, SHA, 7, "w");
+    Ledger.append(FsOps.real(), f, a);
+    Ledger.append(FsOps.real(), f, b);
+
+    assertEquals(List.of(a, b), Ledger.read(f));
+    assertEquals("v1 2024-09-10T20:27:00.123456789Z CREATED " + SHA + " 0 host:1@x\n", a.format());
+  }
+
+  @Test
+  void read_missingFile_empty() throws IOException {
+    assertEquals(List.of(), Ledger.read(dir.resolve("none.log")));
+  }
+
+  @Test
+  void parse_malformedLines_skipped() {
+    for (String bad : List.of("", "v1", "v2 2024-01-01T00:00:00Z CREATED " + SHA + " 1 w",
+        "v1 yesterday CREATED " + SHA + " 1 w", "v1 2024-01-01T00:00:00Z MAYBE " + SHA + " 1 w",
+        "v1 2024-01-01T00:00:00Z CREATED abc 1 w", "v1 2024-01-01T00:00:00Z CREATED " + SHA + " -1 w",
+        "v1 2024-01-01T00:00:00Z CREATED " + SHA + " 1", "v1 2024-01-01T00:00:00Z CREATED " + SHA + " 1 w extra",
+        "v1 2024-01-01T00:00:00Z CREATED " + SHA + " 1 -bad")) {
+      assertTrue(Ledger.parse(bad).isEmpty(), bad);
+    }
+  }
+
+  @Test
+  void read_tornLineThenLaterAppend_laterRecordKept() throws IOException {
+    Path f = dir.resolve("k.log");
+    String good = "v1 2024-01-01T00:00:01Z IDENTICAL " + SHA + " 3 w2\n";
+    Files.write(f, ("v1 2024-01-01T00:00:00Z CREATED " + SHA.substring(0, 10) + good + "\0\0\0" + good + "v1 2024")
+        .getBytes(StandardCharsets.UTF_8));
+
+    List<Ledger.Line> lines = Ledger.read(f);
+
+    assertEquals(2, lines.size(), lines.toString());
+    assertEquals(PutStatus.IDENTICAL, lines.get(0).status());
+    assertEquals("w2", lines.get(1).writer());
+  }
+}
