@@ -1,0 +1,66 @@
+package dev.idem.fuzz;
+
+import dev.idem.core.publish.PublishReport;
+
+/**
+ * One call of {@code Publisher.publish} by a replica, as the runner saw it.
+ *
+ * @param result OK, IO_ERROR (an {@link java.io.IOException}: retrying is allowed), ERROR (anything
+ *     else: a contract breach unless it is a simulated death), DIED
+ * @param status the publish status name, or {@code null}
+ * @param advance the pointer advance status name, or {@code null}
+ * @param storedSha SHA-256 of the object at the key as the report says, or {@code null}
+ * @param storedWriter writer of that object as the report says, or {@code null}
+ * @param detail error message, or {@code null}
+ * @param invokeNanos no later than the call began, on the runner's clock
+ * @param returnNanos no earlier than the call returned, on the runner's clock
+ */
+record Attempt(
+    Result result, String status, String advance, String storedSha, String storedWriter, String detail,
+    long invokeNanos, long returnNanos) {
+
+  enum Result { OK, IO_ERROR, ERROR, DIED }
+
+  static Attempt of(PublishReport r, long invokeNanos, long returnNanos) {
+    return new Attempt(Result.OK, r.status().name(), r.pointer() == null ? null : r.pointer().status().name(),
+        r.stored().sha256(), r.stored().writer(), null, invokeNanos, returnNanos);
+  }
+
+  static Attempt failed(Result result, Throwable t, long invokeNanos, long returnNanos) {
+    return new Attempt(result, null, null, null, null, t.getClass().getSimpleName() + ": " + t.getMessage(),
+        invokeNanos, returnNanos);
+  }
+
+  Attempt withTimes(long invoke, long ret) {
+    return new Attempt(result, status, advance, storedSha, storedWriter, detail, invoke, ret);
+  }
+
+  /** One line of a replica process's report; {@link #decode} reads it back (times are the parent's). */
+  String encode() {
+    return String.join("\t", result.name(), dash(status), dash(advance), dash(storedSha), dash(storedWriter),
+        detail == null ? "-" : detail.replace('\t', ' ').replace('\n', ' '));
+  }
+
+  static Attempt decode(String line, long invokeNanos, long returnNanos) {
+    String[] f = line.split("\t", 6);
+    return new Attempt(Result.valueOf(f[0]), undash(f[1]), undash(f[2]), undash(f[3]), undash(f[4]), undash(f[5]),
+        invokeNanos, returnNanos);
+  }
+
+  private static String dash(String s) {
+    return s == null ? "-" : s;
+  }
+
+  private static String undash(String s) {
+    return s.equals("-") ? null : s;
+  }
+
+  @Override
+  public String toString() {
+    return switch (result) {
+      case OK -> status + (advance == null ? "" : "/" + advance);
+      case DIED -> "died";
+      default -> result + "(" + detail + ")";
+    };
+  }
+}

@@ -1,0 +1,54 @@
+package dev.idem.fuzz;
+
+import java.io.IOException;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Counts one replica's store operations and acts at its fate's step: throws an {@link InjectedFault}
+ * once, throws {@link SimulatedDeath}, or (in a replica process) announces the step and waits to be
+ * killed. A replica runs its operations on one thread, so the counts need no locking; the monitor only
+ * publishes them to the runner.
+ */
+final class FateHook implements StepHook {
+  /** What a replica process does at its death step: announce it, then wait for the signal. */
+  interface DeathAction {
+    void die(Step step);
+  }
+
+  private final Fate fate;
+  private final DeathAction onDeath;
+  private final Map<String, Integer> counts = new HashMap<>();
+  private boolean fired;
+
+  FateHook(Fate fate, DeathAction onDeath) {
+    this.fate = fate;
+    this.onDeath = onDeath;
+  }
+
+  @Override
+  public synchronized void at(String op, boolean after) throws IOException {
+    int n = after ? counts.getOrDefault(op, 0) : counts.merge(op, 1, Integer::sum);
+    if (fired) {
+      return;
+    }
+    Step step = fate instanceof Fate.Dies d ? d.step() : fate instanceof Fate.Faulted f ? f.step() : null;
+    if (step == null || !step.op().equals(op) || step.after() != after || step.nth() != n) {
+      return;
+    }
+    fired = true;
+    if (fate instanceof Fate.Faulted) {
+      throw new InjectedFault(step);
+    }
+    Fate.Dies d = (Fate.Dies) fate;
+    if (d.death() == Fate.Death.THREAD_DEATH) {
+      throw new SimulatedDeath(step);
+    }
+    onDeath.die(step);
+  }
+
+  /** Whether the step was reached. */
+  synchronized boolean fired() {
+    return fired;
+  }
+}

@@ -1,0 +1,36 @@
+package dev.idem.fuzz;
+
+import dev.idem.core.store.CasResult;
+import dev.idem.core.store.ObjectInfo;
+import dev.idem.core.store.ObjectStore;
+import dev.idem.core.store.Payload;
+import dev.idem.core.store.Pointer;
+import dev.idem.core.store.PointerState;
+import dev.idem.core.store.PutOutcome;
+import java.io.IOException;
+import java.io.InputStream;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+
+/** Delegates every call; the checkers' own tests override one method to break a contract on purpose. */
+class ForwardingObjectStore implements ObjectStore {
+  private final ObjectStore d;
+
+  ForwardingObjectStore(ObjectStore delegate) {
+    this.d = delegate;
+  }
+
+  @Override public String describe() { return d.describe(); }
+  @Override public boolean exists(String key) throws IOException { return d.exists(key); }
+  @Override public Optional<ObjectInfo> stat(String key) throws IOException { return d.stat(key); }
+  @Override public Optional<InputStream> open(String key) throws IOException { return d.open(key); }
+  @Override public PutOutcome putIfAbsent(String key, Payload payload, String writerId) throws IOException { return d.putIfAbsent(key, payload, writerId); }
+  @Override public Optional<PointerState> readPointer(String pipeline) throws IOException { return d.readPointer(pipeline); }
+  @Override public CasResult compareAndSetPointer(String pipeline, String expectedToken, Pointer next) throws IOException { return d.compareAndSetPointer(pipeline, expectedToken, next); }
+  @Override public boolean history(String prefix, HistoryVisitor visitor) throws IOException { return d.history(prefix, visitor); }
+  @Override public boolean list(String prefix, ListingVisitor visitor) throws IOException { return d.list(prefix, visitor); }
+  @Override public boolean delete(String key) throws IOException { return d.delete(key); }
+  @Override public List<String> sweep(Duration grace, boolean dryRun) throws IOException { return d.sweep(grace, dryRun); }
+  @Override public void close() throws IOException { d.close(); }
+}

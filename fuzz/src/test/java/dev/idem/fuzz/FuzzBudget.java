@@ -1,0 +1,43 @@
+package dev.idem.fuzz;
+
+import net.jqwik.api.lifecycle.AroundPropertyHook;
+import net.jqwik.api.lifecycle.PropagationMode;
+import net.jqwik.api.lifecycle.PropertyExecutionResult;
+import net.jqwik.api.lifecycle.PropertyExecutor;
+import net.jqwik.api.lifecycle.PropertyLifecycleContext;
+
+/**
+ * Scales a property's tries and sets its seed from system properties, so one build runs a fixed,
+ * repeatable budget and {@code -Pfuzz} a large random one:
+ *
+ * <ul>
+ *   <li>{@code fuzz.tries.scale}: multiplies the {@code tries} in {@code @Property} (default 1);
+ *   <li>{@code fuzz.seed}: a number fixes the seed (the build's default, or a failure's seed to replay
+ *       it); {@code random} lets jqwik pick one and print it on failure.
+ * </ul>
+ */
+public final class FuzzBudget implements AroundPropertyHook {
+
+  /** Registered on a test class, it applies to the class's properties. */
+  @Override
+  public PropagationMode propagateTo() {
+    return PropagationMode.ALL_DESCENDANTS;
+  }
+
+  @Override
+  public PropertyExecutionResult aroundProperty(PropertyLifecycleContext context, PropertyExecutor property) {
+    int scale = Integer.getInteger("fuzz.tries.scale", 1);
+    context.attributes().tries().ifPresent(t -> context.attributes().setTries(Math.max(1, t * scale)));
+    String seed = System.getProperty("fuzz.seed", "20261202");
+    if (!seed.equals("random")) {
+      context.attributes().setSeed(seed);
+    }
+    PropertyExecutionResult result = property.execute();
+    if (result.status() == PropertyExecutionResult.Status.FAILED) {
+      System.err.println("[fuzz] " + context.extendedLabel() + " failed with seed " + result.seed().orElse("?")
+          + "; replay: ./mvnw -B -pl fuzz verify -Dfuzz.seed=" + result.seed().orElse("?")
+          + " -Dtest=" + context.containerClass().getSimpleName() + " -Dsurefire.failIfNoSpecifiedTests=false");
+    }
+    return result;
+  }
+}

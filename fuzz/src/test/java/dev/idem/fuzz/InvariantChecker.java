@@ -1,0 +1,441 @@
+package dev.idem.fuzz;
+
+import dev.idem.core.RunSpec;
+import dev.idem.core.Sha256;
+import dev.idem.core.Window;
+import dev.idem.core.publish.AdvanceReport;
+import dev.idem.core.publish.AdvanceStatus;
+import dev.idem.core.publish.PointerAdvancer;
+import dev.idem.core.scan.KeyVerdict;
+import dev.idem.core.store.HistoryEntry;
+import dev.idem.core.store.KeyHistory;
+import dev.idem.core.store.ObjectInfo;
+import dev.idem.core.store.ObjectStore;
+import dev.idem.core.store.Payload;
+import dev.idem.core.store.Pointer;
+import dev.idem.core.store.PointerState;
+import java.io.IOException;
+import java.io.InputStream;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * Checks every contract of DESIGN.md that a finished scenario run can show, on a freshly opened store
+ * (what is durable, not what one instance cached). Each violation is one line naming the contract.
+ *
+ * <ul>
+ *   <li>Per replica: outcomes agree with the bytes (CREATED/IDENTICAL carry the replica's hash,
+ *       DIVERGENT another); only injected faults produce I/O errors and a retry after one succeeds;
+ *       nothing fails with anything but an {@link IOException}; no advance gives up (G3).
+ *   <li>P1–P4 per key: exactly one object, whose bytes are one replica's payload and match its stored
+ *       hash; at most one CREATED, and it is the stored writer's; with no CREATED reported the writer is
+ *       a replica that died or faulted; every divergent attempt is in the history; no foreign content.
+ *   <li>P5: a replica that began after another had seen the key published skipped, and a replica that
+ *       skipped never ran its task.
+ *   <li>G1–G3 per pipeline: the pointer names a complete object; it stands at the highest position
+ *       whose advance completed, or higher only at a generation whose writer was cut short; it is at
+ *       least what any reader saw.
+ *   <li>C1: leftovers are of the documented temporary form, none after a clean run, all gone after
+ *       {@code sweep}, and sweeping removes nothing live.
+ *   <li>G4: a fresh writer advances every pointer at once.
+ * </ul>
+ */
+final class InvariantChecker {
+  private static final Set<String> COMPLETED = Set.of(
+      AdvanceStatus.ADVANCED.name(), AdvanceStatus.ALREADY_CURRENT.name(), AdvanceStatus.NEWER_PRESENT.name());
+
+  private final ScenarioRunner.RunRecord run;
+  private final Backend.Run backend;
+  private final List<String> v;
+
+  InvariantChecker(ScenarioRunner.RunRecord run, Backend.Run backend) {
+    this.run = run;
+    this.backend = backend;
+    this.v = run.violations();
+  }
+
+  private String key(Replica r) {
+    return r.spec(run.namespace()).outputKey().toString();
+  }
+
+  private static Pointer.Position position(Replica r) {
+    return new Pointer.Position(r.window().startEpochSecond(), r.build().schema);
+  }
+
+  private static String sha(Replica r) {
+    return Sha256.of(r.bytes());
+  }
+
+  void check() throws IOException {
+    checkReplicas();
+    try (ObjectStore store = backend.observer()) {
+      Map<String, List<ScenarioRunner.ReplicaRecord>> byKey = new LinkedHashMap<>();
+      for (ScenarioRunner.ReplicaRecord rec : run.replicas()) {
+        byKey.computeIfAbsent(key(rec.replica), k -> new ArrayList<>()).add(rec);
+      }
+      Map<String, String> storedSha = new HashMap<>();
+      for (Map.Entry<String, List<ScenarioRunner.ReplicaRecord>> e : byKey.entrySet()) {
+        checkKey(store, e.getKey(), e.getValue(), storedSha);
+        checkSkips(e.getKey(), e.getValue());
+      }
+      checkListing(store, byKey.keySet(), "after the run");
+      Map<String, Pointer> finals = new HashMap<>();
+      for (int p = 0; p < run.scenario().pipelines(); p++) {
+        checkPointer(store, p, storedSha, finals);
+      }
+      checkLeftoversAndSweep(store, byKey.keySet(), finals);
+    }
+    checkFreshWriter();
+  }
+
+  // --- per replica ---
+
+  private void checkReplicas() {
+    for (ScenarioRunner.ReplicaRecord rec : run.replicas()) {
+      Replica r = rec.replica;
+      List<Attempt> attempts = rec.attempts();
+      String who = "replica " + r.id();
+      if (attempts.isEmpty()) {
+        v.add("replica " + r.id() + " reported nothing" + (rec.processLog.length() > 0 ? ":\n" + rec.processLog : ""));
+        continue;
+      }
+      for (Attempt a : attempts) {
+        switch (a.result()) {
+          case ERROR -> v.add("E1: " + who + " failed with something other than an IOException: " + a.detail());
+          case DIED -> {
+            if (!(r.fate() instanceof Fate.Dies)) {
+              v.add(who + " died without a death fate: " + a.detail());
+            }
+          }
+          case IO_ERROR -> {
+            if (!(r.fate() instanceof Fate.Faulted)) {
+              v.add(who + " got an I/O error with no fault injected: " + a.detail());
+            }
+          }
+          case OK -> checkOutcome(rec, a);
+        }
+      }
+      Attempt last = attempts.get(attempts.size() - 1);
+      if (last.result() == Attempt.Result.IO_ERROR) {
+        v.add(who + ": the retry after an injected fault failed too: " + last.detail());
+      }
+      if (r.fate() instanceof Fate.Dies && rec.stepReached && last.result() != Attempt.Result.DIED) {
+        v.add(who + " reached its death step but reported " + last);
+      }
+      boolean allSkipped = attempts.stream().allMatch(a -> a.result() == Attempt.Result.OK && "SKIPPED".equals(a.status()));
+      if (allSkipped && rec.taskRuns.get() > 0) {
+        v.add("P5: " + who + " skipped but its task ran " + rec.taskRuns.get() + " time(s)");
+      }
+    }
+  }
+
+  private void checkOutcome(ScenarioRunner.ReplicaRecord rec, Attempt a) {
+    Replica r = rec.replica;
+    String who = "replica " + r.id();
+    String mine = sha(r);
+    switch (a.status()) {
+      case "CREATED" -> {
+        if (!mine.equals(a.storedSha()) || !r.writerId(run.namespace()).equals(a.storedWriter())) {
+          v.add("P3: " + who + " got CREATED but the report names sha256 " + a.storedSha() + " by " + a.storedWriter());
+        }
+      }
+      case "IDENTICAL" -> {
+        if (!mine.equals(a.storedSha())) {
+          v.add("P3: " + who + " got IDENTICAL but its bytes differ from the stored ones");
+        }
+      }
+      case "DIVERGENT" -> {
+        if (mine.equals(a.storedSha())) {
+          v.add("P4: " + who + " got DIVERGENT but its bytes equal the stored ones");
+        }
+      }
+      default -> { }
+    }
+    if (AdvanceStatus.CONTENDED.name().equals(a.advance())) {
+      v.add("G3: " + who + "'s pointer advance gave up (CONTENDED) against " + run.replicas().size() + " replicas");
+    }
+    if (a.advance() == null) {
+      v.add(who + " published but did not advance the pointer");
+    }
+  }
+
+  // --- per key ---
+
+  private void checkKey(ObjectStore store, String key, List<ScenarioRunner.ReplicaRecord> recs, Map<String, String> storedSha)
+      throws IOException {
+    Set<String> payloads = recs.stream().map(rec -> sha(rec.replica)).collect(Collectors.toSet());
+    List<ScenarioRunner.ReplicaRecord> reached = recs.stream()
+        .filter(rec -> rec.attempts().stream().anyMatch(a -> a.result() == Attempt.Result.OK)).toList();
+    List<ScenarioRunner.ReplicaRecord> created = recs.stream()
+        .filter(rec -> rec.attempts().stream().anyMatch(a -> "CREATED".equals(a.status()))).toList();
+    Optional<ObjectInfo> info = store.stat(key);
+    if (info.isEmpty()) {
+      if (!reached.isEmpty()) {
+        v.add("P3: no object at " + key + " although replica(s) " + ids(reached) + " published it");
+      }
+      if (!created.isEmpty()) {
+        v.add("P2: the object replica " + ids(created) + " CREATED at " + key + " is gone");
+      }
+      return;
+    }
+    ObjectInfo stored = info.get();
+    storedSha.put(key, stored.sha256());
+    byte[] bytes = read(store, key);
+    if (bytes == null) {
+      v.add("P1: stat finds " + key + " but open does not");
+      return;
+    }
+    String actual = Sha256.of(bytes);
+    if (!actual.equals(stored.sha256()) || bytes.length != stored.size()) {
+      v.add("P1: " + key + " holds " + bytes.length + " bytes sha256 " + actual + " but its metadata says "
+          + stored.size() + " bytes sha256 " + stored.sha256());
+    }
+    if (!payloads.contains(actual)) {
+      v.add("P3: " + key + " holds bytes that are no replica's payload (" + bytes.length + " bytes sha256 " + actual + ")");
+    }
+    if (created.size() > 1) {
+      v.add("P3: " + created.size() + " replicas got CREATED for one key: " + ids(created));
+    } else if (created.size() == 1) {
+      Replica c = created.get(0).replica;
+      if (!actual.equals(sha(c))) {
+        v.add("P2: replica " + c.id() + " CREATED " + key + " with '" + c.payload() + "' but it now holds other bytes");
+      }
+    } else {
+      boolean explained = recs.stream().anyMatch(rec -> rec.disturbed()
+          && rec.replica.writerId(run.namespace()).equals(stored.writer()) && sha(rec.replica).equals(actual));
+      if (!explained) {
+        v.add("P3: nobody reported CREATED for " + key + " and its writer " + stored.writer()
+            + " is no replica that died or faulted with those bytes");
+      }
+    }
+    for (ScenarioRunner.ReplicaRecord rec : reached) {
+      for (Attempt a : rec.attempts()) {
+        if (a.result() == Attempt.Result.OK && !actual.equals(a.storedSha())) {
+          v.add("P3: replica " + rec.replica.id() + " was told " + key + " holds sha256 " + a.storedSha()
+              + " but it holds " + actual);
+        }
+      }
+    }
+    String seen = run.contentByKey().get(key);
+    if (seen != null && !seen.equals(actual)) {
+      v.add("P2: a reader saw sha256 " + seen + " at " + key + " during the run; it now holds " + actual);
+    }
+    checkHistory(store, key, recs, payloads, actual);
+  }
+
+  private void checkHistory(ObjectStore store, String key, List<ScenarioRunner.ReplicaRecord> recs, Set<String> payloads,
+      String actual) throws IOException {
+    List<KeyHistory> found = new ArrayList<>();
+    store.history(key, h -> {
+      if (h.key().equals(key)) {
+        found.add(h);
+      }
+      return true;
+    });
+    if (found.isEmpty()) {
+      v.add("P4: no history for " + key);
+      return;
+    }
+    KeyHistory h = found.get(0);
+    Set<String> divergentShas = new HashSet<>();
+    for (HistoryEntry e : h.entries()) {
+      if (e.isContent() && e.sha256() != null && !payloads.contains(e.sha256())) {
+        v.add("P4: history of " + key + " holds content no replica offered: " + e);
+      }
+      if (e.kind() == HistoryEntry.Kind.DIVERGENT_ATTEMPT) {
+        divergentShas.add(e.sha256());
+      }
+    }
+    for (ScenarioRunner.ReplicaRecord rec : recs) {
+      boolean reportedDivergent = rec.attempts().stream().anyMatch(a -> "DIVERGENT".equals(a.status()));
+      if (reportedDivergent && !divergentShas.contains(sha(rec.replica))) {
+        v.add("P4: replica " + rec.replica.id() + "'s DIVERGENT attempt on " + key + " is missing from the history " + h.entries());
+      }
+    }
+    KeyVerdict verdict = KeyVerdict.of(h);
+    boolean anyDivergentReport = recs.stream().anyMatch(rec -> rec.attempts().stream().anyMatch(a -> "DIVERGENT".equals(a.status())));
+    if (anyDivergentReport && !verdict.divergent()) {
+      v.add("P4: the scan does not flag " + key + " although a replica got DIVERGENT: " + verdict);
+    }
+    if (payloads.size() == 1 && verdict.divergent()) {
+      v.add("P4: the scan flags " + key + " although every replica offered the same bytes: " + verdict);
+    }
+    if (h.entries().stream().noneMatch(e -> e.kind() == HistoryEntry.Kind.VERSION && actual.equals(e.sha256()))) {
+      v.add("P4: history of " + key + " lacks the stored version: " + h.entries());
+    }
+  }
+
+  /** P5: a replica whose call began after another's call returned having found the key must skip. */
+  private void checkSkips(String key, List<ScenarioRunner.ReplicaRecord> recs) {
+    long firstKnownPublished = Long.MAX_VALUE;
+    String by = null;
+    for (ScenarioRunner.ReplicaRecord rec : recs) {
+      for (Attempt a : rec.attempts()) {
+        if (a.result() == Attempt.Result.OK && a.returnNanos() < firstKnownPublished) {
+          firstKnownPublished = a.returnNanos();
+          by = "replica " + rec.replica.id();
+        }
+      }
+    }
+    for (ScenarioRunner.ReplicaRecord rec : recs) {
+      for (Attempt a : rec.attempts()) {
+        if (a.result() == Attempt.Result.OK && a.invokeNanos() > firstKnownPublished && !"SKIPPED".equals(a.status())) {
+          v.add("P5: replica " + rec.replica.id() + " began " + (a.invokeNanos() - firstKnownPublished) / 1_000_000
+              + "ms after " + by + " had published " + key + " yet got " + a.status() + " instead of SKIPPED");
+        }
+      }
+    }
+  }
+
+  private void checkListing(ObjectStore store, Set<String> keys, String when) throws IOException {
+    Map<String, Integer> listed = new HashMap<>();
+    store.list("", o -> {
+      listed.merge(o.key(), 1, Integer::sum);
+      return true;
+    });
+    listed.forEach((k, n) -> {
+      if (n > 1) {
+        v.add("P3: " + k + " listed " + n + " times " + when);
+      }
+      if (!keys.contains(k)) {
+        v.add("C1: the listing shows " + k + ", which no replica published, " + when);
+      }
+    });
+  }
+
+  // --- pointer ---
+
+  private void checkPointer(ObjectStore store, int pipeline, Map<String, String> storedSha, Map<String, Pointer> finals)
+      throws IOException {
+    String name = Replica.pipelineName(run.namespace(), pipeline);
+    List<ScenarioRunner.ReplicaRecord> recs = run.replicas().stream().filter(r -> r.replica.pipeline() == pipeline).toList();
+    Pointer.Position completed = null;
+    for (ScenarioRunner.ReplicaRecord rec : recs) {
+      boolean done = rec.attempts().stream().anyMatch(a -> a.result() == Attempt.Result.OK && COMPLETED.contains(a.advance()));
+      if (done && (completed == null || position(rec.replica).compareTo(completed) > 0)) {
+        completed = position(rec.replica);
+      }
+    }
+    Optional<PointerState> state = store.readPointer(name);
+    Pointer.Position highestSeen = null;
+    for (PointerFollower f : run.readers()) {
+      Pointer.Position h = f.highest().get(name);
+      if (h != null && (highestSeen == null || h.compareTo(highestSeen) > 0)) {
+        highestSeen = h;
+      }
+    }
+    if (state.isEmpty()) {
+      if (completed != null) {
+        v.add("G3: " + name + " has no pointer although an advance to " + completed + " completed");
+      }
+      if (highestSeen != null) {
+        v.add("G2: " + name + " has no pointer although a reader saw " + highestSeen);
+      }
+      return;
+    }
+    Pointer p = state.get().pointer();
+    finals.put(name, p);
+    if (completed != null && p.position().compareTo(completed) < 0) {
+      v.add("G3: " + name + "'s pointer stands at " + p.position() + ", behind the completed advance to " + completed);
+    }
+    if (highestSeen != null && p.position().compareTo(highestSeen) < 0) {
+      v.add("G2: " + name + "'s pointer went back to " + p.position() + " after a reader saw " + highestSeen);
+    }
+    List<ScenarioRunner.ReplicaRecord> atPointer = recs.stream().filter(r -> key(r.replica).equals(p.key())).toList();
+    if (atPointer.isEmpty()) {
+      v.add("G1: " + name + "'s pointer names " + p.key() + ", which no replica published");
+      return;
+    }
+    if (!p.position().equals(position(atPointer.get(0).replica))) {
+      v.add("G2: " + name + "'s pointer names " + p.key() + " with position " + p.position() + ", not its spec's "
+          + position(atPointer.get(0).replica));
+    }
+    if (completed != null && p.position().compareTo(completed) > 0 && atPointer.stream().noneMatch(ScenarioRunner.ReplicaRecord::disturbed)) {
+      v.add("G2: " + name + "'s pointer stands at " + p.position() + ", beyond every completed advance (" + completed
+          + "), and no replica of that generation was cut short");
+    }
+    String sha = storedSha.get(p.key());
+    if (sha == null) {
+      v.add("G1: " + name + "'s pointer names " + p.key() + ", which is not in the store");
+    } else if (!sha.equals(p.sha256())) {
+      v.add("G1: " + name + "'s pointer says sha256 " + p.sha256() + " for " + p.key() + ", which holds " + sha);
+    }
+  }
+
+  // --- C1 ---
+
+  private void checkLeftoversAndSweep(ObjectStore store, Set<String> keys, Map<String, Pointer> finals) throws IOException {
+    List<String> leftovers = backend.leftovers();
+    for (String l : leftovers) {
+      if (!backend.documentedTemporary(l)) {
+        v.add("C1: leftover of an undocumented form: " + l);
+      }
+    }
+    boolean disturbed = run.replicas().stream().anyMatch(ScenarioRunner.ReplicaRecord::disturbed);
+    if (!disturbed && !leftovers.isEmpty()) {
+      v.add("C1: leftovers although every replica finished cleanly: " + leftovers);
+    }
+    store.sweep(Duration.ZERO, false);
+    List<String> after = backend.leftovers();
+    if (!after.isEmpty()) {
+      v.add("C1: sweep left " + after);
+    }
+    checkListing(store, keys, "after sweep");
+    for (Map.Entry<String, Pointer> e : finals.entrySet()) {
+      Optional<PointerState> now = store.readPointer(e.getKey());
+      if (now.isEmpty() || !now.get().pointer().equals(e.getValue())) {
+        v.add("C1: sweep changed " + e.getKey() + "'s pointer from " + e.getValue().position() + " to "
+            + now.map(s -> s.pointer().position().toString()).orElse("nothing"));
+        continue;
+      }
+      byte[] b = read(store, e.getValue().key());
+      if (b == null || !Sha256.of(b).equals(e.getValue().sha256())) {
+        v.add("C1: after sweep the generation " + e.getValue().key() + " is missing or changed");
+      }
+    }
+  }
+
+  // --- G4 ---
+
+  private void checkFreshWriter() throws IOException {
+    try (ObjectStore store = backend.observer()) {
+      for (int p = 0; p < run.scenario().pipelines(); p++) {
+        String name = Replica.pipelineName(run.namespace(), p);
+        RunSpec spec = RunSpec.of(name, new Window(Replica.BASE_WINDOW + 3600, Replica.WINDOW_SECONDS), 9);
+        String key = spec.outputKey().toString();
+        long t0 = System.nanoTime();
+        store.putIfAbsent(key, Payload.ofBytes(new byte[] {42}), "fresh-writer");
+        ObjectInfo info = store.stat(key).orElseThrow();
+        Pointer next = Pointer.to(info, Replica.WINDOW_SECONDS, 9, "fresh-writer", Instant.now());
+        AdvanceReport r = new PointerAdvancer(store, 1, 0).advance(next);
+        long ms = (System.nanoTime() - t0) / 1_000_000;
+        if (r.status() != AdvanceStatus.ADVANCED || ms > 5_000) {
+          v.add("G4: a fresh writer could not advance " + name + " at once: " + r.status() + " after " + ms + "ms");
+        }
+      }
+    }
+  }
+
+  private static byte[] read(ObjectStore store, String key) throws IOException {
+    Optional<InputStream> in = store.open(key);
+    if (in.isEmpty()) {
+      return null;
+    }
+    try (InputStream s = in.get()) {
+      return s.readAllBytes();
+    }
+  }
+
+  private static String ids(List<ScenarioRunner.ReplicaRecord> recs) {
+    return recs.stream().map(r -> String.valueOf(r.replica.id())).collect(Collectors.joining(", "));
+  }
+}

@@ -1,0 +1,34 @@
+package dev.idem.fuzz;
+
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.util.List;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.ShrinkingMode;
+import net.jqwik.api.lifecycle.AddLifecycleHook;
+
+/**
+ * Scenarios against core's in-memory model store: threads only, faults and deaths at the SPI
+ * boundary. Fast, so it runs the most scenarios; it checks core's publisher and pointer rules with a
+ * store that is correct by construction.
+ */
+@AddLifecycleHook(FuzzBudget.class)
+class MemoryScenarioProperties {
+  private final Backend backend = new MemoryBackend();
+
+  @Provide
+  Arbitrary<Scenario> scenarios() {
+    return Scenarios.scenarios(Backend.Kind.MEMORY, Scenarios.MEMORY);
+  }
+
+  @Property(tries = 150, shrinking = ShrinkingMode.BOUNDED)
+  void everyContractHolds(@ForAll("scenarios") Scenario scenario) throws Exception {
+    List<String> violations = new ScenarioRunner(backend).runAndCheck(scenario);
+    if (!violations.isEmpty()) {
+      fail(Report.of(scenario, violations));
+    }
+  }
+}

@@ -1,0 +1,69 @@
+package dev.idem.fuzz;
+
+import dev.idem.core.store.ObjectStore;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * A replica in its own JVM, so that it can be killed for real (SIGKILL, SIGTERM) at a chosen step.
+ *
+ * <p>Protocol on stdout, one line each: {@code READY} when the store is open; then, after the runner
+ * writes {@code GO} to stdin, {@code TASK} when the task starts, {@code ATTEMPT ...} after each publish
+ * call ({@link Attempt#encode}), and {@code STEP ...} when the fate's death step is reached, after which
+ * the process waits to be killed. Arguments: backend kind, namespace, encoded replica, then the
+ * backend's own arguments.
+ */
+public final class ReplicaProcess {
+  private ReplicaProcess() {}
+
+  public static void main(String[] args) throws Exception {
+    PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
+    Backend.Kind kind = Backend.Kind.valueOf(args[0]);
+    String namespace = args[1];
+    Replica replica = ReplicaCodec.decode(args[2]);
+    List<String> backendArgs = Arrays.asList(args).subList(3, args.length);
+    FateHook hook = new FateHook(replica.fate(), step -> {
+      out.println("STEP " + step.encode());
+      parkForever();
+    });
+    try (ObjectStore store = ChildStores.open(kind, backendArgs, hook)) {
+      out.println("READY");
+      BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+      if (!"GO".equals(in.readLine())) {
+        return;
+      }
+      Thread.sleep(replica.startMs());
+      ReplicaJob.run(store, replica, namespace, new ReplicaJob.Listener() {
+        @Override
+        public void taskRan() {
+          out.println("TASK");
+        }
+
+        @Override
+        public long attemptStarting() {
+          return 0;
+        }
+
+        @Override
+        public void attemptEnded(Attempt attempt) {
+          out.println("ATTEMPT " + attempt.encode());
+        }
+      });
+    }
+    out.println("DONE");
+  }
+
+  private static void parkForever() {
+    while (true) {
+      try {
+        Thread.sleep(60_000);
+      } catch (InterruptedException e) {
+        // Waiting for the signal; nothing else may end this.
+      }
+    }
+  }
+}

@@ -1,0 +1,79 @@
+package dev.idem.fuzz;
+
+import java.util.ArrayList;
+import java.util.List;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
+import net.jqwik.api.Tuple;
+
+/**
+ * The scenario generator. Each backend has a {@link Profile}: which operations its seam sees, which
+ * faults and deaths it can inject, how often a healthy replica runs in its own JVM. Every choice
+ * shrinks toward the plain case (one pipeline, no delay, payload 'A', old build, same window,
+ * finishes, first occurrence), so a shrunk failure keeps only what matters.
+ */
+final class Scenarios {
+  private Scenarios() {}
+
+  /**
+   * What a backend's seam offers the generator.
+   *
+   * @param ops operations a death or a fault before the call may hit
+   * @param opsFaultAfter operations where a fault after the call returned makes sense (the effect
+   *     happened, the caller sees an error)
+   * @param faults injectable faults
+   * @param deaths possible deaths
+   * @param processPercent how often a replica with no death by signal still runs in its own JVM
+   */
+  record Profile(List<String> ops, List<String> opsFaultAfter, List<Fate.Fault> faults, List<Fate.Death> deaths,
+      int processPercent) {}
+
+  static final Profile MEMORY = new Profile(MemoryBackend.OPS, MemoryBackend.OPS, List.of(Fate.Fault.IO_ERROR),
+      List.of(Fate.Death.THREAD_DEATH), 0);
+
+  static Arbitrary<Scenario> scenarios(Backend.Kind kind, Profile profile) {
+    Arbitrary<List<Replica>> replicas = replica(profile).list().ofMinSize(2).ofMaxSize(8).map(Scenarios::numbered);
+    return Combinators.combine(replicas, Arbitraries.integers().between(0, 2))
+        .as((rs, readers) -> new Scenario(kind, rs, readers));
+  }
+
+  private static List<Replica> numbered(List<Replica> rs) {
+    List<Replica> out = new ArrayList<>();
+    for (int i = 0; i < rs.size(); i++) {
+      Replica r = rs.get(i);
+      out.add(new Replica(i + 1, r.pipeline(), r.startMs(), r.taskMs(), r.payload(), r.build(), r.nextWindow(), r.fate(), r.process()));
+    }
+    return out;
+  }
+
+  static Arbitrary<Replica> replica(Profile profile) {
+    Arbitrary<Integer> pipeline = Arbitraries.frequency(Tuple.of(3, 0), Tuple.of(1, 1));
+    Arbitrary<Integer> start = Arbitraries.integers().between(0, 40);
+    Arbitrary<Integer> task = Arbitraries.integers().between(0, 30);
+    Arbitrary<Character> payload = Arbitraries.frequency(Tuple.of(6, 'A'), Tuple.of(2, 'B'), Tuple.of(1, 'C'));
+    Arbitrary<Replica.Build> build = Arbitraries.of(Replica.Build.class);
+    Arbitrary<Boolean> next = Arbitraries.frequency(Tuple.of(3, false), Tuple.of(1, true));
+    Arbitrary<Boolean> ownJvm = Arbitraries.integers().between(0, 99).map(n -> n < profile.processPercent());
+    return Combinators.combine(pipeline, start, task, payload, build, next, fate(profile), ownJvm)
+        .as((p, s, t, pay, b, n, f, own) -> {
+          boolean bySignal = f instanceof Fate.Dies d && d.death().needsProcess();
+          return new Replica(0, p, s, t, pay, b, n, f, own || bySignal);
+        });
+  }
+
+  static Arbitrary<Fate> fate(Profile profile) {
+    Arbitrary<Integer> nth = Arbitraries.frequency(Tuple.of(6, 1), Tuple.of(2, 2), Tuple.of(1, 3));
+    Arbitrary<Step> deathStep = Combinators.combine(Arbitraries.of(profile.ops()), Arbitraries.of(false, true), nth)
+        .as((op, after, n) -> new Step(op, after, n));
+    Arbitrary<Fate> dies = Combinators.combine(Arbitraries.of(profile.deaths()), deathStep).as(Fate.Dies::new);
+    Arbitrary<Step> faultBefore = Combinators.combine(Arbitraries.of(profile.ops()), nth).as((op, n) -> new Step(op, false, n));
+    Arbitrary<Step> faultAfter = Combinators.combine(Arbitraries.of(profile.opsFaultAfter()), nth).as((op, n) -> new Step(op, true, n));
+    Arbitrary<Fate> faulted = Combinators.combine(Arbitraries.of(profile.faults()),
+        Arbitraries.frequencyOf(Tuple.of(2, faultBefore), Tuple.of(1, faultAfter))).as(Fate.Faulted::new);
+    return Arbitraries.frequencyOf(
+        Tuple.of(5, Arbitraries.just(new Fate.Finishes())),
+        Tuple.of(3, faulted),
+        Tuple.of(2, dies));
+  }
+}
