@@ -1,0 +1,63 @@
+package dev.idem.cli;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.util.HashMap;
+import java.util.Map;
+
+/** Runs the idem command in-process with captured stdout, stderr and raw stdout bytes. */
+final class Cli {
+  private final Map<String, String> env = new HashMap<>();
+  private byte[] stdin = new byte[0];
+  private Clock clock = Clock.systemUTC();
+  private CliContext.StoreOpener opener;
+
+  /** Exit code and everything printed; {@link #describe()} goes into every assertion message. */
+  record Result(int code, String out, String err, byte[] raw) {
+    String describe() {
+      return "exit=" + code + "\n--- stdout ---\n" + out + "--- raw stdout ---\n"
+          + new String(raw, StandardCharsets.UTF_8) + "--- stderr ---\n" + err;
+    }
+
+    String[] outLines() {
+      return out.isEmpty() ? new String[0] : out.split("\n");
+    }
+
+    String[] errLines() {
+      return err.isEmpty() ? new String[0] : err.split("\n");
+    }
+  }
+
+  Cli env(String name, String value) {
+    env.put(name, value);
+    return this;
+  }
+
+  Cli stdin(String text) {
+    stdin = text.getBytes(StandardCharsets.UTF_8);
+    return this;
+  }
+
+  Cli clock(Clock c) {
+    clock = c;
+    return this;
+  }
+
+  Cli opener(CliContext.StoreOpener o) {
+    opener = o;
+    return this;
+  }
+
+  Result run(String... args) {
+    ByteArrayOutputStream raw = new ByteArrayOutputStream();
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    CliContext ctx = new CliContext(new ByteArrayInputStream(stdin), raw, env, clock, opener);
+    int code = Main.execute(ctx, new PrintWriter(out), new PrintWriter(err), args);
+    return new Result(code, out.toString(), err.toString(), raw.toByteArray());
+  }
+}

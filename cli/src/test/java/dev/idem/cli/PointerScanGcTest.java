@@ -1,0 +1,202 @@
+package dev.idem.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class PointerScanGcTest {
+  @TempDir
+  Path dir;
+
+  String store;
+
+  @BeforeEach
+  void setUp() {
+    store = "file:" + dir.resolve("store");
+  }
+
+  /** Publishes {@code content} for window {@code n} (60 s windows from 1726000000). */
+  Cli.Result publish(String pipeline, int n, String content) throws Exception {
+    Path f = Files.writeString(Files.createTempFile(dir, "payload", ""), content);
+    return new Cli().run("publish", "--file", f.toString(), "--pipeline", pipeline, "--window", "60s",
+        "--at", Long.toString(1726000020L + 60L * n), "--schema", "1", "--store", store, "--writer", "w" + n);
+  }
+
+  String key(String pipeline, int n) {
+    return new Cli().run("key", "--pipeline", pipeline, "--window", "60s", "--at", Long.toString(1726000020L + 60L * n),
+        "--schema", "1").out().strip();
+  }
+
+  String[] spec(int n) {
+    return new String[] {"--pipeline", "p", "--window", "60s", "--at", Long.toString(1726000020L + 60L * n), "--schema", "1"};
+  }
+
+  String[] concat(String[] a, String... b) {
+    List<String> l = new ArrayList<>(List.of(a));
+    l.addAll(List.of(b));
+    return l.toArray(new String[0]);
+  }
+
+  @Test
+  void pointerShow_humanAndJson() throws Exception {
+    publish("p", 0, "zero");
+    Cli.Result r = new Cli().run("pointer", "show", "--pipeline", "p", "--store", store);
+    assertEquals(0, r.code(), r.describe());
+    assertTrue(r.out().contains("key=" + key("p", 0) + "\n"), r.describe());
+    assertTrue(r.out().contains("writer=w0\n"), r.describe());
+    assertTrue(r.out().endsWith("object=present\n"), r.describe());
+    Map<String, Object> j = MiniJson.object(new Cli().run("pointer", "show", "--pipeline", "p", "--store", store, "--json").out());
+    assertEquals(key("p", 0), j.get("key"));
+    assertEquals(Boolean.TRUE, j.get("object_present"));
+    assertEquals(4L, j.get("size"));
+  }
+
+  @Test
+  void pointerShow_noPointerIsNotFound() {
+    Cli.Result r = new Cli().run("pointer", "show", "--pipeline", "p", "--store", store);
+    assertEquals(ExitCodes.NOT_FOUND, r.code(), r.describe());
+    assertEquals(1, r.errLines().length, r.describe());
+  }
+
+  @Test
+  void pointerShow_missingObjectIsReported() throws Exception {
+    publish("p", 0, "zero");
+    Files.delete(dir.resolve("store").resolve(key("p", 0)));
+    Cli.Result r = new Cli().run("pointer", "show", "--pipeline", "p", "--store", store);
+    assertEquals(ExitCodes.NOT_FOUND, r.code(), r.describe());
+    assertTrue(r.out().contains("object=MISSING"), r.describe());
+  }
+
+  @Test
+  void pointerAdvance_onlyForward() throws Exception {
+    publish("p", 0, "zero");
+    publish("p", 1, "one");
+    Cli.Result back = new Cli().run(concat(concat(new String[] {"pointer", "advance"}, spec(0)), "--store", store));
+    assertEquals(0, back.code(), back.describe());
+    assertTrue(back.out().startsWith("NEWER_PRESENT p key=" + key("p", 0) + " (pointer stays at " + key("p", 1) + ")"), back.describe());
+    Cli.Result same = new Cli().run(concat(concat(new String[] {"pointer", "advance"}, spec(1)), "--store", store, "--json"));
+    assertEquals(0, same.code(), same.describe());
+    @SuppressWarnings("unchecked")
+    Map<String, Object> p = (Map<String, Object>) MiniJson.object(same.out()).get("pointer");
+    assertEquals("ALREADY_CURRENT", p.get("status"));
+    Cli.Result missing = new Cli().run(concat(concat(new String[] {"pointer", "advance"}, spec(5)), "--store", store));
+    assertEquals(ExitCodes.NOT_FOUND, missing.code(), missing.describe());
+  }
+
+  @Test
+  void scan_cleanStorePrintsTheReferenceSummary() throws Exception {
+    publish("p", 0, "zero");
+    publish("p", 0, "zero");
+    Cli.Result r = new Cli().run("scan", "--prefix", "p/", "--store", store);
+    assertEquals(0, r.code(), r.describe());
+    assertEquals("scanned prefix=p/ divergent_keys=0\n", r.out(), r.describe());
+    assertTrue(r.err().contains("1 benign duplicate keys"), r.describe());
+  }
+
+  @Test
+  void scan_divergentKeyPrintsTheReferenceLinesAndExits1() throws Exception {
+    publish("p", 0, "zero");
+    publish("p", 0, "ZERO");
+    publish("p", 1, "one");
+    Cli.Result r = new Cli().run("scan", "--prefix", "p/", "--store", store);
+    assertEquals(ExitCodes.DIVERGENT, r.code(), r.describe());
+    assertEquals("DIVERGENT " + key("p", 0) + " writes=2 payloads=2\nscanned prefix=p/ divergent_keys=1\n", r.out(), r.describe());
+
+    Cli.Result json = new Cli().run("scan", "--pipeline", "p", "--store", store, "--json");
+    assertEquals(ExitCodes.DIVERGENT, json.code(), json.describe());
+    String[] lines = json.outLines();
+    assertEquals(2, lines.length, json.describe());
+    Map<String, Object> d = MiniJson.object(lines[0]);
+    assertEquals("divergent", d.get("type"));
+    assertEquals(key("p", 0), d.get("key"));
+    assertEquals(2L, d.get("payloads"));
+    assertEquals("SHA256", d.get("basis"));
+    assertEquals(2, ((List<?>) d.get("versions")).size(), json.describe());
+    Map<String, Object> s = MiniJson.object(lines[1]);
+    assertEquals("summary", s.get("type"));
+    assertEquals(1L, s.get("divergent_keys"));
+    assertEquals(2L, s.get("keys"));
+    assertEquals(Boolean.FALSE, s.get("clean"));
+
+    Cli.Result quiet = new Cli().run("scan", "--store", store, "-q");
+    assertEquals(ExitCodes.DIVERGENT, quiet.code(), quiet.describe());
+    assertEquals("", quiet.out() + quiet.err(), quiet.describe());
+  }
+
+  @Test
+  void scan_sinceSkipsOlderWindows() throws Exception {
+    publish("p", 0, "zero");
+    publish("p", 0, "ZERO");
+    publish("p", 1000, "late");
+    java.time.Clock at = java.time.Clock.fixed(java.time.Instant.ofEpochSecond(1726000020L + 60L * 1001), java.time.ZoneOffset.UTC);
+    Cli.Result r = new Cli().clock(at).run("scan", "--pipeline", "p", "--since", "1h", "--store", store);
+    assertEquals(0, r.code(), r.describe());
+    assertEquals("scanned prefix=p/ divergent_keys=0\n", r.out(), r.describe());
+    Cli.Result all = new Cli().clock(at).run("scan", "--pipeline", "p", "--since", "30d", "--store", store);
+    assertEquals(ExitCodes.DIVERGENT, all.code(), all.describe());
+  }
+
+  @Test
+  void scan_cutShortIsNeverClean() throws Exception {
+    publish("p", 0, "zero");
+    publish("p", 1, "one");
+    Cli.Result r = new Cli().run("scan", "--store", store, "--max-keys", "1");
+    assertEquals(ExitCodes.DIVERGENT, r.code(), r.describe());
+    assertTrue(r.err().contains("stopped early"), r.describe());
+  }
+
+  @Test
+  void scan_emptyStoreIsClean() {
+    Cli.Result r = new Cli().run("scan", "--store", store);
+    assertEquals(0, r.code(), r.describe());
+    assertEquals("scanned prefix= divergent_keys=0\n", r.out(), r.describe());
+    assertFalse(Files.exists(dir.resolve("store")), "a read-only command creates nothing");
+  }
+
+  @Test
+  void gc_keepsThePointerAndTheNewest() throws Exception {
+    for (int n = 0; n < 5; n++) {
+      publish("p", n, "gen " + n);
+    }
+    Cli.Result dry = new Cli().run("gc", "--pipeline", "p", "--keep", "2", "--grace", "0s", "--dry-run", "--store", store);
+    assertEquals(0, dry.code(), dry.describe());
+    assertTrue(dry.out().contains("would remove " + key("p", 0) + "\n"), dry.describe());
+    assertTrue(dry.out().contains("(dry run)"), dry.describe());
+    assertTrue(Files.exists(dir.resolve("store").resolve(key("p", 0))), dry.describe());
+
+    Cli.Result r = new Cli().run("gc", "--pipeline", "p", "--keep", "2", "--grace", "0s", "--store", store, "--json");
+    assertEquals(0, r.code(), r.describe());
+    Map<String, Object> j = MiniJson.object(r.out());
+    assertEquals(List.of(key("p", 0), key("p", 1), key("p", 2)), j.get("removed"), r.describe());
+    assertEquals(key("p", 4), j.get("pointer_key"));
+    for (int n = 0; n < 5; n++) {
+      assertEquals(n >= 3, Files.exists(dir.resolve("store").resolve(key("p", n))), "generation " + n);
+    }
+    Cli.Result get = new Cli().run("get", "--pipeline", "p", "--store", store);
+    assertEquals("gen 4", new String(get.raw(), java.nio.charset.StandardCharsets.UTF_8), get.describe());
+  }
+
+  @Test
+  void gc_neverRemovesWithinTheGraceOrWithoutAPointer() throws Exception {
+    for (int n = 0; n < 3; n++) {
+      publish("p", n, "gen " + n);
+    }
+    Cli.Result r = new Cli().run("gc", "--pipeline", "p", "--keep", "1", "--store", store);
+    assertEquals(0, r.code(), r.describe());
+    assertTrue(r.out().endsWith("removed=0 swept=0\n"), "default grace 1h protects fresh objects: " + r.describe());
+    Cli.Result none = new Cli().run("gc", "--pipeline", "other", "--keep", "1", "--grace", "0s", "--store", store);
+    assertEquals(0, none.code(), none.describe());
+    assertTrue(none.err().contains("no pointer"), none.describe());
+    Cli.Result bad = new Cli().run("gc", "--pipeline", "p", "--keep", "0", "--store", store);
+    assertEquals(ExitCodes.USAGE, bad.code(), bad.describe());
+  }
+}

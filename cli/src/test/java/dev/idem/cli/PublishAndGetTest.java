@@ -1,0 +1,204 @@
+package dev.idem.cli;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class PublishAndGetTest {
+  @TempDir
+  Path dir;
+
+  Path storeRoot;
+  String store;
+
+  @BeforeEach
+  void setUp() {
+    storeRoot = dir.resolve("store");
+    store = "file:" + storeRoot;
+  }
+
+  static final String[] SPEC = {"--pipeline", "border-state", "--window", "60s", "--at", "1726000030", "--schema", "3"};
+
+  String[] args(String... head) {
+    List<String> a = new ArrayList<>(List.of(head));
+    a.addAll(List.of(SPEC));
+    a.add("--store");
+    a.add(store);
+    return a.toArray(new String[0]);
+  }
+
+  Path file(String name, String content) throws Exception {
+    Path f = dir.resolve(name);
+    Files.writeString(f, content);
+    return f;
+  }
+
+  String key() {
+    return new Cli().run("key", "--pipeline", "border-state", "--window", "60s", "--at", "1726000030", "--schema", "3").out().strip();
+  }
+
+  @Test
+  void publish_createdThenIdenticalThenDivergent() throws Exception {
+    Cli.Result first = new Cli().run(args("publish", "--file", file("a", "rows 1\n").toString(), "--writer", "w1"));
+    assertEquals(0, first.code(), first.describe());
+    assertTrue(first.out().startsWith("CREATED " + key() + " size=7 sha256="), first.describe());
+    assertTrue(first.out().contains("pointer=ADVANCED"), first.describe());
+
+    Cli.Result again = new Cli().run(args("publish", "--file", file("b", "rows 1\n").toString(), "--writer", "w2"));
+    assertEquals(0, again.code(), again.describe());
+    assertTrue(again.out().startsWith("IDENTICAL " + key()), again.describe());
+    assertTrue(again.out().contains("pointer=ALREADY_CURRENT"), again.describe());
+
+    Cli.Result other = new Cli().run(args("publish", "--file", file("c", "rows 2\n").toString(), "--writer", "w3"));
+    assertEquals(ExitCodes.DIVERGENT, other.code(), other.describe());
+    assertTrue(other.out().startsWith("DIVERGENT " + key()), other.describe());
+    assertTrue(other.err().contains("idem: DIVERGENT:"), other.describe());
+    assertEquals("rows 1\n", Files.readString(storeRoot.resolve(key())), "the first bytes stay");
+  }
+
+  @Test
+  void publish_jsonReport() throws Exception {
+    Cli.Result r = new Cli().run(args("publish", "--file", file("a", "x").toString(), "--writer", "w1", "--json"));
+    assertEquals(0, r.code(), r.describe());
+    Map<String, Object> j = MiniJson.object(r.out());
+    assertEquals("CREATED", j.get("status"));
+    assertEquals(key(), j.get("key"));
+    assertEquals("w1", j.get("writer"));
+    assertEquals(1725999960L, j.get("window_start"));
+    @SuppressWarnings("unchecked")
+    Map<String, Object> pointer = (Map<String, Object>) j.get("pointer");
+    assertEquals("ADVANCED", pointer.get("status"));
+    @SuppressWarnings("unchecked")
+    Map<String, Object> stored = (Map<String, Object>) j.get("stored");
+    assertEquals(1L, stored.get("size"));
+  }
+
+  @Test
+  void publish_fromStdin() {
+    Cli.Result r = new Cli().stdin("from stdin").run(args("publish", "--file", "-"));
+    assertEquals(0, r.code(), r.describe());
+    Cli.Result got = new Cli().run("get", "--pipeline", "border-state", "--store", store);
+    assertEquals("from stdin", new String(got.raw(), StandardCharsets.UTF_8), got.describe());
+  }
+
+  @Test
+  void publish_unreadableFileIsAUsageErrorAndWritesNothing() throws Exception {
+    for (String bad : List.of(dir.resolve("missing").toString(), dir.toString())) {
+      Cli.Result r = new Cli().run(args("publish", "--file", bad));
+      assertEquals(ExitCodes.USAGE, r.code(), r.describe());
+      assertEquals(1, r.errLines().length, r.describe());
+      assertFalse(Files.exists(storeRoot), "nothing written: " + r.describe());
+    }
+  }
+
+  @Test
+  void publish_unwritableStoreIsStoreUnavailable() throws Exception {
+    Path notADir = file("plain-file", "x");
+    Cli.Result r = new Cli().run("publish", "--file", file("a", "x").toString(), "--pipeline", "p", "--window", "60s",
+        "--schema", "1", "--store", "file:" + notADir);
+    assertEquals(ExitCodes.STORE_UNAVAILABLE, r.code(), r.describe());
+    assertEquals(1, r.errLines().length, r.describe());
+    assertEquals("x", Files.readString(notADir));
+  }
+
+  @Test
+  void publish_badStoreUriIsAUsageError() throws Exception {
+    Cli.Result r = new Cli().run("publish", "--file", file("a", "x").toString(), "--pipeline", "p", "--window", "60s",
+        "--schema", "1", "--store", "ftp://host/x");
+    assertEquals(ExitCodes.USAGE, r.code(), r.describe());
+    assertEquals(1, r.errLines().length, r.describe());
+  }
+
+  @Test
+  void publish_storeFromEnvironment() throws Exception {
+    Cli.Result r = new Cli().env("IDEM_STORE", store)
+        .run("publish", "--file", file("a", "x").toString(), "--pipeline", "p", "--window", "60s", "--schema", "1");
+    assertEquals(0, r.code(), r.describe());
+    assertTrue(Files.isDirectory(storeRoot.resolve("p")), r.describe());
+  }
+
+  @Test
+  void get_latestToStdoutAndFile() throws Exception {
+    new Cli().run(args("publish", "--file", file("a", "payload\n").toString()));
+    Cli.Result r = new Cli().run("get", "--pipeline", "border-state", "--store", store);
+    assertEquals(0, r.code(), r.describe());
+    assertArrayEquals("payload\n".getBytes(StandardCharsets.UTF_8), r.raw(), r.describe());
+    assertEquals("", r.out(), r.describe());
+    assertTrue(r.err().startsWith("wrote " + key()), r.describe());
+
+    Path out = dir.resolve("out.csv");
+    Files.writeString(out, "old");
+    Cli.Result toFile = new Cli().run("get", "--pipeline", "border-state", "--latest", "--store", store, "-o", out.toString(), "--json");
+    assertEquals(0, toFile.code(), toFile.describe());
+    assertEquals("payload\n", Files.readString(out));
+    Map<String, Object> j = MiniJson.object(toFile.out());
+    assertEquals(Boolean.TRUE, j.get("verified"));
+    assertEquals(8L, j.get("size"));
+  }
+
+  @Test
+  void get_bySpec() throws Exception {
+    new Cli().run(args("publish", "--file", file("a", "one").toString()));
+    Cli.Result r = new Cli().run(args("get"));
+    assertEquals(0, r.code(), r.describe());
+    assertEquals("one", new String(r.raw(), StandardCharsets.UTF_8));
+    Cli.Result other = new Cli().run("get", "--pipeline", "border-state", "--window", "60s", "--at", "1", "--schema", "3",
+        "--store", store);
+    assertEquals(ExitCodes.USAGE, other.code(), "no window closed by t=1: " + other.describe());
+    Cli.Result missing = new Cli().run("get", "--pipeline", "border-state", "--window", "60s", "--at", "1726009999",
+        "--schema", "3", "--store", store);
+    assertEquals(ExitCodes.NOT_FOUND, missing.code(), missing.describe());
+  }
+
+  @Test
+  void get_noPointerIsNotFound() {
+    Cli.Result r = new Cli().run("get", "--pipeline", "nothing-here", "--store", store);
+    assertEquals(ExitCodes.NOT_FOUND, r.code(), r.describe());
+    assertEquals(1, r.errLines().length, r.describe());
+    assertEquals(0, r.raw().length, r.describe());
+  }
+
+  @Test
+  void get_corruptObjectFailsVerificationAndLeavesNoFile() throws Exception {
+    new Cli().run(args("publish", "--file", file("a", "good bytes").toString()));
+    Path object = storeRoot.resolve(key());
+    object.toFile().setWritable(true);
+    Files.writeString(object, "evil bytes");
+    Path out = dir.resolve("out");
+    Cli.Result r = new Cli().run("get", "--pipeline", "border-state", "--store", store, "--output", out.toString());
+    assertEquals(ExitCodes.STORE_UNAVAILABLE, r.code(), r.describe());
+    assertTrue(r.err().contains("verification failed"), r.describe());
+    assertFalse(Files.exists(out), r.describe());
+    try (Stream<Path> left = Files.list(dir)) {
+      assertTrue(left.noneMatch(p -> p.getFileName().toString().contains("idem-get")), "temp file left behind");
+    }
+    Cli.Result toStdout = new Cli().run("get", "--pipeline", "border-state", "--store", store);
+    assertEquals(ExitCodes.STORE_UNAVAILABLE, toStdout.code(), toStdout.describe());
+    assertEquals(0, toStdout.raw().length, "nothing on stdout: " + toStdout.describe());
+  }
+
+  @Test
+  void get_badOutputIsAUsageError() {
+    for (String[] a : List.of(
+        new String[] {"get", "--pipeline", "p", "--store", store, "--output", dir.resolve("no/such/dir/f").toString()},
+        new String[] {"get", "--pipeline", "p", "--store", store, "--output", dir.toString()},
+        new String[] {"get", "--pipeline", "p", "--store", store, "--json"},
+        new String[] {"get", "--pipeline", "Bad", "--store", store})) {
+      Cli.Result r = new Cli().run(a);
+      assertEquals(ExitCodes.USAGE, r.code(), r.describe());
+      assertEquals(1, r.errLines().length, r.describe());
+    }
+  }
+}

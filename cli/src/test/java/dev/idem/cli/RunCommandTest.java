@@ -1,0 +1,139 @@
+package dev.idem.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code idem run} in-process, with real CMD processes (sh). */
+class RunCommandTest {
+  @TempDir
+  Path dir;
+
+  Path storeRoot;
+  Path marker;
+
+  @BeforeEach
+  void setUp() {
+    storeRoot = dir.resolve("store");
+    marker = dir.resolve("ran");
+  }
+
+  Cli.Result run(List<String> extra, String script) {
+    List<String> a = new ArrayList<>(List.of("run", "--pipeline", "p", "--window", "60s", "--at", "1726000030",
+        "--schema", "3", "--store", "file:" + storeRoot, "--writer", "test"));
+    a.addAll(extra);
+    a.addAll(List.of("--", "sh", "-c", "echo x >> '" + marker + "'; " + script));
+    return new Cli().run(a.toArray(new String[0]));
+  }
+
+  String key() {
+    return new Cli().run("key", "--pipeline", "p", "--window", "60s", "--at", "1726000030", "--schema", "3").out().strip();
+  }
+
+  int runs() throws Exception {
+    return Files.exists(marker) ? Files.readAllLines(marker).size() : 0;
+  }
+
+  @Test
+  void run_publishesWhatCmdWroteToIdemOutput() throws Exception {
+    Cli.Result r = run(List.of(), "printf 'result' > \"$IDEM_OUTPUT\"");
+    assertEquals(0, r.code(), r.describe());
+    assertTrue(r.out().startsWith("CREATED " + key() + " size=6 "), r.describe());
+    assertEquals("result", Files.readString(storeRoot.resolve(key())));
+    assertEquals(1, runs());
+  }
+
+  @Test
+  void run_skipsCmdWhenAlreadyPublished() throws Exception {
+    run(List.of(), "printf 'result' > \"$IDEM_OUTPUT\"");
+    Cli.Result again = run(List.of(), "printf 'other' > \"$IDEM_OUTPUT\"");
+    assertEquals(0, again.code(), again.describe());
+    assertTrue(again.out().startsWith("SKIPPED " + key()), again.describe());
+    assertTrue(again.out().contains("task not run"), again.describe());
+    assertEquals(1, runs(), "CMD ran once");
+  }
+
+  @Test
+  void run_passesTheSpecInTheEnvironment() throws Exception {
+    Cli.Result r = run(List.of("--stdout"),
+        "echo \"$IDEM_KEY $IDEM_PIPELINE $IDEM_WINDOW_START $IDEM_WINDOW_END $IDEM_WINDOW_LENGTH $IDEM_SCHEMA ${IDEM_OUTPUT:-none}\"");
+    assertEquals(0, r.code(), r.describe());
+    assertEquals(key() + " p 1725999960 1726000020 60 3 none\n", Files.readString(storeRoot.resolve(key())), r.describe());
+  }
+
+  @Test
+  void run_cmdStdoutIsCopiedButNotPublished() throws Exception {
+    Cli.Result r = run(List.of(), "echo hello from cmd; printf r > \"$IDEM_OUTPUT\"");
+    assertEquals(0, r.code(), r.describe());
+    assertTrue(r.out().startsWith("hello from cmd\nCREATED "), r.describe());
+    Cli.Result json = new Cli().run("run", "--pipeline", "q", "--window", "60s", "--schema", "1", "--store", "file:" + storeRoot,
+        "--json", "--", "sh", "-c", "echo chatter; printf r > \"$IDEM_OUTPUT\"");
+    assertEquals(0, json.code(), json.describe());
+    assertEquals("CREATED", MiniJson.object(json.out()).get("status"), "stdout holds only the report: " + json.describe());
+    assertTrue(json.err().contains("chatter"), json.describe());
+  }
+
+  @Test
+  void run_cmdFailingPublishesNothingAndPassesItsCode() throws Exception {
+    Cli.Result r = run(List.of(), "printf partial > \"$IDEM_OUTPUT\"; exit 42");
+    assertEquals(42, r.code(), r.describe());
+    assertTrue(r.err().contains("CMD exited with code 42; nothing published"), r.describe());
+    assertFalse(Files.exists(storeRoot.resolve(key())), r.describe());
+    Cli.Result json = run(List.of("--json"), "exit 3");
+    assertEquals(3, json.code(), json.describe());
+    Map<String, Object> j = MiniJson.object(json.out());
+    assertEquals("TASK_FAILED", j.get("status"));
+    assertEquals(3L, j.get("exit_code"));
+  }
+
+  @Test
+  void run_cmdWritingNoResultIsTaskFailed() throws Exception {
+    Cli.Result r = run(List.of(), "true");
+    assertEquals(ExitCodes.TASK_FAILED, r.code(), r.describe());
+    assertTrue(r.err().contains("wrote nothing to $IDEM_OUTPUT"), r.describe());
+    assertEquals(1, r.errLines().length, r.describe());
+    assertFalse(Files.exists(storeRoot.resolve(key())), r.describe());
+  }
+
+  @Test
+  void run_cmdThatCannotStartIsTaskFailed() {
+    Cli.Result r = new Cli().run("run", "--pipeline", "p", "--window", "60s", "--schema", "3", "--store", "file:" + storeRoot,
+        "--", dir.resolve("no-such-program").toString());
+    assertEquals(ExitCodes.TASK_FAILED, r.code(), r.describe());
+    assertEquals(1, r.errLines().length, r.describe());
+  }
+
+  @Test
+  void run_emptyStdoutIsAValidResult() throws Exception {
+    Cli.Result r = run(List.of("--stdout"), "true");
+    assertEquals(0, r.code(), r.describe());
+    assertEquals(0, Files.size(storeRoot.resolve(key())));
+  }
+
+  @Test
+  void run_commandWithoutDashDashKeepsItsOwnFlags() throws Exception {
+    Cli.Result r = new Cli().run("run", "--pipeline", "p", "--window", "60s", "--at", "1726000030", "--schema", "3",
+        "--store", "file:" + storeRoot, "--stdout", "sh", "-c", "echo --json --store");
+    assertEquals(0, r.code(), r.describe());
+    assertEquals("--json --store\n", Files.readString(storeRoot.resolve(key()), StandardCharsets.UTF_8));
+  }
+
+  @Test
+  void run_divergentResultExits1() throws Exception {
+    run(List.of("--stdout"), "echo one");
+    Path f = Files.writeString(dir.resolve("two"), "two\n");
+    Cli.Result r = new Cli().run("publish", "--file", f.toString(), "--pipeline", "p", "--window", "60s", "--at", "1726000030",
+        "--schema", "3", "--store", "file:" + storeRoot);
+    assertEquals(ExitCodes.DIVERGENT, r.code(), r.describe());
+  }
+}
