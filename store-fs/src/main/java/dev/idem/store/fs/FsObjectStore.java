@@ -602,6 +602,8 @@ public final class FsObjectStore implements ObjectStore {
       ops.force(ch);
     } catch (NoSuchFileException gone) {
       return;
+    } catch (IOException e) {
+      throw failure("could not make " + object + " durable before pointing at it", e);
     }
     syncDirectory(object.getParent(), "could not make " + object + " durable before pointing at it");
   }
@@ -738,7 +740,8 @@ public final class FsObjectStore implements ObjectStore {
     }
   }
 
-  private static IOException failure(String context, IOException cause) {
+  /** {@code cause} with {@code context} (which names the path) in front, on one line. */
+  static IOException failure(String context, IOException cause) {
     String detail = cause.getMessage() == null ? cause.getClass().getSimpleName() : cause.getMessage();
     return new IOException(context + ": " + detail.replace('\n', ' '), cause);
   }

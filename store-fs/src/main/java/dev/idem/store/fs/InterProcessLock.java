@@ -68,7 +68,7 @@ final class InterProcessLock implements AutoCloseable {
       channel = ops.openLockFile(lockFile);
       long pause = FIRST_PAUSE_NANOS;
       while (true) {
-        FileLock lock = tryOnce(ops, channel);
+        FileLock lock = tryOnce(ops, channel, lockFile);
         if (lock != null) {
           return new InterProcessLock(local, channel, lock);
         }
@@ -94,12 +94,14 @@ final class InterProcessLock implements AutoCloseable {
     }
   }
 
-  private static FileLock tryOnce(FsOps ops, FileChannel channel) throws IOException {
+  private static FileLock tryOnce(FsOps ops, FileChannel channel, Path lockFile) throws IOException {
     try {
       return ops.tryLock(channel);
     } catch (OverlappingFileLockException e) {
       // Something else in this JVM locked the file outside this class: wait for it like for a process.
       return null;
+    } catch (IOException e) {
+      throw FsObjectStore.failure("could not lock " + lockFile, e);
     }
   }
 

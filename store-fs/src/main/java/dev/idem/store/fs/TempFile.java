@@ -55,7 +55,11 @@ final class TempFile implements Closeable {
   }
 
   void write(ByteBuffer bytes) throws IOException {
-    ops.write(channel, bytes);
+    try {
+      ops.write(channel, bytes);
+    } catch (IOException e) {
+      throw FsObjectStore.failure("could not write " + path, e);
+    }
   }
 
   /** Forces the content to the device and closes the channel; the file stays until {@link #close()}. */
@@ -64,6 +68,8 @@ final class TempFile implements Closeable {
     channel = null;
     try (ch) {
       ops.force(ch);
+    } catch (IOException e) {
+      throw FsObjectStore.failure("could not sync " + path, e);
     }
   }
 

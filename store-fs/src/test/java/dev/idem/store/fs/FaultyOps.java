@@ -56,8 +56,13 @@ final class FaultyOps implements FsOps {
       calls.add(new Call(op, path));
     }
     if (i == failAt) {
-      throw new IOException("injected failure of " + op + " on " + path);
+      // Like the real thing: errors of calls on a path name it, errors on a channel (write, force, lock) do not.
+      throw new IOException(channelOp(op) ? "injected failure of " + op : "injected failure of " + op + " on " + path);
     }
+  }
+
+  private static boolean channelOp(Op op) {
+    return op == Op.WRITE || op == Op.FORCE || op == Op.TRY_LOCK;
   }
 
   private FileChannel track(Path p, FileChannel ch) {

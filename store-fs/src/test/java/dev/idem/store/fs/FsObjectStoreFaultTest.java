@@ -1,0 +1,259 @@
+package dev.idem.store.fs;
+
+import static dev.idem.store.fs.Fixtures.key;
+import static dev.idem.store.fs.Fixtures.tempFiles;
+import static dev.idem.store.fs.Fixtures.utf8;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.DynamicTest.dynamicTest;
+
+import dev.idem.core.Sha256;
+import dev.idem.core.scan.KeyVerdict;
+import dev.idem.core.store.CasResult;
+import dev.idem.core.store.HistoryEntry;
+import dev.idem.core.store.KeyHistory;
+import dev.idem.core.store.Payload;
+import dev.idem.core.store.Pointer;
+import dev.idem.core.store.PointerState;
+import dev.idem.core.store.PutOutcome;
+import dev.idem.core.store.PutStatus;
+import dev.idem.store.fs.FaultyOps.Call;
+import dev.idem.store.fs.FaultyOps.Op;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestFactory;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Fault injection through {@link FsOps}: record the mutating calls one operation makes, then, for each
+ * call in turn, run the operation on a fresh store with that call failing. Every time the failure must
+ * surface as a one-line {@link IOException} naming a path, the store must be correct (no object or a
+ * whole one; the old or the new pointer; no lock left; temporaries swept), and a retry must succeed.
+ */
+class FsObjectStoreFaultTest {
+  private static final String KEY = key("orders", 60);
+  private static final byte[] CONTENT = randomBytes(100_000); // two 64 KiB copy buffers, two writes
+  private static final byte[] OTHER = randomBytes(70_000);
+
+  @TempDir Path dir;
+
+  private static byte[] randomBytes(int n) {
+    byte[] b = new byte[n];
+    new Random(n).nextBytes(b);
+    return b;
+  }
+
+  private static FsObjectStore open(Path root, FsOps ops) throws IOException {
+    return FsObjectStore.open(root, FsObjectStore.Options.defaults().withOps(ops).withLockTimeout(Duration.ZERO));
+  }
+
+  private static void assertClearFailure(IOException e, Path root) {
+    assertNotNull(e.getMessage());
+    assertFalse(e.getMessage().contains("\n"), "one line: " + e.getMessage());
+    assertTrue(e.getMessage().contains(root.toString()), "names a path in the store: " + e.getMessage());
+  }
+
+  /** Nothing at the key, or exactly {@code expected}. */
+  private static void assertAbsentOrWhole(Path root, String key, byte[] expected) throws IOException {
+    Path p = root.resolve(key);
+    if (Files.exists(p)) {
+      assertArrayEquals(expected, Files.readAllBytes(p), "P1: a visible object is whole");
+    }
+  }
+
+  private static void assertTemporariesSwept(Path root) throws IOException {
+    FsObjectStore.open(root).sweep(Duration.ZERO, false);
+    assertEquals(List.of(), tempFiles(root));
+  }
+
+  private static IOException failure(IoAction action) {
+    try {
+      action.run();
+      return null;
+    } catch (IOException e) {
+      return e;
+    }
+  }
+
+  @FunctionalInterface
+  private interface IoAction {
+    void run() throws IOException;
+  }
+
+  private static String label(int i, Call c) {
+    return "fail call " + i + " (" + c + ")";
+  }
+
+  // --- putIfAbsent on a new key ---
+
+  private List<Call> recordFreshPut() throws IOException {
+    FaultyOps rec = FaultyOps.recording();
+    open(dir.resolve("recording-put"), rec).putIfAbsent(KEY, Payload.ofBytes(CONTENT), "writer-a");
+    return rec.calls();
+  }
+
+  @TestFactory
+  Stream<DynamicTest> putIfAbsent_eachCallFailing_nothingOrWholeObjectThenRetrySucceeds() throws IOException {
+    List<Call> calls = recordFreshPut();
+    return IntStream.range(0, calls.size()).mapToObj(i -> dynamicTest(label(i, calls.get(i)), () -> {
+      Path root = dir.resolve("put-" + i);
+      IOException e = failure(() -> open(root, FaultyOps.failingAt(i)).putIfAbsent(KEY, Payload.ofBytes(CONTENT), "writer-a"));
+
+      if (calls.get(i).op() == Op.DELETE) {
+        assertNull(e, "failing to delete the used temporary does not fail the publish");
+        assertEquals(1, tempFiles(root).size(), "it is left for sweep");
+      } else {
+        assertNotNull(e, "the failure surfaces");
+        assertClearFailure(e, root);
+      }
+      assertAbsentOrWhole(root, KEY, CONTENT);
+      boolean existed = Files.exists(root.resolve(KEY));
+      assertTemporariesSwept(root);
+
+      FsObjectStore clean = FsObjectStore.open(root);
+      PutOutcome retry = clean.putIfAbsent(KEY, Payload.ofBytes(CONTENT), "writer-a");
+      assertEquals(existed ? PutStatus.IDENTICAL : PutStatus.CREATED, retry.status());
+      assertArrayEquals(CONTENT, Files.readAllBytes(root.resolve(KEY)));
+      assertEquals(Sha256.of(CONTENT), clean.stat(KEY).orElseThrow().sha256());
+      List<KeyHistory> h = Fixtures.history(clean, "");
+      assertEquals(1, h.size());
+      assertFalse(KeyVerdict.of(h.get(0)).divergent(), h.toString());
+      assertTrue(h.get(0).entries().stream().anyMatch(x -> x.kind() == HistoryEntry.Kind.VERSION), h.toString());
+    }));
+  }
+
+  // --- putIfAbsent meeting different bytes ---
+
+  private static void seed(Path root) throws IOException {
+    FsObjectStore.open(root).putIfAbsent(KEY, Payload.ofBytes(CONTENT), "writer-a");
+  }
+
+  @TestFactory
+  Stream<DynamicTest> putIfAbsent_divergentEachCallFailing_firstBytesKeptThenRetryRecordsEvidence() throws IOException {
+    Path recRoot = dir.resolve("recording-divergent");
+    seed(recRoot);
+    FaultyOps rec = FaultyOps.recording();
+    open(recRoot, rec).putIfAbsent(KEY, Payload.ofBytes(OTHER), "writer-b");
+    List<Call> calls = rec.calls();
+    return IntStream.range(0, calls.size()).mapToObj(i -> dynamicTest(label(i, calls.get(i)), () -> {
+      Path root = dir.resolve("divergent-" + i);
+      seed(root);
+      IOException e = failure(() -> open(root, FaultyOps.failingAt(i)).putIfAbsent(KEY, Payload.ofBytes(OTHER), "writer-b"));
+
+      if (calls.get(i).op() != Op.DELETE) {
+        assertNotNull(e);
+        assertClearFailure(e, root);
+      }
+      assertArrayEquals(CONTENT, Files.readAllBytes(root.resolve(KEY)), "P2: never replaced");
+      assertTemporariesSwept(root);
+
+      FsObjectStore clean = FsObjectStore.open(root);
+      PutOutcome retry = clean.putIfAbsent(KEY, Payload.ofBytes(OTHER), "writer-b");
+      assertEquals(PutStatus.DIVERGENT, retry.status());
+      assertArrayEquals(OTHER, Files.readAllBytes(root.resolve(retry.evidenceKey())));
+      assertTrue(KeyVerdict.of(Fixtures.history(clean, "").get(0)).divergent());
+    }));
+  }
+
+  // --- compareAndSetPointer ---
+
+  private static Pointer[] seedPointer(Path root) throws IOException {
+    FsObjectStore s = FsObjectStore.open(root);
+    Pointer a = Fixtures.generation(s, "orders", 60, 1);
+    Pointer b = Fixtures.generation(s, "orders", 120, 1);
+    assertEquals(CasResult.SWAPPED, s.compareAndSetPointer("orders", null, a));
+    return new Pointer[] {a, b};
+  }
+
+  @TestFactory
+  Stream<DynamicTest> compareAndSetPointer_eachCallFailing_oldOrNewPointerNoStaleLock() throws IOException {
+    Path recRoot = dir.resolve("recording-cas");
+    Pointer[] ab = seedPointer(recRoot);
+    FaultyOps rec = FaultyOps.recording();
+    FsObjectStore recStore = open(recRoot, rec);
+    recStore.compareAndSetPointer("orders", Sha256.of(ab[0].toBytes()), ab[1]);
+    List<Call> calls = rec.calls();
+    return IntStream.range(0, calls.size()).mapToObj(i -> dynamicTest(label(i, calls.get(i)), () -> {
+      Path root = dir.resolve("cas-" + i);
+      Pointer[] p = seedPointer(root);
+      String tokenA = Sha256.of(p[0].toBytes());
+      IOException e = failure(() -> open(root, FaultyOps.failingAt(i)).compareAndSetPointer("orders", tokenA, p[1]));
+
+      if (calls.get(i).op() != Op.DELETE) {
+        assertNotNull(e);
+        assertClearFailure(e, root);
+      }
+      FsObjectStore clean = open(root, FsOps.real()); // lock timeout zero: a stale lock would show as BUSY
+      PointerState now = clean.readPointer("orders").orElseThrow();
+      assertTrue(now.pointer().equals(p[0]) || now.pointer().equals(p[1]), "old or new, whole: " + now);
+      assertTemporariesSwept(root);
+      assertEquals(CasResult.SWAPPED, clean.compareAndSetPointer("orders", now.token(), p[1]), "no stale lock (G4)");
+      assertEquals(p[1], clean.readPointer("orders").orElseThrow().pointer());
+    }));
+  }
+
+  // --- delete ---
+
+  @TestFactory
+  Stream<DynamicTest> delete_eachCallFailing_objectWholeOrGone() throws IOException {
+    Path recRoot = dir.resolve("recording-delete");
+    seed(recRoot);
+    FaultyOps rec = FaultyOps.recording();
+    open(recRoot, rec).delete(KEY);
+    List<Call> calls = rec.calls();
+    return IntStream.range(0, calls.size()).mapToObj(i -> dynamicTest(label(i, calls.get(i)), () -> {
+      Path root = dir.resolve("delete-" + i);
+      seed(root);
+      IOException e = failure(() -> open(root, FaultyOps.failingAt(i)).delete(KEY));
+      assertNotNull(e);
+      assertClearFailure(e, root);
+      assertAbsentOrWhole(root, KEY, CONTENT);
+      FsObjectStore clean = FsObjectStore.open(root);
+      clean.delete(KEY);
+      assertFalse(clean.exists(KEY));
+    }));
+  }
+
+  /** Guards the seam itself: if an operation stopped going through FsOps, the factories above would shrink. */
+  @Test
+  void fsOps_everyMutatingStepOfPublishAndPointerGoesThroughTheSeam() throws IOException {
+    Set<Op> put = recordFreshPut().stream().map(Call::op).collect(Collectors.toCollection(() -> EnumSet.noneOf(Op.class)));
+    assertEquals(EnumSet.of(Op.CREATE_DIRECTORY, Op.FSYNC_DIRECTORY, Op.CREATE_NEW, Op.WRITE, Op.FORCE,
+        Op.CREATE_LINK, Op.OPEN_APPEND, Op.DELETE), put);
+
+    Path root = dir.resolve("seam-cas");
+    Pointer[] p = seedPointer(root);
+    FaultyOps rec = FaultyOps.recording();
+    open(root, rec).compareAndSetPointer("orders", Sha256.of(p[0].toBytes()), p[1]);
+    List<Op> cas = rec.calls().stream().map(Call::op).toList();
+    assertEquals(List.of(Op.OPEN_LOCK_FILE, Op.TRY_LOCK, Op.FORCE, Op.FSYNC_DIRECTORY, Op.CREATE_NEW, Op.WRITE,
+        Op.FORCE, Op.ATOMIC_MOVE, Op.DELETE, Op.FSYNC_DIRECTORY), cas);
+  }
+
+  @Test
+  void putIfAbsent_writeFails_errorNamesTheTemporaryAndNothingRemains() throws IOException {
+    Path root = dir.resolve("write-fails");
+    List<Call> calls = recordFreshPut();
+    int firstWrite = calls.indexOf(calls.stream().filter(c -> c.op() == Op.WRITE).findFirst().orElseThrow());
+    IOException e = failure(() -> open(root, FaultyOps.failingAt(firstWrite)).putIfAbsent(KEY, Payload.ofBytes(utf8("x")), "writer-a"));
+    assertNotNull(e);
+    assertTrue(e.getMessage().contains(".tmp-state-"), e.getMessage());
+    assertFalse(Files.exists(root.resolve(KEY)));
+    assertEquals(List.of(), tempFiles(root));
+  }
+}
