@@ -1,0 +1,163 @@
+package dev.idem.bench;
+
+import dev.idem.core.store.Payload;
+import dev.idem.core.store.PutOutcome;
+import dev.idem.core.store.PutStatus;
+import dev.idem.store.fs.FsObjectStore;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * Filesystem publish of one payload to a fresh key, idem against what people write by hand. Target:
+ * {@code idemPutIfAbsent} within 1.15× of {@code inlineDurableAtomic}.
+ *
+ * <ul>
+ *   <li>{@code idemPutIfAbsent}: {@link FsObjectStore#putIfAbsent} (temp file, hash while copying,
+ *       {@code fsync}, {@code link}, directory {@code fsync}, ledger line, {@code fsync} of the ledger).
+ *   <li>{@code inlineDurableAtomic}, the limit (a): the minimal crash-safe sequence written inline
+ *       here, temp file, {@code FileChannel.force(true)}, {@code Files.move(ATOMIC_MOVE)}, directory
+ *       {@code fsync}. It is crash-safe but not no-clobber: rename replaces whatever was there.
+ *   <li>{@code inlineDurableAtomicHashed}: (a) plus a SHA-256 of the bytes while writing, the limit for
+ *       a publish that must also know what it wrote (idem needs the hash to answer IDENTICAL or
+ *       DIVERGENT later); shows how much of idem's gap is hashing.
+ *   <li>{@code unsafeFilesWrite}, (b): {@code Files.write} over one fixed path, what most jobs do
+ *       today; no fsync, not atomic, last writer wins.
+ * </ul>
+ *
+ * Every method writes a new key per call (a counter), into a fresh directory per iteration under
+ * {@link BenchDirs#base()} (pass {@code -Didem.bench.dir=DIR} to choose the disk; do not use a tmpfs,
+ * where {@code fsync} costs nothing).
+ *
+ * <p>Run: {@code java -jar bench/target/benchmarks.jar FsPublishBench -p payloadBytes=1024}, or
+ * {@code bench/run} for every benchmark with a results table.
+ */
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+@Warmup(iterations = 3, time = 2)
+@Measurement(iterations = 5, time = 2)
+@Fork(1)
+@State(Scope.Thread)
+public class FsPublishBench {
+
+  @Param({"1024", "65536", "8388608"})
+  int payloadBytes;
+
+  private byte[] bytes;
+  private Payload payload;
+  private Path dir;
+  private FsObjectStore store;
+  private Path objectDir;
+  private Path fixedPath;
+  private long n;
+
+  @Setup(Level.Trial)
+  public void setUpTrial() {
+    bytes = new byte[payloadBytes];
+    new SplittableRandom(42).nextBytes(bytes);
+    // Hashed once here, as the inline baselines get their bytes for free; the store still re-hashes
+    // while it copies (it must, to refuse a payload that changed under it).
+    payload = Payload.ofBytes(bytes);
+  }
+
+  @Setup(Level.Iteration)
+  public void setUpIteration() throws IOException {
+    dir = BenchDirs.fresh("fs-publish");
+    store = FsObjectStore.open(dir.resolve("idem"));
+    // One publish and one mkdir up front, so no measured call pays for creating directories.
+    store.putIfAbsent(Keys.numbered(0, 0), payload, "bench");
+    objectDir = Files.createDirectories(dir.resolve("inline").resolve(Keys.PIPELINE).resolve(Long.toString(Keys.WINDOW_START)));
+    fixedPath = dir.resolve("fixed-output.bin");
+    n = 1;
+  }
+
+  @TearDown(Level.Iteration)
+  public void tearDownIteration() throws IOException {
+    store.close();
+    BenchDirs.deleteTree(dir);
+  }
+
+  @Benchmark
+  public PutOutcome idemPutIfAbsent() throws IOException {
+    PutOutcome outcome = store.putIfAbsent(Keys.numbered(1, n++), payload, "bench");
+    if (outcome.status() != PutStatus.CREATED) {
+      throw new IllegalStateException("fresh key not created: " + outcome);
+    }
+    return outcome;
+  }
+
+  @Benchmark
+  public Path inlineDurableAtomic() throws IOException {
+    return durableAtomicWrite(objectDir, fileName(n++), bytes, null);
+  }
+
+  @Benchmark
+  public Path inlineDurableAtomicHashed() throws IOException, NoSuchAlgorithmException {
+    return durableAtomicWrite(objectDir, fileName(n++), bytes, MessageDigest.getInstance("SHA-256"));
+  }
+
+  @Benchmark
+  public Path unsafeFilesWrite() throws IOException {
+    return Files.write(fixedPath, bytes);
+  }
+
+  private static String fileName(long n) {
+    String key = Keys.numbered(1, n);
+    return key.substring(key.lastIndexOf('/') + 1);
+  }
+
+  /**
+   * The minimal durable atomic publish: write a temp file beside the target, force it, rename it over
+   * the target atomically, force the directory so the rename survives a power loss.
+   */
+  static Path durableAtomicWrite(Path dir, String name, byte[] content, MessageDigest hashWhileWriting)
+      throws IOException {
+    Path temp = dir.resolve(".tmp-" + name);
+    Path target = dir.resolve(name);
+    try (FileChannel ch = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+      if (hashWhileWriting == null) {
+        ByteBuffer b = ByteBuffer.wrap(content);
+        while (b.hasRemaining()) {
+          ch.write(b);
+        }
+      } else {
+        for (int off = 0; off < content.length; off += 64 * 1024) {
+          int len = Math.min(64 * 1024, content.length - off);
+          hashWhileWriting.update(content, off, len);
+          ByteBuffer b = ByteBuffer.wrap(content, off, len);
+          while (b.hasRemaining()) {
+            ch.write(b);
+          }
+        }
+        hashWhileWriting.digest();
+      }
+      ch.force(true);
+    }
+    Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE);
+    try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
+      d.force(true);
+    }
+    return target;
+  }
+}
