@@ -1,0 +1,285 @@
+package dev.idem.store.s3;
+
+import dev.idem.core.OutputKey;
+import dev.idem.core.store.HistoryEntry;
+import dev.idem.core.store.KeyHistory;
+import dev.idem.core.store.ObjectStore.HistoryVisitor;
+import dev.idem.core.store.ObjectStore.ListingVisitor;
+import dev.idem.core.store.ListedObject;
+import dev.idem.store.s3.client.ObjectHead;
+import dev.idem.store.s3.client.ObjectSummary;
+import dev.idem.store.s3.client.ObjectVersion;
+import dev.idem.store.s3.client.ObjectsPage;
+import dev.idem.store.s3.client.S3Client;
+import dev.idem.store.s3.client.S3Exception;
+import dev.idem.store.s3.client.VersionsPage;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+
+/**
+ * The history the divergence scan reads, streamed key by key from two listings merged in key order:
+ * ListObjectVersions under the prefix (every version and delete marker), and ListObjectsV2 under {@code
+ * _idem/evidence/} (the attempts that met different bytes).
+ *
+ * <h2>How SHA-256s are found without a request per version</h2>
+ *
+ * A listing gives each version's ETag, size and time, not idem's SHA-256 (user metadata is only in HEAD
+ * replies), and a HEAD per version would make a 100,000-version scan slower than the reference shell
+ * scan. So a key's versions are HEADed only when it matters:
+ *
+ * <ul>
+ *   <li>the key has divergence evidence: HEAD each of its distinct ETags, so the versions and the
+ *       attempts are compared by SHA-256 (the evidence key carries the attempt's SHA-256);
+ *   <li>the key is an idem key ({@link OutputKey#looksLikeKey}) with more than one distinct ETag: the
+ *       ETags may differ for identical bytes (multipart versus single PUT, SSE-KMS), so HEAD one version
+ *       per distinct ETag;
+ *   <li>otherwise (one version, or all versions with one ETag, or a legacy key): no request; the
+ *       entries carry ETags only, which the scan compares the way the reference scan does.
+ * </ul>
+ *
+ * HEADs for one key run in parallel (bounded); the next listing page is fetched while the current one is
+ * processed ({@link PageCursor}). Memory holds at most two pages per listing plus one key's history.
+ *
+ * <p>Keys under {@code _idem/} are skipped by restarting the listing after that range. Servers that
+ * cannot list versions (501 NotImplemented) are read with ListObjectsV2, one version per key. S3Proxy
+ * and AWS answer ListObjectVersions on unversioned buckets too (every version id is {@code null}).
+ */
+final class HistoryWalk {
+  private final S3Client client;
+  private final String bucket;
+  private final KeyLayout layout;
+  private final int pageSize;
+  private final int parallelism;
+  private final ExecutorService executor;
+
+  /**
+   * Where a page starts: {@code key} is the key-marker (versions) or start-after (objects), {@code
+   * versionId} the version-id-marker, {@code token} a ListObjectsV2 continuation token.
+   */
+  private record Marker(String key, String versionId, String token) {
+    static final Marker START = new Marker(null, null, null);
+  }
+
+  /** One evidence object as listed. */
+  private record Evidence(String objectKey, String key, String sha256, ObjectSummary listed) {}
+
+  HistoryWalk(S3Client client, String bucket, KeyLayout layout, int pageSize, int parallelism,
+      ExecutorService executor) {
+    this.client = client;
+    this.bucket = bucket;
+    this.layout = layout;
+    this.pageSize = pageSize;
+    this.parallelism = parallelism;
+    this.executor = executor;
+  }
+
+  boolean history(String prefix, HistoryVisitor visitor) throws IOException {
+    try (PageCursor<Marker, ObjectVersion> versions = versions(layout.object(prefix));
+        PageCursor<Marker, ObjectSummary> evidence = objects(layout.evidencePrefix() + prefix)) {
+      while (true) {
+        ObjectVersion v = skipInternal(versions);
+        String key = v == null ? null : layout.logical(v.key());
+        for (Evidence e = peekEvidence(evidence); e != null && (key == null || KeyOrder.compare(e.key, key) < 0);
+            e = peekEvidence(evidence)) {
+          List<Evidence> group = takeEvidence(evidence, e.key);
+          if (!visitor.visit(new KeyHistory(e.key, resolve(e.key, List.of(), group)))) {
+            return false;
+          }
+        }
+        if (key == null) {
+          return true;
+        }
+        List<ObjectVersion> group = new ArrayList<>();
+        while (v != null && v.key().equals(layout.object(key))) {
+          group.add(versions.next());
+          v = versions.peek();
+        }
+        if (!visitor.visit(new KeyHistory(key, resolve(key, group, takeEvidence(evidence, key))))) {
+          return false;
+        }
+      }
+    }
+  }
+
+  boolean list(String prefix, ListingVisitor visitor) throws IOException {
+    try (PageCursor<Marker, ObjectSummary> objects = objects(layout.object(prefix))) {
+      for (ObjectSummary o = objects.peek(); o != null; o = objects.peek()) {
+        if (layout.isInternal(o.key())) {
+          objects.restart(new Marker(layout.afterInternal(), null, null));
+          continue;
+        }
+        objects.next();
+        if (!visitor.visit(new ListedObject(layout.logical(o.key()), o.size(), o.lastModified()))) {
+          return false;
+        }
+      }
+      return true;
+    }
+  }
+
+  // ---------------------------------------------------------------- listings
+
+  private PageCursor<Marker, ObjectVersion> versions(String listPrefix) throws IOException {
+    PageCursor.Fetch<Marker, ObjectVersion> fetch = m -> {
+      VersionsPage p = client.listVersions(bucket, listPrefix, m.key, m.versionId, pageSize);
+      return new PageCursor.Page<>(p.versions(),
+          p.truncated() ? new Marker(p.nextKeyMarker(), p.nextVersionIdMarker(), null) : null);
+    };
+    PageCursor.Page<Marker, ObjectVersion> first;
+    try {
+      first = fetch.fetch(Marker.START);
+    } catch (S3Exception e) {
+      if (e.status() == 501 || e.status() == 405 || "NotImplemented".equals(e.code())) {
+        return currentOnly(listPrefix);
+      }
+      throw e;
+    }
+    return new PageCursor<>(fetch, first, executor);
+  }
+
+  /** For servers without versions: each current object as the key's only version. */
+  private PageCursor<Marker, ObjectVersion> currentOnly(String listPrefix) throws IOException {
+    PageCursor.Fetch<Marker, ObjectVersion> fetch = m -> {
+      ObjectsPage p = client.listObjects(bucket, listPrefix, m.key, m.token, pageSize);
+      List<ObjectVersion> out = new ArrayList<>(p.objects().size());
+      for (ObjectSummary o : p.objects()) {
+        out.add(new ObjectVersion(o.key(), null, true, false, o.lastModified(), o.etag(), o.size()));
+      }
+      return new PageCursor.Page<>(out, p.truncated() ? new Marker(null, null, p.nextContinuationToken()) : null);
+    };
+    return PageCursor.open(fetch, Marker.START, executor);
+  }
+
+  private PageCursor<Marker, ObjectSummary> objects(String listPrefix) throws IOException {
+    PageCursor.Fetch<Marker, ObjectSummary> fetch = m -> {
+      ObjectsPage p = client.listObjects(bucket, listPrefix, m.key, m.token, pageSize);
+      return new PageCursor.Page<>(p.objects(),
+          p.truncated() ? new Marker(null, null, p.nextContinuationToken()) : null);
+    };
+    return PageCursor.open(fetch, Marker.START, executor);
+  }
+
+  /** The next version outside {@code _idem/}, restarting the listing past that range when it is met. */
+  private ObjectVersion skipInternal(PageCursor<Marker, ObjectVersion> versions) throws IOException {
+    ObjectVersion v = versions.peek();
+    while (v != null && layout.isInternal(v.key())) {
+      versions.restart(new Marker(layout.afterInternal(), null, null));
+      v = versions.peek();
+    }
+    return v;
+  }
+
+  private Evidence peekEvidence(PageCursor<Marker, ObjectSummary> evidence) throws IOException {
+    for (ObjectSummary o = evidence.peek(); o != null; o = evidence.peek()) {
+      KeyLayout.Evidence parsed = layout.parseEvidence(o.key());
+      if (parsed != null) {
+        return new Evidence(o.key(), parsed.key(), parsed.sha256(), o);
+      }
+      evidence.next();
+    }
+    return null;
+  }
+
+  private List<Evidence> takeEvidence(PageCursor<Marker, ObjectSummary> evidence, String key)
+      throws IOException {
+    List<Evidence> out = new ArrayList<>();
+    for (Evidence e = peekEvidence(evidence); e != null && e.key.equals(key); e = peekEvidence(evidence)) {
+      out.add(e);
+      evidence.next();
+    }
+    return out;
+  }
+
+  // ---------------------------------------------------------------- SHA-256 resolution
+
+  private List<HistoryEntry> resolve(String key, List<ObjectVersion> versions, List<Evidence> evidence)
+      throws IOException {
+    Map<String, ObjectVersion> byEtag = new LinkedHashMap<>();
+    for (ObjectVersion v : versions) {
+      if (!v.deleteMarker() && v.etag() != null) {
+        byEtag.putIfAbsent(v.etag(), v);
+      }
+    }
+    boolean headVersions = !evidence.isEmpty() || (byEtag.size() > 1 && OutputKey.looksLikeKey(key));
+    List<Callable<Optional<ObjectHead>>> heads = new ArrayList<>();
+    List<String> etags = new ArrayList<>();
+    if (headVersions) {
+      for (ObjectVersion v : byEtag.values()) {
+        String versionId = v.versionId() == null || v.versionId().equals("null") ? null : v.versionId();
+        etags.add(v.etag());
+        heads.add(() -> client.head(bucket, v.key(), versionId));
+      }
+    }
+    for (Evidence e : evidence) {
+      heads.add(() -> client.head(bucket, e.objectKey, null));
+    }
+    List<Optional<ObjectHead>> results = all(heads);
+
+    Map<String, ObjectHead> headByEtag = new LinkedHashMap<>();
+    for (int i = 0; i < etags.size(); i++) {
+      if (results.get(i).isPresent()) {
+        headByEtag.put(etags.get(i), results.get(i).get());
+      }
+    }
+    List<HistoryEntry> out = new ArrayList<>(versions.size() + evidence.size());
+    for (ObjectVersion v : versions) {
+      if (v.deleteMarker()) {
+        out.add(new HistoryEntry(key, HistoryEntry.Kind.DELETE_MARKER, v.versionId(), v.lastModified(), -1, null,
+            null, null));
+        continue;
+      }
+      ObjectHead h = v.etag() == null ? null : headByEtag.get(v.etag());
+      boolean headed = h != null && byEtag.get(v.etag()) == v;
+      out.add(new HistoryEntry(key, HistoryEntry.Kind.VERSION, v.versionId(), v.lastModified(), v.size(),
+          h == null ? null : IdemMetadata.sha256(h), v.etag(), headed ? IdemMetadata.writer(h) : null));
+    }
+    for (int i = 0; i < evidence.size(); i++) {
+      Evidence e = evidence.get(i);
+      Optional<ObjectHead> h = results.get(etags.size() + i);
+      out.add(new HistoryEntry(key, HistoryEntry.Kind.DIVERGENT_ATTEMPT, null,
+          h.map(IdemMetadata::published).orElse(e.listed.lastModified()),
+          h.map(IdemMetadata::size).orElse(e.listed.size()), e.sha256, null,
+          h.map(IdemMetadata::writer).orElse(null)));
+    }
+    return out;
+  }
+
+  /** Runs the HEADs, at most {@code parallelism} at a time, keeping their order. */
+  private List<Optional<ObjectHead>> all(List<Callable<Optional<ObjectHead>>> tasks) throws IOException {
+    List<Optional<ObjectHead>> out = new ArrayList<>(tasks.size());
+    if (tasks.size() == 1) {
+      try {
+        out.add(tasks.get(0).call());
+        return out;
+      } catch (IOException | RuntimeException e) {
+        throw e;
+      } catch (Exception e) {
+        throw new IOException(e);
+      }
+    }
+    for (int from = 0; from < tasks.size(); from += parallelism) {
+      List<Future<Optional<ObjectHead>>> batch = new ArrayList<>();
+      for (Callable<Optional<ObjectHead>> t : tasks.subList(from, Math.min(tasks.size(), from + parallelism))) {
+        batch.add(executor.submit(() -> {
+          try {
+            return t.call();
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
+        }));
+      }
+      for (Future<Optional<ObjectHead>> f : batch) {
+        out.add(Futures.join(f));
+      }
+    }
+    return out;
+  }
+}

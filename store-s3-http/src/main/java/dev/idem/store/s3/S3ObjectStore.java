@@ -1,0 +1,370 @@
+package dev.idem.store.s3;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import dev.idem.core.Names;
+import dev.idem.core.Sha256;
+import dev.idem.core.store.CasResult;
+import dev.idem.core.store.ObjectInfo;
+import dev.idem.core.store.ObjectStore;
+import dev.idem.core.store.Payload;
+import dev.idem.core.store.Pointer;
+import dev.idem.core.store.PointerState;
+import dev.idem.core.store.PutOutcome;
+import dev.idem.core.store.PutStatus;
+import dev.idem.store.s3.auth.CredentialChain;
+import dev.idem.store.s3.auth.CredentialsProvider;
+import dev.idem.store.s3.client.ObjectHead;
+import dev.idem.store.s3.client.RequestBody;
+import dev.idem.store.s3.client.S3Client;
+import dev.idem.store.s3.client.S3Client.Condition;
+import dev.idem.store.s3.client.S3Client.ObjectStream;
+import dev.idem.store.s3.client.WriteResult;
+import java.io.IOException;
+import java.io.InputStream;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The idem store on S3 (AWS S3, MinIO, Ceph RGW, S3Proxy): create-only publish with conditional writes,
+ * a compare-and-swap pointer, and the version history the divergence scan reads.
+ *
+ * <h2>Layout</h2>
+ *
+ * Under the location's prefix: published objects at their keys, divergence evidence under {@code
+ * _idem/evidence/}, pointers under {@code _idem/pointers/} (see {@link KeyLayout}).
+ *
+ * <h2>Publish protocol ({@link #putIfAbsent})</h2>
+ *
+ * <ol>
+ *   <li>Upload with {@code If-None-Match: *} ({@link CreateOnlyUpload}: one PUT, or a multipart upload
+ *       with fixed part size above the threshold), tagged with {@code idem-sha256}, {@code idem-writer},
+ *       {@code idem-published} and a random {@code idem-attempt}. Success: CREATED.
+ *   <li>412: the key holds something. HEAD it. If its {@code idem-attempt} is this call's, an earlier
+ *       attempt of this very call landed and only its reply was lost: CREATED. Otherwise compare its
+ *       {@code idem-sha256} (computed with a GET for objects idem did not write) with the payload's:
+ *       equal is IDENTICAL, different is DIVERGENT.
+ *   <li>DIVERGENT: keep evidence at {@code _idem/evidence/KEY!SHA256}, create-only, with the same
+ *       metadata: the attempt's bytes by default, or an empty object with {@code idem-size} when
+ *       evidence bytes are off. The stored object is never touched (P2).
+ * </ol>
+ *
+ * A key deleted between the 412 and the HEAD is simply published again (bounded). Exactly one of N
+ * concurrent publishers gets CREATED because S3 applies {@code If-None-Match: *} atomically (P3).
+ *
+ * <h2>Reads</h2>
+ *
+ * {@link #exists} answers from a bounded cache of keys this process saw exist (published objects only
+ * go away by retention, through {@link #delete}, which evicts them), else HEADs. {@link #stat} HEADs;
+ * for an object idem did not write it GETs the whole object to hash it, so stat on foreign objects
+ * costs a download. {@link #open} streams a GET.
+ *
+ * <h2>Pointers</h2>
+ *
+ * {@link PointerMode#CAS} ({@link CasPointers}) or {@link PointerMode#LOG} ({@link LogPointers}), per
+ * {@link S3StoreOptions#pointerMode()}. The store only swaps tokens atomically; ordering is core's.
+ *
+ * <h2>Failure states</h2>
+ *
+ * Every write is one atomic S3 operation (PutObject, CompleteMultipartUpload), so a failure at any point
+ * leaves each key either as it was or holding a complete object (P1). An {@link IOException} from
+ * {@link #putIfAbsent} leaves the key holding nothing or this call's complete object; a retry then
+ * returns CREATED (it recognises its own object only within one call, so across calls IDENTICAL). A
+ * multipart upload is aborted on failure, or swept later if even that fails. Errors carry the endpoint,
+ * bucket and key, never credentials.
+ *
+ * <p>Thread-safe. {@link #close()} stops the background threads used for listing read-ahead and
+ * parallel HEADs; the HTTP client has no resources that need closing on Java 17.
+ */
+public final class S3ObjectStore implements ObjectStore {
+  private static final SecureRandom RANDOM = new SecureRandom();
+  private static final int MAX_REPUBLISH = 3;
+
+  private final S3Client client;
+  private final S3Location location;
+  private final S3StoreOptions options;
+  private final KeyLayout layout;
+  private final CreateOnlyUpload uploader;
+  private final PointerProtocol pointers;
+  private final HistoryWalk walk;
+  private final Sweep sweep;
+  private final ExecutorService executor;
+  private final Cache<String, Boolean> knownKeys;
+
+  private S3ObjectStore(S3Client client, S3Location location, S3StoreOptions options) {
+    this.client = Objects.requireNonNull(client, "client");
+    this.location = Objects.requireNonNull(location, "location");
+    this.options = Objects.requireNonNull(options, "options");
+    this.layout = new KeyLayout(location.prefix());
+    this.executor = Executors.newCachedThreadPool(daemonThreads("idem-s3-" + location.bucket()));
+    this.uploader = new CreateOnlyUpload(client, location.bucket(), options.multipartThreshold(), options.partSize());
+    this.pointers = options.pointerMode() == PointerMode.CAS
+        ? new CasPointers(client, location.bucket(), layout)
+        : new LogPointers(client, location.bucket(), layout, options.pageSize());
+    this.walk = new HistoryWalk(client, location.bucket(), layout, options.pageSize(), options.historyParallelism(),
+        executor);
+    this.sweep = new Sweep(client, location.bucket(), layout, options.pageSize(), options.logEntriesKept());
+    this.knownKeys = Caffeine.newBuilder().maximumSize(options.knownKeysCacheSize()).executor(Runnable::run).build();
+  }
+
+  /**
+   * A store at {@code location} using {@code client} (which must address the same endpoint and region).
+   * Use this to share one client, or to tune retries and timeouts.
+   */
+  public static S3ObjectStore open(S3Client client, S3Location location, S3StoreOptions options) {
+    return new S3ObjectStore(client, location, options);
+  }
+
+  /** A store at {@code location} with a default client signing with {@code credentials}. */
+  public static S3ObjectStore open(S3Location location, CredentialsProvider credentials, S3StoreOptions options) {
+    return new S3ObjectStore(clientFor(location, credentials).build(), location, options);
+  }
+
+  /**
+   * A store for a URI such as {@code s3://bucket/prefix}, configured from the process environment: the
+   * endpoint and region as {@link S3Location#parse(String, Map)} reads them, credentials from the AWS
+   * default chain ({@link CredentialChain#fromSystem()}), pointer mode from {@code IDEM_S3_POINTER_MODE}
+   * ({@code cas} or {@code log}, default {@code cas}).
+   */
+  public static S3ObjectStore fromUri(String uri) {
+    Map<String, String> env = System.getenv();
+    S3StoreOptions.Builder b = S3StoreOptions.builder();
+    String mode = env.get("IDEM_S3_POINTER_MODE");
+    if (mode != null && !mode.isBlank()) {
+      b.pointerMode(PointerMode.parse(mode));
+    }
+    return open(S3Location.parse(uri, env), CredentialChain.fromSystem(), b.build());
+  }
+
+  /** A client builder for {@code location}'s endpoint, region and addressing style. */
+  public static S3Client.Builder clientFor(S3Location location, CredentialsProvider credentials) {
+    return S3Client.builder(location.endpoint(), location.region(), credentials).pathStyle(location.pathStyle());
+  }
+
+  public S3Location location() {
+    return location;
+  }
+
+  public S3StoreOptions options() {
+    return options;
+  }
+
+  @Override
+  public String describe() {
+    return location.isAws() ? location.toString() : location + " at " + location.endpoint();
+  }
+
+  // ---------------------------------------------------------------- reads
+
+  @Override
+  public boolean exists(String key) throws IOException {
+    Names.requireSafeKey(key);
+    if (knownKeys.getIfPresent(key) != null) {
+      return true;
+    }
+    boolean found = client.head(location.bucket(), layout.object(key), null).isPresent();
+    if (found) {
+      knownKeys.put(key, Boolean.TRUE);
+    }
+    return found;
+  }
+
+  /**
+   * HEAD, and the SHA-256 from idem's metadata; for an object idem did not write, a GET of the whole
+   * object to hash it.
+   */
+  @Override
+  public Optional<ObjectInfo> stat(String key) throws IOException {
+    Names.requireSafeKey(key);
+    Optional<ObjectHead> head = client.head(location.bucket(), layout.object(key), null);
+    if (head.isEmpty()) {
+      knownKeys.invalidate(key);
+      return Optional.empty();
+    }
+    knownKeys.put(key, Boolean.TRUE);
+    String sha = IdemMetadata.sha256(head.get());
+    if (sha == null) {
+      Optional<ObjectInfo> hashed = hashByDownload(key);
+      if (hashed.isEmpty()) {
+        knownKeys.invalidate(key);
+      }
+      return hashed;
+    }
+    return Optional.of(IdemMetadata.info(key, sha, head.get()));
+  }
+
+  @Override
+  public Optional<InputStream> open(String key) throws IOException {
+    Names.requireSafeKey(key);
+    return client.get(location.bucket(), layout.object(key)).map(ObjectStream::body);
+  }
+
+  // ---------------------------------------------------------------- publish
+
+  @Override
+  public PutOutcome putIfAbsent(String key, Payload payload, String writerId) throws IOException {
+    KeyLayout.requireWritableKey(key);
+    Names.requireWriterId(writerId);
+    Objects.requireNonNull(payload, "payload");
+    String sha = payload.sha256();
+    long size = payload.size();
+    Instant published = options.clock().instant();
+    String attempt = randomId();
+    Map<String, String> meta = IdemMetadata.of(sha, writerId, published, attempt);
+    for (int round = 1; ; round++) {
+      CreateOnlyUpload.Result r = uploader.upload(layout.object(key), payload, sha, size, meta);
+      if (r.outcome() == CreateOnlyUpload.Outcome.CREATED) {
+        knownKeys.put(key, Boolean.TRUE);
+        return new PutOutcome(PutStatus.CREATED, new ObjectInfo(key, sha, size, writerId, published), sha, size, null);
+      }
+      Optional<ObjectHead> head = client.head(location.bucket(), layout.object(key), null);
+      if (head.isEmpty()) {
+        // Deleted (retention) between our write and the HEAD; the key is free again.
+        if (round == MAX_REPUBLISH) {
+          throw new IOException("publish of " + key + " to " + describe()
+              + " keeps meeting an object that is gone when read (deleted concurrently?)");
+        }
+        continue;
+      }
+      knownKeys.put(key, Boolean.TRUE);
+      if (attempt.equals(head.get().meta(IdemMetadata.ATTEMPT))) {
+        return new PutOutcome(PutStatus.CREATED, IdemMetadata.info(key, sha, head.get()), sha, size, null);
+      }
+      String storedSha = IdemMetadata.sha256(head.get());
+      ObjectInfo stored;
+      if (storedSha != null) {
+        stored = IdemMetadata.info(key, storedSha, head.get());
+      } else {
+        Optional<ObjectInfo> hashed = hashByDownload(key);
+        if (hashed.isEmpty()) {
+          continue;
+        }
+        stored = hashed.get();
+      }
+      if (stored.sha256().equals(sha)) {
+        return new PutOutcome(PutStatus.IDENTICAL, stored, sha, size, null);
+      }
+      String evidence = keepEvidence(key, payload, sha, size, meta);
+      return new PutOutcome(PutStatus.DIVERGENT, stored, sha, size, evidence);
+    }
+  }
+
+  /**
+   * Writes the evidence object create-only. An existing one already records these very bytes (the
+   * SHA-256 is in its key), so a 412 is fine.
+   *
+   * @return the evidence key when the bytes were kept, else {@code null}
+   */
+  private String keepEvidence(String key, Payload payload, String sha, long size, Map<String, String> meta)
+      throws IOException {
+    String evidenceKey = KeyLayout.evidenceKey(key, sha);
+    String objectKey = layout.object(evidenceKey);
+    if (options.keepEvidenceBytes()) {
+      uploader.upload(objectKey, payload, sha, size, meta);
+      return evidenceKey;
+    }
+    Map<String, String> marker = new java.util.LinkedHashMap<>(meta);
+    marker.put(IdemMetadata.SIZE, Long.toString(size));
+    WriteResult w = client.put(location.bucket(), objectKey, RequestBody.empty(), Condition.ifNoneMatch(), marker);
+    if (w.status() == WriteResult.Status.NOT_FOUND) {
+      throw new IOException("PUT " + objectKey + " with If-None-Match answered 404");
+    }
+    return null;
+  }
+
+  /** GETs and hashes an object idem did not write; empty when it vanished meanwhile. */
+  private Optional<ObjectInfo> hashByDownload(String key) throws IOException {
+    Optional<ObjectStream> got = client.get(location.bucket(), layout.object(key));
+    if (got.isEmpty()) {
+      return Optional.empty();
+    }
+    ObjectHead head = got.get().head();
+    try (InputStream in = got.get().body()) {
+      return Optional.of(IdemMetadata.info(key, Sha256.of(in), head));
+    }
+  }
+
+  // ---------------------------------------------------------------- pointer
+
+  @Override
+  public Optional<PointerState> readPointer(String pipeline) throws IOException {
+    return pointers.read(Names.requirePipeline(pipeline));
+  }
+
+  @Override
+  public CasResult compareAndSetPointer(String pipeline, String expectedToken, Pointer next) throws IOException {
+    Names.requirePipeline(pipeline);
+    if (!next.pipeline().equals(pipeline)) {
+      throw new IllegalArgumentException("pointer for pipeline " + next.pipeline() + " offered to " + pipeline);
+    }
+    return pointers.compareAndSet(pipeline, expectedToken, next);
+  }
+
+  // ---------------------------------------------------------------- history, listing, retention
+
+  @Override
+  public boolean history(String prefix, HistoryVisitor visitor) throws IOException {
+    return walk.history(Objects.requireNonNull(prefix, "prefix"), visitor);
+  }
+
+  @Override
+  public boolean list(String prefix, ListingVisitor visitor) throws IOException {
+    return walk.list(Objects.requireNonNull(prefix, "prefix"), visitor);
+  }
+
+  /** HEAD, then DELETE (in a versioned bucket the DELETE adds a delete marker; history keeps the versions). */
+  @Override
+  public boolean delete(String key) throws IOException {
+    Names.requireSafeKey(key);
+    knownKeys.invalidate(key);
+    boolean was = client.head(location.bucket(), layout.object(key), null).isPresent();
+    if (was) {
+      client.delete(location.bucket(), layout.object(key));
+    }
+    knownKeys.invalidate(key);
+    return was;
+  }
+
+  @Override
+  public List<String> sweep(Duration grace, boolean dryRun) throws IOException {
+    if (grace == null || grace.isNegative()) {
+      throw new IllegalArgumentException("grace must be >= 0, was " + grace);
+    }
+    return sweep.run(options.clock().instant().minus(grace), dryRun);
+  }
+
+  @Override
+  public void close() {
+    executor.shutdownNow();
+  }
+
+  @Override
+  public String toString() {
+    return "S3ObjectStore[" + describe() + ", " + options.pointerMode() + "]";
+  }
+
+  private static String randomId() {
+    byte[] b = new byte[16];
+    RANDOM.nextBytes(b);
+    return HexFormat.of().formatHex(b);
+  }
+
+  private static ThreadFactory daemonThreads(String name) {
+    AtomicInteger n = new AtomicInteger();
+    return r -> {
+      Thread t = new Thread(r, name + "-" + n.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    };
+  }
+}

@@ -1,0 +1,212 @@
+package dev.idem.store.s3;
+
+import java.time.Clock;
+import java.util.Objects;
+
+/**
+ * Tuning of an {@link S3ObjectStore}; immutable, built with {@link #builder()}. The defaults suit AWS
+ * S3; every setter documents its bounds.
+ */
+public final class S3StoreOptions {
+  /** 5 MiB: S3's smallest part size (every part but the last). */
+  public static final long MIN_PART_SIZE = 5L * 1024 * 1024;
+  /** 5 GiB: S3's largest part size. */
+  public static final long MAX_PART_SIZE = 5L * 1024 * 1024 * 1024;
+  /** S3 allows at most 10,000 parts per upload. */
+  public static final int MAX_PARTS = 10_000;
+  /** 16 MiB: payloads above this are uploaded in parts. */
+  public static final long DEFAULT_MULTIPART_THRESHOLD = 16L * 1024 * 1024;
+  /**
+   * 8 MiB, the AWS CLI's default chunk size. Fixed, so the same bytes always upload as the same parts
+   * and get the same multipart ETag ({@code md5(md5(part1)‖…)-N}) whichever replica uploads them.
+   */
+  public static final long DEFAULT_PART_SIZE = 8L * 1024 * 1024;
+
+  private final PointerMode pointerMode;
+  private final long multipartThreshold;
+  private final long partSize;
+  private final boolean keepEvidenceBytes;
+  private final int pageSize;
+  private final long knownKeysCacheSize;
+  private final int logEntriesKept;
+  private final int historyParallelism;
+  private final Clock clock;
+
+  private S3StoreOptions(Builder b) {
+    this.pointerMode = b.pointerMode;
+    this.multipartThreshold = b.multipartThreshold;
+    this.partSize = b.partSize;
+    this.keepEvidenceBytes = b.keepEvidenceBytes;
+    this.pageSize = b.pageSize;
+    this.knownKeysCacheSize = b.knownKeysCacheSize;
+    this.logEntriesKept = b.logEntriesKept;
+    this.historyParallelism = b.historyParallelism;
+    this.clock = b.clock;
+  }
+
+  public static S3StoreOptions defaults() {
+    return builder().build();
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  public Builder toBuilder() {
+    Builder b = new Builder();
+    b.pointerMode = pointerMode;
+    b.multipartThreshold = multipartThreshold;
+    b.partSize = partSize;
+    b.keepEvidenceBytes = keepEvidenceBytes;
+    b.pageSize = pageSize;
+    b.knownKeysCacheSize = knownKeysCacheSize;
+    b.logEntriesKept = logEntriesKept;
+    b.historyParallelism = historyParallelism;
+    b.clock = clock;
+    return b;
+  }
+
+  public PointerMode pointerMode() {
+    return pointerMode;
+  }
+
+  public long multipartThreshold() {
+    return multipartThreshold;
+  }
+
+  public long partSize() {
+    return partSize;
+  }
+
+  public boolean keepEvidenceBytes() {
+    return keepEvidenceBytes;
+  }
+
+  public int pageSize() {
+    return pageSize;
+  }
+
+  public long knownKeysCacheSize() {
+    return knownKeysCacheSize;
+  }
+
+  public int logEntriesKept() {
+    return logEntriesKept;
+  }
+
+  public int historyParallelism() {
+    return historyParallelism;
+  }
+
+  public Clock clock() {
+    return clock;
+  }
+
+  @Override
+  public String toString() {
+    return "S3StoreOptions[pointerMode=" + pointerMode + ", multipartThreshold=" + multipartThreshold
+        + ", partSize=" + partSize + ", keepEvidenceBytes=" + keepEvidenceBytes + ", pageSize=" + pageSize
+        + ", knownKeysCacheSize=" + knownKeysCacheSize + ", logEntriesKept=" + logEntriesKept
+        + ", historyParallelism=" + historyParallelism + "]";
+  }
+
+  /** Builds {@link S3StoreOptions}; each setter checks its bounds at once. */
+  public static final class Builder {
+    private PointerMode pointerMode = PointerMode.CAS;
+    private long multipartThreshold = DEFAULT_MULTIPART_THRESHOLD;
+    private long partSize = DEFAULT_PART_SIZE;
+    private boolean keepEvidenceBytes = true;
+    private int pageSize = 1000;
+    private long knownKeysCacheSize = 10_000;
+    private int logEntriesKept = 16;
+    private int historyParallelism = 8;
+    private Clock clock = Clock.systemUTC();
+
+    private Builder() {}
+
+    /** {@link PointerMode#CAS} (default) or {@link PointerMode#LOG}. */
+    public Builder pointerMode(PointerMode mode) {
+      this.pointerMode = Objects.requireNonNull(mode, "mode");
+      return this;
+    }
+
+    /** Payloads larger than this many bytes go multipart; {@code >= partSize}. Default 16 MiB. */
+    public Builder multipartThreshold(long bytes) {
+      this.multipartThreshold = bytes;
+      return this;
+    }
+
+    /**
+     * The multipart part size, {@value #MIN_PART_SIZE}–{@value #MAX_PART_SIZE} bytes. Default 8 MiB.
+     * Keep it the same for every replica of a deployment: it decides multipart ETags (idem compares
+     * SHA-256, so a change breaks nothing, but ETag-based tools would see a difference).
+     */
+    public Builder partSize(long bytes) {
+      this.partSize = bytes;
+      return this;
+    }
+
+    /**
+     * Whether a DIVERGENT publish keeps the offered bytes as evidence (default) or only their hash,
+     * size, writer and time (an empty object with metadata).
+     */
+    public Builder keepEvidenceBytes(boolean keep) {
+      this.keepEvidenceBytes = keep;
+      return this;
+    }
+
+    /** Entries per listing request, 1–1000 (S3's maximum and the default). Tests use small pages. */
+    public Builder pageSize(int entries) {
+      if (entries < 1 || entries > 1000) {
+        throw new IllegalArgumentException("page size must be 1-1000, was " + entries);
+      }
+      this.pageSize = entries;
+      return this;
+    }
+
+    /** How many keys known to exist are remembered, so {@code exists} costs no request; {@code >= 0}. */
+    public Builder knownKeysCacheSize(long keys) {
+      if (keys < 0) {
+        throw new IllegalArgumentException("known-keys cache size must be >= 0, was " + keys);
+      }
+      this.knownKeysCacheSize = keys;
+      return this;
+    }
+
+    /** Newest pointer-log entries per pipeline that {@code sweep} never removes; {@code >= 1}. */
+    public Builder logEntriesKept(int entries) {
+      if (entries < 1) {
+        throw new IllegalArgumentException("log entries kept must be >= 1, was " + entries);
+      }
+      this.logEntriesKept = entries;
+      return this;
+    }
+
+    /** Concurrent HEAD requests while the history scan resolves SHA-256s, 1–64. */
+    public Builder historyParallelism(int requests) {
+      if (requests < 1 || requests > 64) {
+        throw new IllegalArgumentException("history parallelism must be 1-64, was " + requests);
+      }
+      this.historyParallelism = requests;
+      return this;
+    }
+
+    /** The clock for publish times and sweep ages. */
+    public Builder clock(Clock clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    public S3StoreOptions build() {
+      if (partSize < MIN_PART_SIZE || partSize > MAX_PART_SIZE) {
+        throw new IllegalArgumentException(
+            "part size must be " + MIN_PART_SIZE + "-" + MAX_PART_SIZE + " bytes (S3's limits), was " + partSize);
+      }
+      if (multipartThreshold < partSize) {
+        throw new IllegalArgumentException(
+            "multipart threshold must be >= the part size " + partSize + ", was " + multipartThreshold);
+      }
+      return new S3StoreOptions(this);
+    }
+  }
+}

@@ -1,0 +1,19 @@
+package dev.idem.store.s3.client;
+
+import java.util.List;
+
+/**
+ * One page of ListObjectVersions, entries in the server's order (key ascending, newest version first
+ * within a key).
+ *
+ * @param versions versions and delete markers
+ * @param truncated whether another page follows
+ * @param nextKeyMarker where the next page starts (set when truncated)
+ * @param nextVersionIdMarker with {@code nextKeyMarker}; may be {@code null}
+ */
+public record VersionsPage(
+    List<ObjectVersion> versions, boolean truncated, String nextKeyMarker, String nextVersionIdMarker) {
+  public VersionsPage {
+    versions = List.copyOf(versions);
+  }
+}

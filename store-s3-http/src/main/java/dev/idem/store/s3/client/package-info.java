@@ -1,0 +1,13 @@
+/**
+ * A minimal S3 client over {@code java.net.http}: {@link dev.idem.store.s3.client.S3Client} with the
+ * operations idem needs, typed results ({@link dev.idem.store.s3.client.WriteResult}, listing pages),
+ * typed errors ({@link dev.idem.store.s3.client.S3Exception}, {@link
+ * dev.idem.store.s3.client.MalformedReplyException}) and the retry policy.
+ *
+ * <p>Invariants: every request is signed (SigV4, {@code dev.idem.store.s3.auth}); request bodies are
+ * streamed with their SHA-256 known up front and verified as they are sent; XML replies are parsed with
+ * DTDs and external entities disabled and size-bounded; no message or exception carries a secret; a
+ * server's malformed reply is an {@link java.io.IOException} naming the request, never a
+ * {@link java.lang.NullPointerException}.
+ */
+package dev.idem.store.s3.client;
