@@ -2,6 +2,7 @@ package dev.idem.cli;
 
 import dev.idem.core.publish.TaskFailedException;
 import dev.idem.store.s3.auth.CredentialsException;
+import dev.idem.store.s3.client.S3Exception;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
@@ -87,7 +88,8 @@ public final class ExitCodes implements IExitCodeExceptionMapper {
       if (c instanceof NotFoundException) {
         return NOT_FOUND;
       }
-      if (c instanceof CredentialsException || c instanceof AuthFailureException) {
+      if (c instanceof CredentialsException || c instanceof AuthFailureException
+          || c instanceof S3Exception s3 && (s3.isCredentialsRejected() || s3.status() == 403)) {
         return AUTH;
       }
       if (c instanceof InterruptedException || c instanceof InterruptedIOException) {

@@ -2,6 +2,14 @@ package dev.idem.cli;
 
 import dev.idem.core.store.ObjectStore;
 import dev.idem.store.fs.FsObjectStore;
+import dev.idem.store.s3.PointerMode;
+import dev.idem.store.s3.S3Location;
+import dev.idem.store.s3.S3ObjectStore;
+import dev.idem.store.s3.S3StoreOptions;
+import dev.idem.store.s3.auth.CredentialChain;
+import java.net.http.HttpClient;
+import java.time.Clock;
+import java.time.Duration;
 import java.io.IOException;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
@@ -16,7 +24,8 @@ import java.util.Map;
  *   <li>{@code s3://bucket/prefix} — an S3 store; endpoint, region and credentials come from the
  *       standard {@code AWS_*} environment ({@code AWS_ENDPOINT_URL}, {@code AWS_REGION}, {@code
  *       AWS_ACCESS_KEY_ID}, {@code AWS_SECRET_ACCESS_KEY}, {@code AWS_SESSION_TOKEN}, {@code
- *       AWS_PROFILE}).
+ *       AWS_PROFILE}); {@code IDEM_S3_POINTER_MODE=log} picks the S3 store's log pointer mode for
+ *       servers whose {@code If-Match} is not atomic.
  * </ul>
  *
  * Anything else is a usage error with a one-line message; nothing is opened or created.
@@ -31,8 +40,8 @@ public final class StoreUris {
   /** {@code file:PATH}. */
   public record FileUri(Path root) implements StoreUri {}
 
-  /** {@code s3://bucket/prefix}; {@code prefix} has no leading slash and may be empty. */
-  public record S3Uri(String bucket, String prefix, String uri) implements StoreUri {}
+  /** {@code s3://bucket/prefix[?region=R&addressing=path|virtual]}, as {@link S3Location#parse} reads it. */
+  public record S3Uri(String uri) implements StoreUri {}
 
   private StoreUris() {}
 
@@ -73,17 +82,13 @@ public final class StoreUris {
       }
     }
     if (uri.startsWith("s3://")) {
-      String rest = uri.substring("s3://".length());
-      int slash = rest.indexOf('/');
-      String bucket = slash < 0 ? rest : rest.substring(0, slash);
-      String prefix = slash < 0 ? "" : rest.substring(slash + 1);
-      if (!bucket.matches("[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]")) {
-        throw bad(uri, "bucket names are 3-63 characters of [a-z0-9.-]");
+      try {
+        // Full validation (bucket, prefix, ?region=, ?addressing=) is the S3 store's own.
+        S3Location.parse(uri, Map.of());
+      } catch (IllegalArgumentException e) {
+        throw bad(uri, e.getMessage());
       }
-      if (prefix.startsWith("/") || prefix.contains("//") || prefix.contains("\\")) {
-        throw bad(uri, "prefix must be /-separated segments without empty ones");
-      }
-      return new S3Uri(bucket, prefix, uri);
+      return new S3Uri(uri);
     }
     int colon = uri.indexOf(':');
     String scheme = colon > 0 ? "scheme '" + uri.substring(0, colon) + "' is not supported" : "no scheme";
@@ -103,8 +108,30 @@ public final class StoreUris {
     return FsObjectStore.open(uri.root());
   }
 
-  private static ObjectStore openS3(S3Uri uri, Map<String, String> env) throws IOException {
-    throw new IOException("the S3 store is not available in this build: " + uri.uri() + " (" + env.size() + ")");
+  /**
+   * The S3 store with endpoint, region and credentials from {@code env} (not {@code System.getenv()},
+   * so tests and embedders can pass their own). Credentials are resolved lazily, on the first request:
+   * a missing or refused credential surfaces there as an auth failure.
+   */
+  private static ObjectStore openS3(S3Uri uri, Map<String, String> env) {
+    S3Location location;
+    S3StoreOptions.Builder options = S3StoreOptions.builder();
+    try {
+      location = S3Location.parse(uri.uri(), env);
+      String mode = env.get("IDEM_S3_POINTER_MODE");
+      if (mode != null && !mode.isBlank()) {
+        options.pointerMode(PointerMode.parse(mode));
+      }
+    } catch (IllegalArgumentException e) {
+      throw bad(uri.uri(), e.getMessage());
+    }
+    HttpClient http = HttpClient.newBuilder()
+        .connectTimeout(Duration.ofSeconds(1))
+        .followRedirects(HttpClient.Redirect.NEVER)
+        .build();
+    String home = env.getOrDefault("HOME", System.getProperty("user.home"));
+    CredentialChain credentials = CredentialChain.standard(env, Path.of(home), http, Clock.systemUTC());
+    return S3ObjectStore.open(location, credentials, options.build());
   }
 
   private static UsageException bad(String uri, String reason) {

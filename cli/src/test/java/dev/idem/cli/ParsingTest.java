@@ -79,16 +79,14 @@ class ParsingTest {
 
     @Test
     void parse_s3Forms() {
-      StoreUris.StoreUri u = StoreUris.parse("s3://my-bucket/exports/daily");
-      StoreUris.S3Uri s3 = assertInstanceOf(StoreUris.S3Uri.class, u);
-      assertEquals("my-bucket", s3.bucket());
-      assertEquals("exports/daily", s3.prefix());
-      assertEquals("", ((StoreUris.S3Uri) StoreUris.parse("s3://my-bucket")).prefix());
+      StoreUris.StoreUri u = StoreUris.parse("s3://my-bucket/exports/daily?region=eu-west-1");
+      assertEquals("s3://my-bucket/exports/daily?region=eu-west-1", assertInstanceOf(StoreUris.S3Uri.class, u).uri());
+      assertInstanceOf(StoreUris.S3Uri.class, StoreUris.parse("s3://my-bucket"));
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"", "foo", "/tmp/x", "http://x", "file:", "file://host/x", "s3://", "s3://B/x",
-        "s3://ab/x", "s3://bucket//x", "s3://bucket/\\x", "gs://bucket/x"})
+    @ValueSource(strings = {"", "foo", "/tmp/x", "http://x", "file:", "file://host/x", "s3://", "s3:///x",
+        "s3://b/x", "s3://bucket/a/../b", "s3://bucket/x?color=red", "s3://bucket?region=EU!", "gs://bucket/x"})
     void parse_rejectsWithUsageException(String bad) {
       UsageException e = assertThrows(UsageException.class, () -> StoreUris.parse(bad));
       assertTrue(e.getMessage().contains("expected file:PATH or s3://bucket/prefix"), e.getMessage());

@@ -91,6 +91,23 @@ class StoreFailuresTest {
   }
 
   @Test
+  void s3Unreachable_exits4() throws IOException {
+    int port;
+    try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      port = s.getLocalPort();
+    }
+    Cli.Result r = new Cli()
+        .env("AWS_ENDPOINT_URL", "http://127.0.0.1:" + port)
+        .env("AWS_ACCESS_KEY_ID", "AKIDEXAMPLE")
+        .env("AWS_SECRET_ACCESS_KEY", "secret")
+        .env("AWS_EC2_METADATA_DISABLED", "true")
+        .run("pointer", "show", "--pipeline", "p", "--store", "s3://bucket/prefix");
+    assertEquals(ExitCodes.STORE_UNAVAILABLE, r.code(), r.describe());
+    assertEquals(1, r.errLines().length, r.describe());
+    assertFalse(r.err().contains("secret"), r.describe());
+  }
+
+  @Test
   void bug_exits70WithoutAStackTrace() throws IOException {
     Cli.Result r = publishWith(uri -> {
       throw new IllegalStateException("boom");
