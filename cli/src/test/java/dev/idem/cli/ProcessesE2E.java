@@ -1,0 +1,207 @@
+package dev.idem.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The packaged jar as real processes: racing replicas, SIGTERM, bad input. Runs after {@code package}
+ * (surefire's e2e execution), with the jar's path in {@code idem.jar}.
+ */
+class ProcessesE2E {
+  private static final Duration LIMIT = Duration.ofSeconds(60);
+
+  @TempDir
+  Path dir;
+
+  Path storeRoot;
+  Path tmp;
+
+  @BeforeEach
+  void setUp() throws IOException {
+    storeRoot = dir.resolve("store");
+    tmp = Files.createDirectories(dir.resolve("tmp"));
+  }
+
+  record Done(int code, String out, String err) {
+    String describe() {
+      return "exit=" + code + "\n--- stdout ---\n" + out + "--- stderr ---\n" + err;
+    }
+  }
+
+  /** Runs to the end; stdout and stderr are read from the files they were redirected to. */
+  Done finish(Process p) throws Exception {
+    if (!p.waitFor(LIMIT.toSeconds(), TimeUnit.SECONDS)) {
+      p.destroyForcibly();
+      fail("idem did not finish within " + LIMIT);
+    }
+    return new Done(p.exitValue(), read(p, "out"), read(p, "err"));
+  }
+
+  private final java.util.Map<Process, Path[]> outputs = new java.util.HashMap<>();
+
+  Process startTracked(String... args) throws IOException {
+    Path out = dir.resolve("out-" + outputs.size());
+    Path err = dir.resolve("err-" + outputs.size());
+    String jar = System.getProperty("idem.jar");
+    if (jar == null || !Files.isRegularFile(Path.of(jar))) {
+      fail("idem.jar not built: " + jar);
+    }
+    List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Djava.io.tmpdir=" + tmp, "-jar", jar));
+    cmd.addAll(List.of(args));
+    ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile())
+        .redirectOutput(out.toFile()).redirectError(err.toFile());
+    pb.environment().remove("IDEM_STORE");
+    pb.environment().put("DIR", dir.toString());
+    Process p = pb.start();
+    outputs.put(p, new Path[] {out, err});
+    return p;
+  }
+
+  private String read(Process p, String which) throws IOException {
+    Path[] files = outputs.get(p);
+    return Files.readString(which.equals("out") ? files[0] : files[1], StandardCharsets.UTF_8);
+  }
+
+  Done idem(String... args) throws Exception {
+    return finish(startTracked(args));
+  }
+
+  String[] runArgs(String writer, String script) {
+    return new String[] {"run", "--pipeline", "p", "--window", "60s", "--at", "1726000030", "--schema", "3",
+        "--store", "file:" + storeRoot, "--writer", writer, "--json", "--", "sh", "-c", script};
+  }
+
+  String key() throws Exception {
+    return idem("key", "--pipeline", "p", "--window", "60s", "--at", "1726000030", "--schema", "3").out().strip();
+  }
+
+  /** Waits for files a CMD creates: a condition, not a guess at how long something takes. */
+  void awaitFiles(Path... files) throws InterruptedException {
+    Instant deadline = Instant.now().plus(LIMIT);
+    while (!Stream.of(files).allMatch(Files::exists)) {
+      if (Instant.now().isAfter(deadline)) {
+        fail("timed out waiting for " + List.of(files));
+      }
+      Thread.sleep(10);
+    }
+  }
+
+  @Test
+  void twoReplicasRacing_oneCreatedTheOtherIdentical() throws Exception {
+    // Each CMD announces it is running, then waits for "go": both replicas are past the skip check
+    // and produce before either publishes, so both reach the create-only put.
+    String script = "touch \"$DIR/ready.$0\"; while [ ! -e \"$DIR/go\" ]; do sleep 0.01; done; "
+        + "printf 'same bytes' > \"$IDEM_OUTPUT\"";
+    Process a = startTracked(concat(runArgs("old-replica", script), "a"));
+    Process b = startTracked(concat(runArgs("new-replica", script), "b"));
+    awaitFiles(dir.resolve("ready.a"), dir.resolve("ready.b"));
+    Files.createFile(dir.resolve("go"));
+    Done da = finish(a);
+    Done db = finish(b);
+    assertEquals(0, da.code(), da.describe());
+    assertEquals(0, db.code(), db.describe());
+    Set<Object> statuses = new HashSet<>(List.of(MiniJson.object(da.out()).get("status"), MiniJson.object(db.out()).get("status")));
+    assertEquals(Set.of("CREATED", "IDENTICAL"), statuses, da.describe() + db.describe());
+    assertEquals("same bytes", Files.readString(storeRoot.resolve(key())));
+    Done scan = idem("scan", "--store", "file:" + storeRoot);
+    assertEquals(0, scan.code(), scan.describe());
+    assertEquals("scanned prefix= divergent_keys=0\n", scan.out(), scan.describe());
+
+    Done third = idem(concat(runArgs("late-replica", "touch \"$DIR/third-ran\"; printf x > \"$IDEM_OUTPUT\""), "c"));
+    assertEquals(0, third.code(), third.describe());
+    assertEquals("SKIPPED", MiniJson.object(third.out()).get("status"), third.describe());
+    assertFalse(Files.exists(dir.resolve("third-ran")), "a replica that finds the key published never runs CMD");
+  }
+
+  @Test
+  void sigterm_isForwardedToCmdNothingIsPublishedAndIdemExits143() throws Exception {
+    String script = "trap 'echo term > \"$DIR/cmd-got-term\"; exit 0' TERM; printf partial > \"$IDEM_OUTPUT\"; "
+        + "touch \"$DIR/running\"; while :; do sleep 0.05; done";
+    Process p = startTracked(runArgs("doomed", script));
+    awaitFiles(dir.resolve("running"));
+    p.destroy(); // SIGTERM, what a rolling deployment sends the old replica
+    Done d = finish(p);
+    assertEquals(ExitCodes.INTERRUPTED_SIGTERM, d.code(), d.describe());
+    assertTrue(Files.exists(dir.resolve("cmd-got-term")), "CMD received SIGTERM: " + d.describe());
+    assertFalse(Files.exists(storeRoot.resolve(key())), "nothing published: " + d.describe());
+    try (Stream<Path> left = Files.list(tmp)) {
+      assertEquals(List.of(), left.toList(), "the temporary output was removed");
+    }
+    Done get = idem("get", "--pipeline", "p", "--store", "file:" + storeRoot);
+    assertEquals(ExitCodes.NOT_FOUND, get.code(), get.describe());
+  }
+
+  @Test
+  void sigterm_cmdIgnoringItIsKilledAfterTheGrace() throws Exception {
+    String script = "trap '' TERM; touch \"$DIR/running\"; while :; do sleep 0.05; done";
+    String[] args = runArgs("stubborn", script);
+    List<String> withGrace = new ArrayList<>(List.of(args));
+    withGrace.add(withGrace.indexOf("--"), "--grace");
+    withGrace.add(withGrace.indexOf("--"), "1s");
+    Process p = startTracked(withGrace.toArray(new String[0]));
+    awaitFiles(dir.resolve("running"));
+    p.destroy();
+    Done d = finish(p);
+    assertEquals(ExitCodes.INTERRUPTED_SIGTERM, d.code(), d.describe());
+    assertFalse(Files.exists(storeRoot.resolve(key())), d.describe());
+  }
+
+  @Test
+  void cmdFailure_passesItsExitCode() throws Exception {
+    Done d = idem(runArgs("w", "exit 9"));
+    assertEquals(9, d.code(), d.describe());
+    assertFalse(Files.exists(storeRoot), d.describe());
+  }
+
+  @Test
+  void badInput_oneLineDocumentedCodeNothingWritten() throws Exception {
+    Path notADir = Files.writeString(dir.resolve("plain"), "x");
+    List<Object[]> cases = List.of(
+        new Object[] {ExitCodes.USAGE, new String[] {"key", "--pipeline", "p", "--window", "60s", "--schema", "1", "--bogus"}},
+        new Object[] {ExitCodes.USAGE, new String[] {"scan", "--store", "webdav://x"}},
+        new Object[] {ExitCodes.USAGE, new String[] {"publish", "--file", dir.resolve("missing").toString(), "--pipeline", "p",
+            "--window", "60s", "--schema", "1", "--store", "file:" + storeRoot}},
+        new Object[] {ExitCodes.STORE_UNAVAILABLE, new String[] {"publish", "--file", notADir.toString(), "--pipeline", "p",
+            "--window", "60s", "--schema", "1", "--store", "file:" + notADir}});
+    for (Object[] c : cases) {
+      Done d = idem((String[]) c[1]);
+      assertEquals(c[0], d.code(), d.describe());
+      assertEquals(1, d.err().split("\n").length, d.describe());
+      assertEquals("", d.out(), d.describe());
+    }
+    assertFalse(Files.exists(storeRoot), "nothing written");
+    assertFalse(Files.exists(dir.resolve(".idem")), "nothing written to the default store");
+  }
+
+  @Test
+  void demo_runsAndExits0() throws Exception {
+    Done d = idem("demo");
+    assertEquals(0, d.code(), d.describe());
+    assertTrue(d.out().contains("divergent_keys=1"), d.describe());
+  }
+
+  static String[] concat(String[] a, String... b) {
+    List<String> l = new ArrayList<>(List.of(a));
+    l.addAll(List.of(b));
+    return l.toArray(new String[0]);
+  }
+}
