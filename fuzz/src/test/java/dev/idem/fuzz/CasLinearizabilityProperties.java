@@ -7,7 +7,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.idem.core.store.ObjectInfo;
 import dev.idem.core.store.ObjectStore;
 import dev.idem.core.testing.InMemoryObjectStore;
+import dev.idem.store.fs.FsObjectStore;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
 import java.util.List;
+import java.util.stream.Stream;
 import java.util.function.Supplier;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
@@ -52,6 +59,26 @@ class CasLinearizabilityProperties {
       @Override
       public void close() {}
     });
+  }
+
+  @Property(tries = 60, shrinking = ShrinkingMode.BOUNDED)
+  void fsStore_casIsLinearizable(@ForAll("plans") List<List<CasHistoryRecorder.Planned>> plan) throws Exception {
+    Path root = Files.createTempDirectory("idem-fuzz-cas");
+    try {
+      assertLinearizable(plan, () -> {
+        try {
+          return FsObjectStore.open(root);
+        } catch (IOException e) {
+          throw new UncheckedIOException(e);
+        }
+      });
+    } finally {
+      try (Stream<Path> s = Files.walk(root)) {
+        for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
+          Files.deleteIfExists(p);
+        }
+      }
+    }
   }
 
   @Example

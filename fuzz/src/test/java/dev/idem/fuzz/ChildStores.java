@@ -9,6 +9,9 @@ final class ChildStores {
   private ChildStores() {}
 
   static ObjectStore open(Backend.Kind kind, List<String> args, StepHook hook) throws IOException {
-    throw new UnsupportedOperationException(kind + " has no replica processes yet");
+    return switch (kind) {
+      case FS -> FsBackend.openInChild(args, hook);
+      case S3, MEMORY -> throw new UnsupportedOperationException(kind + " has no replica processes");
+    };
   }
 }

@@ -41,6 +41,7 @@ final class ScenarioRunner {
     volatile boolean stepReached;
     volatile boolean killed;
     volatile Process process;
+    volatile Thread pump;
     volatile long goNanos;
     final StringBuilder processLog = new StringBuilder();
 
@@ -77,13 +78,32 @@ final class ScenarioRunner {
   record RunRecord(Scenario scenario, String namespace, List<ReplicaRecord> replicas, List<String> violations,
       ConcurrentMap<String, String> contentByKey, List<PointerFollower> readers) {}
 
+  /**
+   * What one run showed: the broken contracts (empty when every contract held) and, per replica with a
+   * death or a fault, whether its step was reached (for jqwik's statistics).
+   */
+  record Result(List<String> violations, List<String> fates) {}
+
   /** Runs and checks {@code s}; returns the violations found (empty when every contract held). */
   List<String> runAndCheck(Scenario s) throws Exception {
+    return runCheckAndCount(s).violations();
+  }
+
+  Result runCheckAndCount(Scenario s) throws Exception {
     String namespace = "f" + Integer.toString(RUNS.incrementAndGet(), 36) + "-" + Long.toString(System.nanoTime() % 1_000_000_000L, 36);
     try (Backend.Run run = backend.begin(namespace)) {
       RunRecord record = execute(s, namespace, run);
       new InvariantChecker(record, run).check();
-      return record.violations();
+      List<String> fates = new ArrayList<>();
+      for (ReplicaRecord rec : record.replicas()) {
+        Fate f = rec.replica.fate();
+        String what = f instanceof Fate.Dies d ? d.death().name() : f instanceof Fate.Faulted x ? x.fault().name() : null;
+        if (what != null) {
+          boolean hit = rec.stepReached || rec.attempts().stream().anyMatch(a -> a.result() != Attempt.Result.OK);
+          fates.add(what + (hit ? " hit" : " step not reached"));
+        }
+      }
+      return new Result(List.copyOf(record.violations()), fates);
     }
   }
 
@@ -154,6 +174,9 @@ final class ScenarioRunner {
           violations.add("hung: replica " + rec.replica.id() + "'s process did not exit within " + SCENARIO_TIMEOUT_SECONDS
               + "s; its output:\n" + rec.processLog);
         }
+        if (rec.pump != null) {
+          rec.pump.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+        }
       }
     } finally {
       for (ReplicaRecord rec : records) {
@@ -219,6 +242,7 @@ final class ScenarioRunner {
     rec.process = pb.start();
     Thread pump = new Thread(() -> pump(rec, err, violations), "pump-" + rec.replica.id());
     pump.setDaemon(true);
+    rec.pump = pump;
     pump.start();
   }
 
@@ -235,22 +259,29 @@ final class ScenarioRunner {
   }
 
   private static void pump(ReplicaRecord rec, Path err, List<String> violations) {
-    try (BufferedReader out = new BufferedReader(new InputStreamReader(rec.process.getInputStream(), StandardCharsets.UTF_8))) {
-      for (String line; (line = out.readLine()) != null; ) {
-        synchronized (rec) {
-          rec.processLog.append(line).append('\n');
-          rec.notifyAll();
+    try {
+      try (BufferedReader out = new BufferedReader(new InputStreamReader(rec.process.getInputStream(), StandardCharsets.UTF_8))) {
+        for (String line; (line = out.readLine()) != null; ) {
+          synchronized (rec) {
+            rec.processLog.append(line).append('\n');
+            rec.notifyAll();
+          }
+          if (line.equals("TASK")) {
+            rec.taskRuns.incrementAndGet();
+          } else if (line.startsWith("ATTEMPT ")) {
+            // The child's call began after GO plus its start delay, and returned before this line arrived.
+            long invoke = rec.goNanos + TimeUnit.MILLISECONDS.toNanos(rec.replica.startMs());
+            rec.attempts.add(Attempt.decode(line.substring(8), invoke, System.nanoTime()));
+          } else if (line.startsWith("STEP ")) {
+            rec.stepReached = true;
+            kill(rec);
+          }
         }
-        if (line.equals("TASK")) {
-          rec.taskRuns.incrementAndGet();
-        } else if (line.startsWith("ATTEMPT ")) {
-          // The child's call began after GO plus its start delay, and returned before this line arrived.
-          long invoke = rec.goNanos + TimeUnit.MILLISECONDS.toNanos(rec.replica.startMs());
-          rec.attempts.add(Attempt.decode(line.substring(8), invoke, System.nanoTime()));
-        } else if (line.startsWith("STEP ")) {
-          rec.stepReached = true;
-          kill(rec);
+      } catch (IOException e) {
+        if (!rec.killed) {
+          throw e;
         }
+        // Killing a process closes our end of its pipes.
       }
       int exit = rec.process.waitFor();
       if (rec.killed) {
