@@ -1,0 +1,169 @@
+package dev.idem.store.s3.testing;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+
+/**
+ * A scripted, misbehaving HTTP/1.1 server on 127.0.0.1 for the failure paths a real S3 server will not
+ * produce on demand: 503 SlowDown, 500, 409, connections reset before or during a reply, malformed
+ * XML. Each connection serves one request ({@code Connection: close}) with the next scripted {@link
+ * Action}; when the script is empty it answers 500. Signatures are not checked. Requests are recorded.
+ */
+public final class FakeS3Server implements AutoCloseable {
+
+  /** What to do with one request. */
+  public sealed interface Action permits Reply, Reset, CutReply {}
+
+  /** Answer with this status, headers and body. */
+  public record Reply(int status, Map<String, String> headers, byte[] body) implements Action {}
+
+  /** Close the connection after reading the request, without answering (a connection reset). */
+  public record Reset() implements Action {}
+
+  /** Send the status and headers declaring {@code body.length + 100} bytes, then {@code body}, then close. */
+  public record CutReply(int status, Map<String, String> headers, byte[] body) implements Action {}
+
+  /** One request as received. */
+  public record Request(String method, String target, Map<String, String> headers, int bodyLength) {}
+
+  private final ServerSocket socket;
+  private final Thread acceptor;
+  private final BlockingQueue<Action> script = new LinkedBlockingQueue<>();
+  private final List<Request> requests = Collections.synchronizedList(new ArrayList<>());
+
+  public FakeS3Server() throws IOException {
+    socket = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+    acceptor = new Thread(this::acceptLoop, "fake-s3-" + socket.getLocalPort());
+    acceptor.setDaemon(true);
+    acceptor.start();
+  }
+
+  public URI endpoint() {
+    return URI.create("http://127.0.0.1:" + socket.getLocalPort());
+  }
+
+  /** Appends actions to the script. */
+  public FakeS3Server then(Action... actions) {
+    script.addAll(List.of(actions));
+    return this;
+  }
+
+  public List<Request> requests() {
+    synchronized (requests) {
+      return List.copyOf(requests);
+    }
+  }
+
+  public static Reply ok(String body) {
+    return new Reply(200, Map.of("Content-Type", "application/xml"), body.getBytes(StandardCharsets.UTF_8));
+  }
+
+  public static Reply status(int status, Map<String, String> headers) {
+    return new Reply(status, headers, new byte[0]);
+  }
+
+  /** An S3 error reply. */
+  public static Reply error(int status, String code, String message) {
+    String xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>" + code + "</Code><Message>" + message
+        + "</Message><RequestId>REQ123</RequestId></Error>";
+    return new Reply(status, Map.of("Content-Type", "application/xml"), xml.getBytes(StandardCharsets.UTF_8));
+  }
+
+  @Override
+  public void close() throws IOException {
+    socket.close();
+    try {
+      acceptor.join(5_000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private void acceptLoop() {
+    while (!socket.isClosed()) {
+      try (Socket s = socket.accept()) {
+        serve(s);
+      } catch (SocketException e) {
+        return;
+      } catch (IOException e) {
+        // a client that went away; serve the next one
+      }
+    }
+  }
+
+  private void serve(Socket s) throws IOException {
+    InputStream in = s.getInputStream();
+    String head = readHead(in);
+    if (head == null) {
+      return;
+    }
+    String[] lines = head.split("\r\n");
+    String[] requestLine = lines[0].split(" ");
+    Map<String, String> headers = new LinkedHashMap<>();
+    for (int i = 1; i < lines.length; i++) {
+      int colon = lines[i].indexOf(':');
+      if (colon > 0) {
+        headers.put(lines[i].substring(0, colon).strip().toLowerCase(Locale.ROOT), lines[i].substring(colon + 1).strip());
+      }
+    }
+    int length = Integer.parseInt(headers.getOrDefault("content-length", "0"));
+    in.readNBytes(length);
+    requests.add(new Request(requestLine[0], requestLine[1], headers, length));
+    Action action = script.poll();
+    if (action == null) {
+      action = error(500, "InternalError", "script exhausted");
+    }
+    OutputStream out = s.getOutputStream();
+    boolean isHead = requestLine[0].equals("HEAD");
+    if (action instanceof Reply r) {
+      out.write(statusAndHeaders(r.status(), r.headers(), r.body().length));
+      if (!isHead) {
+        out.write(r.body());
+      }
+      out.flush();
+    } else if (action instanceof CutReply r) {
+      out.write(statusAndHeaders(r.status(), r.headers(), r.body().length + 100));
+      out.write(r.body());
+      out.flush();
+      s.setSoLinger(true, 0);
+    } else {
+      s.setSoLinger(true, 0);
+    }
+  }
+
+  private static byte[] statusAndHeaders(int status, Map<String, String> headers, int length) {
+    StringBuilder b = new StringBuilder("HTTP/1.1 ").append(status).append(" Status\r\n");
+    headers.forEach((k, v) -> b.append(k).append(": ").append(v).append("\r\n"));
+    b.append("Content-Length: ").append(length).append("\r\nConnection: close\r\n\r\n");
+    return b.toString().getBytes(StandardCharsets.ISO_8859_1);
+  }
+
+  private static String readHead(InputStream in) throws IOException {
+    ByteArrayOutputStream b = new ByteArrayOutputStream();
+    int state = 0;
+    for (int c; (c = in.read()) != -1; ) {
+      b.write(c);
+      state = (c == '\r' && (state == 0 || state == 2)) ? state + 1 : (c == '\n' && (state == 1 || state == 3)) ? state + 1 : 0;
+      if (state == 4) {
+        return b.toString(StandardCharsets.ISO_8859_1);
+      }
+    }
+    return null;
+  }
+}
