@@ -1,0 +1,249 @@
+package dev.idem.store.s3;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.idem.core.RunSpec;
+import dev.idem.core.Sha256;
+import dev.idem.core.Window;
+import dev.idem.core.publish.PointerAdvancer;
+import dev.idem.core.scan.Basis;
+import dev.idem.core.scan.KeyVerdict;
+import dev.idem.core.store.HistoryEntry;
+import dev.idem.core.store.KeyHistory;
+import dev.idem.core.store.ListedObject;
+import dev.idem.core.store.Payload;
+import dev.idem.core.store.Pointer;
+import dev.idem.store.s3.auth.AwsCredentials;
+import dev.idem.store.s3.auth.CredentialsProvider;
+import dev.idem.store.s3.client.RequestBody;
+import dev.idem.store.s3.testing.S3ProxyServer;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * History and listing against S3Proxy: ListObjectVersions paged 7 entries at a time across keys that
+ * span pages, legacy overwrites, delete markers, divergence evidence merged in key order, the store's
+ * own {@code _idem/} area skipped, and SHA-256s resolved without a HEAD per version.
+ */
+class S3HistoryTest {
+  private static final int PAGE = 7;
+  private static final int MIB = 1024 * 1024;
+  private static final String LEGACY_DIVERGENT = "legacy/fixed.json";
+  private static final String LEGACY_SAME = "legacy/same.json";
+  private static final String EARLY = "A/early.txt";
+  private static S3ProxyServer s3;
+  private static String bucket;
+  private static final AtomicInteger requests = new AtomicInteger();
+
+  @BeforeAll
+  static void populate() throws IOException {
+    s3 = S3ProxyServer.shared();
+    bucket = s3.createBucket(true);
+    try (S3ObjectStore store = open(S3StoreOptions.builder().pointerMode(PointerMode.LOG)
+        .multipartThreshold(5 * MIB).partSize(5 * MIB).build())) {
+      for (String body : List.of("a", "b", "a")) {
+        plainPut(LEGACY_DIVERGENT, body);
+      }
+      for (int i = 0; i < 3; i++) {
+        plainPut(LEGACY_SAME, "same");
+      }
+      plainPut(EARLY, "early");
+      for (int i = 0; i < 20; i++) {
+        store.putIfAbsent(key(300 + 60L * i), text("gen " + i), "host-a");
+      }
+      store.putIfAbsent(key(120), text("alpha"), "host-a");
+      store.putIfAbsent(key(120), text("beta"), "host-b");
+      byte[] big = new byte[6 * MIB];
+      new Random(7).nextBytes(big);
+      try (S3ObjectStore singlePart = open(S3StoreOptions.defaults())) {
+        singlePart.putIfAbsent(key(180), Payload.ofBytes(big), "host-a");
+        singlePart.delete(key(180));
+      }
+      store.putIfAbsent(key(180), Payload.ofBytes(big), "host-b");
+      store.putIfAbsent(key(240), text("gone"), "host-a");
+      store.delete(key(240));
+      PointerAdvancer adv = new PointerAdvancer(store);
+      for (int i = 0; i < 3; i++) {
+        adv.advance(Pointer.to(store.stat(key(300 + 60L * i)).orElseThrow(), 60, 1, "host-a", Instant.EPOCH));
+      }
+      // evidence for a key whose object is gone from the listing entirely
+      s3.client().put(bucket, "p/_idem/evidence/" + key(60) + "!" + Sha256.EMPTY, RequestBody.empty(), null,
+          Map.of("idem-sha256", Sha256.EMPTY, "idem-writer", "host-z"));
+    }
+  }
+
+  private static S3ObjectStore open(S3StoreOptions options) {
+    CredentialsProvider counting = () -> {
+      requests.incrementAndGet();
+      return AwsCredentials.of(S3ProxyServer.ACCESS_KEY, S3ProxyServer.SECRET_KEY);
+    };
+    return S3ObjectStore.open(s3.location(bucket, "p"), counting, options.toBuilder().pageSize(PAGE).build());
+  }
+
+  private static void plainPut(String key, String body) throws IOException {
+    s3.client().put(bucket, "p/" + key, RequestBody.ofBytes(body.getBytes(StandardCharsets.UTF_8)), null, Map.of());
+  }
+
+  private static String key(long windowStart) {
+    return RunSpec.of("orders", new Window(windowStart, 60), 1).outputKey().toString();
+  }
+
+  private static Payload text(String s) {
+    return Payload.ofBytes(s.getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static Map<String, KeyHistory> history(S3StoreOptions options, String prefix) throws IOException {
+    Map<String, KeyHistory> out = new TreeMap<>();
+    List<String> order = new ArrayList<>();
+    try (S3ObjectStore store = open(options)) {
+      assertTrue(store.history(prefix, h -> {
+        order.add(h.key());
+        out.put(h.key(), h);
+        return true;
+      }));
+    }
+    assertEquals(new ArrayList<>(out.keySet()), order, "ascending, one group per key");
+    return out;
+  }
+
+  @Test
+  void history_pagedBySeven_everyKeyOnceInOrderInternalAreaSkipped() throws IOException {
+    Map<String, KeyHistory> h = history(S3StoreOptions.defaults(), "");
+    List<String> expected = new ArrayList<>(List.of(EARLY, LEGACY_DIVERGENT, LEGACY_SAME, key(60), key(120), key(180),
+        key(240)));
+    for (int i = 0; i < 20; i++) {
+      expected.add(key(300 + 60L * i));
+    }
+    expected.sort(KeyOrder::compare);
+    assertEquals(expected, new ArrayList<>(h.keySet()));
+    assertFalse(h.keySet().stream().anyMatch(k -> k.startsWith("_idem")));
+  }
+
+  @Test
+  void history_smallPagesAndOnePage_sameEntries() throws IOException {
+    Map<String, KeyHistory> small = history(S3StoreOptions.defaults(), "");
+    Map<String, KeyHistory> large = history(S3StoreOptions.defaults().toBuilder().pageSize(1000).build(), "");
+    assertEquals(large, small);
+  }
+
+  @Test
+  void history_legacyOverwrites_divergentByEtagAndBenignByEtag() throws IOException {
+    Map<String, KeyHistory> h = history(S3StoreOptions.defaults(), "legacy/");
+    assertEquals(List.of(LEGACY_DIVERGENT, LEGACY_SAME), new ArrayList<>(h.keySet()));
+    KeyVerdict fixed = KeyVerdict.of(h.get(LEGACY_DIVERGENT));
+    assertTrue(fixed.divergent());
+    assertEquals(3, fixed.writes());
+    assertEquals(2, fixed.payloads());
+    assertEquals(Basis.ETAG, fixed.basis());
+    KeyVerdict same = KeyVerdict.of(h.get(LEGACY_SAME));
+    assertTrue(same.benignDuplicate());
+    assertEquals(3, same.writes());
+  }
+
+  @Test
+  void history_divergentAttempt_mergedWithItsKeyComparedBySha() throws IOException {
+    KeyHistory h = history(S3StoreOptions.defaults(), "orders/").get(key(120));
+    KeyVerdict v = KeyVerdict.of(h);
+    assertTrue(v.divergent());
+    assertEquals(Basis.SHA256, v.basis());
+    assertEquals(1, v.divergentAttempts());
+    HistoryEntry attempt = h.entries().stream().filter(e -> e.kind() == HistoryEntry.Kind.DIVERGENT_ATTEMPT)
+        .findFirst().orElseThrow();
+    assertEquals("host-b", attempt.writer());
+    assertEquals(4, attempt.size());
+    assertEquals(Sha256.of("beta".getBytes(StandardCharsets.UTF_8)), attempt.sha256());
+  }
+
+  @Test
+  void history_sameBytesSinglePartThenMultipart_oneContentBySha() throws IOException {
+    KeyHistory h = history(S3StoreOptions.defaults(), key(180)).get(key(180));
+    List<HistoryEntry> versions = h.entries().stream().filter(e -> e.kind() == HistoryEntry.Kind.VERSION).toList();
+    assertEquals(2, versions.size());
+    assertTrue(!versions.get(0).etag().equals(versions.get(1).etag()), "different ETags: " + versions);
+    assertEquals(1, h.entries().stream().filter(e -> e.kind() == HistoryEntry.Kind.DELETE_MARKER).count());
+    KeyVerdict v = KeyVerdict.of(h);
+    assertEquals(Basis.SHA256, v.basis(), "ETags differ, so the SHA-256s were fetched: " + h);
+    assertFalse(v.divergent());
+  }
+
+  @Test
+  void history_deletedKey_deleteMarkerReported() throws IOException {
+    KeyHistory h = history(S3StoreOptions.defaults(), "orders/").get(key(240));
+    assertEquals(List.of(HistoryEntry.Kind.DELETE_MARKER, HistoryEntry.Kind.VERSION),
+        h.entries().stream().map(HistoryEntry::kind).toList());
+    assertFalse(KeyVerdict.of(h).divergent());
+  }
+
+  @Test
+  void history_evidenceWithoutObject_ownGroupInOrder() throws IOException {
+    Map<String, KeyHistory> h = history(S3StoreOptions.defaults(), "orders/");
+    KeyHistory orphan = h.get(key(60));
+    assertEquals(1, orphan.entries().size());
+    assertEquals(HistoryEntry.Kind.DIVERGENT_ATTEMPT, orphan.entries().get(0).kind());
+    assertEquals("host-z", orphan.entries().get(0).writer());
+  }
+
+  @Test
+  void history_singleVersionKeys_noRequestPerVersion() throws IOException {
+    int before = requests.get();
+    Map<String, KeyHistory> h = history(S3StoreOptions.defaults(), "orders/");
+    int used = requests.get() - before;
+    int versions = h.values().stream().mapToInt(k -> k.entries().size()).sum();
+    // pages of 7 for the versions and the evidence, plus HEADs only for the two keys with evidence or
+    // differing ETags (key 120: 1 version + 1 attempt; key 180: 2 ETags; key 60: 1 attempt)
+    int pages = (versions + PAGE - 1) / PAGE + 2;
+    assertTrue(used <= pages + 5, "used " + used + " requests for " + versions + " entries");
+  }
+
+  @Test
+  void history_visitorStops_returnsFalseEarly() throws IOException {
+    int[] seen = {0};
+    try (S3ObjectStore store = open(S3StoreOptions.defaults())) {
+      assertFalse(store.history("", k -> ++seen[0] < 3));
+    }
+    assertEquals(3, seen[0]);
+  }
+
+  @Test
+  void list_pagedBySeven_currentObjectsOnlyInternalSkipped() throws IOException {
+    List<ListedObject> listed = new ArrayList<>();
+    try (S3ObjectStore store = open(S3StoreOptions.defaults())) {
+      assertTrue(store.list("", listed::add));
+    }
+    List<String> keys = listed.stream().map(ListedObject::key).toList();
+    assertEquals(3 + 20 + 2, keys.size(), keys.toString());
+    assertFalse(keys.contains(key(240)), "deleted");
+    assertFalse(keys.stream().anyMatch(k -> k.startsWith("_idem")));
+    List<String> sorted = new ArrayList<>(keys);
+    sorted.sort(KeyOrder::compare);
+    assertEquals(sorted, keys);
+  }
+
+  @Test
+  void history_unversionedBucket_currentObjectsAndEvidence() throws IOException {
+    String plain = s3.createBucket(false);
+    try (S3ObjectStore store = S3ObjectStore.open(s3.location(plain, ""), s3.credentials(),
+        S3StoreOptions.builder().pageSize(2).build())) {
+      store.putIfAbsent(key(60), text("one"), "host-a");
+      store.putIfAbsent(key(60), text("two"), "host-b");
+      store.putIfAbsent(key(120), text("three"), "host-a");
+      List<KeyHistory> seen = new ArrayList<>();
+      store.history("", seen::add);
+      assertEquals(List.of(key(120), key(60)), seen.stream().map(KeyHistory::key).toList(), "byte order: 1 < 6");
+      assertEquals(1, KeyVerdict.of(seen.get(0)).writes());
+      assertTrue(KeyVerdict.of(seen.get(1)).divergent());
+      assertEquals("null", seen.get(1).entries().get(0).versionId());
+    }
+  }
+}

@@ -1,0 +1,229 @@
+package dev.idem.store.s3;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.idem.core.RunSpec;
+import dev.idem.core.Window;
+import dev.idem.core.publish.AdvanceReport;
+import dev.idem.core.publish.AdvanceStatus;
+import dev.idem.core.publish.PointerAdvancer;
+import dev.idem.core.store.CasResult;
+import dev.idem.core.store.Payload;
+import dev.idem.core.store.Pointer;
+import dev.idem.core.store.PointerState;
+import dev.idem.store.s3.client.ObjectSummary;
+import dev.idem.store.s3.client.RequestBody;
+import dev.idem.store.s3.testing.S3ProxyServer;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The two pointer modes against S3Proxy, beyond the shared contract: the log's reader, copy, sweep and races. */
+class S3PointerTest {
+  private static S3ProxyServer s3;
+  private String bucket;
+
+  @BeforeAll
+  static void server() throws IOException {
+    s3 = S3ProxyServer.shared();
+  }
+
+  @BeforeEach
+  void bucket() throws IOException {
+    bucket = s3.createBucket(true);
+  }
+
+  private S3ObjectStore open(PointerMode mode, int pageSize) {
+    return S3ObjectStore.open(s3.location(bucket, "p"), s3.credentials(),
+        S3StoreOptions.builder().pointerMode(mode).pageSize(pageSize).build());
+  }
+
+  private static Pointer publish(S3ObjectStore store, long windowStart, int schema) throws IOException {
+    String k = RunSpec.of("orders", new Window(windowStart, 60), schema).outputKey().toString();
+    store.putIfAbsent(k, Payload.ofBytes(("gen " + windowStart + "/" + schema).getBytes(StandardCharsets.UTF_8)),
+        "host-a");
+    return Pointer.to(store.stat(k).orElseThrow(), 60, schema, "host-a", Instant.EPOCH);
+  }
+
+  private List<ObjectSummary> logEntries() throws IOException {
+    return s3.client().listObjects(bucket, "p/_idem/pointers/orders/log/", null, null, 1000).objects();
+  }
+
+  @Test
+  void compareAndSetPointer_casMode_tokenIsEtagAndStaleEtagConflicts() throws IOException {
+    try (S3ObjectStore store = open(PointerMode.CAS, 1000)) {
+      assertEquals(CasResult.SWAPPED, store.compareAndSetPointer("orders", null, publish(store, 60, 1)));
+      PointerState first = store.readPointer("orders").orElseThrow();
+      assertEquals(s3.client().head(bucket, "p/_idem/pointers/orders/latest", null).orElseThrow().etag(), first.token());
+      assertEquals(CasResult.SWAPPED, store.compareAndSetPointer("orders", first.token(), publish(store, 120, 1)));
+      assertEquals(CasResult.CONFLICT, store.compareAndSetPointer("orders", first.token(), publish(store, 180, 1)));
+      assertEquals(CasResult.CONFLICT, store.compareAndSetPointer("orders", "\"0123\"", publish(store, 180, 1)));
+      assertEquals(120, store.readPointer("orders").orElseThrow().pointer().windowStart());
+    }
+  }
+
+  @Test
+  void compareAndSetPointer_logMode_entriesNumberedAndLatestCopied() throws IOException {
+    try (S3ObjectStore store = open(PointerMode.LOG, 1000)) {
+      Pointer a = publish(store, 60, 1);
+      Pointer b = publish(store, 120, 1);
+      assertEquals(CasResult.SWAPPED, store.compareAndSetPointer("orders", null, a));
+      PointerState s1 = store.readPointer("orders").orElseThrow();
+      assertEquals("1", s1.token());
+      assertEquals(CasResult.SWAPPED, store.compareAndSetPointer("orders", "1", b));
+      assertEquals(CasResult.CONFLICT, store.compareAndSetPointer("orders", "1", publish(store, 180, 1)));
+      assertEquals(List.of("p/_idem/pointers/orders/log/00000000000000000001",
+          "p/_idem/pointers/orders/log/00000000000000000002"), logEntries().stream().map(ObjectSummary::key).toList());
+      byte[] latest = s3.client().getBytes(bucket, "p/_idem/pointers/orders/latest", 8192).orElseThrow().bytes();
+      assertArrayEquals(b.toBytes(), latest, "plain readers see the newest document");
+    }
+  }
+
+  @Test
+  void readPointer_logModeFreshReaderLongLog_findsNewestPastFullPages() throws IOException {
+    try (S3ObjectStore writer = open(PointerMode.LOG, 1000)) {
+      Pointer p = publish(writer, 60, 1);
+      String token = null;
+      for (int i = 0; i < 23; i++) {
+        Pointer next = publish(writer, 60L * (i + 1), 1);
+        assertEquals(CasResult.SWAPPED, writer.compareAndSetPointer("orders", token, next));
+        token = writer.readPointer("orders").orElseThrow().token();
+        p = next;
+      }
+      assertEquals("23", token);
+      try (S3ObjectStore reader = open(PointerMode.LOG, 4)) {
+        PointerState s = reader.readPointer("orders").orElseThrow();
+        assertEquals("23", s.token(), "a reader listing 4 entries per page gallops to the newest");
+        assertEquals(p, s.pointer());
+        assertEquals(CasResult.SWAPPED, writer.compareAndSetPointer("orders", "23", publish(writer, 24 * 60, 1)));
+        assertEquals("24", reader.readPointer("orders").orElseThrow().token(), "its cached position moves on");
+      }
+    }
+  }
+
+  @Test
+  void readPointer_logModeAfterCasMode_continuesFromLatest() throws IOException {
+    try (S3ObjectStore cas = open(PointerMode.CAS, 1000); S3ObjectStore log = open(PointerMode.LOG, 1000)) {
+      Pointer a = publish(cas, 60, 1);
+      cas.compareAndSetPointer("orders", null, a);
+      PointerState bootstrapped = log.readPointer("orders").orElseThrow();
+      assertEquals("0", bootstrapped.token());
+      assertEquals(a, bootstrapped.pointer());
+      assertEquals(AdvanceStatus.ADVANCED, new PointerAdvancer(log).advance(publish(log, 120, 1)).status());
+      assertEquals("1", log.readPointer("orders").orElseThrow().token());
+      assertEquals(120, cas.readPointer("orders").orElseThrow().pointer().windowStart(), "the copy serves CAS readers");
+    }
+  }
+
+  @Test
+  void compareAndSetPointer_logModeCasToken_rejected() throws IOException {
+    try (S3ObjectStore store = open(PointerMode.LOG, 1000)) {
+      Pointer a = publish(store, 60, 1);
+      assertThrows(IllegalArgumentException.class, () -> store.compareAndSetPointer("orders", "\"etag\"", a));
+      assertTrue(logEntries().isEmpty());
+    }
+  }
+
+  @Test
+  void readPointer_malformedDocument_cleanError() throws IOException {
+    try (S3ObjectStore store = open(PointerMode.CAS, 1000)) {
+      s3.client().put(bucket, "p/_idem/pointers/orders/latest",
+          RequestBody.ofBytes("not a pointer\n".getBytes(StandardCharsets.UTF_8)), null, Map.of());
+      Pointer.MalformedPointerException e =
+          assertThrows(Pointer.MalformedPointerException.class, () -> store.readPointer("orders"));
+      assertTrue(e.getMessage().contains("_idem/pointers/orders/latest"), e.getMessage());
+    }
+  }
+
+  @Test
+  void advance_logModeEightThreads_noLostUpdateNoRegression() throws Exception {
+    int threads = 8;
+    List<Pointer> offered = new ArrayList<>();
+    try (S3ObjectStore setup = open(PointerMode.LOG, 1000)) {
+      for (int i = 0; i < threads * 4; i++) {
+        offered.add(publish(setup, 60L * (1 + (i * 13) % (threads * 4)), 1));
+      }
+    }
+    List<AdvanceReport> reports = Collections.synchronizedList(new ArrayList<>());
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    CountDownLatch go = new CountDownLatch(1);
+    List<Future<?>> futures = new ArrayList<>();
+    for (int t = 0; t < threads; t++) {
+      int first = t;
+      futures.add(pool.submit(() -> {
+        // each thread its own store, as separate replicas would be
+        try (S3ObjectStore store = open(PointerMode.LOG, 1000)) {
+          PointerAdvancer adv = new PointerAdvancer(store, 1000, 1);
+          go.await();
+          for (int j = first; j < offered.size(); j += threads) {
+            reports.add(adv.advance(offered.get(j)));
+          }
+        }
+        return null;
+      }));
+    }
+    go.countDown();
+    for (Future<?> f : futures) {
+      f.get(120, TimeUnit.SECONDS);
+    }
+    pool.shutdown();
+    try (S3ObjectStore reader = open(PointerMode.LOG, 1000)) {
+      Pointer.Position max = offered.stream().map(Pointer::position).max(Pointer.Position::compareTo).orElseThrow();
+      assertEquals(max, reader.readPointer("orders").orElseThrow().pointer().position(), "G3: " + reports);
+      assertFalse(reports.stream().anyMatch(r -> r.status() == AdvanceStatus.CONTENDED));
+      List<Pointer.Position> chain = new ArrayList<>();
+      for (ObjectSummary e : logEntries()) {
+        byte[] doc = s3.client().getBytes(bucket, e.key(), 8192).orElseThrow().bytes();
+        chain.add(Pointer.parse(doc, e.key()).position());
+      }
+      for (int i = 1; i < chain.size(); i++) {
+        assertTrue(chain.get(i - 1).compareTo(chain.get(i)) < 0, "G2: the log only moves forward: " + chain);
+      }
+      long advanced = reports.stream().filter(r -> r.status() == AdvanceStatus.ADVANCED).count();
+      assertEquals(advanced, chain.size(), "every ADVANCED is one entry, none lost: " + reports);
+    }
+  }
+
+  @Test
+  void sweep_logEntries_keepsNewestFewDeletesOlder() throws IOException {
+    try (S3ObjectStore store = S3ObjectStore.open(s3.location(bucket, "p"), s3.credentials(),
+        S3StoreOptions.builder().pointerMode(PointerMode.LOG).logEntriesKept(3).build())) {
+      PointerAdvancer adv = new PointerAdvancer(store);
+      for (int i = 1; i <= 8; i++) {
+        adv.advance(publish(store, 60L * i, 1));
+      }
+      assertEquals(List.of(), store.sweep(Duration.ofHours(1), false), "entries younger than the grace stay");
+      List<String> dry = store.sweep(Duration.ZERO, true);
+      assertEquals(5, dry.size(), dry.toString());
+      assertEquals(8, logEntries().size());
+      List<String> done = store.sweep(Duration.ZERO, false);
+      assertTrue(done.get(0).startsWith("deleted superseded pointer-log entry _idem/pointers/orders/log/00000000000000000001"),
+          done.toString());
+      assertEquals(List.of("p/_idem/pointers/orders/log/00000000000000000006",
+          "p/_idem/pointers/orders/log/00000000000000000007", "p/_idem/pointers/orders/log/00000000000000000008"),
+          logEntries().stream().map(ObjectSummary::key).toList());
+      assertEquals("8", store.readPointer("orders").orElseThrow().token());
+      assertEquals(AdvanceStatus.ADVANCED, adv.advance(publish(store, 60L * 9, 1)).status());
+      try (S3ObjectStore fresh = open(PointerMode.LOG, 2)) {
+        assertEquals("9", fresh.readPointer("orders").orElseThrow().token(), "a fresh reader after a sweep");
+      }
+    }
+  }
+}
