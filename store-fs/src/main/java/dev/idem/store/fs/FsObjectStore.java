@@ -226,7 +226,9 @@ public final class FsObjectStore implements ObjectStore {
    * The object's metadata. Its SHA-256, writer and time come from the ledger's last CREATED line when
    * that line matches the file (same size, written no earlier than the file's last modification);
    * otherwise (a crash lost the line, or something other than idem wrote the file) the object is
-   * hashed, and writer is {@code null} and time the file's modification time.
+   * hashed, and writer is {@code null} and time the file's modification time. (Where a file server
+   * stamps modification times with a clock ahead of this host's, e.g. some NFS setups, lines do not
+   * match and every stat hashes: still correct, only slower.)
    */
   @Override
   public Optional<ObjectInfo> stat(String key) throws IOException {
@@ -248,7 +250,7 @@ public final class FsObjectStore implements ObjectStore {
     try {
       return Optional.of(Files.newInputStream(target));
     } catch (NoSuchFileException e) {
-      return Optional.empty();
+      return Optional.empty(); // deleted since the check
     }
   }
 
@@ -305,6 +307,7 @@ public final class FsObjectStore implements ObjectStore {
           knownKeys.add(key);
           return existing(key, stored.get(), temp.path(), sha, size, writerId, ledger);
         }
+        requireFileOrNothing(target, "object");
         if (attempt == PUBLISH_ATTEMPTS) {
           throw new IOException("could not publish " + target + ": an object kept appearing there and vanishing"
               + " (deleted by retention?) " + PUBLISH_ATTEMPTS + " times; nothing was published");
@@ -408,6 +411,11 @@ public final class FsObjectStore implements ObjectStore {
       }
     } catch (NoSuchFileException e) {
       return null;
+    } catch (FileSystemException e) {
+      if (underAFile(file)) {
+        return null;
+      }
+      throw e;
     }
     return new Hashed(Sha256.hex(md.digest()), size);
   }
@@ -416,9 +424,24 @@ public final class FsObjectStore implements ObjectStore {
     try {
       BasicFileAttributes a = Files.readAttributes(p, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
       return a.isRegularFile() ? a : null;
-    } catch (NoSuchFileException | NotDirectoryException e) {
+    } catch (NoSuchFileException e) {
       return null;
+    } catch (FileSystemException e) {
+      if (underAFile(p)) {
+        return null; // ENOTDIR: a key below an object ("a/b/c" under "a/b") holds nothing
+      }
+      throw e;
     }
+  }
+
+  /** Whether some ancestor of {@code p} exists and is not a directory (the JDK reports ENOTDIR untyped). */
+  static boolean underAFile(Path p) {
+    for (Path a = p.getParent(); a != null; a = a.getParent()) {
+      if (Files.exists(a, LinkOption.NOFOLLOW_LINKS)) {
+        return !Files.isDirectory(a, LinkOption.NOFOLLOW_LINKS);
+      }
+    }
+    return false;
   }
 
   private void record(Path ledger, PutStatus status, Instant time, String sha, long size, String writer,

@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -62,6 +63,11 @@ final class Ledger {
       bytes = Files.readAllBytes(file);
     } catch (NoSuchFileException e) {
       return List.of();
+    } catch (FileSystemException e) {
+      if (FsObjectStore.underAFile(file)) {
+        return List.of();
+      }
+      throw e;
     }
     String text = new String(bytes, StandardCharsets.UTF_8);
     List<Line> lines = new ArrayList<>();

@@ -333,6 +333,17 @@ class FsObjectStorePutTest {
   }
 
   @Test
+  void stat_keyBelowAnObject_nothingThere() throws IOException {
+    store.putIfAbsent("a/b", bytes("1"), "writer-a");
+    assertTrue(store.stat("a/b/c").isEmpty());
+    assertFalse(store.exists("a/b/c"));
+    assertTrue(store.open("a/b/c").isEmpty());
+    assertFalse(store.delete("a/b/c"));
+    assertEquals(List.of(), Fixtures.historyKeys(store, "a/b/"));
+    assertEquals(List.of(), Fixtures.listKeys(store, "a/b/c"));
+  }
+
+  @Test
   void exists_cachedKeyDeletedBehindTheStore_answersFromCacheUntilDeleteEvicts() throws IOException {
     String k = key("orders", 60);
     store.putIfAbsent(k, bytes("alpha"), "writer-a");
