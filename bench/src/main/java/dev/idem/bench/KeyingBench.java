@@ -32,6 +32,9 @@ import org.openjdk.jmh.annotations.Warmup;
  *       hex. Nothing idem does can be cheaper than this.
  *   <li>{@code freshDigestHex}: the limit with {@code MessageDigest.getInstance} per call, to show how
  *       much of the gap is the provider look-up.
+ *   <li>Where the rest of the gap goes: {@code partCanonicalBytes} ({@link RunSpec#canonicalBytes()},
+ *       the encoding alone) and {@code partKeyRecord} (constructing the {@link OutputKey} record from
+ *       a finished digest, which validates the pipeline name and the hex again).
  * </ul>
  *
  * {@code inputs} is the number of declared extra inputs (0: the reference four-field spec; 4: a spec
@@ -54,6 +57,7 @@ public class KeyingBench {
   private RunSpec spec;
   private byte[] canonical;
   private MessageDigest digest;
+  private String digestHex;
 
   @Setup
   public void setUp() throws NoSuchAlgorithmException {
@@ -64,6 +68,7 @@ public class KeyingBench {
     }
     canonical = spec.canonicalBytes();
     digest = MessageDigest.getInstance("SHA-256");
+    digestHex = spec.outputKey().digestHex();
   }
 
   @Benchmark
@@ -84,5 +89,15 @@ public class KeyingBench {
   @Benchmark
   public String freshDigestHex() throws NoSuchAlgorithmException {
     return Hex.lower(MessageDigest.getInstance("SHA-256").digest(canonical));
+  }
+
+  @Benchmark
+  public byte[] partCanonicalBytes() {
+    return spec.canonicalBytes();
+  }
+
+  @Benchmark
+  public OutputKey partKeyRecord() {
+    return new OutputKey(spec.pipeline(), spec.window().startEpochSecond(), digestHex);
   }
 }

@@ -10,8 +10,10 @@ import dev.idem.core.store.Pointer;
 import dev.idem.core.store.PointerState;
 import dev.idem.store.fs.FsObjectStore;
 import java.io.IOException;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Instant;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
@@ -50,6 +52,8 @@ import org.openjdk.jmh.annotations.Warmup;
  *   <li>{@code jgitRefUpdateFsync}: {@code repo.updateRef} (reads the ref), expected old id, new id,
  *       forced update: {@code .lock} file by {@code O_EXCL}, write, {@code fsync}, rename. JGit never
  *       {@code fsync}s the directory, so its rename can be lost by a power loss that idem's survives.
+ *   <li>{@code jgitRefUpdateFsyncDirFsync}: the same plus an {@code fsync} of {@code refs/heads}
+ *       afterwards, what JGit would cost at idem's durability: the like-for-like peer.
  *   <li>{@code jgitRefUpdateDefault}: the same with JGit's default (no {@code fsync}), for scale.
  * </ul>
  *
@@ -73,6 +77,7 @@ public class PointerCasBench {
   private ObjectInfo target;
   private int schema;
   private Repository fsyncRepo;
+  private Path fsyncRefDir;
   private Repository defaultRepo;
   private ObjectId[] ids;
   private int flip;
@@ -88,6 +93,7 @@ public class PointerCasBench {
     advancer.advance(pointer(++schema));
 
     fsyncRepo = bareRepository(dir.resolve("fsync.git"), true);
+    fsyncRefDir = dir.resolve("fsync.git").resolve("refs").resolve("heads");
     defaultRepo = bareRepository(dir.resolve("default.git"), false);
     ids = new ObjectId[2];
     for (Repository repo : new Repository[] {fsyncRepo, defaultRepo}) {
@@ -149,6 +155,15 @@ public class PointerCasBench {
   @Benchmark
   public RefUpdate.Result jgitRefUpdateFsync() throws IOException {
     return swap(fsyncRepo);
+  }
+
+  @Benchmark
+  public RefUpdate.Result jgitRefUpdateFsyncDirFsync() throws IOException {
+    RefUpdate.Result r = swap(fsyncRepo);
+    try (FileChannel d = FileChannel.open(fsyncRefDir, StandardOpenOption.READ)) {
+      d.force(true);
+    }
+    return r;
   }
 
   @Benchmark

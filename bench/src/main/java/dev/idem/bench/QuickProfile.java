@@ -1,0 +1,565 @@
+package dev.idem.bench;
+
+import dev.idem.store.s3.testing.S3ProxyServer;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Locale;
+import java.util.regex.Pattern;
+import org.openjdk.jmh.profile.GCProfiler;
+import org.openjdk.jmh.results.Result;
+import org.openjdk.jmh.results.RunResult;
+import org.openjdk.jmh.results.format.ResultFormatType;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.RunnerException;
+import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+import org.openjdk.jmh.runner.options.TimeValue;
+
+/**
+ * The quick profile: every benchmark class with short warmups and measurements and one fork, run
+ * group by group so that idem and its baseline run back to back, then one markdown table with the
+ * ratios, the targets, and the machine it ran on. Sized to finish in well under 15 minutes on 2
+ * cores; figures are for side-by-side ratios, not for absolute claims.
+ *
+ * <p>Starts S3Proxy itself (a child JVM, through {@link S3ProxyServer}) for the S3 group and stops it
+ * at the end. Raw JMH results go to {@code <out dir>/jmh/<group>.json}.
+ *
+ * <p>Run: {@code bench/run} (builds first when needed), or {@code java -cp bench/target/benchmarks.jar
+ * dev.idem.bench.QuickProfile [--out FILE] [--only REGEX]}, where {@code REGEX} picks groups by name
+ * ({@code keying fs skip contention pointer s3}).
+ */
+public final class QuickProfile {
+  private static final long KIB = 1024;
+  private static final long MIB = 1024 * KIB;
+
+  private final Path jmhDir;
+  private final List<String> forkArgs = new ArrayList<>();
+  private final Report report;
+
+  private QuickProfile(Path jmhDir, Report report) {
+    this.jmhDir = jmhDir;
+    this.report = report;
+  }
+
+  public static void main(String[] args) throws Exception {
+    Path out = Paths.get("bench", "target", "results.md");
+    Pattern only = Pattern.compile(".*");
+    for (int i = 0; i < args.length; i++) {
+      switch (args[i]) {
+        case "--out" -> out = Paths.get(args[++i]);
+        case "--only" -> only = Pattern.compile(args[++i]);
+        default -> throw new IllegalArgumentException("unknown argument " + args[i]
+            + " (usage: QuickProfile [--out FILE] [--only REGEX])");
+      }
+    }
+    out = out.toAbsolutePath();
+    Path jmhDir = Files.createDirectories(out.getParent().resolve("jmh"));
+    Path dataDir = BenchDirs.base();
+    Instant start = Instant.now();
+    Report report = new Report(Machine.describe(dataDir), start);
+    QuickProfile profile = new QuickProfile(jmhDir, report);
+    profile.forkArgs.add("-D" + BenchDirs.PROPERTY + "=" + dataDir);
+
+    if (only.matcher("keying").find()) {
+      profile.keying();
+    }
+    if (only.matcher("fs").find()) {
+      profile.fsPublish();
+    }
+    if (only.matcher("skip").find()) {
+      profile.skipPath();
+    }
+    if (only.matcher("contention").find()) {
+      profile.contention();
+    }
+    if (only.matcher("pointer").find()) {
+      profile.pointerCas();
+    }
+    if (only.matcher("s3").find()) {
+      try (S3ProxyServer server = S3ProxyServer.start()) {
+        report.note("S3Proxy " + S3ProxyServer.VERSION + " (transient-nio2, in memory) in a child JVM at "
+            + server.endpoint() + ", started and stopped by this run.");
+        profile.forkArgs.add("-D" + S3Bench.ENDPOINT_PROPERTY + "=" + server.endpoint());
+        profile.s3();
+      }
+    }
+    report.finish(Machine.loadAverage(), Duration.between(start, Instant.now()));
+    Files.writeString(out, report.markdown(), StandardCharsets.UTF_8);
+    System.out.println();
+    System.out.println("Results table: " + out);
+  }
+
+  // ------------------------------------------------------------------------------------------ runs
+
+  private ChainedOptionsBuilder options(String group, int warmups, TimeValue warmupTime, int iterations,
+      TimeValue iterationTime) {
+    return new OptionsBuilder()
+        .forks(1)
+        .warmupIterations(warmups)
+        .warmupTime(warmupTime)
+        .measurementIterations(iterations)
+        .measurementTime(iterationTime)
+        .jvmArgsAppend(forkArgs.toArray(new String[0]))
+        .shouldFailOnError(true)
+        .resultFormat(ResultFormatType.JSON)
+        .result(jmhDir.resolve(group + ".json").toString());
+  }
+
+  private static Results run(ChainedOptionsBuilder options) throws RunnerException {
+    return new Results(new Runner(options.build()).run());
+  }
+
+  private void keying() throws RunnerException {
+    Results r = run(options("keying", 2, TimeValue.milliseconds(500), 3, TimeValue.milliseconds(500))
+        .include(KeyingBench.class.getName() + "\\."));
+    Report.Table t = report.table("Keying: RunSpec → key (ns/op, lower is better)",
+        "Limit: one SHA-256 of the same canonical bytes with a reused MessageDigest, plus hex. "
+            + "`inputs` = declared extra inputs (0 is the reference four-field spec).",
+        "inputs", "idem outputKey()", "idem key string", "limit: digest + hex", "getInstance + digest + hex",
+        "part: canonicalBytes()", "part: OutputKey record", "idem / limit");
+    for (String inputs : List.of("0", "4")) {
+      Result<?> idem = r.get("idemOutputKey", "inputs", inputs);
+      Result<?> limit = r.get("limitDigestHex", "inputs", inputs);
+      double ratio = ratio(idem, limit);
+      t.row(inputs, fmt(idem), fmt(r.get("idemKeyString", "inputs", inputs)), fmt(limit),
+          fmt(r.get("freshDigestHex", "inputs", inputs)), fmt(r.get("partCanonicalBytes", "inputs", inputs)),
+          fmt(r.get("partKeyRecord", "inputs", inputs)), ratioText(ratio));
+      report.target("Keying within 1.5× of the limit (inputs=" + inputs + ")", ratioText(ratio), ratio <= 1.5);
+    }
+  }
+
+  private void fsPublish() throws RunnerException {
+    Report.Table t = report.table("Filesystem publish to a fresh key (µs/op, lower is better)",
+        "(a) = temp file, force, ATOMIC_MOVE, directory fsync, written inline (the crash-safe limit); "
+            + "(a)+SHA = the same hashing the bytes while writing; (b) = Files.write over one fixed path "
+            + "(no fsync, not atomic). Each payload size runs as its own group, idem and baselines back to back.",
+        "payload", "idem putIfAbsent", "(a) durable atomic", "(a)+SHA-256", "(b) Files.write",
+        "idem / (a)", "idem / (a)+SHA", "idem / (b)");
+    for (long size : List.of(KIB, 64 * KIB, 8 * MIB)) {
+      Results r = run(options("fs-" + size, 1, TimeValue.seconds(2), 3, TimeValue.seconds(2))
+          .include(FsPublishBench.class.getName() + "\\.")
+          .param("payloadBytes", Long.toString(size)));
+      String p = Long.toString(size);
+      Result<?> idem = r.get("idemPutIfAbsent", "payloadBytes", p);
+      Result<?> a = r.get("inlineDurableAtomic", "payloadBytes", p);
+      Result<?> ah = r.get("inlineDurableAtomicHashed", "payloadBytes", p);
+      Result<?> b = r.get("unsafeFilesWrite", "payloadBytes", p);
+      double ratio = ratio(idem, a);
+      t.row(bytes(size), fmt(idem), fmt(a), fmt(ah), fmt(b), ratioText(ratio), ratioText(ratio(idem, ah)),
+          ratioText(ratio(idem, b)));
+      report.target("FS publish within 1.15× of (a) at " + bytes(size), ratioText(ratio), ratio <= 1.15);
+    }
+  }
+
+  private void skipPath() throws RunnerException {
+    Results r = run(options("skip", 2, TimeValue.milliseconds(500), 3, TimeValue.milliseconds(500))
+        .include(SkipPathBench.class.getName() + "\\."));
+    Report.Table t = report.table("Skip path: is this key already published? (ns/op, lower is better)",
+        "A replica checking a key that holds an object, on the filesystem store.",
+        "check", "idem", "limit", "limit is", "idem / limit");
+    Result<?> cached = r.get("idemExistsCached");
+    Result<?> set = r.get("limitSetContains");
+    Result<?> stat = r.get("limitStat");
+    t.row("exists(), key seen before (cached)", fmt(cached), fmt(set), "ConcurrentHashMap key-set lookup",
+        ratioText(ratio(cached, set)));
+    t.row("exists(), cache disabled", fmt(r.get("idemExistsNoCache")), fmt(stat), "Files.isRegularFile (one stat)",
+        ratioText(ratio(r.get("idemExistsNoCache"), stat)));
+    t.row("new store instance + exists()", fmt(r.get("idemExistsNewStore")), fmt(stat),
+        "Files.isRegularFile (one stat)", ratioText(ratio(r.get("idemExistsNewStore"), stat)));
+    t.row("whole Publisher.publish → SKIPPED", fmt(r.get("idemPublisherSkip")), fmt(stat),
+        "Files.isRegularFile (one stat)", ratioText(ratio(r.get("idemPublisherSkip"), stat)));
+    report.target("Cached skip check under 1 µs", fmt(cached) + " ns", cached.getScore() < 1000);
+  }
+
+  private void contention() throws RunnerException {
+    Results r = run(options("contention", 1, TimeValue.seconds(1), 3, TimeValue.seconds(2))
+        .include(ContentionBench.class.getName() + "\\."));
+    Report.Table t = report.table("Contention on one filesystem store (SampleTime: µs per operation)",
+        "Threads in one JVM, each doing one operation after another; 1 KiB payloads. Throughput = "
+            + "threads / mean latency, summed over all threads; 'vs 1 thread' is that throughput over the "
+            + "1-thread throughput of the same workload.",
+        "workload", "threads", "mean µs", "p50 µs", "p99 µs", "ops/s (all threads)", "vs 1 thread");
+    for (String workload : List.of("sameKey", "distinctKeys", "advance")) {
+      double base = Double.NaN;
+      for (int threads : List.of(1, 2, 4, 8)) {
+        Result<?> res = r.get(workload + "T" + threads);
+        double mean = res.getScore();
+        double throughput = threads * 1e6 / mean;
+        if (threads == 1) {
+          base = throughput;
+        }
+        t.row(workloadName(workload), Integer.toString(threads), num(mean),
+            num(res.getStatistics().getPercentile(50)), num(res.getStatistics().getPercentile(99)),
+            num(throughput), ratioText(throughput / base));
+      }
+    }
+  }
+
+  private static String workloadName(String method) {
+    return switch (method) {
+      case "sameKey" -> "publish, same keys (1 CREATED + n-1 IDENTICAL)";
+      case "distinctKeys" -> "publish, distinct keys";
+      case "advance" -> "pointer advance";
+      default -> method;
+    };
+  }
+
+  private void pointerCas() throws RunnerException {
+    Results r = run(options("pointer", 1, TimeValue.seconds(1), 3, TimeValue.seconds(2))
+        .include(PointerCasBench.class.getName() + "\\."));
+    Report.Table t = report.table("Pointer compare-and-swap, one writer (ops/s, higher is better)",
+        "JGit RefUpdate on a bare file repository (no reflog), forced update with an expected old id.",
+        "operation", "ops/s", "fsyncs per op", "idem CAS / this");
+    Result<?> idem = r.get("idemCas");
+    Result<?> jgit = r.get("jgitRefUpdateFsync");
+    t.row("idem compareAndSetPointer (+ readPointer)", fmt(idem),
+        "4 (object, its dir, temp, pointer dir)", "1.00×");
+    t.row("idem PointerAdvancer.advance", fmt(r.get("idemAdvance")), "4", ratioText(inverse(idem, r.get("idemAdvance"))));
+    t.row("JGit RefUpdate, core.fsyncRefFiles=true", fmt(jgit), "1 (lock file)", ratioText(inverse(idem, jgit)));
+    t.row("JGit RefUpdate, fsyncRefFiles + dir fsync", fmt(r.get("jgitRefUpdateFsyncDirFsync")),
+        "2 (lock file, refs/heads)", ratioText(inverse(idem, r.get("jgitRefUpdateFsyncDirFsync"))));
+    t.row("JGit RefUpdate, default (no fsync)", fmt(r.get("jgitRefUpdateDefault")), "0",
+        ratioText(inverse(idem, r.get("jgitRefUpdateDefault"))));
+    double ratio = inverse(idem, jgit);
+    report.target("Pointer CAS throughput ≥ JGit RefUpdate (fsyncRefFiles)", ratioText(ratio), ratio >= 1.0);
+  }
+
+  private static double inverse(Result<?> idem, Result<?> other) {
+    return idem.getScore() / other.getScore();
+  }
+
+  private void s3() throws RunnerException {
+    Results puts = run(options("s3-put", 2, TimeValue.seconds(2), 3, TimeValue.seconds(2))
+        .include(S3Bench.class.getName() + "\\.(idemPut|sdkPut)$")
+        .addProfiler(GCProfiler.class));
+    Results conflicts = run(options("s3-412", 2, TimeValue.seconds(1), 3, TimeValue.seconds(2))
+        .include(S3Bench.class.getName() + "\\.(idemPut412|sdkPut412|sdkPut412Head)$")
+        .param("payloadBytes", "1024")
+        .addProfiler(GCProfiler.class));
+    Report.Table t = report.table("S3 create-only PUT to a fresh key, same local S3Proxy (µs/op and bytes allocated/op)",
+        "idem S3ObjectStore.putIfAbsent vs AWS SDK v2 putObject(ifNoneMatch(\"*\")), both from the same file. "
+            + "Allocation is JMH -prof gc gc.alloc.rate.norm over every thread of the JVM (HTTP client threads included).",
+        "payload", "idem µs", "SDK µs", "time idem / SDK", "idem B/op", "SDK B/op", "alloc idem / SDK",
+        "idem B/op ÷ payload");
+    for (long size : List.of(KIB, MIB, 64 * MIB)) {
+      String p = Long.toString(size);
+      Result<?> idem = puts.get("idemPut", "payloadBytes", p);
+      Result<?> sdk = puts.get("sdkPut", "payloadBytes", p);
+      double idemAlloc = puts.alloc("idemPut", "payloadBytes", p);
+      double sdkAlloc = puts.alloc("sdkPut", "payloadBytes", p);
+      t.row(bytes(size), fmt(idem), fmt(sdk), ratioText(ratio(idem, sdk)), num(idemAlloc), num(sdkAlloc),
+          ratioText(idemAlloc / sdkAlloc), String.format(Locale.ROOT, "%.3f", idemAlloc / size));
+      report.target("S3 PUT no slower than the SDK at " + bytes(size), ratioText(ratio(idem, sdk)),
+          ratio(idem, sdk) <= 1.0);
+      report.target("S3 PUT allocates less than the SDK at " + bytes(size), ratioText(idemAlloc / sdkAlloc),
+          idemAlloc < sdkAlloc);
+    }
+    Report.Table c = report.table("S3 publish over an existing key: the 412 path, 1 KiB (µs/op, bytes/op)",
+        "idem: conditional PUT → 412 → HEAD → compare SHA-256 → IDENTICAL. SDK: the conditional PUT "
+            + "throwing S3Exception(412), and the same plus the headObject a caller needs to learn what is there.",
+        "operation", "µs/op", "B/op", "idem / this (time)", "idem / this (alloc)");
+    Result<?> idem412 = conflicts.get("idemPut412", "payloadBytes", "1024");
+    double idem412Alloc = conflicts.alloc("idemPut412", "payloadBytes", "1024");
+    for (String m : List.of("idemPut412", "sdkPut412", "sdkPut412Head")) {
+      Result<?> res = conflicts.get(m, "payloadBytes", "1024");
+      double alloc = conflicts.alloc(m, "payloadBytes", "1024");
+      c.row(switch (m) {
+        case "idemPut412" -> "idem putIfAbsent → IDENTICAL";
+        case "sdkPut412" -> "SDK putObject → S3Exception 412";
+        default -> "SDK putObject → 412, then headObject";
+      }, fmt(res), num(alloc), ratioText(ratio(idem412, res)), ratioText(idem412Alloc / alloc));
+    }
+    Result<?> sdkHead = conflicts.get("sdkPut412Head", "payloadBytes", "1024");
+    report.target("S3 412 path no slower than SDK PUT+HEAD", ratioText(ratio(idem412, sdkHead)),
+        ratio(idem412, sdkHead) <= 1.0);
+
+    // No whole-payload buffering: a 64 MiB publish must work in a heap smaller than the payload.
+    Report.Table h = report.table("64 MiB PUT in a 48 MiB heap (-Xmx48m): does the payload get buffered?",
+        "One short measurement per side in a fork whose heap cannot hold the payload; a side that buffers "
+            + "the whole payload fails with OutOfMemoryError.",
+        "side", "result", "µs/op");
+    Results small = new Results(List.of());
+    try {
+      small = run(options("s3-small-heap", 0, TimeValue.seconds(1), 1, TimeValue.seconds(3))
+          .include(S3Bench.class.getName() + "\\.(idemPut|sdkPut)$")
+          .param("payloadBytes", Long.toString(64 * MIB))
+          .jvmArgsAppend(append(forkArgs, "-Xmx48m"))
+          .shouldFailOnError(false));
+    } catch (RunnerException e) {
+      report.note("The small-heap run failed as a whole: " + e.getMessage());
+    }
+    for (String m : List.of("idemPut", "sdkPut")) {
+      Result<?> res = small.find(m, "payloadBytes", Long.toString(64 * MIB));
+      h.row(m.startsWith("idem") ? "idem" : "SDK", res == null ? "FAILED (see the JMH log)" : "completed",
+          res == null ? "-" : fmt(res));
+      if (m.startsWith("idem")) {
+        report.target("S3 64 MiB publish streams (works with -Xmx48m)", res == null ? "failed" : "completed",
+            res != null);
+      }
+    }
+  }
+
+  private static String[] append(List<String> args, String more) {
+    List<String> all = new ArrayList<>(args);
+    all.add(more);
+    return all.toArray(new String[0]);
+  }
+
+  // ------------------------------------------------------------------------------------ formatting
+
+  private static double ratio(Result<?> idem, Result<?> baseline) {
+    return idem.getScore() / baseline.getScore();
+  }
+
+  static String ratioText(double r) {
+    return Double.isFinite(r) ? String.format(Locale.ROOT, "%.2f×", r) : "n/a";
+  }
+
+  /** Score ± error (99.9% CI, when there are enough iterations for one). */
+  static String fmt(Result<?> r) {
+    String score = num(r.getScore());
+    double err = r.getScoreError();
+    return Double.isFinite(err) && err > 0 ? score + " ± " + num(err) : score;
+  }
+
+  /** Three significant digits, without scientific notation. */
+  static String num(double v) {
+    if (!Double.isFinite(v)) {
+      return "n/a";
+    }
+    double a = Math.abs(v);
+    if (a >= 1000) {
+      return String.format(Locale.ROOT, "%,.0f", v);
+    }
+    if (a >= 100) {
+      return String.format(Locale.ROOT, "%.0f", v);
+    }
+    if (a >= 10) {
+      return String.format(Locale.ROOT, "%.1f", v);
+    }
+    return String.format(Locale.ROOT, "%.2f", v);
+  }
+
+  static String bytes(long n) {
+    if (n >= MIB && n % MIB == 0) {
+      return n / MIB + " MiB";
+    }
+    if (n >= KIB && n % KIB == 0) {
+      return n / KIB + " KiB";
+    }
+    return n + " B";
+  }
+
+  /** The results of one JMH run, looked up by method name and parameters. */
+  static final class Results {
+    private final Collection<RunResult> all;
+
+    Results(Collection<RunResult> all) {
+      this.all = all;
+    }
+
+    RunResult findRun(String method, String... params) {
+      for (RunResult r : all) {
+        String name = r.getParams().getBenchmark();
+        if (!name.substring(name.lastIndexOf('.') + 1).equals(method)) {
+          continue;
+        }
+        boolean match = true;
+        for (int i = 0; i < params.length; i += 2) {
+          match &= params[i + 1].equals(r.getParams().getParam(params[i]));
+        }
+        if (match) {
+          return r;
+        }
+      }
+      return null;
+    }
+
+    Result<?> find(String method, String... params) {
+      RunResult r = findRun(method, params);
+      return r == null ? null : r.getPrimaryResult();
+    }
+
+    Result<?> get(String method, String... params) {
+      Result<?> r = find(method, params);
+      if (r == null) {
+        throw new IllegalStateException("no result for " + method + " " + String.join(",", params));
+      }
+      return r;
+    }
+
+    /** {@code gc.alloc.rate.norm} in bytes per operation. */
+    double alloc(String method, String... params) {
+      RunResult r = findRun(method, params);
+      if (r == null) {
+        return Double.NaN;
+      }
+      for (String label : r.getSecondaryResults().keySet()) {
+        if (label.endsWith("gc.alloc.rate.norm")) {
+          Result<?> norm = r.getSecondaryResults().get(label);
+          return norm.getScore();
+        }
+      }
+      return Double.NaN;
+    }
+  }
+
+  /** What the run ran on, for the header of the table. */
+  record Machine(int cpus, String cpuModel, String memory, String dataDir, String fileSystem, String os,
+      String jdk, String load) {
+    static Machine describe(Path dataDir) {
+      return new Machine(
+          Runtime.getRuntime().availableProcessors(),
+          firstValue(Paths.get("/proc/cpuinfo"), "model name"),
+          memory(firstValue(Paths.get("/proc/meminfo"), "MemTotal")),
+          dataDir.toString(),
+          BenchDirs.fileSystemType(dataDir),
+          System.getProperty("os.name") + " " + System.getProperty("os.version") + " " + System.getProperty("os.arch"),
+          System.getProperty("java.vm.vendor") + " " + System.getProperty("java.vm.name") + " "
+              + System.getProperty("java.runtime.version"),
+          loadAverage());
+    }
+
+    /** {@code "24683584 kB"} as {@code "23.5 GiB"}. */
+    private static String memory(String memTotal) {
+      String[] f = memTotal.split("\\s+");
+      try {
+        return String.format(Locale.ROOT, "%.1f GiB", Long.parseLong(f[0]) / (1024.0 * 1024.0));
+      } catch (NumberFormatException e) {
+        return memTotal;
+      }
+    }
+
+    static String loadAverage() {
+      try {
+        String[] f = Files.readString(Paths.get("/proc/loadavg")).trim().split("\\s+");
+        return f[0] + " " + f[1] + " " + f[2];
+      } catch (IOException | RuntimeException e) {
+        return "unknown";
+      }
+    }
+
+    private static String firstValue(Path file, String field) {
+      try {
+        for (String line : Files.readAllLines(file)) {
+          if (line.startsWith(field)) {
+            return line.substring(line.indexOf(':') + 1).trim();
+          }
+        }
+      } catch (IOException e) {
+        // not Linux: leave it unknown
+      }
+      return "unknown";
+    }
+  }
+
+  /** The markdown document: header, targets, then one table per group. */
+  static final class Report {
+    private final Machine machine;
+    private final Instant start;
+    private final List<String[]> targets = new ArrayList<>();
+    private final List<Table> tables = new ArrayList<>();
+    private final List<String> notes = new ArrayList<>();
+    private String endLoad = "unknown";
+    private Duration took = Duration.ZERO;
+
+    Report(Machine machine, Instant start) {
+      this.machine = machine;
+      this.start = start;
+    }
+
+    Table table(String title, String caption, String... header) {
+      Table t = new Table(title, caption, header);
+      tables.add(t);
+      return t;
+    }
+
+    void target(String what, String measured, boolean met) {
+      targets.add(new String[] {what, measured, met ? "met" : "**missed**"});
+    }
+
+    void note(String line) {
+      notes.add(line);
+    }
+
+    void finish(String load, Duration took) {
+      this.endLoad = load;
+      this.took = took;
+    }
+
+    String markdown() {
+      StringBuilder b = new StringBuilder();
+      b.append("# idem benchmarks: quick profile\n\n");
+      b.append("- Run: ").append(start.truncatedTo(ChronoUnit.SECONDS)).append(", ")
+          .append(took.toMinutes()).append(" min ").append(took.toSecondsPart()).append(" s");
+      String commit = System.getProperty("idem.bench.commit");
+      if (commit != null && !commit.isBlank()) {
+        b.append(", commit ").append(commit);
+      }
+      b.append("; command: `bench/run`\n");
+      b.append("- Machine: ").append(machine.cpus()).append(" CPUs (").append(machine.cpuModel()).append("), ")
+          .append(machine.memory()).append(" RAM, ").append(machine.os()).append('\n');
+      b.append("- Files written to: `").append(machine.dataDir()).append("` (filesystem: ")
+          .append(machine.fileSystem()).append(")\n");
+      b.append("- JDK: ").append(machine.jdk()).append('\n');
+      b.append("- Load average (1/5/15 min) at start: ").append(machine.load()).append("; at end: ")
+          .append(endLoad).append('\n');
+      for (String n : notes) {
+        b.append("- ").append(n).append('\n');
+      }
+      b.append("- JMH: one fork, short warmup and measurement (see `QuickProfile`); `±` is JMH's 99.9% "
+          + "confidence half-width. Absolute times on a shared 2-core machine are noisy; the ratios of "
+          + "methods run back to back in one group are the result.\n\n");
+      if (!targets.isEmpty()) {
+        Table t = new Table("Targets", "", "target", "measured", "verdict");
+        for (String[] row : targets) {
+          t.row(row);
+        }
+        t.render(b);
+      }
+      for (Table t : tables) {
+        t.render(b);
+      }
+      return b.toString();
+    }
+
+    static final class Table {
+      private final String title;
+      private final String caption;
+      private final String[] header;
+      private final List<String[]> rows = new ArrayList<>();
+
+      Table(String title, String caption, String... header) {
+        this.title = title;
+        this.caption = caption;
+        this.header = header;
+      }
+
+      void row(String... cells) {
+        rows.add(cells);
+      }
+
+      void render(StringBuilder b) {
+        b.append("## ").append(title).append("\n\n");
+        if (!caption.isEmpty()) {
+          b.append(caption).append("\n\n");
+        }
+        b.append("| ").append(String.join(" | ", header)).append(" |\n");
+        b.append("|").append("---|".repeat(header.length)).append('\n');
+        for (String[] r : rows) {
+          b.append("| ").append(String.join(" | ", r)).append(" |\n");
+        }
+        b.append('\n');
+      }
+    }
+  }
+}
