@@ -1,0 +1,102 @@
+package dev.idem.store.s3;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.idem.core.Sha256;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Example;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.constraints.LongRange;
+
+/**
+ * The key layout's orderings, which the history merge and the pointer log rely on: evidence keys list
+ * in their logical keys' order, log entries list in numeric order, and {@link KeyOrder} is S3's byte
+ * order.
+ */
+class KeyLayoutProperties {
+  private final KeyLayout layout = new KeyLayout("tenant/");
+
+  @Provide
+  Arbitrary<String> keys() {
+    return Arbitraries.strings().withChars("abcz019._-/").ofMinLength(1).ofMaxLength(12);
+  }
+
+  @Provide
+  Arbitrary<String> shas() {
+    return Arbitraries.strings().withChars("0123456789abcdef").ofLength(64);
+  }
+
+  @Property
+  void evidenceKey_ordersLikeItsLogicalKey(@ForAll("keys") String a, @ForAll("keys") String b,
+      @ForAll("shas") String shaA, @ForAll("shas") String shaB) {
+    int logical = Integer.signum(KeyOrder.compare(a, b));
+    int evidence = Integer.signum(KeyOrder.compare(
+        layout.object(KeyLayout.evidenceKey(a, shaA)), layout.object(KeyLayout.evidenceKey(b, shaB))));
+    if (logical != 0) {
+      assertEquals(logical, evidence, a + " vs " + b);
+    }
+  }
+
+  @Property
+  void parseEvidence_roundTrips(@ForAll("keys") String key, @ForAll("shas") String sha) {
+    KeyLayout.Evidence e = layout.parseEvidence(layout.object(KeyLayout.evidenceKey(key, sha)));
+    assertEquals(new KeyLayout.Evidence(key, sha), e);
+  }
+
+  @Property
+  void logEntry_listsInNumericOrderAndRoundTrips(@ForAll @LongRange(min = 1, max = Long.MAX_VALUE - 1) long a,
+      @ForAll @LongRange(min = 1, max = Long.MAX_VALUE - 1) long b) {
+    String ka = layout.logEntry("orders", a);
+    String kb = layout.logEntry("orders", b);
+    assertEquals(Long.signum(Long.compare(a, b)), Integer.signum(ka.compareTo(kb)));
+    assertEquals(a, KeyLayout.parseSeq(ka, layout.logPrefix("orders")));
+  }
+
+  @Property
+  void keyOrder_isUtf8ByteOrder(@ForAll String a, @ForAll String b) {
+    byte[] x = a.getBytes(StandardCharsets.UTF_8);
+    byte[] y = b.getBytes(StandardCharsets.UTF_8);
+    if (a.chars().noneMatch(c -> Character.isSurrogate((char) c)) && b.chars().noneMatch(c -> Character.isSurrogate((char) c))) {
+      assertEquals(Integer.signum(Arrays.compareUnsigned(x, y)), Integer.signum(KeyOrder.compare(a, b)), a + " / " + b);
+    }
+  }
+
+  @Example
+  void keyOrder_supplementaryAboveBmpPrivateUse() {
+    assertTrue(KeyOrder.compare("\uD83D\uDE00", "\uFFFD") > 0, "U+1F600 sorts after U+FFFD in UTF-8");
+    assertTrue("\uD83D\uDE00".compareTo("\uFFFD") < 0, "but not in UTF-16");
+  }
+
+  @Example
+  void parseEvidence_foreignKeys_null() {
+    assertNull(layout.parseEvidence("tenant/_idem/evidence/no-bang"));
+    assertNull(layout.parseEvidence("tenant/_idem/evidence/k!nothex"));
+    assertNull(layout.parseEvidence("tenant/orders/k!" + Sha256.EMPTY));
+    assertEquals(-1, KeyLayout.parseSeq(layout.logPrefix("orders") + "0000000000000000000x", layout.logPrefix("orders")));
+    assertEquals(-1, KeyLayout.parseSeq(layout.logPrefix("orders") + "00000000000000000000", layout.logPrefix("orders")));
+  }
+
+  @Example
+  void requireWritableKey_internalAreaRefused() {
+    assertThrows(IllegalArgumentException.class, () -> KeyLayout.requireWritableKey("_idem/pointers/x/latest"));
+    assertThrows(IllegalArgumentException.class, () -> KeyLayout.requireWritableKey("_idem"));
+    assertEquals("_idemx/a", KeyLayout.requireWritableKey("_idemx/a"));
+  }
+
+  @Example
+  void afterInternal_sortsAfterEveryInternalKeyBeforeNextPrefix() {
+    String after = layout.afterInternal();
+    assertTrue(KeyOrder.compare(after, layout.logEntry("zzz", Long.MAX_VALUE - 1)) > 0);
+    assertTrue(KeyOrder.compare(after, layout.object(KeyLayout.evidenceKey("zzzz/\uFFFF", Sha256.EMPTY))) > 0);
+    assertTrue(KeyOrder.compare(after, "tenant/_idem0") < 0);
+    assertTrue(KeyOrder.compare(after, "tenant/a") < 0);
+  }
+}

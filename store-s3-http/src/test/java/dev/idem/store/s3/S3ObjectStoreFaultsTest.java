@@ -1,0 +1,106 @@
+package dev.idem.store.s3;
+
+import static dev.idem.store.s3.testing.FakeS3Server.error;
+import static dev.idem.store.s3.testing.FakeS3Server.ok;
+import static dev.idem.store.s3.testing.FakeS3Server.status;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.idem.core.RunSpec;
+import dev.idem.core.Sha256;
+import dev.idem.core.Window;
+import dev.idem.core.store.CasResult;
+import dev.idem.core.store.Pointer;
+import dev.idem.store.s3.auth.AwsCredentials;
+import dev.idem.store.s3.auth.CredentialsProvider;
+import dev.idem.store.s3.client.MalformedReplyException;
+import dev.idem.store.s3.client.RetryPolicy;
+import dev.idem.store.s3.client.S3Client;
+import dev.idem.store.s3.testing.FakeS3Server;
+import java.io.IOException;
+import java.net.URI;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Store outcomes for server behaviour S3Proxy will not produce on demand. */
+class S3ObjectStoreFaultsTest {
+  private FakeS3Server server;
+
+  @BeforeEach
+  void start() throws IOException {
+    server = new FakeS3Server();
+  }
+
+  @AfterEach
+  void stop() throws IOException {
+    server.close();
+  }
+
+  private S3ObjectStore store(PointerMode mode) {
+    URI endpoint = server.endpoint();
+    S3Location location = new S3Location("bkt", "", endpoint, "us-east-1", true);
+    S3Client client = S3Client.builder(endpoint, "us-east-1", CredentialsProvider.of(AwsCredentials.of("AKID", "s")))
+        .pathStyle(true).retry(new RetryPolicy(3, Duration.ZERO, Duration.ZERO)).build();
+    return S3ObjectStore.open(client, location, S3StoreOptions.builder().pointerMode(mode).build());
+  }
+
+  private static Pointer pointer() {
+    String key = RunSpec.of("orders", new Window(60, 60), 1).outputKey().toString();
+    return new Pointer("orders", key, 60, 60, 1, Sha256.EMPTY, 0, "host-a", Instant.EPOCH);
+  }
+
+  @Test
+  void compareAndSetPointer_casModeConflictOutlivesRetries_busy() throws IOException {
+    for (int i = 0; i < 3; i++) {
+      server.then(error(409, "ConditionalRequestConflict", "busy"));
+    }
+    try (S3ObjectStore store = store(PointerMode.CAS)) {
+      assertEquals(CasResult.BUSY, store.compareAndSetPointer("orders", "\"etag\"", pointer()));
+    }
+    assertEquals("\"etag\"", server.requests().get(0).headers().get("if-match"));
+  }
+
+  @Test
+  void compareAndSetPointer_logModeConflictOutlivesRetries_busy() throws IOException {
+    for (int i = 0; i < 3; i++) {
+      server.then(error(409, "ConditionalRequestConflict", "busy"));
+    }
+    try (S3ObjectStore store = store(PointerMode.LOG)) {
+      assertEquals(CasResult.BUSY, store.compareAndSetPointer("orders", "41", pointer()));
+    }
+    assertEquals("/bkt/_idem/pointers/orders/log/00000000000000000042", server.requests().get(0).target());
+  }
+
+  @Test
+  void compareAndSetPointer_casModeReplyLostThenPreconditionFailed_swappedWhenOwnDocument() throws IOException {
+    server.then(new FakeS3Server.Reset(), error(412, "PreconditionFailed", "no"),
+        new FakeS3Server.Reply(200, Map.of("ETag", "\"new\""), pointer().toBytes()));
+    try (S3ObjectStore store = store(PointerMode.CAS)) {
+      assertEquals(CasResult.SWAPPED, store.compareAndSetPointer("orders", "\"old\"", pointer()));
+    }
+  }
+
+  @Test
+  void history_malformedListing_cleanIoError() {
+    server.then(ok("<ListVersionsResult><Version><Key>k</Key>"));
+    try (S3ObjectStore store = store(PointerMode.CAS)) {
+      MalformedReplyException e = assertThrows(MalformedReplyException.class, () -> store.history("", h -> true));
+      assertTrue(e.getMessage().contains("not well-formed XML"), e.getMessage());
+    }
+  }
+
+  @Test
+  void putIfAbsent_putAnswers404_cleanIoError() {
+    server.then(error(404, "NoSuchKey", "odd"), status(200, Map.of()));
+    try (S3ObjectStore store = store(PointerMode.CAS)) {
+      IOException e = assertThrows(IOException.class, () -> store.putIfAbsent("legacy/x",
+          dev.idem.core.store.Payload.ofBytes(new byte[] {1}), "host-a"));
+      assertTrue(e.getMessage().contains("If-None-Match answered 404"), e.getMessage());
+    }
+  }
+}
