@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Builds the self-contained idem distribution (the cli module's `dist` profile runs this after
+# `package`): a jlink'd runtime of only the JDK modules idem needs (found by jdeps), the jar and its
+# libraries, a class-data archive from a training run (an AOT cache on JDK 25+, a dynamic CDS archive
+# before that), and bin/idem, packed as one tar.gz that runs on glibc Linux without a JDK.
+#
+# usage: build-dist.sh JDK_HOME TARGET_DIR VERSION
+set -euo pipefail
+
+jdk="$1"
+target="$2"
+version="$3"
+
+name="idem-$version-linux-$(uname -m)"
+out="$target/dist/$name"
+rm -rf "$target/dist"
+mkdir -p "$out/app" "$out/bin"
+
+cp "$target/idem-cli.jar" "$out/app/"
+cp -r "$target/lib" "$out/app/lib"
+
+# 1. The modules idem needs, as jdeps sees them in the jar and every library; jdk.crypto.ec adds the
+#    elliptic-curve TLS suites S3 endpoints negotiate (a separate module before JDK 22).
+mods="$("$jdk/bin/jdeps" --print-module-deps --ignore-missing-deps --multi-release 17 \
+  "$out/app/idem-cli.jar" "$out/app/lib/"*.jar 2>/dev/null | tail -n 1)"
+if "$jdk/bin/java" --list-modules | grep -q '^jdk.crypto.ec@'; then
+  mods="$mods,jdk.crypto.ec"
+fi
+echo "dist: modules $mods"
+
+# 2. The runtime. Before JDK 24 the dynamic CDS archive of step 4 sits on top of the runtime's default
+#    CDS archive, which --generate-cds-archive makes; a JDK 25 AOT cache holds the JDK classes itself.
+major="$("$jdk/bin/java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p')"
+compress="--compress=zip-6"
+if [ "$major" -lt 21 ]; then
+  compress="--compress=2"
+fi
+cds=()
+if [ "$major" -lt 25 ]; then
+  cds=(--generate-cds-archive)
+fi
+"$jdk/bin/jlink" --add-modules "$mods" --output "$out/runtime" \
+  --strip-debug --no-header-files --no-man-pages "$compress" "${cds[@]}"
+
+# 3. The launcher. Relative to its own location, so the unpacked directory can live anywhere; an
+#    archive that does not match (moved directory, other runtime) is ignored by the JVM, not fatal.
+cat > "$out/bin/idem" <<'LAUNCHER'
+#!/usr/bin/env bash
+# idem, self-contained: the runtime, the jar and a class-data archive live beside this script.
+set -euo pipefail
+here="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)"
+archive=()
+if [ -f "$here/app/idem.aot" ]; then
+  archive=("-XX:AOTCache=$here/app/idem.aot")
+elif [ -f "$here/app/idem.jsa" ]; then
+  archive=("-XX:SharedArchiveFile=$here/app/idem.jsa")
+fi
+exec "$here/runtime/bin/java" -XX:TieredStopAtLevel=1 -XX:+UseSerialGC "${archive[@]}" \
+  -Xlog:disable -Xlog:all=error:stderr "-Djava.io.tmpdir=${TMPDIR:-/tmp}" \
+  ${IDEM_JAVA_OPTS:-} -cp "$here/app/idem-cli.jar" dev.idem.cli.Main "$@"
+LAUNCHER
+chmod +x "$out/bin/idem"
+
+# 4. Training run: dev.idem.cli.Training drives the paths a job and a gate take (help, key, run's
+#    publisher on the filesystem store, pointer, get, scan) in one JVM, so the archive holds their
+#    classes. It runs with the same class path as bin/idem, which the archive requires.
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+if [ "$major" -ge 25 ]; then
+  flag="-XX:AOTCacheOutput=$out/app/idem.aot"
+  kind="AOT cache"
+else
+  flag="-XX:ArchiveClassesAtExit=$out/app/idem.jsa"
+  kind="dynamic CDS archive"
+fi
+(cd "$work" && "$out/runtime/bin/java" -XX:TieredStopAtLevel=1 -XX:+UseSerialGC "$flag" \
+  -Xlog:disable -Xlog:all=error:stderr -cp "$out/app/idem-cli.jar" dev.idem.cli.Training "$work/store")
+echo "dist: $kind from a training run"
+
+# 5. Smoke test of the unpacked layout, then pack.
+"$out/bin/idem" --version >/dev/null
+tar -C "$target/dist" -czf "$target/$name.tar.gz" "$name"
+echo "dist: $target/$name.tar.gz ($(du -sh "$out" | cut -f1) unpacked, $(du -h "$target/$name.tar.gz" | cut -f1) packed)"
