@@ -60,7 +60,11 @@ import java.util.Optional;
  * Keys are checked by {@link Names#requireSafeKey} and must also not start with a segment {@code
  * _idem…} nor hold a segment {@code .tmp-…} (both any case): those names are the store's own. A key
  * resolves strictly under the root. Because keys are paths, a key and a key below it ({@code a/b} and
- * {@code a/b/c}) cannot both hold objects; the second publish fails with an {@link IOException}.
+ * {@code a/b/c}) cannot both hold objects; the second publish fails with an {@link IOException} and
+ * publishes nothing. For the same reason a key {@code K} and a key below {@code K.log} cannot both
+ * have ledgers; idem's own keys ({@code pipeline/window/state-hex}, all three levels deep) never meet
+ * either case. Directories are never removed, even when empty: a concurrent publisher may be about to
+ * create its temporary file in one.
  *
  * <h2>Publish ({@link #putIfAbsent}), step by step</h2>
  *
