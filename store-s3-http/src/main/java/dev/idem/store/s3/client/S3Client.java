@@ -468,9 +468,11 @@ public final class S3Client {
   private Reply exchange(Call c) throws IOException {
     URI uri = uri(c.bucket, c.key, c.query);
     for (int attempt = 1; ; attempt++) {
+      // Outside the retry: a credentials failure is the provider's to retry, and is reported as it is.
+      HttpRequest request = request(c, uri);
       HttpResponse<InputStream> response;
       try {
-        response = http.send(request(c, uri), HttpResponse.BodyHandlers.ofInputStream());
+        response = http.send(request, HttpResponse.BodyHandlers.ofInputStream());
       } catch (IOException e) {
         rethrowLocalBodyFailure(e);
         if (attempt < retry.maxAttempts()) {

@@ -13,6 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.idem.core.Sha256;
 import dev.idem.core.store.Payload;
 import dev.idem.store.s3.auth.AwsCredentials;
+import dev.idem.store.s3.auth.CredentialsException;
 import dev.idem.store.s3.auth.CredentialsProvider;
 import dev.idem.store.s3.client.S3Client.Condition;
 import dev.idem.store.s3.testing.FakeS3Server;
@@ -172,6 +173,20 @@ class S3ClientFaultsTest {
         () -> client.put("bkt", "k", lying, Condition.ifNoneMatch(), Map.of()));
     assertTrue(e.getMessage().startsWith("payload.bin changed while it was being published"), e.getMessage());
     assertTrue(sleeps.isEmpty());
+  }
+
+  @Test
+  void put_credentialsUnavailable_reportedAsIsNotRetried() {
+    int[] calls = {0};
+    S3Client noCreds = S3Client.builder(server.endpoint(), "us-east-1", () -> {
+      calls[0]++;
+      throw new CredentialsException("environment: AWS_SECRET_ACCESS_KEY is set but AWS_ACCESS_KEY_ID is not");
+    }).pathStyle(true).retry(FOUR).sleeper(sleeps::add).build();
+    CredentialsException e = assertThrows(CredentialsException.class,
+        () -> noCreds.put("bkt", "k", body("x"), null, Map.of()));
+    assertTrue(e.getMessage().startsWith("environment: "), e.getMessage());
+    assertEquals(1, calls[0]);
+    assertTrue(server.requests().isEmpty());
   }
 
   @Test
