@@ -11,7 +11,8 @@ final class ChildStores {
   static ObjectStore open(Backend.Kind kind, List<String> args, StepHook hook) throws IOException {
     return switch (kind) {
       case FS -> FsBackend.openInChild(args, hook);
-      case S3, MEMORY -> throw new UnsupportedOperationException(kind + " has no replica processes");
+      case S3 -> S3Backend.openInChild(args);
+      case MEMORY -> throw new UnsupportedOperationException(kind + " has no replica processes");
     };
   }
 }

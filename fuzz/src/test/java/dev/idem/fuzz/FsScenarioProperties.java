@@ -38,7 +38,7 @@ class FsScenarioProperties {
     return Scenarios.scenarios(Backend.Kind.FS, FsBackend.PROFILE);
   }
 
-  @Property(tries = 60, shrinking = ShrinkingMode.BOUNDED)
+  @Property(tries = 40, shrinking = ShrinkingMode.BOUNDED)
   void everyContractHolds(@ForAll("scenarios") Scenario scenario) throws Exception {
     ScenarioRunner.Result result = new ScenarioRunner(backend()).runCheckAndCount(scenario);
     result.fates().forEach(f -> Statistics.label("fates").collect(f));

@@ -27,15 +27,19 @@ final class PointerFollower implements Runnable {
   private final List<String> violations;
   private final Map<String, Pointer.Position> last = new HashMap<>();
   private final Map<String, Pointer.Position> highest = new ConcurrentHashMap<>();
+  private final long pauseMillis;
   private volatile boolean stop;
   private int generationsRead;
 
   /**
    * @param contentByKey shared by all readers: the first SHA-256 anyone read at a key
    * @param violations shared, synchronized
+   * @param pauseMillis pause between rounds, so that readers load the store without starving writers
    */
-  PointerFollower(ObjectStore store, List<String> pipelines, ConcurrentMap<String, String> contentByKey, List<String> violations) {
+  PointerFollower(ObjectStore store, List<String> pipelines, ConcurrentMap<String, String> contentByKey, List<String> violations,
+      long pauseMillis) {
     this.store = store;
+    this.pauseMillis = pauseMillis;
     this.pipelines = List.copyOf(pipelines);
     this.contentByKey = contentByKey;
     this.violations = violations;
@@ -71,7 +75,7 @@ final class PointerFollower implements Runnable {
       Thread.onSpinWait();
       if (!lastRound) {
         try {
-          Thread.sleep(1);
+          Thread.sleep(pauseMillis);
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
           return;

@@ -137,7 +137,7 @@ final class ScenarioRunner {
       for (int i = 0; i < s.readers(); i++) {
         ObjectStore rs = run.observer();
         readerStores.add(rs);
-        PointerFollower f = new PointerFollower(rs, pipelines, contentByKey, violations);
+        PointerFollower f = new PointerFollower(rs, pipelines, contentByKey, violations, backend.kind() == Backend.Kind.S3 ? 5 : 1);
         readers.add(f);
         Thread t = new Thread(f, "reader-" + i);
         t.setDaemon(true);

@@ -25,24 +25,32 @@ final class Scenarios {
    * @param faults injectable faults
    * @param deaths possible deaths
    * @param processPercent how often a replica with no death by signal still runs in its own JVM
+   * @param deathWeight weight of a death among fates (finishes 5, faulted 3)
+   * @param maxProcesses replica JVMs per scenario at most (JVM start-up is the budget's main cost);
+   *     replicas past it finish in a thread instead
    */
   record Profile(List<String> ops, List<String> opsFaultAfter, List<Fate.Fault> faults, List<Fate.Death> deaths,
-      int processPercent) {}
+      int processPercent, int deathWeight, int maxProcesses) {}
 
   static final Profile MEMORY = new Profile(MemoryBackend.OPS, MemoryBackend.OPS, List.of(Fate.Fault.IO_ERROR),
-      List.of(Fate.Death.THREAD_DEATH), 0);
+      List.of(Fate.Death.THREAD_DEATH), 0, 2, 0);
 
   static Arbitrary<Scenario> scenarios(Backend.Kind kind, Profile profile) {
-    Arbitrary<List<Replica>> replicas = replica(profile).list().ofMinSize(2).ofMaxSize(8).map(Scenarios::numbered);
+    Arbitrary<List<Replica>> replicas = replica(profile).list().ofMinSize(2).ofMaxSize(8)
+        .map(rs -> numbered(rs, profile.maxProcesses()));
     return Combinators.combine(replicas, Arbitraries.integers().between(0, 2))
         .as((rs, readers) -> new Scenario(kind, rs, readers));
   }
 
-  private static List<Replica> numbered(List<Replica> rs) {
+  private static List<Replica> numbered(List<Replica> rs, int maxProcesses) {
     List<Replica> out = new ArrayList<>();
+    int processes = 0;
     for (int i = 0; i < rs.size(); i++) {
       Replica r = rs.get(i);
-      out.add(new Replica(i + 1, r.pipeline(), r.startMs(), r.taskMs(), r.payload(), r.build(), r.nextWindow(), r.fate(), r.process()));
+      boolean process = r.process() && processes < maxProcesses;
+      processes += process ? 1 : 0;
+      Fate fate = !process && r.fate() instanceof Fate.Dies d && d.death().needsProcess() ? new Fate.Finishes() : r.fate();
+      out.add(new Replica(i + 1, r.pipeline(), r.startMs(), r.taskMs(), r.payload(), r.build(), r.nextWindow(), fate, process));
     }
     return out;
   }
@@ -74,6 +82,6 @@ final class Scenarios {
     return Arbitraries.frequencyOf(
         Tuple.of(5, Arbitraries.just(new Fate.Finishes())),
         Tuple.of(3, faulted),
-        Tuple.of(2, dies));
+        Tuple.of(profile.deathWeight(), dies));
   }
 }

@@ -1,0 +1,131 @@
+package dev.idem.fuzz;
+
+import dev.idem.core.store.ObjectStore;
+import dev.idem.store.s3.PointerMode;
+import dev.idem.store.s3.S3Location;
+import dev.idem.store.s3.S3ObjectStore;
+import dev.idem.store.s3.S3StoreOptions;
+import dev.idem.store.s3.auth.AwsCredentials;
+import dev.idem.store.s3.auth.CredentialsProvider;
+import dev.idem.store.s3.client.MultipartUpload;
+import dev.idem.store.s3.client.RetryPolicy;
+import dev.idem.store.s3.client.S3Client;
+import dev.idem.store.s3.testing.S3ProxyServer;
+import java.io.IOException;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * {@code S3ObjectStore} in {@link PointerMode#LOG} against S3Proxy (whose {@code If-Match} is not
+ * atomic, so CAS mode cannot be raced there; DESIGN.md). One versioned bucket per backend, one prefix
+ * per scenario. Every replica talks to S3Proxy through its own {@link FaultyHttpProxy}, which plays its
+ * fate; readers and the checks talk to S3Proxy directly.
+ *
+ * <p>Replica clients time out after {@value #REQUEST_TIMEOUT_MS} ms and make two attempts per request,
+ * so a single fault exercises the client's own retry (a lost reply, then 412 on the retried create,
+ * then recognising its own object) and a repeated one the publisher-level retry.
+ */
+final class S3Backend implements Backend {
+  static final long REQUEST_TIMEOUT_MS = 1500;
+  private static final RetryPolicy REPLICA_RETRY = new RetryPolicy(2, Duration.ofMillis(10), Duration.ofMillis(50));
+
+  static final Scenarios.Profile PROFILE = new Scenarios.Profile(FaultyHttpProxy.OPS, FaultyHttpProxy.OPS,
+      List.of(Fate.Fault.HTTP_500, Fate.Fault.HTTP_503_SLOW_DOWN, Fate.Fault.HTTP_409_CONFLICT, Fate.Fault.HTTP_TIMEOUT,
+          Fate.Fault.CONNECTION_RESET),
+      List.of(Fate.Death.SIGKILL, Fate.Death.SIGTERM), 3, 1, 2);
+
+  private final S3ProxyServer server;
+  private final String bucket;
+
+  S3Backend() throws IOException {
+    server = S3ProxyServer.shared();
+    bucket = server.createBucket(true);
+  }
+
+  @Override
+  public Kind kind() {
+    return Kind.S3;
+  }
+
+  static S3StoreOptions options() {
+    return S3StoreOptions.builder().pointerMode(PointerMode.LOG).build();
+  }
+
+  private static S3Client replicaClient(URI endpoint, CredentialsProvider credentials) {
+    return S3Client.builder(endpoint, S3ProxyServer.REGION, credentials).pathStyle(true)
+        .requestTimeout(Duration.ofMillis(REQUEST_TIMEOUT_MS)).retry(REPLICA_RETRY).build();
+  }
+
+  private static S3Location location(String bucket, String prefix, URI endpoint) {
+    return new S3Location(bucket, prefix, endpoint, S3ProxyServer.REGION, true);
+  }
+
+  /** A replica process's store: endpoint (its proxy), bucket, prefix. */
+  static ObjectStore openInChild(List<String> args) {
+    URI endpoint = URI.create(args.get(0));
+    CredentialsProvider creds = CredentialsProvider.of(AwsCredentials.of(S3ProxyServer.ACCESS_KEY, S3ProxyServer.SECRET_KEY));
+    return S3ObjectStore.open(replicaClient(endpoint, creds), location(args.get(1), args.get(2), endpoint), options());
+  }
+
+  @Override
+  public Run begin(String namespace) {
+    String prefix = namespace + "/";
+    String pathPrefix = "/" + bucket + "/" + prefix;
+    List<FaultyHttpProxy> proxies = new ArrayList<>();
+    return new Run() {
+      private FaultyHttpProxy proxy(Replica replica, StepHook hook) throws IOException {
+        Fate.Fault fault = replica.fate() instanceof Fate.Faulted f ? f.fault() : null;
+        FaultyHttpProxy p = new FaultyHttpProxy(server.endpoint(), pathPrefix, hook, fault, REQUEST_TIMEOUT_MS + 300);
+        synchronized (proxies) {
+          proxies.add(p);
+        }
+        return p;
+      }
+
+      @Override
+      public ObjectStore replicaStore(Replica replica, StepHook hook) throws IOException {
+        FaultyHttpProxy p = proxy(replica, hook);
+        return S3ObjectStore.open(replicaClient(p.endpoint(), server.credentials()), location(bucket, prefix, p.endpoint()),
+            options());
+      }
+
+      @Override
+      public List<String> processArgs(Replica replica, StepHook parentHook) throws IOException {
+        return List.of(proxy(replica, parentHook).endpoint().toString(), bucket, prefix);
+      }
+
+      @Override
+      public ObjectStore observer() {
+        return S3ObjectStore.open(server.clientBuilder().build(), location(bucket, prefix, server.endpoint()), options());
+      }
+
+      @Override
+      public List<String> leftovers() throws IOException {
+        List<String> out = new ArrayList<>();
+        for (MultipartUpload u : server.client().listMultipartUploads(bucket, prefix, null, null).uploads()) {
+          out.add("upload " + u);
+        }
+        return out;
+      }
+
+      @Override
+      public boolean documentedTemporary(String leftover) {
+        return leftover.startsWith("upload ");
+      }
+
+      @Override
+      public void close() throws IOException {
+        synchronized (proxies) {
+          for (FaultyHttpProxy p : proxies) {
+            p.close();
+          }
+        }
+      }
+    };
+  }
+
+  @Override
+  public void close() {}
+}

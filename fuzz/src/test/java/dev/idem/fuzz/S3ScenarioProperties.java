@@ -1,0 +1,41 @@
+package dev.idem.fuzz;
+
+import static org.junit.jupiter.api.Assertions.fail;
+
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.ShrinkingMode;
+import net.jqwik.api.lifecycle.AddLifecycleHook;
+import net.jqwik.api.statistics.Statistics;
+
+/**
+ * Scenarios against {@code S3ObjectStore} (LOG pointer mode) on S3Proxy: replica threads and a few
+ * replica JVMs, HTTP faults and deaths played by a fault-injecting proxy in front of S3Proxy.
+ */
+@AddLifecycleHook(FuzzBudget.class)
+class S3ScenarioProperties {
+  private static S3Backend backend;
+
+  private static synchronized S3Backend backend() throws Exception {
+    if (backend == null) {
+      backend = new S3Backend();
+    }
+    return backend;
+  }
+
+  @Provide
+  Arbitrary<Scenario> scenarios() {
+    return Scenarios.scenarios(Backend.Kind.S3, S3Backend.PROFILE);
+  }
+
+  @Property(tries = 20, shrinking = ShrinkingMode.BOUNDED)
+  void everyContractHolds(@ForAll("scenarios") Scenario scenario) throws Exception {
+    ScenarioRunner.Result result = new ScenarioRunner(backend()).runCheckAndCount(scenario);
+    result.fates().forEach(f -> Statistics.label("fates").collect(f));
+    if (!result.violations().isEmpty()) {
+      fail(Report.of(scenario, result.violations()));
+    }
+  }
+}
