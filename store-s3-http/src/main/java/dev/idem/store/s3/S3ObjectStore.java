@@ -79,8 +79,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Every write is one atomic S3 operation (PutObject, CompleteMultipartUpload), so a failure at any point
  * leaves each key either as it was or holding a complete object (P1). An {@link IOException} from
  * {@link #putIfAbsent} leaves the key holding nothing or this call's complete object; a retry then
- * returns CREATED (it recognises its own object only within one call, so across calls IDENTICAL). A
- * multipart upload is aborted on failure, or swept later if even that fails. Errors carry the endpoint,
+ * returns CREATED (it recognises its own object only within one call, so across calls IDENTICAL). An
+ * {@link IOException} while keeping evidence leaves the stored object untouched; the retry reports
+ * DIVERGENT again and writes the evidence then (its key is a function of the bytes, so nothing is kept
+ * twice). A multipart upload is aborted on failure, or swept later if even that fails. Errors carry the endpoint,
  * bucket and key, never credentials.
  *
  * <p>Thread-safe. {@link #close()} stops the background threads used for listing read-ahead and
@@ -326,6 +328,7 @@ public final class S3ObjectStore implements ObjectStore {
   @Override
   public boolean delete(String key) throws IOException {
     Names.requireSafeKey(key);
+    // Forget the key before and after: an exists() racing with this delete must not re-cache it for good.
     knownKeys.invalidate(key);
     boolean was = client.head(location.bucket(), layout.object(key), null).isPresent();
     if (was) {
