@@ -39,7 +39,7 @@ class StoreFailuresTest {
   Cli.Result publishWith(CliContext.StoreOpener opener) throws IOException {
     Path f = Files.writeString(dir.resolve("payload"), "x");
     return new Cli().opener(opener).run("publish", "--file", f.toString(), "--pipeline", "p", "--window", "60s",
-        "--schema", "1", "--store", "file:unused");
+        "--at", "1726000030", "--schema", "1", "--store", "file:unused");
   }
 
   @Test
@@ -80,7 +80,7 @@ class StoreFailuresTest {
     assertFalse(memory.readPointer("p").isPresent());
 
     Cli.Result advance = new Cli().opener(uri -> contended).run("pointer", "advance", "--pipeline", "p", "--window", "60s",
-        "--schema", "1", "--store", "file:unused");
+        "--at", "1726000030", "--schema", "1", "--store", "file:unused");
     assertEquals(ExitCodes.CONTENDED, advance.code(), advance.describe());
 
     busy.set(false);
