@@ -18,8 +18,10 @@ import java.util.Optional;
  *       {@link #readPointer} see either nothing or the whole, durable content.
  *   <li><b>P2</b> {@link #putIfAbsent} never replaces an existing object; only {@link #delete}
  *       (retention) removes one.
- *   <li><b>P3</b> Of N concurrent {@code putIfAbsent} calls on one key, exactly one returns CREATED;
- *       the key ends up holding that caller's bytes.
+ *   <li><b>P3</b> Of N concurrent {@code putIfAbsent} calls on one key, at most one returns CREATED
+ *       and the key ends up holding one caller's bytes; when none of the calls failed, exactly one
+ *       returns CREATED and the key holds that caller's bytes. (A call that created the object and then
+ *       failed before returning throws; its retry reports IDENTICAL.)
  *   <li><b>P4</b> A call that meets different bytes returns DIVERGENT and records the attempt
  *       (writer, SHA-256, size, time, and by default the bytes) so {@link #history} reports it later.
  *   <li><b>G1</b> An object is durable when {@code putIfAbsent} returns; a pointer naming it may
@@ -75,7 +77,8 @@ public interface ObjectStore extends Closeable {
 
   /**
    * Streams the history of every key under {@code prefix} to {@code visitor}, one key at a time in
-   * ascending key order, never holding more than one key's history in memory. Includes versions,
+   * ascending key order (S3 orders by UTF-8 bytes, the filesystem store by {@link String#compareTo};
+   * the two agree for every key without characters above U+FFFF), never holding more than one key's history in memory. Includes versions,
    * delete markers and recorded publish attempts; excludes the store's internal files.
    *
    * @return whether the listing ran to the end ({@code false} when the visitor stopped it)
