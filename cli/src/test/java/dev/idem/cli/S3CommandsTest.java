@@ -1,0 +1,129 @@
+package dev.idem.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.idem.store.s3.testing.S3ProxyServer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The commands on an S3 store: S3Proxy on 127.0.0.1, versioned buckets, credentials from the environment. */
+class S3CommandsTest {
+  static S3ProxyServer server;
+
+  @TempDir
+  Path dir;
+
+  String store;
+
+  @BeforeAll
+  static void startServer() throws Exception {
+    server = S3ProxyServer.shared();
+  }
+
+  @BeforeEach
+  void bucket() throws Exception {
+    store = "s3://" + server.createBucket(true) + "/exports";
+  }
+
+  /** Credentials and endpoint as a job would have them; IMDS is never consulted. */
+  Cli cli() {
+    return cli(S3ProxyServer.SECRET_KEY);
+  }
+
+  Cli cli(String secret) {
+    return new Cli()
+        .env("AWS_ENDPOINT_URL", server.endpoint().toString())
+        .env("AWS_REGION", S3ProxyServer.REGION)
+        .env("AWS_ACCESS_KEY_ID", S3ProxyServer.ACCESS_KEY)
+        .env("AWS_SECRET_ACCESS_KEY", secret)
+        .env("AWS_EC2_METADATA_DISABLED", "true")
+        .env("HOME", dir.toString());
+  }
+
+  Cli.Result publish(String content) throws Exception {
+    Path f = Files.writeString(Files.createTempFile(dir, "p", ""), content);
+    return cli().run("publish", "--file", f.toString(), "--pipeline", "border-state", "--window", "60s",
+        "--at", "1726000030", "--schema", "3", "--store", store, "--writer", "ci");
+  }
+
+  @Test
+  void publishGetPointerScan_onS3() throws Exception {
+    Cli.Result created = publish("rows\n");
+    assertEquals(0, created.code(), created.describe());
+    assertTrue(created.out().startsWith("CREATED border-state/1725999960/state-"), created.describe());
+    assertTrue(publish("rows\n").out().startsWith("IDENTICAL "));
+
+    Cli.Result get = cli().run("get", "--pipeline", "border-state", "--store", store);
+    assertEquals(0, get.code(), get.describe());
+    assertEquals("rows\n", new String(get.raw(), StandardCharsets.UTF_8));
+
+    Cli.Result show = cli().run("pointer", "show", "--pipeline", "border-state", "--store", store, "--json");
+    assertEquals(0, show.code(), show.describe());
+    assertEquals("ci", MiniJson.object(show.out()).get("writer"), show.describe());
+
+    Cli.Result clean = cli().run("scan", "--pipeline", "border-state", "--store", store);
+    assertEquals(0, clean.code(), clean.describe());
+    assertEquals("scanned prefix=border-state/ divergent_keys=0\n", clean.out(), clean.describe());
+
+    Cli.Result divergent = publish("other rows\n");
+    assertEquals(ExitCodes.DIVERGENT, divergent.code(), divergent.describe());
+    Cli.Result scan = cli().run("scan", "--prefix", "border-state/", "--store", store);
+    assertEquals(ExitCodes.DIVERGENT, scan.code(), scan.describe());
+    assertTrue(scan.out().matches("DIVERGENT border-state/1725999960/state-[0-9a-f]{64} writes=\\d+ payloads=2\n"
+        + "scanned prefix=border-state/ divergent_keys=1\n"), scan.describe());
+  }
+
+  @Test
+  void run_onS3() throws Exception {
+    Cli.Result r = cli().run("run", "--pipeline", "job", "--window", "1h", "--schema", "1", "--store", store, "--json",
+        "--", "sh", "-c", "printf done > \"$IDEM_OUTPUT\"");
+    assertEquals(0, r.code(), r.describe());
+    Map<String, Object> j = MiniJson.object(r.out());
+    assertEquals("CREATED", j.get("status"), r.describe());
+    Cli.Result again = cli().run("run", "--pipeline", "job", "--window", "1h", "--schema", "1", "--store", store,
+        "--", "sh", "-c", "touch '" + dir.resolve("ran") + "'; printf done > \"$IDEM_OUTPUT\"");
+    assertEquals(0, again.code(), again.describe());
+    assertTrue(again.out().startsWith("SKIPPED "), again.describe());
+    assertFalse(Files.exists(dir.resolve("ran")), "CMD did not run");
+  }
+
+  @Test
+  void wrongSecret_isAnAuthFailure() throws Exception {
+    Cli.Result r = cli("not-the-secret").run("pointer", "show", "--pipeline", "p", "--store", store);
+    assertEquals(ExitCodes.AUTH, r.code(), r.describe());
+    assertEquals(1, r.errLines().length, r.describe());
+    assertFalse(r.err().contains("not-the-secret"), r.describe());
+  }
+
+  @Test
+  void noCredentials_isAnAuthFailure() {
+    Cli.Result r = new Cli().env("AWS_ENDPOINT_URL", server.endpoint().toString()).env("AWS_EC2_METADATA_DISABLED", "true")
+        .env("HOME", dir.toString())
+        .run("pointer", "show", "--pipeline", "p", "--store", store);
+    assertEquals(ExitCodes.AUTH, r.code(), r.describe());
+    assertEquals(1, r.errLines().length, r.describe());
+  }
+
+  @Test
+  void demo_onS3() {
+    Cli.Result r = cli().run("demo", "--store", store);
+    assertEquals(0, r.code(), r.describe());
+    assertTrue(r.out().contains("scanned prefix=border-state/ divergent_keys=1"), r.describe());
+  }
+
+  @Test
+  void gc_onS3() throws Exception {
+    publish("rows\n");
+    Cli.Result r = cli().run("gc", "--pipeline", "border-state", "--keep", "1", "--dry-run", "--store", store);
+    assertEquals(0, r.code(), r.describe());
+    assertTrue(r.out().contains("removed=0"), r.describe());
+  }
+}
