@@ -46,6 +46,14 @@ interface Backend extends AutoCloseable {
      */
     List<String> leftovers() throws IOException;
 
+    /**
+     * Breaches of the backend's protocol seen in the order of its calls (what a power loss would
+     * expose but a kill cannot); {@code excused} threads died or hit a fault.
+     */
+    default List<String> protocolViolations(java.util.Set<Thread> excused) {
+      return List.of();
+    }
+
     /** Whether {@code leftover} has the documented form of a temporary. */
     boolean documentedTemporary(String leftover);
 

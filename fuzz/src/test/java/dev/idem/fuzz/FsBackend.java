@@ -42,22 +42,28 @@ final class FsBackend implements Backend {
     return Kind.FS;
   }
 
-  static FsObjectStore open(Path root, StepHook hook) throws IOException {
-    return FsObjectStore.open(root, FsObjectStore.Options.defaults().withOps(new HookedFsOps(hook)));
+  static FsObjectStore open(Path root, StepHook hook, DurabilityLog log) throws IOException {
+    return FsObjectStore.open(root, FsObjectStore.Options.defaults().withOps(new HookedFsOps(hook, log)));
   }
 
   /** A replica process's store: the runner's {@link #processArgs} are the root. */
   static ObjectStore openInChild(List<String> args, StepHook hook) throws IOException {
-    return open(Path.of(args.get(0)), hook);
+    return open(Path.of(args.get(0)), hook, null);
   }
 
   @Override
   public Run begin(String namespace) throws IOException {
-    Path root = Files.createDirectories(base.resolve(namespace));
+    Path root = Files.createDirectories(base.resolve(namespace)).toRealPath();
+    DurabilityLog log = new DurabilityLog(root);
     return new Run() {
       @Override
       public ObjectStore replicaStore(Replica replica, StepHook hook) throws IOException {
-        return open(root, hook);
+        return open(root, hook, log);
+      }
+
+      @Override
+      public List<String> protocolViolations(java.util.Set<Thread> excused) {
+        return log.violations(excused);
       }
 
       @Override

@@ -20,9 +20,12 @@ final class HookedFsOps implements FsOps {
 
   private final FsOps d = FsOps.real();
   private final StepHook hook;
+  private final DurabilityLog log;
 
-  HookedFsOps(StepHook hook) {
+  /** @param log where durability-relevant calls are recorded, or {@code null} (replica processes) */
+  HookedFsOps(StepHook hook, DurabilityLog log) {
     this.hook = hook;
+    this.log = log;
   }
 
   @FunctionalInterface
@@ -37,9 +40,21 @@ final class HookedFsOps implements FsOps {
     return result;
   }
 
-  @Override public FileChannel createNew(Path file) throws IOException { return around("createNew", () -> d.createNew(file)); }
+  @Override public FileChannel createNew(Path file) throws IOException {
+    FileChannel ch = around("createNew", () -> d.createNew(file));
+    if (log != null) {
+      log.opened(ch, file);
+    }
+    return ch;
+  }
   @Override public FileChannel openAppend(Path file) throws IOException { return around("openAppend", () -> d.openAppend(file)); }
-  @Override public FileChannel openLockFile(Path file) throws IOException { return around("openLockFile", () -> d.openLockFile(file)); }
+  @Override public FileChannel openLockFile(Path file) throws IOException {
+    FileChannel ch = around("openLockFile", () -> d.openLockFile(file));
+    if (log != null) {
+      log.opened(ch, file);
+    }
+    return ch;
+  }
   @Override public void write(FileChannel channel, ByteBuffer src) throws IOException {
     around("write", () -> {
       d.write(channel, src);
@@ -51,24 +66,39 @@ final class HookedFsOps implements FsOps {
       d.force(channel);
       return null;
     });
+    if (log != null) {
+      log.forced(channel);
+    }
   }
   @Override public void createLink(Path link, Path existing) throws IOException {
     around("createLink", () -> {
       d.createLink(link, existing);
       return null;
     });
+    if (log != null) {
+      log.record("createLink", link, existing);
+    }
   }
   @Override public void atomicMove(Path source, Path target) throws IOException {
+    if (log != null) {
+      log.pointerMoving(source, target);
+    }
     around("atomicMove", () -> {
       d.atomicMove(source, target);
       return null;
     });
+    if (log != null) {
+      log.record("atomicMove", source, target);
+    }
   }
   @Override public void fsyncDirectory(Path dir) throws IOException {
     around("fsyncDirectory", () -> {
       d.fsyncDirectory(dir);
       return null;
     });
+    if (log != null) {
+      log.record("fsyncDirectory", dir, null);
+    }
   }
   @Override public void createDirectory(Path dir) throws IOException {
     around("createDirectory", () -> {
@@ -76,6 +106,12 @@ final class HookedFsOps implements FsOps {
       return null;
     });
   }
-  @Override public FileLock tryLock(FileChannel channel) throws IOException { return around("tryLock", () -> d.tryLock(channel)); }
+  @Override public FileLock tryLock(FileChannel channel) throws IOException {
+    FileLock lock = around("tryLock", () -> d.tryLock(channel));
+    if (log != null && lock != null) {
+      log.record("tryLock", null, null);
+    }
+    return lock;
+  }
   @Override public boolean deleteIfExists(Path file) throws IOException { return around("deleteIfExists", () -> d.deleteIfExists(file)); }
 }

@@ -47,6 +47,7 @@ import java.util.stream.Collectors;
  *   <li>C1: leftovers are of the documented temporary form, none after a clean run, all gone after
  *       {@code sweep}, and sweeping removes nothing live.
  *   <li>G4: a fresh writer advances every pointer at once.
+ *   <li>Durability order (filesystem): see {@link DurabilityLog}.
  * </ul>
  */
 final class InvariantChecker {
@@ -95,6 +96,13 @@ final class InvariantChecker {
       checkLeftoversAndSweep(store, byKey.keySet(), finals);
     }
     checkFreshWriter();
+    java.util.Set<Thread> excused = new HashSet<>();
+    for (ScenarioRunner.ReplicaRecord rec : run.replicas()) {
+      if (rec.thread != null && rec.disturbed()) {
+        excused.add(rec.thread);
+      }
+    }
+    v.addAll(backend.protocolViolations(excused));
   }
 
   // --- per replica ---

@@ -42,6 +42,7 @@ final class ScenarioRunner {
     volatile boolean killed;
     volatile Process process;
     volatile Thread pump;
+    volatile Thread thread;
     volatile long goNanos;
     final StringBuilder processLog = new StringBuilder();
 
@@ -148,6 +149,7 @@ final class ScenarioRunner {
         if (!rec.replica.process()) {
           Thread t = new Thread(() -> runThread(rec, namespace, run, go, violations), "replica-" + rec.replica.id());
           t.setDaemon(true);
+          rec.thread = t;
           threads.add(t);
           t.start();
         }

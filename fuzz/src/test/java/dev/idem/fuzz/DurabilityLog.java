@@ -1,0 +1,163 @@
+package dev.idem.fuzz;
+
+import dev.idem.core.store.Pointer;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The order of one scenario's durability-relevant filesystem calls, as the replica threads made them
+ * through {@link HookedFsOps}, and the rules that order must follow. Killing a process cannot lose what
+ * the page cache holds, so a missing {@code fsync} never shows in the store's state after a kill; it
+ * shows here, as a call that is missing or comes too late:
+ *
+ * <ul>
+ *   <li><b>content before name</b>: a temporary file is {@code force}d before it is linked to an
+ *       object's name or renamed over a pointer (a crash must not leave a named but empty file);
+ *   <li><b>G1</b>: an object's directory is {@code fsync}ed after the object was linked and before a
+ *       pointer naming it is renamed into place;
+ *   <li><b>durable publish</b>: a thread that linked an object {@code fsync}s its directory before
+ *       going on (it then reports CREATED, which must survive a power loss);
+ *   <li><b>G2 across a power loss</b>: a thread that renamed a pointer into place {@code fsync}s its
+ *       directory (else the pointer may revert to an older position after a crash).
+ * </ul>
+ *
+ * Threads that died or hit an injected fault are excused from the "goes on to fsync" rules: what they
+ * owed is then a retry's or a sweep's business, which the other checks cover.
+ */
+final class DurabilityLog {
+  /** One completed call. */
+  record Event(long seq, Thread thread, String op, Path path, Path other, Pointer pointer) {}
+
+  private final Path root;
+  private final List<Event> events = new ArrayList<>();
+  private final Map<FileChannel, Path> channels = Collections.synchronizedMap(new IdentityHashMap<>());
+  private long seq;
+
+  DurabilityLog(Path root) {
+    this.root = root;
+  }
+
+  void opened(FileChannel channel, Path path) {
+    channels.put(channel, path);
+  }
+
+  synchronized void record(String op, Path path, Path other) {
+    events.add(new Event(++seq, Thread.currentThread(), op, path, other, null));
+  }
+
+  synchronized void forced(FileChannel channel) {
+    Path p = channels.get(channel);
+    events.add(new Event(++seq, Thread.currentThread(), "force", p, null, null));
+  }
+
+  /** Before a pointer rename: reads the document being moved into place, to know what it names. */
+  void pointerMoving(Path source, Path target) {
+    Pointer p = null;
+    try {
+      p = Pointer.parse(Files.readAllBytes(source), source.toString());
+    } catch (IOException | RuntimeException unreadable) {
+      // Not a pointer document: nothing to order.
+    }
+    synchronized (this) {
+      events.add(new Event(++seq, Thread.currentThread(), "pointer-moving", source, target, p));
+    }
+  }
+
+  /** Checks the rules; {@code excused} are threads that died or hit a fault. */
+  synchronized List<String> violations(Set<Thread> excused) {
+    List<String> v = new ArrayList<>();
+    for (int i = 0; i < events.size(); i++) {
+      Event e = events.get(i);
+      switch (e.op()) {
+        case "createLink" -> {
+          if (!e.path().startsWith(root.resolve("_idem"))) {
+            if (!forcedBefore(e.other(), i)) {
+              v.add("C1: " + rel(e.path()) + " was linked from a temporary file that was never forced");
+            }
+            if (!excused.contains(e.thread()) && !syncedAfter(e.path().getParent(), i, e.thread())) {
+              v.add("G1: the thread that linked " + rel(e.path()) + " never fsynced its directory afterwards");
+            }
+          }
+        }
+        case "pointer-moving" -> {
+          if (!forcedBefore(e.path(), i)) {
+            v.add("C1: pointer " + rel(e.other()) + " was renamed from a temporary file that was never forced");
+          }
+          if (e.pointer() != null) {
+            Path object = root.resolve(e.pointer().key());
+            int linked = lastIndex(i, "createLink", object);
+            int lockedAt = lastIndex(i, "tryLock", null, e.thread());
+            int from = linked >= 0 ? linked : lockedAt;
+            if (!syncedBetween(object.getParent(), from, i)) {
+              v.add("G1: pointer " + rel(e.other()) + " was moved to " + e.pointer().key()
+                  + " before that object's directory was fsynced after its link");
+            }
+          }
+        }
+        case "atomicMove" -> {
+          if (!excused.contains(e.thread()) && !syncedAfter(e.other().getParent(), i, e.thread())) {
+            v.add("G2: the thread that renamed " + rel(e.other()) + " never fsynced its directory afterwards");
+          }
+        }
+        default -> { }
+      }
+    }
+    return v;
+  }
+
+  private String rel(Path p) {
+    return p == null ? "?" : root.relativize(p).toString();
+  }
+
+  private boolean forcedBefore(Path file, int before) {
+    for (int j = before - 1; j >= 0; j--) {
+      Event e = events.get(j);
+      if (e.op().equals("force") && file.equals(e.path())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private boolean syncedAfter(Path dir, int after, Thread thread) {
+    for (int j = after + 1; j < events.size(); j++) {
+      Event e = events.get(j);
+      if (e.op().equals("fsyncDirectory") && dir.equals(e.path()) && e.thread() == thread) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private boolean syncedBetween(Path dir, int from, int to) {
+    for (int j = Math.max(0, from + 1); j < to; j++) {
+      Event e = events.get(j);
+      if (e.op().equals("fsyncDirectory") && dir.equals(e.path())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private int lastIndex(int before, String op, Path path) {
+    return lastIndex(before, op, path, null);
+  }
+
+  private int lastIndex(int before, String op, Path path, Thread thread) {
+    for (int j = before - 1; j >= 0; j--) {
+      Event e = events.get(j);
+      if (e.op().equals(op) && (path == null || path.equals(e.path())) && (thread == null || e.thread() == thread)) {
+        return j;
+      }
+    }
+    return -1;
+  }
+}
