@@ -4,12 +4,13 @@
 # libraries, a class-data archive from a training run (an AOT cache on JDK 25+, a dynamic CDS archive
 # before that), and bin/idem, packed as one tar.gz that runs on glibc Linux without a JDK.
 #
-# usage: build-dist.sh JDK_HOME TARGET_DIR VERSION
+# usage: build-dist.sh JDK_HOME TARGET_DIR VERSION [PICOCLI_SOURCES_JAR]
 set -euo pipefail
 
 jdk="$1"
 target="$2"
 version="$3"
+picocli_sources="${4:-}"
 
 name="idem-$version-linux-$(uname -m)"
 out="$target/dist/$name"
@@ -18,6 +19,26 @@ mkdir -p "$out/app" "$out/bin"
 
 cp "$target/idem-cli.jar" "$out/app/"
 cp -r "$target/lib" "$out/app/lib"
+
+# picocli's jar is Java 5 bytecode, which CDS and the AOT cache skip ("old class"), so about 200 of
+# the classes --help loads would come from the jar on every start. The same source, compiled for
+# release 17, archives like everything else. The jar keeps its name: idem-cli.jar's Class-Path names it.
+picocli_jar="$(ls "$out/app/lib/"picocli-*.jar)"
+if [ -n "$picocli_sources" ] && [ -f "$picocli_sources" ]; then
+  src="$target/picocli-recompiled/src"
+  classes="$target/picocli-recompiled/classes"
+  rm -rf "$target/picocli-recompiled"
+  mkdir -p "$src" "$classes"
+  (cd "$src" && "$jdk/bin/jar" --extract --file "$picocli_sources")
+  find "$src" -name '*.java' ! -name module-info.java > "$target/picocli-recompiled/sources.txt"
+  "$jdk/bin/javac" --release 17 -nowarn -Xlint:none -XDsuppressNotes -d "$classes" @"$target/picocli-recompiled/sources.txt"
+  (cd "$classes" && "$jdk/bin/jar" --extract --file "$picocli_jar" META-INF/MANIFEST.MF)
+  rm "$picocli_jar"
+  "$jdk/bin/jar" --create --file "$picocli_jar" --manifest "$classes/META-INF/MANIFEST.MF" -C "$classes" picocli
+  echo "dist: $(basename "$picocli_jar") recompiled from its sources for release 17"
+else
+  echo "dist: picocli sources not given; its Java 5 classes stay outside the class-data archive"
+fi
 
 # 1. The modules idem needs, as jdeps sees them in the jar and every library; jdk.crypto.ec adds the
 #    elliptic-curve TLS suites S3 endpoints negotiate (a separate module before JDK 22).
@@ -43,7 +64,9 @@ fi
   --strip-debug --no-header-files --no-man-pages "$compress" "${cds[@]}"
 
 # 3. The launcher. Relative to its own location, so the unpacked directory can live anywhere; an
-#    archive that does not match (moved directory, other runtime) is ignored by the JVM, not fatal.
+#    archive that does not match is ignored by the JVM, not fatal. A JDK 25 AOT cache still applies
+#    after the directory is moved; a JDK 17 CDS archive records absolute class paths, so it applies
+#    only where it was built (elsewhere idem starts without it, as fast as plain java -jar).
 cat > "$out/bin/idem" <<'LAUNCHER'
 #!/usr/bin/env bash
 # idem, self-contained: the runtime, the jar and a class-data archive live beside this script.
