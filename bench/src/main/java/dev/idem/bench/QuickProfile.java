@@ -119,7 +119,7 @@ public final class QuickProfile {
   }
 
   private void keying() throws RunnerException {
-    Results r = run(options("keying", 2, TimeValue.milliseconds(500), 3, TimeValue.milliseconds(500))
+    Results r = run(options("keying", 2, TimeValue.milliseconds(300), 5, TimeValue.milliseconds(300))
         .include(KeyingBench.class.getName() + "\\."));
     Report.Table t = report.table("Keying: RunSpec → key (ns/op, lower is better)",
         "Limit: one SHA-256 of the same canonical bytes with a reused MessageDigest, plus hex. "
@@ -145,7 +145,7 @@ public final class QuickProfile {
         "payload", "idem putIfAbsent", "(a) durable atomic", "(a)+SHA-256", "(b) Files.write",
         "idem / (a)", "idem / (a)+SHA", "idem / (b)");
     for (long size : List.of(KIB, 64 * KIB, 8 * MIB)) {
-      Results r = run(options("fs-" + size, 1, TimeValue.seconds(2), 3, TimeValue.seconds(2))
+      Results r = run(options("fs-" + size, 1, TimeValue.seconds(1), 5, TimeValue.seconds(1))
           .include(FsPublishBench.class.getName() + "\\.")
           .param("payloadBytes", Long.toString(size)));
       String p = Long.toString(size);
@@ -161,7 +161,7 @@ public final class QuickProfile {
   }
 
   private void skipPath() throws RunnerException {
-    Results r = run(options("skip", 2, TimeValue.milliseconds(500), 3, TimeValue.milliseconds(500))
+    Results r = run(options("skip", 2, TimeValue.milliseconds(300), 5, TimeValue.milliseconds(300))
         .include(SkipPathBench.class.getName() + "\\."));
     Report.Table t = report.table("Skip path: is this key already published? (ns/op, lower is better)",
         "A replica checking a key that holds an object, on the filesystem store.",
@@ -177,7 +177,7 @@ public final class QuickProfile {
         "Files.isRegularFile (one stat)", ratioText(ratio(r.get("idemExistsNewStore"), stat)));
     t.row("whole Publisher.publish → SKIPPED", fmt(r.get("idemPublisherSkip")), fmt(stat),
         "Files.isRegularFile (one stat)", ratioText(ratio(r.get("idemPublisherSkip"), stat)));
-    report.target("Cached skip check under 1 µs", fmt(cached) + " ns", cached.getScore() < 1000);
+    report.target("Cached skip check under 1 µs", num(score(cached)) + " ns", score(cached) < 1000);
   }
 
   private void contention() throws RunnerException {
@@ -214,7 +214,7 @@ public final class QuickProfile {
   }
 
   private void pointerCas() throws RunnerException {
-    Results r = run(options("pointer", 1, TimeValue.seconds(1), 3, TimeValue.seconds(2))
+    Results r = run(options("pointer", 1, TimeValue.seconds(1), 5, TimeValue.seconds(1))
         .include(PointerCasBench.class.getName() + "\\."));
     Report.Table t = report.table("Pointer compare-and-swap, one writer (ops/s, higher is better)",
         "JGit RefUpdate on a bare file repository (no reflog), forced update with an expected old id.",
@@ -234,14 +234,20 @@ public final class QuickProfile {
   }
 
   private static double inverse(Result<?> idem, Result<?> other) {
-    return idem.getScore() / other.getScore();
+    return score(idem) / score(other);
   }
 
   private void s3() throws RunnerException {
-    Results puts = run(options("s3-put", 2, TimeValue.seconds(2), 3, TimeValue.seconds(2))
+    // Small payloads get more, shorter iterations; a 64 MiB PUT takes most of a second here.
+    Results puts = run(options("s3-put", 2, TimeValue.seconds(1), 5, TimeValue.seconds(1))
         .include(S3Bench.class.getName() + "\\.(idemPut|sdkPut)$")
-        .addProfiler(GCProfiler.class));
-    Results conflicts = run(options("s3-412", 2, TimeValue.seconds(1), 3, TimeValue.seconds(2))
+        .param("payloadBytes", Long.toString(KIB), Long.toString(MIB))
+        .addProfiler(GCProfiler.class))
+        .and(run(options("s3-put-64m", 1, TimeValue.seconds(3), 3, TimeValue.seconds(3))
+            .include(S3Bench.class.getName() + "\\.(idemPut|sdkPut)$")
+            .param("payloadBytes", Long.toString(64 * MIB))
+            .addProfiler(GCProfiler.class)));
+    Results conflicts = run(options("s3-412", 2, TimeValue.seconds(1), 5, TimeValue.seconds(1))
         .include(S3Bench.class.getName() + "\\.(idemPut412|sdkPut412|sdkPut412Head)$")
         .param("payloadBytes", "1024")
         .addProfiler(GCProfiler.class));
@@ -317,18 +323,27 @@ public final class QuickProfile {
   // ------------------------------------------------------------------------------------ formatting
 
   private static double ratio(Result<?> idem, Result<?> baseline) {
-    return idem.getScore() / baseline.getScore();
+    return score(idem) / score(baseline);
   }
 
   static String ratioText(double r) {
     return Double.isFinite(r) ? String.format(Locale.ROOT, "%.2f×", r) : "n/a";
   }
 
-  /** Score ± error (99.9% CI, when there are enough iterations for one). */
+  /**
+   * The median of the measurement iterations. On a shared machine a burst of someone else's work
+   * spoils one iteration; the median shrugs it off where the mean does not.
+   */
+  static double score(Result<?> r) {
+    return r.getStatistics().getN() > 0 ? r.getStatistics().getPercentile(50) : r.getScore();
+  }
+
+  /** The median with the range of iterations: {@code median [min–max]}. */
   static String fmt(Result<?> r) {
-    String score = num(r.getScore());
-    double err = r.getScoreError();
-    return Double.isFinite(err) && err > 0 ? score + " ± " + num(err) : score;
+    if (r.getStatistics().getN() < 2) {
+      return num(score(r));
+    }
+    return num(score(r)) + " [" + num(r.getStatistics().getMin()) + "–" + num(r.getStatistics().getMax()) + "]";
   }
 
   /** Three significant digits, without scientific notation. */
@@ -365,6 +380,12 @@ public final class QuickProfile {
 
     Results(Collection<RunResult> all) {
       this.all = all;
+    }
+
+    Results and(Results more) {
+      List<RunResult> both = new ArrayList<>(all);
+      both.addAll(more.all);
+      return new Results(both);
     }
 
     RunResult findRun(String method, String... params) {
@@ -516,9 +537,10 @@ public final class QuickProfile {
       for (String n : notes) {
         b.append("- ").append(n).append('\n');
       }
-      b.append("- JMH: one fork, short warmup and measurement (see `QuickProfile`); `±` is JMH's 99.9% "
-          + "confidence half-width. Absolute times on a shared 2-core machine are noisy; the ratios of "
-          + "methods run back to back in one group are the result.\n\n");
+      b.append("- JMH: one fork, short warmup and measurement (see `QuickProfile`). Each time is the median "
+          + "of the measurement iterations with their range in brackets; ratios are of medians. Absolute "
+          + "times on a shared 2-core machine are noisy; the ratios of methods run back to back in one group "
+          + "are the result.\n\n");
       if (!targets.isEmpty()) {
         Table t = new Table("Targets", "", "target", "measured", "verdict");
         for (String[] row : targets) {
