@@ -62,7 +62,13 @@ final class GcCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     try (ObjectStore st = store.open(ctx)) {
-      Retention.Report report = new Retention(st, ctx.clock()).run(pipeline, policy);
+      Retention.Report report;
+      Progress progress = Progress.start(err, !output.quiet, 5000, () -> "retention for " + pipeline + " in " + st.describe());
+      try {
+        report = new Retention(st, ctx.clock()).run(pipeline, policy);
+      } finally {
+        progress.close();
+      }
       long kept = report.generations() - report.deleted().size();
       if (output.json) {
         out.println(Json.object().put("pipeline", pipeline).put("dry_run", dryRun)

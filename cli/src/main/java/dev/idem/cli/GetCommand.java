@@ -103,6 +103,9 @@ final class GetCommand implements Callable<Integer> {
       Path tmp = dest == null
           ? Files.createTempFile("idem-get-", ".tmp")
           : Files.createTempFile(dest.toAbsolutePath().getParent(), "." + dest.getFileName() + ".", ".idem-get");
+      String fetching = key;
+      Progress progress = Progress.start(spec.commandLine().getErr(), !output.quiet, 5000,
+          () -> "fetching " + fetching + " (" + size + " bytes) from " + st.describe());
       try {
         fetchVerified(body.get(), tmp, key, sha, size);
         if (dest == null) {
@@ -113,6 +116,7 @@ final class GetCommand implements Callable<Integer> {
           moveIntoPlace(tmp, dest);
         }
       } finally {
+        progress.close();
         Files.deleteIfExists(tmp);
       }
     }

@@ -33,10 +33,11 @@ import picocli.CommandLine.Spec;
     },
     footerHeading = "%nStores:%n",
     footer = {
-        "  file:PATH            a directory on a local or shared filesystem (default file:.idem)",
-        "  s3://bucket/prefix   an S3 bucket; reads AWS_ENDPOINT_URL, AWS_REGION, AWS_ACCESS_KEY_ID,",
-        "                       AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_PROFILE",
-        "  --store URI on any command, or IDEM_STORE in the environment.",
+        "  file:PATH           a local or shared directory (default: file:.idem)",
+        "  s3://bucket/prefix  S3, configured by AWS_ENDPOINT_URL, AWS_REGION,",
+        "                      AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,",
+        "                      AWS_SESSION_TOKEN, AWS_PROFILE",
+        "  Pick one with --store URI on any command, or IDEM_STORE.",
     })
 public final class IdemCommand implements Callable<Integer> {
   private final CliContext context;

@@ -62,7 +62,14 @@ final class PublishCommand implements Callable<Integer> {
         }
         source = spool;
       }
-      PublishReport report = Publisher.create(st, writerId).publish(runSpec, Payload.ofFile(source));
+      PublishReport report;
+      Progress progress = Progress.start(spec.commandLine().getErr(), !output.quiet, 5000,
+          () -> "publishing " + runSpec.outputKey() + " to " + st.describe());
+      try {
+        report = Publisher.create(st, writerId).publish(runSpec, Payload.ofFile(source));
+      } finally {
+        progress.close();
+      }
       Reports.print(spec.commandLine().getOut(), spec.commandLine().getErr(), output, runSpec, report, writerId);
       return Reports.exitCode(report);
     } finally {
