@@ -706,8 +706,9 @@ public final class S3Client {
     return Collections.unmodifiableMap(out);
   }
 
+  /** Adds an optional parameter; an empty prefix or marker means the same as none. */
   private static void putIf(Map<String, String> query, String name, String value) {
-    if (value != null) {
+    if (value != null && !value.isEmpty()) {
       query.put(name, value);
     }
   }
