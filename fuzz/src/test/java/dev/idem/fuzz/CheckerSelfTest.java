@@ -89,12 +89,12 @@ class CheckerSelfTest {
     Scenario s = new Scenario(Backend.Kind.FS, List.of(
         new Replica(1, 0, 0, 40, 'A', Replica.Build.OLD, false, new Fate.Finishes(), false),
         new Replica(2, 0, 5, 0, 'B', Replica.Build.NEW, true,
-            new Fate.Dies(Fate.Death.SIGKILL, new Step("createLink", true, 1)), true)), 1);
+            new Fate.Dies(Fate.Death.SIGKILL, new Step("createLink(object)", true, 1)), true)), 1);
     assertEquals("""
         fs store, 1 reader following the pointer:
           replica 1 (old build, schema 3, thread) starts at +0ms, runs 40ms, publishes 'A' (61 bytes) for p0, same window; finishes
           replica 2 (new build, schema 4, own JVM) starts at +5ms, runs 0ms, publishes 'B' (150000 bytes) for p0, next window; \
-        killed with SIGKILL after 'createLink'""", s.toString());
+        killed with SIGKILL after 'createLink(object)'""", s.toString());
   }
 
   @Test

@@ -29,7 +29,7 @@ final class FsBackend implements Backend {
           + "|_idem/pointers/[a-z0-9][a-z0-9._-]*/latest(\\.lock)?");
 
   static final Scenarios.Profile PROFILE = new Scenarios.Profile(HookedFsOps.OPS, HookedFsOps.OPS_FAULT_AFTER,
-      List.of(Fate.Fault.IO_ERROR), List.of(Fate.Death.SIGKILL, Fate.Death.SIGTERM, Fate.Death.THREAD_DEATH), 5, 2, 4);
+      List.of(Fate.Fault.IO_ERROR), List.of(Fate.Death.SIGKILL, Fate.Death.SIGTERM, Fate.Death.THREAD_DEATH), 5, 2, 4, 3);
 
   private final Path base;
 

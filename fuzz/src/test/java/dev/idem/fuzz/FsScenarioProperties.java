@@ -1,13 +1,10 @@
 package dev.idem.fuzz;
 
-import static org.junit.jupiter.api.Assertions.fail;
-
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 import net.jqwik.api.ShrinkingMode;
-import net.jqwik.api.statistics.Statistics;
 import net.jqwik.api.lifecycle.AddLifecycleHook;
 import net.jqwik.api.lifecycle.AfterContainer;
 
@@ -40,11 +37,6 @@ class FsScenarioProperties {
 
   @Property(tries = 40, shrinking = ShrinkingMode.BOUNDED)
   void everyContractHolds(@ForAll("scenarios") Scenario scenario) throws Exception {
-    ScenarioRunner.Result result = new ScenarioRunner(backend()).runCheckAndCount(scenario);
-    result.fates().forEach(f -> Statistics.label("fates").collect(f));
-    Statistics.label("replicas").collect(scenario.replicas().size());
-    if (!result.violations().isEmpty()) {
-      fail(Report.of(scenario, result.violations()));
-    }
+    ScenarioCheck.check(backend(), scenario);
   }
 }

@@ -17,6 +17,16 @@ import net.jqwik.api.lifecycle.PropertyLifecycleContext;
  * </ul>
  */
 public final class FuzzBudget implements AroundPropertyHook {
+  private static volatile boolean failed;
+
+  /** Whether the running property has failed once (its later tries are shrinking). */
+  static boolean failedSoFar() {
+    return failed;
+  }
+
+  static void markFailed() {
+    failed = true;
+  }
 
   /** Registered on a test class, it applies to the class's properties. */
   @Override
@@ -32,6 +42,7 @@ public final class FuzzBudget implements AroundPropertyHook {
     if (!seed.equals("random")) {
       context.attributes().setSeed(seed);
     }
+    failed = false;
     PropertyExecutionResult result = property.execute();
     if (result.status() == PropertyExecutionResult.Status.FAILED) {
       System.err.println("[fuzz] " + context.extendedLabel() + " failed with seed " + result.seed().orElse("?")

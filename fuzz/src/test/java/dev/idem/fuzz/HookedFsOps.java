@@ -6,21 +6,38 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.file.Path;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
 
 /**
  * The filesystem backend's seam: {@code FsOps.real()} with a {@link StepHook} around every call, the
  * way Okio's {@code ForwardingFileSystem} is used to make one call fail.
+ *
+ * <p>Each call is named by what it works on, {@code fsyncDirectory(object dir)} rather than the
+ * fourth {@code fsyncDirectory}, so that a step names a point in the protocol (the sync after the
+ * link) whatever number of directories the publish happened to create first, and the story says so.
  */
 final class HookedFsOps implements FsOps {
-  /** The operations a step may name, as the story prints them. */
-  static final java.util.List<String> OPS = java.util.List.of("createNew", "openAppend", "openLockFile", "write",
-      "force", "createLink", "atomicMove", "fsyncDirectory", "createDirectory", "tryLock", "deleteIfExists");
+  /** The operations a step may name. */
+  static final List<String> OPS = List.of(
+      "createDirectory", "fsyncDirectory(parent)",
+      "createNew(object temp)", "write(object temp)", "force(object temp)", "createLink(object)",
+      "fsyncDirectory(object dir)", "openAppend(ledger)", "write(ledger)", "force(ledger)", "createLink(evidence)",
+      "deleteIfExists(temp)",
+      "openLockFile(pointer lock)", "tryLock(pointer lock)", "force(object)", "createNew(pointer temp)",
+      "write(pointer temp)", "force(pointer temp)", "atomicMove(pointer)", "fsyncDirectory(pointer dir)");
   /** Where a fault after the call is a realistic failure: the bytes or sync may or may not have landed. */
-  static final java.util.List<String> OPS_FAULT_AFTER = java.util.List.of("write", "force", "fsyncDirectory");
+  static final List<String> OPS_FAULT_AFTER = List.of("write(object temp)", "force(object temp)",
+      "fsyncDirectory(object dir)", "write(ledger)", "force(ledger)", "force(object)", "force(pointer temp)",
+      "fsyncDirectory(pointer dir)");
 
   private final FsOps d = FsOps.real();
   private final StepHook hook;
   private final DurabilityLog log;
+  private final Map<FileChannel, String> kinds = Collections.synchronizedMap(new IdentityHashMap<>());
 
   /** @param log where durability-relevant calls are recorded, or {@code null} (replica processes) */
   HookedFsOps(StepHook hook, DurabilityLog log) {
@@ -33,85 +50,121 @@ final class HookedFsOps implements FsOps {
     T run() throws IOException;
   }
 
-  private <T> T around(String op, Call<T> call) throws IOException {
+  /** {@code done} records a call that happened, before the hook may fail it after the fact. */
+  private <T> T around(String op, Call<T> call, Consumer<T> done) throws IOException {
     hook.at(op, false);
     T result = call.run();
+    done.accept(result);
     hook.at(op, true);
     return result;
   }
 
+  private <T> T around(String op, Call<T> call) throws IOException {
+    return around(op, call, r -> { });
+  }
+
+  private static String tempKind(Path file) {
+    return file.getFileName().toString().startsWith(".tmp-latest") ? "pointer temp" : "object temp";
+  }
+
+  private String kind(FileChannel ch) {
+    return kinds.getOrDefault(ch, "object");
+  }
+
+  private void opened(FileChannel ch, String kind, Path file) {
+    kinds.put(ch, kind);
+    if (log != null) {
+      log.opened(ch, file);
+    }
+  }
+
   @Override public FileChannel createNew(Path file) throws IOException {
-    FileChannel ch = around("createNew", () -> d.createNew(file));
-    if (log != null) {
-      log.opened(ch, file);
-    }
-    return ch;
+    String k = tempKind(file);
+    return around("createNew(" + k + ")", () -> d.createNew(file), ch -> opened(ch, k, file));
   }
-  @Override public FileChannel openAppend(Path file) throws IOException { return around("openAppend", () -> d.openAppend(file)); }
+
+  @Override public FileChannel openAppend(Path file) throws IOException {
+    return around("openAppend(ledger)", () -> d.openAppend(file), ch -> opened(ch, "ledger", file));
+  }
+
   @Override public FileChannel openLockFile(Path file) throws IOException {
-    FileChannel ch = around("openLockFile", () -> d.openLockFile(file));
-    if (log != null) {
-      log.opened(ch, file);
-    }
-    return ch;
+    return around("openLockFile(pointer lock)", () -> d.openLockFile(file), ch -> opened(ch, "pointer lock", file));
   }
+
   @Override public void write(FileChannel channel, ByteBuffer src) throws IOException {
-    around("write", () -> {
+    around("write(" + kind(channel) + ")", () -> {
       d.write(channel, src);
       return null;
     });
   }
+
   @Override public void force(FileChannel channel) throws IOException {
-    around("force", () -> {
+    around("force(" + kind(channel) + ")", () -> {
       d.force(channel);
       return null;
+    }, r -> {
+      if (log != null) {
+        log.forced(channel);
+      }
     });
-    if (log != null) {
-      log.forced(channel);
-    }
   }
+
   @Override public void createLink(Path link, Path existing) throws IOException {
-    around("createLink", () -> {
+    boolean evidence = link.toString().contains("/_idem/");
+    around(evidence ? "createLink(evidence)" : "createLink(object)", () -> {
       d.createLink(link, existing);
       return null;
+    }, r -> {
+      if (log != null) {
+        log.record("createLink", link, existing);
+      }
     });
-    if (log != null) {
-      log.record("createLink", link, existing);
-    }
   }
+
   @Override public void atomicMove(Path source, Path target) throws IOException {
     if (log != null) {
       log.pointerMoving(source, target);
     }
-    around("atomicMove", () -> {
+    around("atomicMove(pointer)", () -> {
       d.atomicMove(source, target);
       return null;
+    }, r -> {
+      if (log != null) {
+        log.record("atomicMove", source, target);
+      }
     });
-    if (log != null) {
-      log.record("atomicMove", source, target);
-    }
   }
+
   @Override public void fsyncDirectory(Path dir) throws IOException {
-    around("fsyncDirectory", () -> {
+    String s = dir.toString().replace('\\', '/');
+    String kind = s.contains("/_idem/pointers/") ? "pointer dir"
+        : s.matches(".*/[a-z0-9][a-z0-9._-]*/[0-9]+") && !s.contains("/_idem/") ? "object dir" : "parent";
+    around("fsyncDirectory(" + kind + ")", () -> {
       d.fsyncDirectory(dir);
       return null;
+    }, r -> {
+      if (log != null) {
+        log.record("fsyncDirectory", dir, null);
+      }
     });
-    if (log != null) {
-      log.record("fsyncDirectory", dir, null);
-    }
   }
+
   @Override public void createDirectory(Path dir) throws IOException {
     around("createDirectory", () -> {
       d.createDirectory(dir);
       return null;
     });
   }
+
   @Override public FileLock tryLock(FileChannel channel) throws IOException {
-    FileLock lock = around("tryLock", () -> d.tryLock(channel));
-    if (log != null && lock != null) {
-      log.record("tryLock", null, null);
-    }
-    return lock;
+    return around("tryLock(pointer lock)", () -> d.tryLock(channel), lock -> {
+      if (log != null && lock != null) {
+        log.record("tryLock", null, null);
+      }
+    });
   }
-  @Override public boolean deleteIfExists(Path file) throws IOException { return around("deleteIfExists", () -> d.deleteIfExists(file)); }
+
+  @Override public boolean deleteIfExists(Path file) throws IOException {
+    return around("deleteIfExists(temp)", () -> d.deleteIfExists(file));
+  }
 }

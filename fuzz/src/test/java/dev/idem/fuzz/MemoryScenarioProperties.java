@@ -1,13 +1,10 @@
 package dev.idem.fuzz;
 
-import static org.junit.jupiter.api.Assertions.fail;
-
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 import net.jqwik.api.ShrinkingMode;
-import net.jqwik.api.statistics.Statistics;
 import net.jqwik.api.lifecycle.AddLifecycleHook;
 
 /**
@@ -26,11 +23,6 @@ class MemoryScenarioProperties {
 
   @Property(tries = 150, shrinking = ShrinkingMode.BOUNDED)
   void everyContractHolds(@ForAll("scenarios") Scenario scenario) throws Exception {
-    ScenarioRunner.Result result = new ScenarioRunner(backend).runCheckAndCount(scenario);
-    result.fates().forEach(f -> Statistics.label("fates").collect(f));
-    Statistics.label("replicas").collect(scenario.replicas().size());
-    if (!result.violations().isEmpty()) {
-      fail(Report.of(scenario, result.violations()));
-    }
+    ScenarioCheck.check(backend, scenario);
   }
 }

@@ -30,6 +30,7 @@ public final class ReplicaProcess {
       out.println("STEP " + step.encode());
       parkForever();
     });
+    ChildStores.warmUp(kind, backendArgs);
     try (ObjectStore store = ChildStores.open(kind, backendArgs, hook)) {
       out.println("READY");
       BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));

@@ -34,7 +34,7 @@ final class S3Backend implements Backend {
   static final Scenarios.Profile PROFILE = new Scenarios.Profile(FaultyHttpProxy.OPS, FaultyHttpProxy.OPS,
       List.of(Fate.Fault.HTTP_500, Fate.Fault.HTTP_503_SLOW_DOWN, Fate.Fault.HTTP_409_CONFLICT, Fate.Fault.HTTP_TIMEOUT,
           Fate.Fault.CONNECTION_RESET),
-      List.of(Fate.Death.SIGKILL, Fate.Death.SIGTERM), 3, 1, 2);
+      List.of(Fate.Death.SIGKILL, Fate.Death.SIGTERM), 3, 1, 2, 3);
 
   private final S3ProxyServer server;
   private final String bucket;

@@ -1,14 +1,11 @@
 package dev.idem.fuzz;
 
-import static org.junit.jupiter.api.Assertions.fail;
-
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 import net.jqwik.api.ShrinkingMode;
 import net.jqwik.api.lifecycle.AddLifecycleHook;
-import net.jqwik.api.statistics.Statistics;
 
 /**
  * Scenarios against {@code S3ObjectStore} (LOG pointer mode) on S3Proxy: replica threads and a few
@@ -32,10 +29,6 @@ class S3ScenarioProperties {
 
   @Property(tries = 20, shrinking = ShrinkingMode.BOUNDED)
   void everyContractHolds(@ForAll("scenarios") Scenario scenario) throws Exception {
-    ScenarioRunner.Result result = new ScenarioRunner(backend()).runCheckAndCount(scenario);
-    result.fates().forEach(f -> Statistics.label("fates").collect(f));
-    if (!result.violations().isEmpty()) {
-      fail(Report.of(scenario, result.violations()));
-    }
+    ScenarioCheck.check(backend(), scenario);
   }
 }
