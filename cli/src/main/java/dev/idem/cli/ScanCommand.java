@@ -1,6 +1,7 @@
 package dev.idem.cli;
 
 import dev.idem.core.Names;
+import dev.idem.core.OutputKey;
 import dev.idem.core.scan.Basis;
 import dev.idem.core.scan.DivergenceScan;
 import dev.idem.core.scan.KeyVerdict;
@@ -14,6 +15,7 @@ import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Predicate;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.ArgGroup;
@@ -102,17 +104,17 @@ final class ScanCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     try (ObjectStore st = store.open(ctx)) {
-      ObjectStore view = st;
+      Predicate<String> keys = key -> true;
       if (pipeline != null && scope.pipeline.since != null) {
         long min = ctx.clock().instant().minus(scope.pipeline.since).getEpochSecond();
-        view = new WindowFilteredStore(st, min);
+        keys = key -> OutputKey.looksLikeKey(key) && OutputKey.parse(key).windowStartEpochSecond() >= min;
       }
       DivergenceScan scan = new DivergenceScan(ctx.clock(), maxKeys, maxTime);
       ScanSummary summary;
       Progress progress = Progress.start(err, !output.quiet, 5000,
           () -> "scanning " + st.describe() + " prefix=" + prefix + ": " + keysSeen + " keys, " + entriesSeen + " entries");
       try {
-        summary = scan.run(view, prefix, new DivergenceScan.Listener() {
+        summary = scan.run(st, prefix, keys, new DivergenceScan.Listener() {
           @Override
           public void divergent(KeyVerdict v) {
             if (output.json) {

@@ -7,6 +7,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
+import java.util.function.Predicate;
 
 /**
  * Walks a store's history under a prefix and reports every key written with more than one distinct
@@ -52,9 +53,21 @@ public final class DivergenceScan {
   }
 
   public ScanSummary run(ObjectStore store, String prefix, Listener listener) throws IOException {
+    return run(store, prefix, key -> true, listener);
+  }
+
+  /**
+   * Scans the keys under {@code prefix} that {@code keyFilter} accepts (e.g. only windows since a
+   * date); rejected keys are neither judged nor counted.
+   */
+  public ScanSummary run(ObjectStore store, String prefix, Predicate<String> keyFilter, Listener listener)
+      throws IOException {
     Instant deadline = maxTime == null ? null : clock.instant().plus(maxTime);
     long[] counts = new long[4]; // keys, entries, benign, divergent
     boolean complete = store.history(prefix, (KeyHistory h) -> {
+      if (!keyFilter.test(h.key())) {
+        return true;
+      }
       KeyVerdict v = KeyVerdict.of(h);
       counts[0]++;
       counts[1] += h.entries().size();

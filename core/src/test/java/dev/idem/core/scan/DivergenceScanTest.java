@@ -94,4 +94,17 @@ class DivergenceScanTest {
     assertFalse(s.clean());
     assertTrue(new DivergenceScan().run(store, "", v -> {}).clean());
   }
+
+  @Test
+  void run_keyFilter_skipsRejectedKeysUncounted() throws Exception {
+    InMemoryObjectStore store = new InMemoryObjectStore();
+    String old = RunSpec.of("p", new Window(60, 60), 1).outputKey().toString();
+    String recent = RunSpec.of("p", new Window(6000, 60), 1).outputKey().toString();
+    store.putIfAbsent(old, Payload.ofBytes(new byte[] {1}), "w1");
+    store.putIfAbsent(old, Payload.ofBytes(new byte[] {2}), "w2");
+    store.putIfAbsent(recent, Payload.ofBytes(new byte[] {1}), "w1");
+    ScanSummary s = new DivergenceScan().run(store, "p/", k -> k.equals(recent), v -> {});
+    assertEquals(1, s.keys());
+    assertTrue(s.clean(), "the divergent key is outside the filter");
+  }
 }
