@@ -52,7 +52,7 @@ class CasLinearizabilityProperties {
         () -> "not linearizable; plan " + plan + "\nhistory:\n  " + String.join("\n  ", history.stream().map(Object::toString).toList()));
   }
 
-  @Property(tries = 40, shrinking = ShrinkingMode.BOUNDED)
+  @Property(tries = 100, shrinking = ShrinkingMode.BOUNDED)
   void memoryStore_casIsLinearizable(@ForAll("plans") List<List<CasHistoryRecorder.Planned>> plan) throws Exception {
     InMemoryObjectStore shared = new InMemoryObjectStore();
     assertLinearizable(plan, () -> new ForwardingObjectStore(shared) {
@@ -61,7 +61,7 @@ class CasLinearizabilityProperties {
     });
   }
 
-  @Property(tries = 60, shrinking = ShrinkingMode.BOUNDED)
+  @Property(tries = 200, shrinking = ShrinkingMode.BOUNDED)
   void fsStore_casIsLinearizable(@ForAll("plans") List<List<CasHistoryRecorder.Planned>> plan) throws Exception {
     Path root = Files.createTempDirectory("idem-fuzz-cas");
     try {

@@ -35,7 +35,7 @@ class FsScenarioProperties {
     return Scenarios.scenarios(Backend.Kind.FS, FsBackend.PROFILE);
   }
 
-  @Property(tries = 40, shrinking = ShrinkingMode.BOUNDED)
+  @Property(tries = 80, shrinking = ShrinkingMode.BOUNDED)
   void everyContractHolds(@ForAll("scenarios") Scenario scenario) throws Exception {
     ScenarioCheck.check(backend(), scenario);
   }

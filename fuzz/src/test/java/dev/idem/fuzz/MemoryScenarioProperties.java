@@ -21,7 +21,7 @@ class MemoryScenarioProperties {
     return Scenarios.scenarios(Backend.Kind.MEMORY, Scenarios.MEMORY);
   }
 
-  @Property(tries = 150, shrinking = ShrinkingMode.BOUNDED)
+  @Property(tries = 200, shrinking = ShrinkingMode.BOUNDED)
   void everyContractHolds(@ForAll("scenarios") Scenario scenario) throws Exception {
     ScenarioCheck.check(backend, scenario);
   }

@@ -27,7 +27,7 @@ class S3ScenarioProperties {
     return Scenarios.scenarios(Backend.Kind.S3, S3Backend.PROFILE);
   }
 
-  @Property(tries = 20, shrinking = ShrinkingMode.BOUNDED)
+  @Property(tries = 30, shrinking = ShrinkingMode.BOUNDED)
   void everyContractHolds(@ForAll("scenarios") Scenario scenario) throws Exception {
     ScenarioCheck.check(backend(), scenario);
   }
