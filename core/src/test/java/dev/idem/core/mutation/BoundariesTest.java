@@ -127,6 +127,12 @@ class BoundariesTest {
   }
 
   @Test
+  void closedAt_withOffset_boundariesShiftedByTheOffset() {
+    assertEquals(new Window(15, 60), Window.closedAt(Instant.ofEpochSecond(130), Duration.ofSeconds(60), Duration.ofSeconds(15)));
+    assertEquals(new Window(75, 60), Window.closedAt(Instant.ofEpochSecond(135), Duration.ofSeconds(60), Duration.ofSeconds(15)));
+  }
+
+  @Test
   void window_toString_halfOpenInterval() {
     assertEquals("[1970-01-01T00:01:00Z, 1970-01-01T00:02:00Z)", new Window(60, 60).toString());
   }

@@ -3,6 +3,7 @@ package dev.idem.core.mutation;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -12,6 +13,7 @@ import dev.idem.core.Window;
 import dev.idem.core.publish.AdvanceReport;
 import dev.idem.core.publish.AdvanceStatus;
 import dev.idem.core.publish.PointerAdvancer;
+import dev.idem.core.publish.Publisher;
 import dev.idem.core.scan.Basis;
 import dev.idem.core.scan.DivergenceScan;
 import dev.idem.core.scan.KeyVerdict;
@@ -90,10 +92,11 @@ class CountsTest {
         entry(HistoryEntry.Kind.DELETE_MARKER, null, null),
         entry(HistoryEntry.Kind.DIVERGENT_ATTEMPT, b, null),
         entry(HistoryEntry.Kind.DIVERGENT_ATTEMPT, b, null),
+        entry(HistoryEntry.Kind.DIVERGENT_ATTEMPT, b, null),
         entry(HistoryEntry.Kind.IDENTICAL_ATTEMPT, a, null))));
-    assertEquals(4, v.writes());
+    assertEquals(5, v.writes());
     assertEquals(2, v.payloads());
-    assertEquals(2, v.divergentAttempts());
+    assertEquals(3, v.divergentAttempts());
     assertEquals(Basis.SHA256, v.basis());
     assertTrue(v.divergent());
     assertFalse(v.benignDuplicate());
@@ -105,6 +108,23 @@ class CountsTest {
     assertFalse(KeyVerdict.of(new KeyHistory("k", List.of(entry(HistoryEntry.Kind.VERSION, a, null)))).benignDuplicate());
     assertTrue(KeyVerdict.of(new KeyHistory("k", List.of(entry(HistoryEntry.Kind.VERSION, a, null),
         entry(HistoryEntry.Kind.IDENTICAL_ATTEMPT, a, null)))).benignDuplicate());
+  }
+
+  @Test
+  void verdict_sameEtagOnTwoVersions_onePayload() {
+    KeyVerdict v = KeyVerdict.of(new KeyHistory("k", List.of(
+        new HistoryEntry("k", HistoryEntry.Kind.VERSION, "v1", null, 1, null, "e1", null),
+        new HistoryEntry("k", HistoryEntry.Kind.VERSION, "v2", null, 2, null, "e1", null))));
+    assertEquals(1, v.payloads());
+    assertTrue(v.benignDuplicate());
+  }
+
+  @Test
+  void publisher_exposesItsStoreAndWriter() {
+    InMemoryObjectStore s = new InMemoryObjectStore();
+    Publisher p = Publisher.create(s, "writer-7");
+    assertSame(s, p.store());
+    assertEquals("writer-7", p.writerId());
   }
 
   @Test
