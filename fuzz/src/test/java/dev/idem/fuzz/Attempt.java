@@ -31,10 +31,6 @@ record Attempt(
         invokeNanos, returnNanos);
   }
 
-  Attempt withTimes(long invoke, long ret) {
-    return new Attempt(result, status, advance, storedSha, storedWriter, detail, invoke, ret);
-  }
-
   /** One line of a replica process's report; {@link #decode} reads it back (times are the parent's). */
   String encode() {
     return String.join("\t", result.name(), dash(status), dash(advance), dash(storedSha), dash(storedWriter),

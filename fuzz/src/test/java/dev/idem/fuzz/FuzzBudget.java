@@ -45,9 +45,13 @@ public final class FuzzBudget implements AroundPropertyHook {
     failed = false;
     PropertyExecutionResult result = property.execute();
     if (result.status() == PropertyExecutionResult.Status.FAILED) {
-      System.err.println("[fuzz] " + context.extendedLabel() + " failed with seed " + result.seed().orElse("?")
-          + "; replay: ./mvnw -B -pl fuzz verify -Dfuzz.seed=" + result.seed().orElse("?")
-          + " -Dtest=" + context.containerClass().getSimpleName() + " -Dsurefire.failIfNoSpecifiedTests=false");
+      // Surefire shows the failure's message, not jqwik's report: put the seed and the replay there.
+      String seedUsed = result.seed().orElse("?");
+      String replay = "\n[fuzz] seed " + seedUsed + "; replay: ./mvnw -B -pl fuzz verify -Dfuzz.seed=" + seedUsed
+          + " -Dtest=" + context.containerClass().getSimpleName();
+      Throwable cause = result.throwable().orElse(null);
+      AssertionError withSeed = new AssertionError((cause == null ? "" : cause.getMessage()) + replay, cause);
+      return result.mapToFailed(withSeed);
     }
     return result;
   }

@@ -29,7 +29,6 @@ final class PointerFollower implements Runnable {
   private final Map<String, Pointer.Position> highest = new ConcurrentHashMap<>();
   private final long pauseMillis;
   private volatile boolean stop;
-  private int generationsRead;
 
   /**
    * @param contentByKey shared by all readers: the first SHA-256 anyone read at a key
@@ -52,10 +51,6 @@ final class PointerFollower implements Runnable {
   /** The highest position this reader saw per pipeline. */
   Map<String, Pointer.Position> highest() {
     return highest;
-  }
-
-  int generationsRead() {
-    return generationsRead;
   }
 
   @Override
@@ -108,7 +103,6 @@ final class PointerFollower implements Runnable {
     try (InputStream s = in.get()) {
       bytes = s.readAllBytes();
     }
-    generationsRead++;
     String sha = Sha256.of(bytes);
     if (bytes.length != p.size() || !sha.equals(p.sha256())) {
       violations.add("P1: reader got " + bytes.length + " bytes sha256 " + sha + " at " + p.key()

@@ -28,7 +28,7 @@ import java.util.List;
  * then recognising its own object) and a repeated one the publisher-level retry.
  */
 final class S3Backend implements Backend {
-  static final long REQUEST_TIMEOUT_MS = 1500;
+  static final long REQUEST_TIMEOUT_MS = 2500;
   private static final RetryPolicy REPLICA_RETRY = new RetryPolicy(2, Duration.ofMillis(10), Duration.ofMillis(50));
 
   static final Scenarios.Profile PROFILE = new Scenarios.Profile(FaultyHttpProxy.OPS, FaultyHttpProxy.OPS,

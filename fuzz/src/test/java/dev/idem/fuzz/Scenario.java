@@ -20,10 +20,6 @@ public record Scenario(Backend.Kind backend, List<Replica> replicas, int readers
     return replicas.stream().mapToInt(Replica::pipeline).max().orElse(0) + 1;
   }
 
-  boolean usesProcesses() {
-    return replicas.stream().anyMatch(Replica::process);
-  }
-
   @Override
   public String toString() {
     return backend.name().toLowerCase(java.util.Locale.ROOT) + " store, " + readers + " reader"

@@ -50,13 +50,6 @@ final class ScenarioRunner {
       this.replica = replica;
     }
 
-    /** The last attempt, or {@code null} if it never finished one. */
-    Attempt last() {
-      synchronized (attempts) {
-        return attempts.isEmpty() ? null : attempts.get(attempts.size() - 1);
-      }
-    }
-
     List<Attempt> attempts() {
       synchronized (attempts) {
         return List.copyOf(attempts);
