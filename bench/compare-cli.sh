@@ -42,24 +42,32 @@ if [ ${#need_apt[@]} -gt 0 ]; then
 fi
 command -v aws >/dev/null 2>&1 || { echo "compare-cli.sh: no aws command" >&2; exit 1; }
 
-# The idem command: the self-contained distribution (build it if needed), else the source launcher.
+# The idem command: the self-contained distribution, built here privately (cli/target is rebuilt and
+# emptied by other builds) from the CLI jar with cli/src/dist/build-dist.sh, on JDK 25 when present
+# (its AOT cache is part of the distribution's startup story), else on the JDK at hand.
 if [ -z "$idem_cmd" ]; then
-  idem_cmd="$(ls -d cli/target/dist/idem-*/bin/idem 2>/dev/null | head -n 1 || true)"
-  if [ -z "$idem_cmd" ]; then
-    jdk="${DIST_JDK:-/usr/lib/jvm/temurin-25-jdk-amd64}"
-    [ -x "$jdk/bin/jlink" ] || jdk="${JAVA_HOME:-}"
-    echo "== building the idem distribution with ${jdk:-the default JDK}"
-    if (JAVA_HOME="$jdk" ./mvnw -B -q -Pdist package -pl cli -am -DskipTests) >&2; then
-      idem_cmd="$(ls -d cli/target/dist/idem-*/bin/idem 2>/dev/null | head -n 1 || true)"
-    fi
+  if [ ! -f cli/target/idem-cli.jar ] || [ ! -d cli/target/lib ]; then
+    echo "== building the CLI jar"
+    ./mvnw -B -q package -pl cli -am -DskipTests
   fi
-  if [ -n "$idem_cmd" ]; then
-    # A private copy: cli/target is rebuilt (and emptied) by other builds while this runs.
-    dist_dir="$(dirname "$(dirname "$idem_cmd")")"
-    rm -rf "$out_dir/idem-dist"
-    cp -a "$dist_dir" "$out_dir/idem-dist"
-    idem_cmd="$out_dir/idem-dist/bin/idem"
+  jdk="${DIST_JDK:-/usr/lib/jvm/temurin-25-jdk-amd64}"
+  if [ ! -x "$jdk/bin/jlink" ]; then
+    jdk="${JAVA_HOME:-$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")}"
+  fi
+  private="$out_dir/cli-target"
+  rm -rf "$private"
+  mkdir -p "$private"
+  cp cli/target/idem-cli.jar "$private/"
+  cp -r cli/target/lib "$private/lib"
+  version="$(unzip -p "$private/idem-cli.jar" META-INF/MANIFEST.MF 2>/dev/null \
+    | sed -n 's/^Implementation-Version: *//p' | tr -d '\r')"
+  picocli_sources="$(ls "$HOME"/.m2/repository/info/picocli/picocli/*/picocli-*-sources.jar 2>/dev/null | tail -n 1 || true)"
+  echo "== building the idem distribution with $jdk"
+  if bash cli/src/dist/build-dist.sh "$jdk" "$private" "${version:-0.1.0-SNAPSHOT}" "$picocli_sources" \
+      > "$out_dir/build-dist.log" 2>&1; then
+    idem_cmd="$(ls -d "$private"/dist/idem-*/bin/idem | head -n 1)"
   else
+    echo "compare-cli.sh: building the distribution failed (see $out_dir/build-dist.log); using ./idem" >&2
     idem_cmd=./idem
   fi
 fi

@@ -15,6 +15,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -28,6 +29,7 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.infra.Blackhole;
 
 /**
  * Filesystem publish of one payload to a fresh key, idem against what people write by hand. Target:
@@ -46,7 +48,12 @@ import org.openjdk.jmh.annotations.Warmup;
  *       today; no fsync, not atomic, last writer wins.
  * </ul>
  *
- * Every method writes a new key per call (a counter), into a fresh directory per iteration under
+ * <p>{@code paired} runs all four back to back in every call, rotating which goes first, and sums
+ * each one's time in {@link Paired} counters ({@code paired:idemNanos}, ...): the four see the same
+ * disk at the same moments, so their ratios hold even while other work on the machine makes the disk
+ * slower or faster from one second to the next. {@code bench/run} reports these paired ratios.
+ *
+ * <p>Every method writes a new key per call (a counter), into a fresh directory per iteration under
  * {@link BenchDirs#base()} (pass {@code -Didem.bench.dir=DIR} to choose the disk; do not use a tmpfs,
  * where {@code fsync} costs nothing).
  *
@@ -159,5 +166,47 @@ public class FsPublishBench {
       d.force(true);
     }
     return target;
+  }
+
+  /** Time spent in each side of {@link #paired}, summed over one iteration. */
+  @State(Scope.Thread)
+  @AuxCounters(AuxCounters.Type.EVENTS)
+  public static class Paired {
+    public long rounds;
+    public long idemNanos;
+    public long inlineNanos;
+    public long inlineHashedNanos;
+    public long unsafeNanos;
+
+    @Setup(Level.Iteration)
+    public void reset() {
+      rounds = 0;
+      idemNanos = 0;
+      inlineNanos = 0;
+      inlineHashedNanos = 0;
+      unsafeNanos = 0;
+    }
+  }
+
+  @Benchmark
+  public void paired(Paired p, Blackhole bh) throws IOException, NoSuchAlgorithmException {
+    int first = (int) (p.rounds++ % 4);
+    for (int i = 0; i < 4; i++) {
+      int which = (first + i) % 4;
+      long t0 = System.nanoTime();
+      switch (which) {
+        case 0 -> bh.consume(idemPutIfAbsent());
+        case 1 -> bh.consume(inlineDurableAtomic());
+        case 2 -> bh.consume(inlineDurableAtomicHashed());
+        default -> bh.consume(unsafeFilesWrite());
+      }
+      long dt = System.nanoTime() - t0;
+      switch (which) {
+        case 0 -> p.idemNanos += dt;
+        case 1 -> p.inlineNanos += dt;
+        case 2 -> p.inlineHashedNanos += dt;
+        default -> p.unsafeNanos += dt;
+      }
+    }
   }
 }

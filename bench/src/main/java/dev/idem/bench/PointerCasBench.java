@@ -25,6 +25,7 @@ import org.eclipse.jgit.lib.ObjectInserter;
 import org.eclipse.jgit.lib.RefUpdate;
 import org.eclipse.jgit.lib.Repository;
 import org.eclipse.jgit.lib.StoredConfig;
+import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -37,6 +38,7 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.infra.Blackhole;
 
 /**
  * A durable pointer compare-and-swap, idem's filesystem pointer against git's ref update (JGit
@@ -57,7 +59,11 @@ import org.openjdk.jmh.annotations.Warmup;
  *   <li>{@code jgitRefUpdateDefault}: the same with JGit's default (no {@code fsync}), for scale.
  * </ul>
  *
- * Both sides swap between values on one thread; the repository is bare, so JGit writes no reflog
+ * {@code paired} runs all five back to back in every call, rotating which goes first, and sums each
+ * one's time in {@link Paired} counters, so their ratios hold while the disk's speed drifts; {@code
+ * bench/run} reports those.
+ *
+ * <p>Both sides swap between values on one thread; the repository is bare, so JGit writes no reflog
  * (idem keeps no pointer log on the filesystem either).
  *
  * <p>Run: {@code java -jar bench/target/benchmarks.jar PointerCasBench}, or {@code bench/run}.
@@ -80,7 +86,8 @@ public class PointerCasBench {
   private Path fsyncRefDir;
   private Repository defaultRepo;
   private ObjectId[] ids;
-  private int flip;
+  private final int[] fsyncFlip = new int[1];
+  private final int[] defaultFlip = new int[1];
 
   @Setup(Level.Trial)
   public void setUp() throws IOException {
@@ -154,12 +161,12 @@ public class PointerCasBench {
 
   @Benchmark
   public RefUpdate.Result jgitRefUpdateFsync() throws IOException {
-    return swap(fsyncRepo);
+    return swap(fsyncRepo, fsyncFlip);
   }
 
   @Benchmark
   public RefUpdate.Result jgitRefUpdateFsyncDirFsync() throws IOException {
-    RefUpdate.Result r = swap(fsyncRepo);
+    RefUpdate.Result r = swap(fsyncRepo, fsyncFlip);
     try (FileChannel d = FileChannel.open(fsyncRefDir, StandardOpenOption.READ)) {
       d.force(true);
     }
@@ -168,12 +175,13 @@ public class PointerCasBench {
 
   @Benchmark
   public RefUpdate.Result jgitRefUpdateDefault() throws IOException {
-    return swap(defaultRepo);
+    return swap(defaultRepo, defaultFlip);
   }
 
-  private RefUpdate.Result swap(Repository repo) throws IOException {
-    ObjectId from = ids[flip & 1];
-    ObjectId to = ids[++flip & 1];
+  /** Swaps the ref between the two ids; {@code flip} counts this repository's swaps. */
+  private RefUpdate.Result swap(Repository repo, int[] flip) throws IOException {
+    ObjectId from = ids[flip[0] & 1];
+    ObjectId to = ids[++flip[0] & 1];
     RefUpdate u = repo.updateRef(REF);
     u.setExpectedOldObjectId(from);
     u.setNewObjectId(to);
@@ -186,5 +194,51 @@ public class PointerCasBench {
       throw new IllegalStateException("ref update returned " + actual + ", expected " + wanted);
     }
     return actual;
+  }
+
+  /** Time spent in each side of {@link #paired}, summed over one iteration. */
+  @State(Scope.Thread)
+  @AuxCounters(AuxCounters.Type.EVENTS)
+  public static class Paired {
+    public long rounds;
+    public long idemCasNanos;
+    public long idemAdvanceNanos;
+    public long jgitFsyncNanos;
+    public long jgitFsyncDirFsyncNanos;
+    public long jgitDefaultNanos;
+
+    @Setup(Level.Iteration)
+    public void reset() {
+      rounds = 0;
+      idemCasNanos = 0;
+      idemAdvanceNanos = 0;
+      jgitFsyncNanos = 0;
+      jgitFsyncDirFsyncNanos = 0;
+      jgitDefaultNanos = 0;
+    }
+  }
+
+  @Benchmark
+  public void paired(Paired p, Blackhole bh) throws IOException {
+    int first = (int) (p.rounds++ % 5);
+    for (int i = 0; i < 5; i++) {
+      int which = (first + i) % 5;
+      long t0 = System.nanoTime();
+      switch (which) {
+        case 0 -> bh.consume(idemCas());
+        case 1 -> bh.consume(idemAdvance());
+        case 2 -> bh.consume(jgitRefUpdateFsync());
+        case 3 -> bh.consume(jgitRefUpdateFsyncDirFsync());
+        default -> bh.consume(jgitRefUpdateDefault());
+      }
+      long dt = System.nanoTime() - t0;
+      switch (which) {
+        case 0 -> p.idemCasNanos += dt;
+        case 1 -> p.idemAdvanceNanos += dt;
+        case 2 -> p.jgitFsyncNanos += dt;
+        case 3 -> p.jgitFsyncDirFsyncNanos += dt;
+        default -> p.jgitDefaultNanos += dt;
+      }
+    }
   }
 }

@@ -141,23 +141,32 @@ public final class QuickProfile {
     Report.Table t = report.table("Filesystem publish to a fresh key (µs/op, lower is better)",
         "(a) = temp file, force, ATOMIC_MOVE, directory fsync, written inline (the crash-safe limit); "
             + "(a)+SHA = the same hashing the bytes while writing; (b) = Files.write over one fixed path "
-            + "(no fsync, not atomic). Each payload size runs as its own group, idem and baselines back to back.",
-        "payload", "idem putIfAbsent", "(a) durable atomic", "(a)+SHA-256", "(b) Files.write",
+            + "(no fsync, not atomic). Paired: every call of FsPublishBench.paired runs all four back to back, "
+            + "rotating which goes first, so they share the disk's good and bad moments; times are each side's "
+            + "total over all measured calls divided by the calls, ratios are of those totals.",
+        "payload", "calls", "idem putIfAbsent", "(a) durable atomic", "(a)+SHA-256", "(b) Files.write",
         "idem / (a)", "idem / (a)+SHA", "idem / (b)");
     for (long size : List.of(KIB, 64 * KIB, 8 * MIB)) {
-      Results r = run(options("fs-" + size, 1, TimeValue.seconds(1), 5, TimeValue.seconds(1))
-          .include(FsPublishBench.class.getName() + "\\.")
-          .param("payloadBytes", Long.toString(size)));
       String p = Long.toString(size);
-      Result<?> idem = r.get("idemPutIfAbsent", "payloadBytes", p);
-      Result<?> a = r.get("inlineDurableAtomic", "payloadBytes", p);
-      Result<?> ah = r.get("inlineDurableAtomicHashed", "payloadBytes", p);
-      Result<?> b = r.get("unsafeFilesWrite", "payloadBytes", p);
-      double ratio = ratio(idem, a);
-      t.row(bytes(size), fmt(idem), fmt(a), fmt(ah), fmt(b), ratioText(ratio), ratioText(ratio(idem, ah)),
-          ratioText(ratio(idem, b)));
+      Results r = run(options("fs-" + size, 1, TimeValue.seconds(1), 5, TimeValue.seconds(1))
+          .include(FsPublishBench.class.getName() + "\\.paired$")
+          .param("payloadBytes", p));
+      double rounds = r.secondary("paired", "rounds", "payloadBytes", p);
+      double idem = r.secondary("paired", "idemNanos", "payloadBytes", p);
+      double a = r.secondary("paired", "inlineNanos", "payloadBytes", p);
+      double ah = r.secondary("paired", "inlineHashedNanos", "payloadBytes", p);
+      double b = r.secondary("paired", "unsafeNanos", "payloadBytes", p);
+      double ratio = idem / a;
+      int iterations = r.findRun("paired", "payloadBytes", p).getParams().getMeasurement().getCount();
+      t.row(bytes(size), num(rounds * iterations), micros(idem, rounds), micros(a, rounds), micros(ah, rounds),
+          micros(b, rounds), ratioText(ratio), ratioText(idem / ah), ratioText(idem / b));
       report.target("FS publish within 1.15× of (a) at " + bytes(size), ratioText(ratio), ratio <= 1.15);
     }
+  }
+
+  /** Mean microseconds per call from a per-iteration nanosecond sum and call count. */
+  private static String micros(double nanos, double calls) {
+    return num(nanos / calls / 1000);
   }
 
   private void skipPath() throws RunnerException {
@@ -214,27 +223,30 @@ public final class QuickProfile {
   }
 
   private void pointerCas() throws RunnerException {
-    Results r = run(options("pointer", 1, TimeValue.seconds(1), 5, TimeValue.seconds(1))
-        .include(PointerCasBench.class.getName() + "\\."));
+    Results r = run(options("pointer", 1, TimeValue.seconds(1), 5, TimeValue.seconds(2))
+        .include(PointerCasBench.class.getName() + "\\.paired$"));
     Report.Table t = report.table("Pointer compare-and-swap, one writer (ops/s, higher is better)",
-        "JGit RefUpdate on a bare file repository (no reflog), forced update with an expected old id.",
+        "JGit RefUpdate on a bare file repository (no reflog), forced update with an expected old id. Paired: "
+            + "every call of PointerCasBench.paired runs all five back to back, rotating which goes first; ops/s "
+            + "is calls over each side's total time, ratios are of those totals.",
         "operation", "ops/s", "fsyncs per op", "idem CAS / this");
-    Result<?> idem = r.get("idemCas");
-    Result<?> jgit = r.get("jgitRefUpdateFsync");
-    t.row("idem compareAndSetPointer (+ readPointer)", fmt(idem),
-        "4 (object, its dir, temp, pointer dir)", "1.00×");
-    t.row("idem PointerAdvancer.advance", fmt(r.get("idemAdvance")), "4", ratioText(inverse(idem, r.get("idemAdvance"))));
-    t.row("JGit RefUpdate, core.fsyncRefFiles=true", fmt(jgit), "1 (lock file)", ratioText(inverse(idem, jgit)));
-    t.row("JGit RefUpdate, fsyncRefFiles + dir fsync", fmt(r.get("jgitRefUpdateFsyncDirFsync")),
-        "2 (lock file, refs/heads)", ratioText(inverse(idem, r.get("jgitRefUpdateFsyncDirFsync"))));
-    t.row("JGit RefUpdate, default (no fsync)", fmt(r.get("jgitRefUpdateDefault")), "0",
-        ratioText(inverse(idem, r.get("jgitRefUpdateDefault"))));
-    double ratio = inverse(idem, jgit);
+    double rounds = r.secondary("paired", "rounds");
+    double idem = r.secondary("paired", "idemCasNanos");
+    String[][] rows = {
+        {"idem compareAndSetPointer (+ readPointer)", "idemCasNanos", "4 (named object, its dir, temp, pointer dir)"},
+        {"idem PointerAdvancer.advance", "idemAdvanceNanos", "4"},
+        {"JGit RefUpdate, core.fsyncRefFiles=true", "jgitFsyncNanos", "1 (lock file)"},
+        {"JGit RefUpdate, fsyncRefFiles + dir fsync", "jgitFsyncDirFsyncNanos", "2 (lock file, refs/heads)"},
+        {"JGit RefUpdate, default (no fsync)", "jgitDefaultNanos", "0"},
+    };
+    for (String[] row : rows) {
+      double nanos = r.secondary("paired", row[1]);
+      t.row(row[0], num(rounds / nanos * 1e9), row[2], ratioText(nanos / idem));
+    }
+    double ratio = r.secondary("paired", "jgitFsyncNanos") / idem;
     report.target("Pointer CAS throughput ≥ JGit RefUpdate (fsyncRefFiles)", ratioText(ratio), ratio >= 1.0);
-  }
-
-  private static double inverse(Result<?> idem, Result<?> other) {
-    return score(idem) / score(other);
+    double fair = r.secondary("paired", "jgitFsyncDirFsyncNanos") / idem;
+    report.target("(like for like) Pointer CAS throughput ≥ JGit RefUpdate + dir fsync", ratioText(fair), fair >= 1.0);
   }
 
   private void s3() throws RunnerException {
@@ -251,21 +263,35 @@ public final class QuickProfile {
         .include(S3Bench.class.getName() + "\\.(idemPut412|sdkPut412|sdkPut412Head)$")
         .param("payloadBytes", "1024")
         .addProfiler(GCProfiler.class));
+    Results paired = run(options("s3-paired", 2, TimeValue.seconds(1), 5, TimeValue.seconds(1))
+        .include(S3Bench.class.getName() + "\\.paired$")
+        .param("payloadBytes", Long.toString(KIB), Long.toString(MIB)))
+        .and(run(options("s3-paired-64m", 1, TimeValue.seconds(3), 3, TimeValue.seconds(4))
+            .include(S3Bench.class.getName() + "\\.paired$")
+            .param("payloadBytes", Long.toString(64 * MIB))));
     Report.Table t = report.table("S3 create-only PUT to a fresh key, same local S3Proxy (µs/op and bytes allocated/op)",
-        "idem S3ObjectStore.putIfAbsent vs AWS SDK v2 putObject(ifNoneMatch(\"*\")), both from the same file. "
-            + "Allocation is JMH -prof gc gc.alloc.rate.norm over every thread of the JVM (HTTP client threads included).",
-        "payload", "idem µs", "SDK µs", "time idem / SDK", "idem B/op", "SDK B/op", "alloc idem / SDK",
+        "idem S3ObjectStore.putIfAbsent vs AWS SDK v2 putObject(ifNoneMatch(\"*\")) with its defaults (aws-chunked "
+            + "upload, per-chunk signatures, CRC32 trailer), both from the same file. Times are paired (S3Bench.paired "
+            + "alternates the two in every call; each side's total over the calls); allocation is JMH -prof gc "
+            + "gc.alloc.rate.norm of the separate idemPut / sdkPut runs, over every thread of the JVM (HTTP client "
+            + "threads included); the unpaired medians are in brackets for reference.",
+        "payload", "calls", "idem µs", "SDK µs", "time idem / SDK", "idem B/op", "SDK B/op", "alloc idem / SDK",
         "idem B/op ÷ payload");
     for (long size : List.of(KIB, MIB, 64 * MIB)) {
       String p = Long.toString(size);
+      double rounds = paired.secondary("paired", "rounds", "payloadBytes", p);
+      double idemNanos = paired.secondary("paired", "idemNanos", "payloadBytes", p);
+      double sdkNanos = paired.secondary("paired", "sdkNanos", "payloadBytes", p);
+      int iterations = paired.findRun("paired", "payloadBytes", p).getParams().getMeasurement().getCount();
       Result<?> idem = puts.get("idemPut", "payloadBytes", p);
       Result<?> sdk = puts.get("sdkPut", "payloadBytes", p);
       double idemAlloc = puts.alloc("idemPut", "payloadBytes", p);
       double sdkAlloc = puts.alloc("sdkPut", "payloadBytes", p);
-      t.row(bytes(size), fmt(idem), fmt(sdk), ratioText(ratio(idem, sdk)), num(idemAlloc), num(sdkAlloc),
-          ratioText(idemAlloc / sdkAlloc), String.format(Locale.ROOT, "%.3f", idemAlloc / size));
-      report.target("S3 PUT no slower than the SDK at " + bytes(size), ratioText(ratio(idem, sdk)),
-          ratio(idem, sdk) <= 1.0);
+      double timeRatio = idemNanos / sdkNanos;
+      t.row(bytes(size), num(rounds * iterations), micros(idemNanos, rounds) + " [" + num(score(idem)) + "]",
+          micros(sdkNanos, rounds) + " [" + num(score(sdk)) + "]", ratioText(timeRatio), num(idemAlloc),
+          num(sdkAlloc), ratioText(idemAlloc / sdkAlloc), String.format(Locale.ROOT, "%.3f", idemAlloc / size));
+      report.target("S3 PUT no slower than the SDK at " + bytes(size), ratioText(timeRatio), timeRatio <= 1.0);
       report.target("S3 PUT allocates less than the SDK at " + bytes(size), ratioText(idemAlloc / sdkAlloc),
           idemAlloc < sdkAlloc);
     }
@@ -416,6 +442,19 @@ public final class QuickProfile {
         throw new IllegalStateException("no result for " + method + " " + String.join(",", params));
       }
       return r;
+    }
+
+    /** A secondary result's score, e.g. an {@code @AuxCounters} field (mean of its per-iteration sums). */
+    double secondary(String method, String label, String... params) {
+      RunResult r = findRun(method, params);
+      if (r == null) {
+        throw new IllegalStateException("no result for " + method + " " + String.join(",", params));
+      }
+      Result<?> v = r.getSecondaryResults().get(label);
+      if (v == null) {
+        throw new IllegalStateException("no " + label + " in " + method + ": " + r.getSecondaryResults().keySet());
+      }
+      return v.getScore();
     }
 
     /** {@code gc.alloc.rate.norm} in bytes per operation. */

@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -30,6 +31,7 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.infra.Blackhole;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.sync.RequestBody;
@@ -59,7 +61,12 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
  *       there, the same work as idem's answer.
  * </ul>
  *
- * Both sides read the same file (a fixed-seed random payload) and talk to the same server; the
+ * {@code paired} alternates {@code idemPut} and {@code sdkPut} in every call (which goes first
+ * alternates too) and sums each side's time in {@link Paired} counters, so the time ratio holds while
+ * other work on the machine comes and goes; {@code bench/run} takes the time ratio from it and the
+ * allocation from the separate methods.
+ *
+ * <p>Both sides read the same file (a fixed-seed random payload) and talk to the same server; the
  * allocation figure counts every thread of the benchmark JVM (JMH 1.37 reads the JVM's total), so the
  * HTTP client's own threads are included for both. Objects of 1 MiB and more are deleted after each
  * iteration (64 MiB ones after each call) so the in-memory server does not fill up; that cleanup is
@@ -216,5 +223,41 @@ public class S3Bench {
       throw e;
     }
     throw new IllegalStateException("conditional PUT over an existing key succeeded");
+  }
+
+  /** Time spent in each side of {@link #paired}, summed over one iteration. */
+  @State(Scope.Thread)
+  @AuxCounters(AuxCounters.Type.EVENTS)
+  public static class Paired {
+    public long rounds;
+    public long idemNanos;
+    public long sdkNanos;
+
+    @Setup(Level.Iteration)
+    public void reset() {
+      rounds = 0;
+      idemNanos = 0;
+      sdkNanos = 0;
+    }
+  }
+
+  @Benchmark
+  public void paired(Paired p, Blackhole bh) throws IOException {
+    boolean idemFirst = (p.rounds++ & 1) == 0;
+    for (int i = 0; i < 2; i++) {
+      boolean idemTurn = idemFirst == (i == 0);
+      long t0 = System.nanoTime();
+      if (idemTurn) {
+        bh.consume(idemPut());
+      } else {
+        bh.consume(sdkPut());
+      }
+      long dt = System.nanoTime() - t0;
+      if (idemTurn) {
+        p.idemNanos += dt;
+      } else {
+        p.sdkNanos += dt;
+      }
+    }
   }
 }
