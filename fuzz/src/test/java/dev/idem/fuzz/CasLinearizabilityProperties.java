@@ -1,5 +1,6 @@
 package dev.idem.fuzz;
 
+import dev.idem.core.testing.ForwardingObjectStore;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;

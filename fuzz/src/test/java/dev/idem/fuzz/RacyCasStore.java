@@ -1,5 +1,6 @@
 package dev.idem.fuzz;
 
+import dev.idem.core.testing.ForwardingObjectStore;
 import dev.idem.core.store.CasResult;
 import dev.idem.core.store.ObjectStore;
 import dev.idem.core.store.Pointer;

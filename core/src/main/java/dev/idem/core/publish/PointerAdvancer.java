@@ -30,7 +30,7 @@ public final class PointerAdvancer {
 
   /**
    * @param maxAttempts compare-and-swap attempts before giving up with CONTENDED, {@code >= 1}
-   * @param baseBackoffMillis first backoff ceiling; doubles per attempt (full jitter), {@code >= 0}
+   * @param baseBackoffMillis first backoff ceiling; doubles per attempt up to 32x (full jitter), {@code >= 0}
    */
   public PointerAdvancer(ObjectStore store, int maxAttempts, long baseBackoffMillis) {
     if (maxAttempts < 1) {
@@ -94,7 +94,9 @@ public final class PointerAdvancer {
       Thread.yield();
       return;
     }
-    long ceiling = baseBackoffMillis << Math.min(attempt - 1, 8);
+    // Capped at 32x the base: a pointer write takes milliseconds, so contention clears fast, and an
+    // uncapped doubling would make 64 attempts wait for tens of seconds.
+    long ceiling = baseBackoffMillis << Math.min(attempt - 1, 5);
     try {
       Thread.sleep(ThreadLocalRandom.current().nextLong(ceiling + 1));
     } catch (InterruptedException e) {

@@ -12,6 +12,7 @@ import dev.idem.core.store.CasResult;
 import dev.idem.core.store.ObjectStore;
 import dev.idem.core.store.Payload;
 import dev.idem.core.store.Pointer;
+import dev.idem.core.testing.ForwardingObjectStore;
 import dev.idem.core.testing.InMemoryObjectStore;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -157,7 +158,7 @@ class PublisherTest {
 
   @Test
   void advance_storeAlwaysBusy_contendedAfterAttempts() throws IOException {
-    ObjectStore busy = new ForwardingStore(store) {
+    ObjectStore busy = new ForwardingObjectStore(store) {
       @Override
       public CasResult compareAndSetPointer(String pipeline, String expectedToken, Pointer next) {
         return CasResult.BUSY;

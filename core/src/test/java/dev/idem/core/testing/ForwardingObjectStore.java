@@ -1,4 +1,4 @@
-package dev.idem.core.publish;
+package dev.idem.core.testing;
 
 import dev.idem.core.store.CasResult;
 import dev.idem.core.store.ObjectInfo;
@@ -13,11 +13,14 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 
-/** Delegates every call; tests override one method to inject a behaviour. */
-class ForwardingStore implements ObjectStore {
+/**
+ * Delegates every call to another store; a test overrides one method to inject a behaviour (a fault, a
+ * delay, a contract broken on purpose) and leaves the rest real.
+ */
+public class ForwardingObjectStore implements ObjectStore {
   private final ObjectStore d;
 
-  ForwardingStore(ObjectStore delegate) {
+  public ForwardingObjectStore(ObjectStore delegate) {
     this.d = delegate;
   }
 
