@@ -58,7 +58,7 @@ public final class ExitCodes implements IExitCodeExceptionMapper {
   public static Map<String, String> helpTable() {
     Map<String, String> m = new LinkedHashMap<>();
     m.put(" " + OK, "success (also: run found the key already published and skipped CMD)");
-    m.put(" " + DIVERGENT, "divergence: different bytes met at one key, or a scan found divergent keys (or was cut short)");
+    m.put(" " + DIVERGENT, "divergence: different bytes met at one key, or a scan found divergent keys or a pointer naming a missing object (or was cut short)");
     m.put(" " + USAGE, "usage error: bad flag, value, name, store URI or file; nothing written");
     m.put(" " + CONTENDED, "contention: the pointer or a lock stayed busy past the retries; safe to retry");
     m.put(" " + STORE_UNAVAILABLE, "store unavailable: I/O error, unreachable store, unwritable path, corrupt object");

@@ -8,15 +8,13 @@ import dev.idem.core.scan.KeyVerdict;
 import dev.idem.core.scan.ScanSummary;
 import dev.idem.core.store.HistoryEntry;
 import dev.idem.core.store.ObjectStore;
-import dev.idem.core.store.Pointer;
-import dev.idem.core.store.PointerState;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.function.Predicate;
-import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
@@ -36,7 +34,7 @@ import picocli.CommandLine.Spec;
             + "for one window). Read-only; safe against production.",
         "Prints 'DIVERGENT <key> writes=<n> payloads=<m>' per divergent key, then "
             + "'scanned prefix=<p> divergent_keys=<n>'. Exit 0 when clean; 1 when a key diverged, the scan "
-            + "was cut short by --max-keys/--max-time, or (with --pipeline) the pointer names a missing "
+            + "was cut short by --max-keys/--max-time, or the pointer of a scanned pipeline names a missing "
             + "object. --json prints one JSON object per line: each divergent key with its versions, then "
             + "a summary.",
         ""
@@ -114,7 +112,7 @@ final class ScanCommand implements Callable<Integer> {
       Progress progress = Progress.start(err, !output.quiet, 5000,
           () -> "scanning " + st.describe() + " prefix=" + prefix + ": " + keysSeen + " keys, " + entriesSeen + " entries");
       try {
-        summary = scan.run(st, prefix, keys, new DivergenceScan.Listener() {
+        summary = scan.run(st, prefix, keys, pipeline == null ? Set.of() : Set.of(pipeline), new DivergenceScan.Listener() {
           @Override
           public void divergent(KeyVerdict v) {
             if (output.json) {
@@ -138,13 +136,7 @@ final class ScanCommand implements Callable<Integer> {
       } finally {
         progress.close();
       }
-      List<String> missing = new ArrayList<>();
-      if (pipeline != null) {
-        Optional<Pointer> p = st.readPointer(pipeline).map(PointerState::pointer);
-        if (p.isPresent() && st.stat(p.get().key()).isEmpty()) {
-          missing.add(p.get().key());
-        }
-      }
+      List<String> missing = summary.danglingPointers();
       if (output.json) {
         out.println(Json.object().put("type", "summary").put("prefix", prefix)
             .put("keys", summary.keys()).put("entries", summary.entries())
@@ -152,7 +144,7 @@ final class ScanCommand implements Callable<Integer> {
             .put("divergent_keys", summary.divergentKeys())
             .put("complete", summary.complete())
             .put("pointer_missing_objects", missing)
-            .put("clean", summary.clean() && missing.isEmpty()));
+            .put("clean", summary.clean()));
       } else if (!output.quiet) {
         out.println(summary.referenceLine());
         err.println("idem scan: " + summary.keys() + " keys, " + summary.entries() + " history entries, "
@@ -162,10 +154,11 @@ final class ScanCommand implements Callable<Integer> {
           err.println("idem scan: stopped early by --max-keys/--max-time: not a clean result");
         }
         for (String k : missing) {
-          err.println("idem scan: POINTER-MISSING " + pipeline + " names " + k + ", which is not in the store");
+          err.println("idem scan: POINTER-MISSING " + k.substring(0, k.indexOf('/')) + " names " + k
+              + ", which is not in the store");
         }
       }
-      return summary.clean() && missing.isEmpty() ? ExitCodes.OK : ExitCodes.DIVERGENT;
+      return summary.clean() ? ExitCodes.OK : ExitCodes.DIVERGENT;
     }
   }
 

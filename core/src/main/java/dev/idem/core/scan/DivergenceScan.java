@@ -1,12 +1,19 @@
 package dev.idem.core.scan;
 
+import dev.idem.core.OutputKey;
 import dev.idem.core.store.KeyHistory;
+import dev.idem.core.store.PointerState;
 import dev.idem.core.store.ObjectStore;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Predicate;
 
 /**
@@ -14,7 +21,8 @@ import java.util.function.Predicate;
  * content (see {@link KeyVerdict}). Read-only: safe against production.
  *
  * <p>Memory is bounded by one key's history: the store streams keys one at a time and the scan keeps
- * only counters. A {@code maxKeys} or {@code maxTime} bound stops early; the summary then says the
+ * only counters and the names of the pipelines it met. After the listing, the pointer of every
+ * pipeline met (and of {@code alsoCheck}) is read, and one that names a missing object is reported. A {@code maxKeys} or {@code maxTime} bound stops early; the summary then says the
  * scan was incomplete, and an incomplete scan is never reported clean.
  */
 public final class DivergenceScan {
@@ -53,20 +61,24 @@ public final class DivergenceScan {
   }
 
   public ScanSummary run(ObjectStore store, String prefix, Listener listener) throws IOException {
-    return run(store, prefix, key -> true, listener);
+    return run(store, prefix, key -> true, Set.of(), listener);
   }
 
   /**
    * Scans the keys under {@code prefix} that {@code keyFilter} accepts (e.g. only windows since a
    * date); rejected keys are neither judged nor counted.
    */
-  public ScanSummary run(ObjectStore store, String prefix, Predicate<String> keyFilter, Listener listener)
-      throws IOException {
+  public ScanSummary run(ObjectStore store, String prefix, Predicate<String> keyFilter, Set<String> alsoCheck,
+      Listener listener) throws IOException {
+    Set<String> pipelines = new TreeSet<>(alsoCheck);
     Instant deadline = maxTime == null ? null : clock.instant().plus(maxTime);
     long[] counts = new long[4]; // keys, entries, benign, divergent
     boolean complete = store.history(prefix, (KeyHistory h) -> {
       if (!keyFilter.test(h.key())) {
         return true;
+      }
+      if (OutputKey.looksLikeKey(h.key())) {
+        pipelines.add(h.key().substring(0, h.key().indexOf('/')));
       }
       KeyVerdict v = KeyVerdict.of(h);
       counts[0]++;
@@ -82,6 +94,13 @@ public final class DivergenceScan {
       boolean timeLeft = deadline == null || clock.instant().isBefore(deadline);
       return keysLeft && timeLeft;
     });
-    return new ScanSummary(prefix, counts[0], counts[1], counts[2], counts[3], complete);
+    List<String> dangling = new ArrayList<>();
+    for (String pipeline : pipelines) {
+      Optional<PointerState> p = store.readPointer(pipeline);
+      if (p.isPresent() && !store.exists(p.get().pointer().key())) {
+        dangling.add(p.get().pointer().key());
+      }
+    }
+    return new ScanSummary(prefix, counts[0], counts[1], counts[2], counts[3], complete, dangling);
   }
 }
