@@ -1,16 +1,16 @@
 package dev.idem.store.s3.client;
 
-import dev.idem.store.s3.auth.AwsCredentials;
+import static dev.idem.store.s3.client.S3Addressing.resource;
+
 import dev.idem.store.s3.auth.CredentialsProvider;
 import dev.idem.store.s3.auth.SigV4Signer;
+import dev.idem.store.s3.client.S3Transport.Call;
+import dev.idem.store.s3.client.S3Transport.Reply;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InterruptedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpHeaders;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -18,7 +18,6 @@ import java.time.Instant;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -30,7 +29,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.regex.Pattern;
 
 /**
  * A small S3 client over {@code java.net.http}: the dozen S3 operations idem needs, each request
@@ -66,39 +64,21 @@ import java.util.regex.Pattern;
  * <p>Instances are immutable and thread-safe.
  */
 public final class S3Client {
-  private static final int MAX_ERROR_BODY = 64 * 1024;
-  private static final int MAX_XML_BODY = 16 * 1024 * 1024;
-  private static final long MIN_UPLOAD_BYTES_PER_SECOND = 1024 * 1024;
-  private static final Pattern DNS_BUCKET = Pattern.compile("[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]");
-
-  private final HttpClient http;
-  private final URI endpoint;
-  private final String basePath;
+  private final S3Addressing addressing;
   private final String region;
-  private final boolean pathStyle;
-  private final CredentialsProvider credentials;
-  private final SigV4Signer signer;
-  private final RetryPolicy retry;
-  private final Sleeper sleeper;
-  private final Duration requestTimeout;
+  private final S3Transport transport;
   private final Set<String> knownBuckets = ConcurrentHashMap.newKeySet();
 
   private S3Client(Builder b) {
-    this.endpoint = b.endpoint;
-    String path = b.endpoint.getRawPath() == null ? "" : b.endpoint.getRawPath();
-    this.basePath = path.endsWith("/") ? path.substring(0, path.length() - 1) : path;
+    this.addressing = new S3Addressing(b.endpoint, b.pathStyle);
     this.region = b.region;
-    this.pathStyle = b.pathStyle;
-    this.credentials = b.credentials;
-    this.signer = new SigV4Signer(b.clock);
-    this.retry = b.retry;
-    this.sleeper = b.sleeper;
-    this.requestTimeout = b.requestTimeout;
-    this.http = b.http != null ? b.http : HttpClient.newBuilder()
+    HttpClient http = b.http != null ? b.http : HttpClient.newBuilder()
         .version(HttpClient.Version.HTTP_1_1)
         .connectTimeout(b.connectTimeout)
         .followRedirects(HttpClient.Redirect.NEVER)
         .build();
+    this.transport = new S3Transport(http, addressing, region, b.credentials, new SigV4Signer(b.clock), b.retry,
+        b.sleeper, b.requestTimeout);
   }
 
   /**
@@ -123,7 +103,7 @@ public final class S3Client {
     private HttpClient http;
 
     private Builder(URI endpoint, String region, CredentialsProvider credentials) {
-      this.endpoint = requireEndpoint(endpoint);
+      this.endpoint = S3Addressing.requireEndpoint(endpoint);
       this.region = Objects.requireNonNull(region, "region");
       this.credentials = Objects.requireNonNull(credentials, "credentials");
     }
@@ -183,21 +163,8 @@ public final class S3Client {
     }
   }
 
-  private static URI requireEndpoint(URI endpoint) {
-    Objects.requireNonNull(endpoint, "endpoint");
-    String scheme = endpoint.getScheme();
-    if (scheme == null || !(scheme.equalsIgnoreCase("http") || scheme.equalsIgnoreCase("https"))
-        || endpoint.getHost() == null || endpoint.getRawQuery() != null || endpoint.getRawFragment() != null
-        || endpoint.getRawUserInfo() != null) {
-      throw new IllegalArgumentException(
-          "S3 endpoint must be http(s)://host[:port][/path] without user info, query or fragment, was "
-              + endpoint);
-    }
-    return endpoint;
-  }
-
   public URI endpoint() {
-    return endpoint;
+    return addressing.endpoint();
   }
 
   public String region() {
@@ -205,7 +172,7 @@ public final class S3Client {
   }
 
   public boolean pathStyle() {
-    return pathStyle;
+    return addressing.pathStyle();
   }
 
   // ---------------------------------------------------------------- objects
@@ -222,8 +189,8 @@ public final class S3Client {
     if (versionId != null) {
       query.put("versionId", versionId);
     }
-    Reply r = exchange(new Call("HEAD", bucket, key, query, Map.of(), RequestBody.empty(), Set.of(404)));
-    if (r.status == 404) {
+    Reply r = transport.exchange(new Call("HEAD", bucket, key, query, Map.of(), RequestBody.empty(), Set.of(404)));
+    if (r.status() == 404) {
       confirmBucketAfter404(bucket, r);
       return Optional.empty();
     }
@@ -236,13 +203,13 @@ public final class S3Client {
    * @return the object, or empty when there is no such key
    */
   public Optional<ObjectStream> get(String bucket, String key) throws IOException {
-    Reply r = exchange(new Call("GET", bucket, key, new TreeMap<>(), Map.of(), RequestBody.empty(), Set.of(404))
-        .asStream());
-    if (r.status == 404) {
+    Reply r = transport.exchange(
+        new Call("GET", bucket, key, new TreeMap<>(), Map.of(), RequestBody.empty(), Set.of(404)).asStream());
+    if (r.status() == 404) {
       confirmBucketAfter404(bucket, r);
       return Optional.empty();
     }
-    return Optional.of(new ObjectStream(objectHead(r, "GET " + resource(bucket, key)), r.stream));
+    return Optional.of(new ObjectStream(objectHead(r, "GET " + resource(bucket, key)), r.stream()));
   }
 
   /**
@@ -252,13 +219,13 @@ public final class S3Client {
    * @return the bytes and headers, or empty when there is no such key
    */
   public Optional<ObjectBytes> getBytes(String bucket, String key, int maxBytes) throws IOException {
-    Reply r = exchange(new Call("GET", bucket, key, new TreeMap<>(), Map.of(), RequestBody.empty(), Set.of(404))
-        .withMaxBody(maxBytes));
-    if (r.status == 404) {
+    Reply r = transport.exchange(new Call("GET", bucket, key, new TreeMap<>(), Map.of(), RequestBody.empty(),
+        Set.of(404)).withMaxBody(maxBytes));
+    if (r.status() == 404) {
       confirmBucketAfter404(bucket, r);
       return Optional.empty();
     }
-    return Optional.of(new ObjectBytes(objectHead(r, "GET " + resource(bucket, key)), r.body));
+    return Optional.of(new ObjectBytes(objectHead(r, "GET " + resource(bucket, key)), r.body()));
   }
 
   /**
@@ -274,13 +241,13 @@ public final class S3Client {
     if (condition != null) {
       headers.put(condition.header(), condition.value());
     }
-    Reply r = exchange(new Call("PUT", bucket, key, new TreeMap<>(), headers, body, Set.of(404, 412)));
+    Reply r = transport.exchange(new Call("PUT", bucket, key, new TreeMap<>(), headers, body, Set.of(404, 412)));
     return writeResult(r, bucket, key, "PUT");
   }
 
   /** DeleteObject (in a versioned bucket: adds a delete marker). Deleting nothing is not an error. */
   public void delete(String bucket, String key) throws IOException {
-    exchange(new Call("DELETE", bucket, key, new TreeMap<>(), Map.of(), RequestBody.empty(), Set.of(404)));
+    transport.exchange(new Call("DELETE", bucket, key, new TreeMap<>(), Map.of(), RequestBody.empty(), Set.of(404)));
   }
 
   // ---------------------------------------------------------------- multipart
@@ -288,8 +255,9 @@ public final class S3Client {
   /** CreateMultipartUpload; returns the upload id. */
   public String createMultipartUpload(String bucket, String key, Map<String, String> metadata) throws IOException {
     Map<String, String> query = new TreeMap<>(Map.of("uploads", ""));
-    Reply r = exchange(new Call("POST", bucket, key, query, metaHeaders(metadata), RequestBody.empty(), Set.of()));
-    return S3Xml.parseUploadId(r.body, describe("POST", bucket, key, query));
+    Reply r = transport.exchange(
+        new Call("POST", bucket, key, query, metaHeaders(metadata), RequestBody.empty(), Set.of()));
+    return S3Xml.parseUploadId(r.body(), addressing.describe("POST", bucket, key, query));
   }
 
   /** UploadPart; returns the part's ETag (with quotes), as CompleteMultipartUpload must repeat it. */
@@ -299,9 +267,9 @@ public final class S3Client {
       throw new IllegalArgumentException("part number must be 1-10000, was " + partNumber);
     }
     Map<String, String> query = new TreeMap<>(Map.of("partNumber", Integer.toString(partNumber), "uploadId", uploadId));
-    Reply r = exchange(new Call("PUT", bucket, key, query, Map.of(), body, Set.of()));
-    return r.headers.firstValue("ETag").orElseThrow(() -> new MalformedReplyException(
-        describe("PUT", bucket, key, query), "no ETag header on an uploaded part"));
+    Reply r = transport.exchange(new Call("PUT", bucket, key, query, Map.of(), body, Set.of()));
+    return r.headers().firstValue("ETag").orElseThrow(() -> new MalformedReplyException(
+        addressing.describe("PUT", bucket, key, query), "no ETag header on an uploaded part"));
   }
 
   /**
@@ -327,18 +295,18 @@ public final class S3Client {
       headers.put(condition.header(), condition.value());
     }
     Map<String, String> query = new TreeMap<>(Map.of("uploadId", uploadId));
-    Reply r = exchange(new Call("POST", bucket, key, query, headers,
+    Reply r = transport.exchange(new Call("POST", bucket, key, query, headers,
         RequestBody.ofBytes(xml.toString().getBytes(StandardCharsets.UTF_8)), Set.of(404, 412)).withErrorIn200());
-    if (r.status == 404 || r.status == 412) {
+    if (r.status() == 404 || r.status() == 412) {
       return writeResult(r, bucket, key, "POST");
     }
-    String etag = S3Xml.parseCompleteEtag(r.body, describe("POST", bucket, key, query));
-    return new WriteResult(WriteResult.Status.WRITTEN, etag, r.attempts);
+    String etag = S3Xml.parseCompleteEtag(r.body(), addressing.describe("POST", bucket, key, query));
+    return new WriteResult(WriteResult.Status.WRITTEN, etag, r.attempts());
   }
 
   /** AbortMultipartUpload; an upload already gone is not an error. */
   public void abortMultipartUpload(String bucket, String key, String uploadId) throws IOException {
-    exchange(new Call("DELETE", bucket, key, new TreeMap<>(Map.of("uploadId", uploadId)), Map.of(),
+    transport.exchange(new Call("DELETE", bucket, key, new TreeMap<>(Map.of("uploadId", uploadId)), Map.of(),
         RequestBody.empty(), Set.of(404)));
   }
 
@@ -351,8 +319,8 @@ public final class S3Client {
     putIf(query, "prefix", prefix);
     putIf(query, "key-marker", keyMarker);
     putIf(query, "upload-id-marker", uploadIdMarker);
-    Reply r = exchange(new Call("GET", bucket, null, query, Map.of(), RequestBody.empty(), Set.of()));
-    return S3Xml.parseUploads(r.body, describe("GET", bucket, null, query));
+    Reply r = transport.exchange(new Call("GET", bucket, null, query, Map.of(), RequestBody.empty(), Set.of()));
+    return S3Xml.parseUploads(r.body(), addressing.describe("GET", bucket, null, query));
   }
 
   // ---------------------------------------------------------------- listings
@@ -369,8 +337,8 @@ public final class S3Client {
     if (keyMarker != null) {
       putIf(query, "version-id-marker", versionIdMarker);
     }
-    Reply r = exchange(new Call("GET", bucket, null, query, Map.of(), RequestBody.empty(), Set.of()));
-    return S3Xml.parseVersions(r.body, describe("GET", bucket, null, query));
+    Reply r = transport.exchange(new Call("GET", bucket, null, query, Map.of(), RequestBody.empty(), Set.of()));
+    return S3Xml.parseVersions(r.body(), addressing.describe("GET", bucket, null, query));
   }
 
   /** ListObjectsV2, one page of at most {@code maxKeys} objects. */
@@ -383,8 +351,8 @@ public final class S3Client {
     putIf(query, "prefix", prefix);
     putIf(query, "start-after", startAfter);
     putIf(query, "continuation-token", continuationToken);
-    Reply r = exchange(new Call("GET", bucket, null, query, Map.of(), RequestBody.empty(), Set.of()));
-    return S3Xml.parseObjects(r.body, describe("GET", bucket, null, query));
+    Reply r = transport.exchange(new Call("GET", bucket, null, query, Map.of(), RequestBody.empty(), Set.of()));
+    return S3Xml.parseObjects(r.body(), addressing.describe("GET", bucket, null, query));
   }
 
   // ---------------------------------------------------------------- buckets
@@ -394,7 +362,7 @@ public final class S3Client {
     RequestBody body = region.equals("us-east-1") ? RequestBody.empty() : RequestBody.ofBytes((
         "<CreateBucketConfiguration xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"><LocationConstraint>"
             + escapeXml(region) + "</LocationConstraint></CreateBucketConfiguration>").getBytes(StandardCharsets.UTF_8));
-    exchange(new Call("PUT", bucket, null, new TreeMap<>(), Map.of(), body, Set.of()));
+    transport.exchange(new Call("PUT", bucket, null, new TreeMap<>(), Map.of(), body, Set.of()));
     knownBuckets.add(bucket);
   }
 
@@ -402,14 +370,15 @@ public final class S3Client {
   public void putBucketVersioning(String bucket, boolean enabled) throws IOException {
     String xml = "<VersioningConfiguration xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"><Status>"
         + (enabled ? "Enabled" : "Suspended") + "</Status></VersioningConfiguration>";
-    exchange(new Call("PUT", bucket, null, new TreeMap<>(Map.of("versioning", "")), Map.of(),
+    transport.exchange(new Call("PUT", bucket, null, new TreeMap<>(Map.of("versioning", "")), Map.of(),
         RequestBody.ofBytes(xml.getBytes(StandardCharsets.UTF_8)), Set.of()));
   }
 
   /** HeadBucket: whether the bucket exists (403 counts as existing: it is someone else's, or ours without s3:ListBucket). */
   public boolean bucketExists(String bucket) throws IOException {
-    Reply r = exchange(new Call("HEAD", bucket, null, new TreeMap<>(), Map.of(), RequestBody.empty(), Set.of(403, 404)));
-    boolean exists = r.status != 404;
+    Reply r = transport.exchange(
+        new Call("HEAD", bucket, null, new TreeMap<>(), Map.of(), RequestBody.empty(), Set.of(403, 404)));
+    boolean exists = r.status() != 404;
     if (exists) {
       knownBuckets.add(bucket);
     }
@@ -438,174 +407,40 @@ public final class S3Client {
     }
   }
 
-  // ---------------------------------------------------------------- exchange
-
-  /** One request as the operations describe it. */
-  private record Call(String method, String bucket, String key, Map<String, String> query,
-      Map<String, String> headers, RequestBody body, Set<Integer> accept, boolean stream, boolean errorIn200,
-      int maxBody) {
-    Call(String method, String bucket, String key, Map<String, String> query, Map<String, String> headers,
-        RequestBody body, Set<Integer> accept) {
-      this(method, bucket, key, query, headers, body, accept, false, false, MAX_XML_BODY);
-    }
-
-    Call asStream() {
-      return new Call(method, bucket, key, query, headers, body, accept, true, errorIn200, maxBody);
-    }
-
-    Call withErrorIn200() {
-      return new Call(method, bucket, key, query, headers, body, accept, stream, true, maxBody);
-    }
-
-    Call withMaxBody(int max) {
-      return new Call(method, bucket, key, query, headers, body, accept, stream, errorIn200, max);
-    }
-  }
-
-  /** One reply: {@code body} for buffered calls, {@code stream} for streamed successes. */
-  private record Reply(int status, HttpHeaders headers, byte[] body, InputStream stream, int attempts) {}
-
-  private Reply exchange(Call c) throws IOException {
-    URI uri = uri(c.bucket, c.key, c.query);
-    for (int attempt = 1; ; attempt++) {
-      // Outside the retry: a credentials failure is the provider's to retry, and is reported as it is.
-      HttpRequest request = request(c, uri);
-      HttpResponse<InputStream> response;
-      try {
-        response = http.send(request, HttpResponse.BodyHandlers.ofInputStream());
-      } catch (IOException e) {
-        rethrowLocalBodyFailure(e);
-        if (attempt < retry.maxAttempts()) {
-          backoff(attempt + 1);
-          continue;
-        }
-        throw new IOException(describe(c.method, c.bucket, c.key, c.query) + " failed: " + reason(e)
-            + " (after " + attempt + (attempt == 1 ? " attempt)" : " attempts)"), e);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new InterruptedIOException("interrupted during " + describe(c.method, c.bucket, c.key, c.query));
-      }
-      int status = response.statusCode();
-      boolean success = status >= 200 && status < 300;
-      if (success && c.stream) {
-        return new Reply(status, response.headers(), null, response.body(), attempt);
-      }
-      byte[] body;
-      try {
-        body = readBounded(response.body(), success || c.accept.contains(status) ? c.maxBody : MAX_ERROR_BODY,
-            !success && !c.accept.contains(status), c);
-      } catch (MalformedReplyException e) {
-        throw e;
-      } catch (IOException e) {
-        if (attempt < retry.maxAttempts()) {
-          backoff(attempt + 1);
-          continue;
-        }
-        throw new IOException(describe(c.method, c.bucket, c.key, c.query) + " failed reading the reply: "
-            + reason(e) + " (after " + attempt + " attempts)", e);
-      }
-      if ((success && !(c.errorIn200 && S3Xml.isError(body))) || c.accept.contains(status)) {
-        return new Reply(status, response.headers(), body, null, attempt);
-      }
-      S3Exception error = error(c, status, response.headers(), body);
-      if (error.isRetryable() && attempt < retry.maxAttempts()) {
-        backoff(attempt + 1);
-        continue;
-      }
-      throw error;
-    }
-  }
-
-  private HttpRequest request(Call c, URI uri) throws IOException {
-    AwsCredentials creds = credentials.resolve();
-    Map<String, List<String>> toSign = new LinkedHashMap<>();
-    c.headers.forEach((name, value) -> toSign.put(name, List.of(value)));
-    String payloadSha = c.body.length() == 0 ? SigV4Signer.EMPTY_SHA256 : c.body.sha256();
-    Map<String, String> added = signer.sign(c.method, uri, toSign, payloadSha, creds, region, "s3");
-    long extraSeconds = c.body.length() / MIN_UPLOAD_BYTES_PER_SECOND;
-    HttpRequest.Builder b = HttpRequest.newBuilder(uri)
-        .timeout(requestTimeout.plusSeconds(extraSeconds))
-        .method(c.method, c.body.publisher());
-    c.headers.forEach(b::header);
-    added.forEach(b::header);
-    return b.build();
-  }
-
-  private void backoff(int nextAttempt) throws IOException {
-    try {
-      sleeper.sleep(retry.delayBefore(nextAttempt));
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new InterruptedIOException("interrupted while backing off an S3 retry");
-    }
-  }
-
-  private static void rethrowLocalBodyFailure(IOException e) throws IOException {
-    for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof RequestBody.LocalBodyException local && local.getCause() instanceof IOException cause) {
-        throw cause;
-      }
-    }
-  }
-
-  private byte[] readBounded(InputStream in, int max, boolean quiet, Call c) throws IOException {
-    try (InputStream body = in) {
-      byte[] bytes = body.readNBytes(max + 1);
-      if (bytes.length > max) {
-        if (quiet) {
-          return java.util.Arrays.copyOf(bytes, max);
-        }
-        throw new MalformedReplyException(describe(c.method, c.bucket, c.key, c.query),
-            "reply larger than " + max + " bytes");
-      }
-      return bytes;
-    }
-  }
-
-  private S3Exception error(Call c, int status, HttpHeaders headers, byte[] body) {
-    S3Xml.ErrorBody e = S3Xml.parseError(body);
-    String code = e.code() != null ? e.code() : headers.firstValue("x-amz-error-code").orElse(null);
-    String message = e.message();
-    String requestId = e.requestId() != null ? e.requestId() : headers.firstValue("x-amz-request-id").orElse(null);
-    Optional<String> bucketRegion = headers.firstValue("x-amz-bucket-region");
-    if (bucketRegion.isPresent() && !bucketRegion.get().equals(region) && (status == 301 || status == 400)) {
-      message = "the bucket is in region " + bucketRegion.get() + ", this client signs for " + region
-          + ": set AWS_REGION=" + bucketRegion.get();
-    }
-    return new S3Exception(status, code, message, requestId, c.method, endpoint, resource(c.bucket, c.key));
-  }
+  // ---------------------------------------------------------------- replies
 
   private void confirmBucketAfter404(String bucket, Reply r) throws IOException {
-    S3Xml.ErrorBody e = S3Xml.parseError(r.body);
+    S3Xml.ErrorBody e = S3Xml.parseError(r.body());
     if ("NoSuchBucket".equals(e.code())) {
-      throw new S3Exception(404, e.code(), e.message(), e.requestId(), "GET", endpoint, bucket);
+      throw new S3Exception(404, e.code(), e.message(), e.requestId(), "GET", addressing.endpoint(), bucket);
     }
     if (e.code() == null && !knownBuckets.contains(bucket) && !bucketExists(bucket)) {
-      throw new S3Exception(404, "NoSuchBucket", null, null, "HEAD", endpoint, bucket);
+      throw new S3Exception(404, "NoSuchBucket", null, null, "HEAD", addressing.endpoint(), bucket);
     }
   }
 
   private WriteResult writeResult(Reply r, String bucket, String key, String method) throws IOException {
-    if (r.status == 412) {
-      return new WriteResult(WriteResult.Status.PRECONDITION_FAILED, null, r.attempts);
+    if (r.status() == 412) {
+      return new WriteResult(WriteResult.Status.PRECONDITION_FAILED, null, r.attempts());
     }
-    if (r.status == 404) {
+    if (r.status() == 404) {
       confirmBucketAfter404(bucket, r);
-      return new WriteResult(WriteResult.Status.NOT_FOUND, null, r.attempts);
+      return new WriteResult(WriteResult.Status.NOT_FOUND, null, r.attempts());
     }
-    String etag = r.headers.firstValue("ETag").orElseThrow(() -> new MalformedReplyException(
-        method + " " + resource(bucket, key) + " at " + endpoint, "no ETag header on a successful write"));
-    return new WriteResult(WriteResult.Status.WRITTEN, etag, r.attempts);
+    String etag = r.headers().firstValue("ETag").orElseThrow(() -> new MalformedReplyException(
+        method + " " + resource(bucket, key) + " at " + addressing.endpoint(),
+        "no ETag header on a successful write"));
+    return new WriteResult(WriteResult.Status.WRITTEN, etag, r.attempts());
   }
 
   private ObjectHead objectHead(Reply r, String what) throws MalformedReplyException {
-    HttpHeaders h = r.headers;
+    HttpHeaders h = r.headers();
     long size;
     try {
       size = Long.parseLong(h.firstValue("Content-Length").orElseThrow(
-          () -> new MalformedReplyException(what + " at " + endpoint, "no Content-Length")));
+          () -> new MalformedReplyException(what + " at " + addressing.endpoint(), "no Content-Length")));
     } catch (NumberFormatException e) {
-      throw new MalformedReplyException(what + " at " + endpoint, "Content-Length is not a number");
+      throw new MalformedReplyException(what + " at " + addressing.endpoint(), "Content-Length is not a number");
     }
     Map<String, String> meta = new HashMap<>();
     for (Map.Entry<String, List<String>> e : h.map().entrySet()) {
@@ -627,66 +462,14 @@ public final class S3Client {
     }
   }
 
-  // ---------------------------------------------------------------- addressing
-
-  /** The request URI; its raw path and query are already in SigV4 canonical encoding. */
-  URI uri(String bucket, String key, Map<String, String> query) {
-    StringBuilder b = new StringBuilder();
-    b.append(endpoint.getScheme().toLowerCase(Locale.ROOT)).append("://");
-    boolean virtual = !pathStyle && virtualHostable(bucket);
-    if (virtual) {
-      b.append(bucket).append('.');
-    }
-    b.append(endpoint.getRawAuthority());
-    b.append(basePath);
-    if (!virtual) {
-      b.append('/').append(SigV4Signer.uriEncode(bucket, false));
-    }
-    if (key != null) {
-      b.append('/').append(SigV4Signer.uriEncode(key, true));
-    } else if (virtual) {
-      b.append('/');
-    }
-    if (!query.isEmpty()) {
-      b.append('?');
-      boolean first = true;
-      for (Map.Entry<String, String> e : new TreeMap<>(query).entrySet()) {
-        if (!first) {
-          b.append('&');
-        }
-        first = false;
-        b.append(SigV4Signer.uriEncode(e.getKey(), false)).append('=')
-            .append(SigV4Signer.uriEncode(e.getValue(), false));
-      }
-    }
-    return URI.create(b.toString());
-  }
+  // ---------------------------------------------------------------- request parts
 
   /**
-   * Virtual-hosted addressing needs a DNS-compatible bucket name, and over TLS one without dots (the
-   * wildcard certificate covers one label); other buckets are addressed path-style, as the AWS SDKs do.
+   * The request URI; its raw path and query are already in SigV4 canonical encoding. On the client so
+   * addressing tests check the URI a configured client sends.
    */
-  private boolean virtualHostable(String bucket) {
-    return DNS_BUCKET.matcher(bucket).matches() && !bucket.contains("..")
-        && !(bucket.contains(".") && endpoint.getScheme().equalsIgnoreCase("https"));
-  }
-
-  private String describe(String method, String bucket, String key, Map<String, String> query) {
-    StringBuilder b = new StringBuilder(method).append(' ').append(resource(bucket, key));
-    if (!query.isEmpty()) {
-      List<String> names = new ArrayList<>();
-      for (Map.Entry<String, String> e : query.entrySet()) {
-        names.add(e.getValue().isEmpty() || e.getKey().contains("marker") || e.getKey().contains("token")
-            || e.getKey().equals("prefix") || e.getKey().equals("start-after")
-            ? e.getKey() : e.getKey() + "=" + e.getValue());
-      }
-      b.append('?').append(String.join("&", names));
-    }
-    return b.append(" at ").append(endpoint).toString();
-  }
-
-  private static String resource(String bucket, String key) {
-    return key == null ? bucket : bucket + "/" + key;
+  URI uri(String bucket, String key, Map<String, String> query) {
+    return addressing.uri(bucket, key, query);
   }
 
   private static Map<String, String> metaHeaders(Map<String, String> metadata) {
@@ -718,12 +501,6 @@ public final class S3Client {
       throw new IllegalArgumentException("max-keys must be 1-1000, was " + maxKeys);
     }
     return maxKeys;
-  }
-
-  private static String reason(IOException e) {
-    String m = e.getMessage();
-    String name = e.getClass().getSimpleName();
-    return m == null || m.isBlank() ? name : name + ": " + S3Exception.oneLine(m);
   }
 
   private static String escapeXml(String s) {

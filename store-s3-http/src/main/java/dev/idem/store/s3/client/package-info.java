@@ -9,5 +9,9 @@
  * DTDs and external entities disabled and size-bounded; no message or exception carries a secret; a
  * server's malformed reply is an {@link java.io.IOException} naming the request, never a
  * {@link java.lang.NullPointerException}.
+ *
+ * <p>Inside {@code S3Client}: the operations and what their replies mean stay in the client; {@code
+ * S3Addressing} builds request URIs and names requests in messages; {@code S3Transport} signs, sends,
+ * retries with backoff and turns error replies into {@link dev.idem.store.s3.client.S3Exception}.
  */
 package dev.idem.store.s3.client;
