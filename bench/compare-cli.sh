@@ -54,14 +54,15 @@ if [ -z "$idem_cmd" ]; then
   if [ ! -x "$jdk/bin/jlink" ]; then
     jdk="${JAVA_HOME:-$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")}"
   fi
-  private="$out_dir/cli-target"
+  private="$PWD/$out_dir/cli-target"
   rm -rf "$private"
   mkdir -p "$private"
   cp cli/target/idem-cli.jar "$private/"
   cp -r cli/target/lib "$private/lib"
   version="$(unzip -p "$private/idem-cli.jar" META-INF/MANIFEST.MF 2>/dev/null \
     | sed -n 's/^Implementation-Version: *//p' | tr -d '\r')"
-  picocli_sources="$(ls "$HOME"/.m2/repository/info/picocli/picocli/*/picocli-*-sources.jar 2>/dev/null | tail -n 1 || true)"
+  picocli_version="$(ls "$private"/lib/picocli-*.jar | sed -n 's/.*picocli-\(.*\)\.jar$/\1/p' | head -n 1)"
+  picocli_sources="$HOME/.m2/repository/info/picocli/picocli/$picocli_version/picocli-$picocli_version-sources.jar"
   echo "== building the idem distribution with $jdk"
   if bash cli/src/dist/build-dist.sh "$jdk" "$private" "${version:-0.1.0-SNAPSHOT}" "$picocli_sources" \
       > "$out_dir/build-dist.log" 2>&1; then

@@ -577,7 +577,8 @@ public final class QuickProfile {
         b.append("- ").append(n).append('\n');
       }
       b.append("- JMH: one fork, short warmup and measurement (see `QuickProfile`). Each time is the median "
-          + "of the measurement iterations with their range in brackets; ratios are of medians. Absolute "
+          + "of the measurement iterations with their range in brackets; ratios are of medians, except in the "
+          + "paired groups (filesystem publish, pointer CAS, S3 PUT time), whose captions say how they are taken. Absolute "
           + "times on a shared 2-core machine are noisy; the ratios of methods run back to back in one group "
           + "are the result.\n\n");
       if (!targets.isEmpty()) {
