@@ -3,8 +3,6 @@ package dev.idem.store.fs;
 import dev.idem.core.Names;
 import dev.idem.core.Sha256;
 import dev.idem.core.store.CasResult;
-import dev.idem.core.store.HistoryEntry;
-import dev.idem.core.store.KeyHistory;
 import dev.idem.core.store.ListedObject;
 import dev.idem.core.store.ObjectInfo;
 import dev.idem.core.store.ObjectStore;
@@ -16,27 +14,16 @@ import dev.idem.core.store.PutStatus;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
-import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
-import java.nio.file.InvalidPathException;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
-import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.security.MessageDigest;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.Deque;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -64,7 +51,8 @@ import java.util.Optional;
  * publishes nothing. For the same reason a key {@code K} and a key below {@code K.log} cannot both
  * have ledgers; idem's own keys ({@code pipeline/window/state-hex}, all three levels deep) never meet
  * either case. Directories are never removed, even when empty: a concurrent publisher may be about to
- * create its temporary file in one.
+ * create its temporary file in one. {@link Layout} computes these paths; {@link Directories} creates
+ * and fsyncs their directories.
  *
  * <h2>Publish ({@link #putIfAbsent}), step by step</h2>
  *
@@ -113,27 +101,14 @@ import java.util.Optional;
  *
  * <h2>Pointer ({@link #readPointer}, {@link #compareAndSetPointer})</h2>
  *
- * The token of a pointer is the SHA-256 of its file's bytes. A read never locks: {@code latest} is only
- * ever replaced by an atomic rename, so a reader sees one whole document (P1). A compare-and-swap:
+ * One {@code latest} file per pipeline, read without a lock and replaced only by an atomic rename under
+ * the pipeline's kernel lock; {@link PointerFiles} states the compare-and-swap step by step and what
+ * each failure leaves.
  *
- * <ol>
- *   <li>takes the pipeline's {@link InterProcessLock} (an in-process lock, then a kernel lock on {@code
- *       latest.lock}) within {@link Options#lockTimeout()}, else returns BUSY having written nothing;
- *   <li>re-reads {@code latest} under the lock: a malformed document is an error ({@link
- *       Pointer.MalformedPointerException}), never overwritten; a token other than the expected one
- *       (or a file where none was expected, or the reverse) returns CONFLICT;
- *   <li>{@code fsync}s the object the new pointer names and its directory, so the pointer never names
- *       an object a power loss could take away (G1);
- *   <li>writes {@code .tmp-latest.<random>}, {@code fsync}s it, renames it over {@code latest} with
- *       {@code ATOMIC_MOVE} (no fallback when that is not supported: {@link
- *       AtomicMoveNotSupportedException} is thrown), {@code fsync}s the directory;
- *   <li>deletes the temporary file if it is still there and releases the lock, in one cleanup path.
- * </ol>
+ * <h2>Listings ({@link #list}, {@link #history})</h2>
  *
- * A failure leaves {@code latest} holding the old or the new document, whole; after a failed directory
- * {@code fsync} the new one is visible but may revert to the old one after a power loss. A killed
- * writer's kernel lock is released by the kernel (G4); its temporary file is removed by {@link #sweep}.
- * Calls are linearizable: all of them, in every process, serialize on the lock.
+ * {@link KeyWalker} walks the object and ledger trees together in key order; {@link LedgerHistory}
+ * turns each key's ledger lines into history.
  *
  * <h2>Thread safety</h2>
  *
@@ -141,29 +116,22 @@ import java.util.Optional;
  * one JVM share their in-process pointer locks.
  */
 public final class FsObjectStore implements ObjectStore {
-  static final String INTERNAL_DIR = "_idem";
-  static final String EVIDENCE_PREFIX = INTERNAL_DIR + "/evidence/";
-  static final String POINTER_FILE = "latest";
-  static final String LOCK_FILE = "latest.lock";
-  private static final int POINTER_READ_LIMIT = 16 * 1024;
   private static final int PUBLISH_ATTEMPTS = 3;
 
-  private final Path root;
-  private final Path ledgerRoot;
-  private final Path evidenceRoot;
-  private final Path pointerRoot;
+  private final Layout layout;
   private final Options options;
   private final FsOps ops;
+  private final Directories dirs;
   private final KnownKeys knownKeys;
+  private final PointerFiles pointers;
 
   private FsObjectStore(Path root, Options options) {
-    this.root = root;
-    this.ledgerRoot = root.resolve(INTERNAL_DIR).resolve("ledger");
-    this.evidenceRoot = root.resolve(INTERNAL_DIR).resolve("evidence");
-    this.pointerRoot = root.resolve(INTERNAL_DIR).resolve("pointers");
+    this.layout = new Layout(root);
     this.options = options;
     this.ops = options.ops();
+    this.dirs = new Directories(ops);
     this.knownKeys = new KnownKeys(options.existsCacheSize());
+    this.pointers = new PointerFiles(layout, dirs, ops, options.lockTimeout());
   }
 
   /** A store at {@code root} with {@link Options#defaults()}. See {@link #open(Path, Options)}. */
@@ -192,7 +160,7 @@ public final class FsObjectStore implements ObjectStore {
 
   /** The absolute root directory. */
   public Path root() {
-    return root;
+    return layout.root();
   }
 
   public Options options() {
@@ -201,7 +169,7 @@ public final class FsObjectStore implements ObjectStore {
 
   @Override
   public String describe() {
-    return "file:" + root;
+    return "file:" + layout.root();
   }
 
   @Override
@@ -215,7 +183,7 @@ public final class FsObjectStore implements ObjectStore {
   /** Answers from a bounded cache of keys this store has seen holding an object, else one {@code stat}. */
   @Override
   public boolean exists(String key) {
-    Path target = resolveKey(key);
+    Path target = layout.resolveKey(key);
     if (knownKeys.contains(key)) {
       return true;
     }
@@ -236,7 +204,7 @@ public final class FsObjectStore implements ObjectStore {
    */
   @Override
   public Optional<ObjectInfo> stat(String key) throws IOException {
-    return stat(key, resolveKey(key));
+    return stat(key, layout.resolveKey(key));
   }
 
   /**
@@ -245,9 +213,9 @@ public final class FsObjectStore implements ObjectStore {
    */
   @Override
   public Optional<InputStream> open(String key) throws IOException {
-    Path target = key != null && key.startsWith(EVIDENCE_PREFIX)
-        ? resolveUnder(evidenceRoot, key.substring(EVIDENCE_PREFIX.length()), key)
-        : resolveKey(key);
+    Path target = key != null && key.startsWith(Layout.EVIDENCE_PREFIX)
+        ? layout.resolveEvidenceKey(key)
+        : layout.resolveKey(key);
     if (!Files.isRegularFile(target, LinkOption.NOFOLLOW_LINKS)) {
       return Optional.empty();
     }
@@ -271,13 +239,13 @@ public final class FsObjectStore implements ObjectStore {
    */
   @Override
   public PutOutcome putIfAbsent(String key, Payload payload, String writerId) throws IOException {
-    Path target = resolveKey(key);
+    Path target = layout.resolveKey(key);
     Objects.requireNonNull(payload, "payload");
     Names.requireWriterId(writerId);
     Path dir = target.getParent();
-    Path ledger = ledgerFile(key);
-    ensureDirectories(dir);
-    ensureDirectories(ledger.getParent());
+    Path ledger = layout.ledgerFile(key);
+    dirs.ensure(dir);
+    dirs.ensure(ledger.getParent());
     requireFileOrNothing(target, "object");
     requireFileOrNothing(ledger, "ledger");
     String declared = payload.sha256();
@@ -298,7 +266,7 @@ public final class FsObjectStore implements ObjectStore {
       }
       for (int attempt = 1; ; attempt++) {
         if (link(temp.path(), target)) {
-          syncDirectory(dir, "published " + target + " but could not make it durable");
+          dirs.sync(dir, "published " + target + " but could not make it durable");
           knownKeys.add(key);
           ObjectInfo created = new ObjectInfo(key, sha, size, writerId, Instant.now());
           record(ledger, PutStatus.CREATED, created.publishedAt(), sha, size, writerId,
@@ -307,7 +275,7 @@ public final class FsObjectStore implements ObjectStore {
         }
         Optional<ObjectInfo> stored = stat(key, target);
         if (stored.isPresent()) {
-          syncDirectory(dir, "found " + target + " but could not make it durable");
+          dirs.sync(dir, "found " + target + " but could not make it durable");
           knownKeys.add(key);
           return existing(key, stored.get(), temp.path(), sha, size, writerId, ledger);
         }
@@ -324,23 +292,23 @@ public final class FsObjectStore implements ObjectStore {
       Path ledger) throws IOException {
     if (stored.sha256().equals(sha)) {
       record(ledger, PutStatus.IDENTICAL, Instant.now(), sha, size, writerId,
-          "identical publish of " + root.resolve(key) + " could not be recorded in its ledger");
+          "identical publish of " + layout.root().resolve(key) + " could not be recorded in its ledger");
       return new PutOutcome(PutStatus.IDENTICAL, stored, sha, size, null);
     }
     String evidenceKey = null;
     if (options.keepDivergentBytes()) {
-      Path evidence = evidenceRoot.resolve(key).resolve(sha);
-      ensureDirectories(evidence.getParent());
+      Path evidence = layout.evidenceFile(key, sha);
+      dirs.ensure(evidence.getParent());
       try {
         ops.createLink(evidence, temp);
       } catch (FileAlreadyExistsException sameBytesKeptBefore) {
         // Named by their hash: the same divergent bytes were kept by an earlier attempt.
       }
-      syncDirectory(evidence.getParent(), "kept divergent bytes at " + evidence + " but could not make them durable");
-      evidenceKey = EVIDENCE_PREFIX + key + "/" + sha;
+      dirs.sync(evidence.getParent(), "kept divergent bytes at " + evidence + " but could not make them durable");
+      evidenceKey = Layout.EVIDENCE_PREFIX + key + "/" + sha;
     }
     record(ledger, PutStatus.DIVERGENT, Instant.now(), sha, size, writerId,
-        "divergent publish of " + root.resolve(key) + " could not be recorded in its ledger");
+        "divergent publish of " + layout.root().resolve(key) + " could not be recorded in its ledger");
     return new PutOutcome(PutStatus.DIVERGENT, stored, sha, size, evidenceKey);
   }
 
@@ -373,79 +341,7 @@ public final class FsObjectStore implements ObjectStore {
   }
 
   private Optional<ObjectInfo> stat(String key, Path target) throws IOException {
-    BasicFileAttributes a = regularFileAttributes(target);
-    if (a == null) {
-      return Optional.empty();
-    }
-    Ledger.Line line = vouching(Ledger.read(ledgerFile(key)), a);
-    if (line != null) {
-      return Optional.of(new ObjectInfo(key, line.sha256(), a.size(), line.writer(), line.time()));
-    }
-    Hashed h = hash(target);
-    return h == null ? Optional.empty()
-        : Optional.of(new ObjectInfo(key, h.sha256, h.size, null, a.lastModifiedTime().toInstant()));
-  }
-
-  /**
-   * The ledger's last CREATED line if it describes the file as it is now: same size, and recorded no
-   * earlier than the file's last modification (the line is appended after the object is linked, and a
-   * file replaced or rewritten later, e.g. by a non-idem writer, has a later modification time).
-   */
-  private static Ledger.Line vouching(List<Ledger.Line> lines, BasicFileAttributes file) {
-    for (int i = lines.size() - 1; i >= 0; i--) {
-      Ledger.Line l = lines.get(i);
-      if (l.status() == PutStatus.CREATED) {
-        boolean matches = l.size() == file.size() && !l.time().isBefore(file.lastModifiedTime().toInstant());
-        return matches ? l : null;
-      }
-    }
-    return null;
-  }
-
-  private record Hashed(String sha256, long size) {}
-
-  /** The object's SHA-256 and size by reading it, or {@code null} if it is gone. */
-  private static Hashed hash(Path file) throws IOException {
-    MessageDigest md = Sha256.newDigest();
-    long size = 0;
-    try (InputStream in = Files.newInputStream(file)) {
-      byte[] buf = new byte[64 * 1024];
-      for (int n; (n = in.read(buf)) != -1; size += n) {
-        md.update(buf, 0, n);
-      }
-    } catch (NoSuchFileException e) {
-      return null;
-    } catch (FileSystemException e) {
-      if (underAFile(file)) {
-        return null;
-      }
-      throw e;
-    }
-    return new Hashed(Sha256.hex(md.digest()), size);
-  }
-
-  private static BasicFileAttributes regularFileAttributes(Path p) throws IOException {
-    try {
-      BasicFileAttributes a = Files.readAttributes(p, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
-      return a.isRegularFile() ? a : null;
-    } catch (NoSuchFileException e) {
-      return null;
-    } catch (FileSystemException e) {
-      if (underAFile(p)) {
-        return null; // ENOTDIR: a key below an object ("a/b/c" under "a/b") holds nothing
-      }
-      throw e;
-    }
-  }
-
-  /** Whether some ancestor of {@code p} exists and is not a directory (the JDK reports ENOTDIR untyped). */
-  static boolean underAFile(Path p) {
-    for (Path a = p.getParent(); a != null; a = a.getParent()) {
-      if (Files.exists(a, LinkOption.NOFOLLOW_LINKS)) {
-        return !Files.isDirectory(a, LinkOption.NOFOLLOW_LINKS);
-      }
-    }
-    return false;
+    return StoredObjects.stat(key, target, layout.ledgerFile(key));
   }
 
   private void record(Path ledger, PutStatus status, Instant time, String sha, long size, String writer,
@@ -465,15 +361,15 @@ public final class FsObjectStore implements ObjectStore {
    */
   @Override
   public boolean delete(String key) throws IOException {
-    Path target = resolveKey(key);
+    Path target = layout.resolveKey(key);
     knownKeys.remove(key);
-    if (regularFileAttributes(target) == null) {
+    if (StoredObjects.regularFileAttributes(target) == null) {
       return false;
     }
     boolean deleted = ops.deleteIfExists(target);
     knownKeys.remove(key);
     if (deleted) {
-      syncDirectory(target.getParent(), "deleted " + target + " but could not make the delete durable");
+      dirs.sync(target.getParent(), "deleted " + target + " but could not make the delete durable");
     }
     return deleted;
   }
@@ -492,34 +388,7 @@ public final class FsObjectStore implements ObjectStore {
   public boolean history(String prefix, HistoryVisitor visitor) throws IOException {
     Objects.requireNonNull(prefix, "prefix");
     Objects.requireNonNull(visitor, "visitor");
-    return KeyWalker.walk(root, ledgerRoot, prefix, (key, object, hasLedger) -> {
-      List<Ledger.Line> lines = hasLedger ? Ledger.read(ledgerFile(key)) : List.of();
-      List<HistoryEntry> entries = new ArrayList<>(lines.size() + 1);
-      for (Ledger.Line l : lines) {
-        entries.add(new HistoryEntry(key, kindOf(l.status()), null, l.time(), l.size(), l.sha256(), null, l.writer()));
-      }
-      if (object != null && vouching(lines, object) == null) {
-        Hashed h = hash(root.resolve(key));
-        if (h != null && lines.stream()
-            .noneMatch(l -> l.status() == PutStatus.CREATED && l.sha256().equals(h.sha256))) {
-          entries.add(new HistoryEntry(key, HistoryEntry.Kind.VERSION, null,
-              object.lastModifiedTime().toInstant(), h.size, h.sha256, null, null));
-        }
-      }
-      if (entries.isEmpty()) {
-        return true;
-      }
-      entries.sort(Comparator.comparing(HistoryEntry::time, Comparator.nullsLast(Comparator.naturalOrder())));
-      return visitor.visit(new KeyHistory(key, entries));
-    });
-  }
-
-  private static HistoryEntry.Kind kindOf(PutStatus status) {
-    return switch (status) {
-      case CREATED -> HistoryEntry.Kind.VERSION;
-      case IDENTICAL -> HistoryEntry.Kind.IDENTICAL_ATTEMPT;
-      case DIVERGENT -> HistoryEntry.Kind.DIVERGENT_ATTEMPT;
-    };
+    return LedgerHistory.walk(layout, prefix, visitor);
   }
 
   /** Streams the current objects under {@code prefix} in ascending key order. */
@@ -527,12 +396,12 @@ public final class FsObjectStore implements ObjectStore {
   public boolean list(String prefix, ListingVisitor visitor) throws IOException {
     Objects.requireNonNull(prefix, "prefix");
     Objects.requireNonNull(visitor, "visitor");
-    return KeyWalker.walk(root, null, prefix, (key, object, hasLedger) ->
+    return KeyWalker.walk(layout.root(), null, prefix, (key, object, hasLedger) ->
         visitor.visit(new ListedObject(key, object.size(), object.lastModifiedTime().toInstant())));
   }
 
   // ---------------------------------------------------------------------------------------------
-  // Pointer
+  // Pointer (the protocol is in PointerFiles)
 
   /**
    * The pipeline's pointer and its token (the SHA-256 of the file's bytes). Never locks.
@@ -542,17 +411,12 @@ public final class FsObjectStore implements ObjectStore {
    */
   @Override
   public Optional<PointerState> readPointer(String pipeline) throws IOException {
-    Path latest = pointerDir(pipeline).resolve(POINTER_FILE);
-    byte[] bytes = readPointerBytes(latest);
-    if (bytes == null) {
-      return Optional.empty();
-    }
-    return Optional.of(new PointerState(parsePointer(bytes, latest, pipeline), Sha256.of(bytes)));
+    return pointers.read(pipeline);
   }
 
   /**
-   * Replaces the pipeline's pointer with {@code next} if it still has {@code expectedToken}; see the
-   * class comment for the protocol.
+   * Replaces the pipeline's pointer with {@code next} if it still has {@code expectedToken}; see {@link
+   * PointerFiles} for the protocol.
    *
    * @return SWAPPED; CONFLICT when the token did not match (nothing written); BUSY when the lock could
    *     not be had within {@link Options#lockTimeout()} (nothing written)
@@ -563,76 +427,7 @@ public final class FsObjectStore implements ObjectStore {
    */
   @Override
   public CasResult compareAndSetPointer(String pipeline, String expectedToken, Pointer next) throws IOException {
-    Path dir = pointerDir(pipeline);
-    Objects.requireNonNull(next, "next");
-    if (!next.pipeline().equals(pipeline)) {
-      throw new IllegalArgumentException("pointer for pipeline " + next.pipeline() + " offered to pipeline " + pipeline);
-    }
-    ensureDirectories(dir);
-    Path latest = dir.resolve(POINTER_FILE);
-    InterProcessLock lock = InterProcessLock.acquire(ops, dir.resolve(LOCK_FILE), options.lockTimeout());
-    if (lock == null) {
-      return CasResult.BUSY;
-    }
-    try (lock) {
-      byte[] current = readPointerBytes(latest);
-      if (current != null) {
-        parsePointer(current, latest, pipeline);
-      }
-      String token = current == null ? null : Sha256.of(current);
-      if (!Objects.equals(token, expectedToken)) {
-        return CasResult.CONFLICT;
-      }
-      makeDurable(next.key());
-      try (TempFile temp = TempFile.create(ops, dir, POINTER_FILE)) {
-        temp.write(ByteBuffer.wrap(next.toBytes()));
-        temp.forceAndClose();
-        try {
-          ops.atomicMove(temp.path(), latest);
-        } catch (AtomicMoveNotSupportedException e) {
-          throw new AtomicMoveNotSupportedException(temp.path().toString(), latest.toString(),
-              "atomic rename not supported; refusing to replace the pointer non-atomically");
-        }
-      }
-      syncDirectory(dir, "replaced pointer " + latest + " but could not make it durable");
-      return CasResult.SWAPPED;
-    }
-  }
-
-  private Path pointerDir(String pipeline) {
-    return pointerRoot.resolve(Names.requirePipeline(pipeline));
-  }
-
-  private static byte[] readPointerBytes(Path latest) throws IOException {
-    try (InputStream in = Files.newInputStream(latest)) {
-      return in.readNBytes(POINTER_READ_LIMIT + 1);
-    } catch (NoSuchFileException e) {
-      return null;
-    }
-  }
-
-  private static Pointer parsePointer(byte[] bytes, Path latest, String pipeline) throws IOException {
-    Pointer p = Pointer.parse(bytes, latest.toString());
-    if (!p.pipeline().equals(pipeline)) {
-      throw new Pointer.MalformedPointerException(latest.toString(), "names pipeline " + p.pipeline() + ", not " + pipeline);
-    }
-    return p;
-  }
-
-  /** Syncs the object a pointer is about to name, and its directory entry, if it is here (G1). */
-  private void makeDurable(String key) throws IOException {
-    Path object = resolveKey(key);
-    if (regularFileAttributes(object) == null) {
-      return; // PointerAdvancer checked it exists; retention may have removed it since, which is its call.
-    }
-    try (FileChannel ch = FileChannel.open(object, StandardOpenOption.READ)) {
-      ops.force(ch);
-    } catch (NoSuchFileException gone) {
-      return;
-    } catch (IOException e) {
-      throw failure("could not make " + object + " durable before pointing at it", e);
-    }
-    syncDirectory(object.getParent(), "could not make " + object + " durable before pointing at it");
+    return pointers.compareAndSet(pipeline, expectedToken, next);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -653,34 +448,7 @@ public final class FsObjectStore implements ObjectStore {
     if (grace.isNegative()) {
       throw new IllegalArgumentException("grace must be >= 0, was " + grace);
     }
-    List<String> lines = new ArrayList<>();
-    if (!Files.isDirectory(root)) {
-      return lines;
-    }
-    Instant cutoff = Instant.now().minus(grace);
-    Files.walkFileTree(root, new SimpleFileVisitor<>() {
-      @Override
-      public FileVisitResult visitFile(Path file, BasicFileAttributes a) throws IOException {
-        Instant modified = a.lastModifiedTime().toInstant();
-        if (a.isRegularFile() && file.getFileName().toString().startsWith(TempFile.PREFIX) && !modified.isAfter(cutoff)) {
-          if (dryRun || ops.deleteIfExists(file)) {
-            lines.add((dryRun ? "would remove " : "removed ") + root.relativize(file) + " (" + a.size()
-                + " bytes, modified " + modified + ")");
-          }
-        }
-        return FileVisitResult.CONTINUE;
-      }
-
-      @Override
-      public FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
-        if (e instanceof NoSuchFileException) {
-          return FileVisitResult.CONTINUE; // removed while we walked
-        }
-        throw e;
-      }
-    });
-    lines.sort(null);
-    return lines;
+    return TempFile.sweep(ops, layout.root(), grace, dryRun);
   }
 
   /** Nothing to release: the store holds no open files between calls. */
@@ -688,82 +456,12 @@ public final class FsObjectStore implements ObjectStore {
   public void close() {}
 
   // ---------------------------------------------------------------------------------------------
-  // Paths and directories
-
-  /**
-   * The path of {@code key}: checked by {@link Names#requireSafeKey}, not one of the store's own names,
-   * and strictly under the root.
-   */
-  Path resolveKey(String key) {
-    Names.requireSafeKey(key);
-    String[] segments = key.split("/", -1);
-    for (int i = 0; i < segments.length; i++) {
-      if (!KeyWalker.isKeySegment(segments[i], i == 0)) {
-        throw new IllegalArgumentException("key " + quote(key) + " uses a name reserved by the filesystem store"
-            + " (a first segment starting with _idem, or a segment starting with .tmp-)");
-      }
-    }
-    return resolveUnder(root, key, key);
-  }
-
-  private static Path resolveUnder(Path base, String relative, String key) {
-    Names.requireSafeKey(relative);
-    Path p;
-    try {
-      p = base.resolve(relative).normalize();
-    } catch (InvalidPathException e) {
-      throw new IllegalArgumentException("key " + quote(key) + " is not a valid path here: " + e.getReason());
-    }
-    if (!p.startsWith(base) || p.equals(base)) {
-      throw new IllegalArgumentException("key " + quote(key) + " resolves outside " + base);
-    }
-    return p;
-  }
-
-  private Path ledgerFile(String key) {
-    return ledgerRoot.resolve(key + KeyWalker.LEDGER_SUFFIX);
-  }
-
-  private static String quote(String key) {
-    return "\"" + key + "\"";
-  }
+  // Helpers
 
   private static void requireFileOrNothing(Path p, String what) throws IOException {
     if (Files.exists(p, LinkOption.NOFOLLOW_LINKS) && !Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)) {
       throw new FileSystemException(p.toString(), null, what + " path is a directory or link, not a file (a"
           + " filesystem store cannot hold both a key and keys below it); nothing was published");
-    }
-  }
-
-  /** Creates {@code dir} and missing parents, fsyncing the parent of each directory made. */
-  private void ensureDirectories(Path dir) throws IOException {
-    if (Files.isDirectory(dir)) {
-      return;
-    }
-    Deque<Path> missing = new ArrayDeque<>();
-    for (Path p = dir; p != null && !Files.isDirectory(p); p = p.getParent()) {
-      missing.push(p);
-    }
-    while (!missing.isEmpty()) {
-      Path d = missing.pop();
-      try {
-        ops.createDirectory(d);
-      } catch (FileAlreadyExistsException e) {
-        if (!Files.isDirectory(d)) {
-          throw new FileSystemException(d.toString(), null, "exists and is not a directory (a filesystem store"
-              + " cannot hold both a key and keys below it); nothing was published");
-        }
-        // Made concurrently by another writer, which may not have synced it yet: sync it below too.
-      }
-      syncDirectory(d.getParent(), "created " + d + " but could not make it durable");
-    }
-  }
-
-  private void syncDirectory(Path dir, String context) throws IOException {
-    try {
-      ops.fsyncDirectory(dir);
-    } catch (IOException e) {
-      throw failure(context + " (fsync of " + dir + ")", e);
     }
   }
 

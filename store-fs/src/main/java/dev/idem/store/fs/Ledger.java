@@ -64,7 +64,7 @@ final class Ledger {
     } catch (NoSuchFileException e) {
       return List.of();
     } catch (FileSystemException e) {
-      if (FsObjectStore.underAFile(file)) {
+      if (StoredObjects.underAFile(file)) {
         return List.of();
       }
       throw e;

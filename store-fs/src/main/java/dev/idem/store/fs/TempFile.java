@@ -5,7 +5,16 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -48,6 +57,41 @@ final class TempFile implements Closeable {
         }
       }
     }
+  }
+
+  /**
+   * Deletes the temporary files under {@code root} (any depth) last modified at least {@code grace}
+   * ago, or with {@code dryRun} only lists them; the contract is {@link FsObjectStore#sweep}'s.
+   */
+  static List<String> sweep(FsOps ops, Path root, Duration grace, boolean dryRun) throws IOException {
+    List<String> lines = new ArrayList<>();
+    if (!Files.isDirectory(root)) {
+      return lines;
+    }
+    Instant cutoff = Instant.now().minus(grace);
+    Files.walkFileTree(root, new SimpleFileVisitor<>() {
+      @Override
+      public FileVisitResult visitFile(Path file, BasicFileAttributes a) throws IOException {
+        Instant modified = a.lastModifiedTime().toInstant();
+        if (a.isRegularFile() && file.getFileName().toString().startsWith(PREFIX) && !modified.isAfter(cutoff)) {
+          if (dryRun || ops.deleteIfExists(file)) {
+            lines.add((dryRun ? "would remove " : "removed ") + root.relativize(file) + " (" + a.size()
+                + " bytes, modified " + modified + ")");
+          }
+        }
+        return FileVisitResult.CONTINUE;
+      }
+
+      @Override
+      public FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
+        if (e instanceof NoSuchFileException) {
+          return FileVisitResult.CONTINUE; // removed while we walked
+        }
+        throw e;
+      }
+    });
+    lines.sort(null);
+    return lines;
   }
 
   Path path() {

@@ -1,0 +1,144 @@
+package dev.idem.store.fs;
+
+import dev.idem.core.Sha256;
+import dev.idem.core.store.CasResult;
+import dev.idem.core.store.Pointer;
+import dev.idem.core.store.PointerState;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * The pipelines' {@code latest} pointers of an {@link FsObjectStore} ({@link
+ * FsObjectStore#readPointer}, {@link FsObjectStore#compareAndSetPointer}): {@code
+ * _idem/pointers/<pipeline>/latest} and its lock file {@code latest.lock}, which is never deleted.
+ *
+ * <p>The token of a pointer is the SHA-256 of its file's bytes. A read never locks: {@code latest} is
+ * only ever replaced by an atomic rename, so a reader sees one whole document (P1). A compare-and-swap:
+ *
+ * <ol>
+ *   <li>takes the pipeline's {@link InterProcessLock} (an in-process lock, then a kernel lock on {@code
+ *       latest.lock}) within {@link FsObjectStore.Options#lockTimeout()}, else returns BUSY having
+ *       written nothing;
+ *   <li>re-reads {@code latest} under the lock: a malformed document is an error ({@link
+ *       Pointer.MalformedPointerException}), never overwritten; a token other than the expected one
+ *       (or a file where none was expected, or the reverse) returns CONFLICT;
+ *   <li>{@code fsync}s the object the new pointer names and its directory, so the pointer never names
+ *       an object a power loss could take away (G1);
+ *   <li>writes {@code .tmp-latest.<random>}, {@code fsync}s it, renames it over {@code latest} with
+ *       {@code ATOMIC_MOVE} (no fallback when that is not supported: {@link
+ *       AtomicMoveNotSupportedException} is thrown), {@code fsync}s the directory;
+ *   <li>deletes the temporary file if it is still there and releases the lock, in one cleanup path.
+ * </ol>
+ *
+ * A failure leaves {@code latest} holding the old or the new document, whole; after a failed directory
+ * {@code fsync} the new one is visible but may revert to the old one after a power loss. A killed
+ * writer's kernel lock is released by the kernel (G4); its temporary file is removed by {@link
+ * FsObjectStore#sweep}. Calls are linearizable: all of them, in every process, serialize on the lock.
+ */
+final class PointerFiles {
+  private static final String POINTER_FILE = "latest";
+  private static final String LOCK_FILE = "latest.lock";
+  private static final int POINTER_READ_LIMIT = 16 * 1024;
+
+  private final Layout layout;
+  private final Directories dirs;
+  private final FsOps ops;
+  private final Duration lockTimeout;
+
+  PointerFiles(Layout layout, Directories dirs, FsOps ops, Duration lockTimeout) {
+    this.layout = layout;
+    this.dirs = dirs;
+    this.ops = ops;
+    this.lockTimeout = lockTimeout;
+  }
+
+  /** See {@link FsObjectStore#readPointer}. */
+  Optional<PointerState> read(String pipeline) throws IOException {
+    Path latest = layout.pointerDir(pipeline).resolve(POINTER_FILE);
+    byte[] bytes = readPointerBytes(latest);
+    if (bytes == null) {
+      return Optional.empty();
+    }
+    return Optional.of(new PointerState(parsePointer(bytes, latest, pipeline), Sha256.of(bytes)));
+  }
+
+  /** See {@link FsObjectStore#compareAndSetPointer}; the steps are in the class comment. */
+  CasResult compareAndSet(String pipeline, String expectedToken, Pointer next) throws IOException {
+    Path dir = layout.pointerDir(pipeline);
+    Objects.requireNonNull(next, "next");
+    if (!next.pipeline().equals(pipeline)) {
+      throw new IllegalArgumentException("pointer for pipeline " + next.pipeline() + " offered to pipeline " + pipeline);
+    }
+    dirs.ensure(dir);
+    Path latest = dir.resolve(POINTER_FILE);
+    InterProcessLock lock = InterProcessLock.acquire(ops, dir.resolve(LOCK_FILE), lockTimeout);
+    if (lock == null) {
+      return CasResult.BUSY;
+    }
+    try (lock) {
+      byte[] current = readPointerBytes(latest);
+      if (current != null) {
+        parsePointer(current, latest, pipeline);
+      }
+      String token = current == null ? null : Sha256.of(current);
+      if (!Objects.equals(token, expectedToken)) {
+        return CasResult.CONFLICT;
+      }
+      makeDurable(next.key());
+      try (TempFile temp = TempFile.create(ops, dir, POINTER_FILE)) {
+        temp.write(ByteBuffer.wrap(next.toBytes()));
+        temp.forceAndClose();
+        try {
+          ops.atomicMove(temp.path(), latest);
+        } catch (AtomicMoveNotSupportedException e) {
+          throw new AtomicMoveNotSupportedException(temp.path().toString(), latest.toString(),
+              "atomic rename not supported; refusing to replace the pointer non-atomically");
+        }
+      }
+      dirs.sync(dir, "replaced pointer " + latest + " but could not make it durable");
+      return CasResult.SWAPPED;
+    }
+  }
+
+  private static byte[] readPointerBytes(Path latest) throws IOException {
+    try (InputStream in = Files.newInputStream(latest)) {
+      return in.readNBytes(POINTER_READ_LIMIT + 1);
+    } catch (NoSuchFileException e) {
+      return null;
+    }
+  }
+
+  private static Pointer parsePointer(byte[] bytes, Path latest, String pipeline) throws IOException {
+    Pointer p = Pointer.parse(bytes, latest.toString());
+    if (!p.pipeline().equals(pipeline)) {
+      throw new Pointer.MalformedPointerException(latest.toString(), "names pipeline " + p.pipeline() + ", not " + pipeline);
+    }
+    return p;
+  }
+
+  /** Syncs the object a pointer is about to name, and its directory entry, if it is here (G1). */
+  private void makeDurable(String key) throws IOException {
+    Path object = layout.resolveKey(key);
+    if (StoredObjects.regularFileAttributes(object) == null) {
+      return; // PointerAdvancer checked it exists; retention may have removed it since, which is its call.
+    }
+    try (FileChannel ch = FileChannel.open(object, StandardOpenOption.READ)) {
+      ops.force(ch);
+    } catch (NoSuchFileException gone) {
+      return;
+    } catch (IOException e) {
+      throw FsObjectStore.failure("could not make " + object + " durable before pointing at it", e);
+    }
+    dirs.sync(object.getParent(), "could not make " + object + " durable before pointing at it");
+  }
+}

@@ -1,0 +1,105 @@
+package dev.idem.store.fs;
+
+import dev.idem.core.Sha256;
+import dev.idem.core.store.ObjectInfo;
+import dev.idem.core.store.PutStatus;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.FileSystemException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.security.MessageDigest;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Reads what the store holds at a key, without locks and without writing: the object's attributes, and
+ * its SHA-256 from the ledger line that vouches for it, else by hashing the file. Hashing is always
+ * safe: an object is linked at its key only after its {@code fsync}, so a visible object is complete.
+ * A path that is gone, or that lies below a file ({@code a/b/c} under the object {@code a/b}), holds
+ * nothing.
+ */
+final class StoredObjects {
+  private StoredObjects() {}
+
+  /** The object at {@code target} (the path of {@code key}) described from {@code ledger}, else hashed. */
+  static Optional<ObjectInfo> stat(String key, Path target, Path ledger) throws IOException {
+    BasicFileAttributes a = regularFileAttributes(target);
+    if (a == null) {
+      return Optional.empty();
+    }
+    Ledger.Line line = vouching(Ledger.read(ledger), a);
+    if (line != null) {
+      return Optional.of(new ObjectInfo(key, line.sha256(), a.size(), line.writer(), line.time()));
+    }
+    Hashed h = hash(target);
+    return h == null ? Optional.empty()
+        : Optional.of(new ObjectInfo(key, h.sha256, h.size, null, a.lastModifiedTime().toInstant()));
+  }
+
+  /**
+   * The ledger's last CREATED line if it describes the file as it is now: same size, and recorded no
+   * earlier than the file's last modification (the line is appended after the object is linked, and a
+   * file replaced or rewritten later, e.g. by a non-idem writer, has a later modification time).
+   */
+  static Ledger.Line vouching(List<Ledger.Line> lines, BasicFileAttributes file) {
+    for (int i = lines.size() - 1; i >= 0; i--) {
+      Ledger.Line l = lines.get(i);
+      if (l.status() == PutStatus.CREATED) {
+        boolean matches = l.size() == file.size() && !l.time().isBefore(file.lastModifiedTime().toInstant());
+        return matches ? l : null;
+      }
+    }
+    return null;
+  }
+
+  record Hashed(String sha256, long size) {}
+
+  /** The object's SHA-256 and size by reading it, or {@code null} if it is gone. */
+  static Hashed hash(Path file) throws IOException {
+    MessageDigest md = Sha256.newDigest();
+    long size = 0;
+    try (InputStream in = Files.newInputStream(file)) {
+      byte[] buf = new byte[64 * 1024];
+      for (int n; (n = in.read(buf)) != -1; size += n) {
+        md.update(buf, 0, n);
+      }
+    } catch (NoSuchFileException e) {
+      return null;
+    } catch (FileSystemException e) {
+      if (underAFile(file)) {
+        return null;
+      }
+      throw e;
+    }
+    return new Hashed(Sha256.hex(md.digest()), size);
+  }
+
+  /** The attributes of the regular file at {@code p}, or {@code null} if there is none. */
+  static BasicFileAttributes regularFileAttributes(Path p) throws IOException {
+    try {
+      BasicFileAttributes a = Files.readAttributes(p, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+      return a.isRegularFile() ? a : null;
+    } catch (NoSuchFileException e) {
+      return null;
+    } catch (FileSystemException e) {
+      if (underAFile(p)) {
+        return null; // ENOTDIR: a key below an object ("a/b/c" under "a/b") holds nothing
+      }
+      throw e;
+    }
+  }
+
+  /** Whether some ancestor of {@code p} exists and is not a directory (the JDK reports ENOTDIR untyped). */
+  static boolean underAFile(Path p) {
+    for (Path a = p.getParent(); a != null; a = a.getParent()) {
+      if (Files.exists(a, LinkOption.NOFOLLOW_LINKS)) {
+        return !Files.isDirectory(a, LinkOption.NOFOLLOW_LINKS);
+      }
+    }
+    return false;
+  }
+}
