@@ -123,6 +123,8 @@ public final class FsObjectStore implements ObjectStore {
   private final FsOps ops;
   private final Directories dirs;
   private final KnownKeys knownKeys;
+  /** Keys this instance created: forced and linked, their directory fsynced, so durable (G1). */
+  private final KnownKeys createdHere;
   private final PointerFiles pointers;
 
   private FsObjectStore(Path root, Options options) {
@@ -131,7 +133,8 @@ public final class FsObjectStore implements ObjectStore {
     this.ops = options.ops();
     this.dirs = new Directories(ops);
     this.knownKeys = new KnownKeys(options.existsCacheSize());
-    this.pointers = new PointerFiles(layout, dirs, ops, options.lockTimeout());
+    this.createdHere = new KnownKeys(options.existsCacheSize());
+    this.pointers = new PointerFiles(layout, dirs, ops, options.lockTimeout(), createdHere::contains);
   }
 
   /** A store at {@code root} with {@link Options#defaults()}. See {@link #open(Path, Options)}. */
@@ -183,10 +186,12 @@ public final class FsObjectStore implements ObjectStore {
   /** Answers from a bounded cache of keys this store has seen holding an object, else one {@code stat}. */
   @Override
   public boolean exists(String key) {
-    Path target = layout.resolveKey(key);
+    // Only keys that passed resolveKey are ever cached, so a hit needs no validation: the skip path's
+    // pre-check then costs one hash lookup.
     if (knownKeys.contains(key)) {
       return true;
     }
+    Path target = layout.resolveKey(key);
     boolean present = Files.isRegularFile(target, LinkOption.NOFOLLOW_LINKS);
     if (present) {
       knownKeys.add(key);
@@ -268,6 +273,7 @@ public final class FsObjectStore implements ObjectStore {
         if (link(temp.path(), target)) {
           dirs.sync(dir, "published " + target + " but could not make it durable");
           knownKeys.add(key);
+          createdHere.add(key);
           ObjectInfo created = new ObjectInfo(key, sha, size, writerId, Instant.now());
           record(ledger, PutStatus.CREATED, created.publishedAt(), sha, size, writerId,
               "published " + target + " but could not record it in its ledger");
@@ -363,6 +369,7 @@ public final class FsObjectStore implements ObjectStore {
   public boolean delete(String key) throws IOException {
     Path target = layout.resolveKey(key);
     knownKeys.remove(key);
+    createdHere.remove(key);
     if (StoredObjects.regularFileAttributes(target) == null) {
       return false;
     }

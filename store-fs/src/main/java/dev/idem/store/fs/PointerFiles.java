@@ -16,6 +16,7 @@ import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Predicate;
 
 /**
  * The pipelines' {@code latest} pointers of an {@link FsObjectStore} ({@link
@@ -33,7 +34,8 @@ import java.util.Optional;
  *       Pointer.MalformedPointerException}), never overwritten; a token other than the expected one
  *       (or a file where none was expected, or the reverse) returns CONFLICT;
  *   <li>{@code fsync}s the object the new pointer names and its directory, so the pointer never names
- *       an object a power loss could take away (G1);
+ *       an object a power loss could take away (G1), unless this store instance created that object
+ *       (then both were already synced by its publish);
  *   <li>writes {@code .tmp-latest.<random>}, {@code fsync}s it, renames it over {@code latest} with
  *       {@code ATOMIC_MOVE} (no fallback when that is not supported: {@link
  *       AtomicMoveNotSupportedException} is thrown), {@code fsync}s the directory;
@@ -54,12 +56,14 @@ final class PointerFiles {
   private final Directories dirs;
   private final FsOps ops;
   private final Duration lockTimeout;
+  private final Predicate<String> knownDurable;
 
-  PointerFiles(Layout layout, Directories dirs, FsOps ops, Duration lockTimeout) {
+  PointerFiles(Layout layout, Directories dirs, FsOps ops, Duration lockTimeout, Predicate<String> knownDurable) {
     this.layout = layout;
     this.dirs = dirs;
     this.ops = ops;
     this.lockTimeout = lockTimeout;
+    this.knownDurable = knownDurable;
   }
 
   /** See {@link FsObjectStore#readPointer}. */
@@ -126,8 +130,15 @@ final class PointerFiles {
     return p;
   }
 
-  /** Syncs the object a pointer is about to name, and its directory entry, if it is here (G1). */
+  /**
+   * Syncs the object a pointer is about to name, and its directory entry, if it is here (G1). Skipped
+   * for an object this store instance created itself: it was forced before its link and its directory
+   * fsynced after, so it is durable already (the common publish-then-advance path saves two fsyncs).
+   */
   private void makeDurable(String key) throws IOException {
+    if (knownDurable.test(key)) {
+      return;
+    }
     Path object = layout.resolveKey(key);
     if (StoredObjects.regularFileAttributes(object) == null) {
       return; // PointerAdvancer checked it exists; retention may have removed it since, which is its call.
