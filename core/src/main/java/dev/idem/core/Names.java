@@ -16,13 +16,23 @@ public final class Names {
   public static final int MAX_WRITER_LENGTH = 128;
   public static final int MAX_KEY_LENGTH = 1024;
 
-  private static final Pattern NAME = Pattern.compile("[a-z0-9][a-z0-9._-]{0,63}");
   private static final Pattern WRITER = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:@+-]{0,127}");
 
   private Names() {}
 
   public static boolean isValidName(String name) {
-    return name != null && NAME.matcher(name).matches();
+    // [a-z0-9][a-z0-9._-]{0,63} without a regex: this runs on every key derivation.
+    if (name == null || name.isEmpty() || name.length() > MAX_NAME_LENGTH) {
+      return false;
+    }
+    for (int i = 0; i < name.length(); i++) {
+      char c = name.charAt(i);
+      boolean alnum = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+      if (!alnum && (i == 0 || (c != '.' && c != '_' && c != '-'))) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** Returns {@code pipeline} if valid; otherwise throws with a message naming the rule. */
