@@ -42,8 +42,13 @@ final class Ledger {
   }
 
   /**
-   * Appends {@code line} to the ledger at {@code file} (created if absent; its directory must exist)
-   * and forces it to the device.
+   * Appends {@code line} to the ledger at {@code file} (created if absent; its directory must exist),
+   * and forces it to the device when it is divergence evidence.
+   *
+   * <p>Only DIVERGENT lines are forced: they are what the scan must find after a power loss (P4).
+   * A lost CREATED line costs nothing but time ({@code stat} and the history then hash the object,
+   * which is complete and durable by itself), and a lost IDENTICAL line only undercounts a benign
+   * rewrite; forcing them would add a third fsync to every publish.
    *
    * @throws IOException when the line could not be written or forced; the ledger then lacks the line or
    *     holds it whole (a torn line only after a crash, and readers skip it)
@@ -52,7 +57,9 @@ final class Ledger {
     byte[] bytes = line.format().getBytes(StandardCharsets.UTF_8);
     try (FileChannel ch = ops.openAppend(file)) {
       ops.write(ch, ByteBuffer.wrap(bytes));
-      ops.force(ch);
+      if (line.status() == PutStatus.DIVERGENT) {
+        ops.force(ch);
+      }
     }
   }
 
