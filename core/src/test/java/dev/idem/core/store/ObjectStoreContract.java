@@ -14,6 +14,7 @@ import dev.idem.core.publish.AdvanceReport;
 import dev.idem.core.publish.AdvanceStatus;
 import dev.idem.core.publish.PointerAdvancer;
 import dev.idem.core.scan.KeyVerdict;
+import dev.idem.core.testing.Race;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -22,12 +23,6 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
@@ -161,7 +156,7 @@ public abstract class ObjectStoreContract {
   @Test
   void putIfAbsent_concurrentIdentical_exactlyOneCreated() throws Exception {
     String k = key("race", 600);
-    List<PutOutcome> outs = race(threads(), i -> store.putIfAbsent(k, bytes("same"), "writer-" + i));
+    List<PutOutcome> outs = Race.run(threads(), i -> store.putIfAbsent(k, bytes("same"), "writer-" + i));
     assertEquals(1, outs.stream().filter(o -> o.status() == PutStatus.CREATED).count(), "P3: " + outs);
     assertEquals(threads() - 1, outs.stream().filter(o -> o.status() == PutStatus.IDENTICAL).count(), "P3: " + outs);
     assertArrayEquals("same".getBytes(StandardCharsets.UTF_8), read(store, k));
@@ -170,7 +165,7 @@ public abstract class ObjectStoreContract {
   @Test
   void putIfAbsent_concurrentDivergent_oneWinnerOthersDivergent() throws Exception {
     String k = key("race", 660);
-    List<PutOutcome> outs = race(threads(), i -> store.putIfAbsent(k, bytes("payload-" + i), "writer-" + i));
+    List<PutOutcome> outs = Race.run(threads(), i -> store.putIfAbsent(k, bytes("payload-" + i), "writer-" + i));
     List<PutOutcome> created = outs.stream().filter(o -> o.status() == PutStatus.CREATED).toList();
     assertEquals(1, created.size(), "P3: " + outs);
     assertEquals(threads() - 1, outs.stream().filter(o -> o.status() == PutStatus.DIVERGENT).count(), "P3: " + outs);
@@ -245,7 +240,7 @@ public abstract class ObjectStoreContract {
     }
     PointerAdvancer adv = new PointerAdvancer(store, 1000, 1);
     List<AdvanceReport> reports = Collections.synchronizedList(new ArrayList<>());
-    race(n, i -> {
+    Race.run(n, i -> {
       for (int j = i; j < offered.size(); j += n) {
         reports.add(adv.advance(offered.get(j)));
       }
@@ -304,36 +299,6 @@ public abstract class ObjectStoreContract {
   }
 
   // --- helpers ---
-
-  @FunctionalInterface
-  protected interface Racer<T> {
-    T run(int index) throws Exception;
-  }
-
-  /** Runs {@code n} racers released together; rethrows the first failure. */
-  protected static <T> List<T> race(int n, Racer<T> racer) throws Exception {
-    ExecutorService pool = Executors.newFixedThreadPool(n);
-    try {
-      CountDownLatch start = new CountDownLatch(1);
-      List<Future<T>> futures = new ArrayList<>();
-      for (int i = 0; i < n; i++) {
-        int index = i;
-        Callable<T> c = () -> {
-          start.await();
-          return racer.run(index);
-        };
-        futures.add(pool.submit(c));
-      }
-      start.countDown();
-      List<T> out = new ArrayList<>();
-      for (Future<T> f : futures) {
-        out.add(f.get(120, TimeUnit.SECONDS));
-      }
-      return out;
-    } finally {
-      pool.shutdownNow();
-    }
-  }
 
   private static String sha256Of(byte[] b) {
     String s = dev.idem.core.Sha256.of(b);

@@ -15,6 +15,7 @@ import dev.idem.core.publish.AdvanceReport;
 import dev.idem.core.publish.AdvanceStatus;
 import dev.idem.core.publish.PointerAdvancer;
 import dev.idem.core.scan.KeyVerdict;
+import dev.idem.core.testing.Race;
 import dev.idem.core.store.Payload;
 import dev.idem.core.store.Pointer;
 import dev.idem.core.store.PointerState;
@@ -28,8 +29,6 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 import java.util.Random;
-import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -61,37 +60,12 @@ class FsObjectStoreConcurrencyTest {
     pool.shutdownNow();
   }
 
-  /** Runs {@code n} tasks released at once by a latch; returns their results in index order. */
-  private <T> List<T> race(int n, IndexedTask<T> task) throws Exception {
-    CountDownLatch start = new CountDownLatch(1);
-    List<Future<T>> futures = new ArrayList<>();
-    for (int i = 0; i < n; i++) {
-      int index = i;
-      Callable<T> c = () -> {
-        start.await();
-        return task.run(index);
-      };
-      futures.add(pool.submit(c));
-    }
-    start.countDown();
-    List<T> out = new ArrayList<>();
-    for (Future<T> f : futures) {
-      out.add(f.get(60, TimeUnit.SECONDS));
-    }
-    return out;
-  }
-
-  @FunctionalInterface
-  private interface IndexedTask<T> {
-    T run(int index) throws Exception;
-  }
-
   @Test
   void putIfAbsent_manyThreadsSameBytes_exactlyOneCreatedOthersIdentical() throws Exception {
     for (int round = 0; round < 8; round++) {
       String k = key("same", 60L * round);
       byte[] content = utf8("the one output of window " + round);
-      List<PutOutcome> outs = race(THREADS, i -> store.putIfAbsent(k, Payload.ofBytes(content), "writer-" + i));
+      List<PutOutcome> outs = Race.run(THREADS, i -> store.putIfAbsent(k, Payload.ofBytes(content), "writer-" + i));
 
       assertEquals(1, outs.stream().filter(o -> o.status() == PutStatus.CREATED).count(), "P3: " + outs);
       assertEquals(THREADS - 1, outs.stream().filter(o -> o.status() == PutStatus.IDENTICAL).count(), "P3: " + outs);
@@ -112,7 +86,7 @@ class FsObjectStoreConcurrencyTest {
       for (int i = 0; i < THREADS; i++) {
         payloads.add(utf8("replica " + i + " thinks window " + r + " is different"));
       }
-      List<PutOutcome> outs = race(THREADS, i -> store.putIfAbsent(k, Payload.ofBytes(payloads.get(i)), "writer-" + i));
+      List<PutOutcome> outs = Race.run(THREADS, i -> store.putIfAbsent(k, Payload.ofBytes(payloads.get(i)), "writer-" + i));
 
       List<Integer> created = new ArrayList<>();
       for (int i = 0; i < THREADS; i++) {
@@ -168,7 +142,7 @@ class FsObjectStoreConcurrencyTest {
     List<Pointer> offered = Collections.synchronizedList(new ArrayList<>());
     List<List<AdvanceReport>> reports;
     try {
-      reports = race(THREADS, i -> {
+      reports = Race.run(THREADS, i -> {
         Random random = new Random(1000 + i);
         List<AdvanceReport> mine = new ArrayList<>();
         for (int n = 0; n < 25; n++) {
