@@ -14,8 +14,11 @@ public final class S3StoreOptions {
   public static final long MAX_PART_SIZE = 5L * 1024 * 1024 * 1024;
   /** S3 allows at most 10,000 parts per upload. */
   public static final int MAX_PARTS = 10_000;
-  /** 16 MiB: payloads above this are uploaded in parts. */
-  public static final long DEFAULT_MULTIPART_THRESHOLD = 16L * 1024 * 1024;
+  /**
+   * 100 MiB: payloads above this are uploaded in parts (AWS's guidance for when multipart starts to
+   * pay). Below it one streamed PUT is cheaper: no part bookkeeping, one request, one signature.
+   */
+  public static final long DEFAULT_MULTIPART_THRESHOLD = 100L * 1024 * 1024;
   /**
    * 8 MiB, the AWS CLI's default chunk size. Fixed, so the same bytes always upload as the same parts
    * and get the same multipart ETag ({@code md5(md5(part1)‖…)-N}) whichever replica uploads them.
@@ -130,7 +133,7 @@ public final class S3StoreOptions {
       return this;
     }
 
-    /** Payloads larger than this many bytes go multipart; {@code >= partSize}. Default 16 MiB. */
+    /** Payloads larger than this many bytes go multipart; {@code >= partSize}. Default 100 MiB. */
     public Builder multipartThreshold(long bytes) {
       this.multipartThreshold = bytes;
       return this;
