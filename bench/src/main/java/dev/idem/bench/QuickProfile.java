@@ -1,22 +1,18 @@
 package dev.idem.bench;
 
 import dev.idem.store.s3.testing.S3ProxyServer;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
 import java.util.regex.Pattern;
 import org.openjdk.jmh.profile.GCProfiler;
 import org.openjdk.jmh.results.Result;
-import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.results.format.ResultFormatType;
 import org.openjdk.jmh.runner.Runner;
 import org.openjdk.jmh.runner.RunnerException;
@@ -43,9 +39,9 @@ public final class QuickProfile {
 
   private final Path jmhDir;
   private final List<String> forkArgs = new ArrayList<>();
-  private final Report report;
+  private final ResultsReport report;
 
-  private QuickProfile(Path jmhDir, Report report) {
+  private QuickProfile(Path jmhDir, ResultsReport report) {
     this.jmhDir = jmhDir;
     this.report = report;
   }
@@ -65,7 +61,7 @@ public final class QuickProfile {
     Path jmhDir = Files.createDirectories(out.getParent().resolve("jmh"));
     Path dataDir = BenchDirs.base();
     Instant start = Instant.now();
-    Report report = new Report(Machine.describe(dataDir), start);
+    ResultsReport report = new ResultsReport(Machine.describe(dataDir), start);
     QuickProfile profile = new QuickProfile(jmhDir, report);
     profile.forkArgs.add("-D" + BenchDirs.PROPERTY + "=" + dataDir);
 
@@ -114,14 +110,14 @@ public final class QuickProfile {
         .result(jmhDir.resolve(group + ".json").toString());
   }
 
-  private static Results run(ChainedOptionsBuilder options) throws RunnerException {
-    return new Results(new Runner(options.build()).run());
+  private static JmhResults run(ChainedOptionsBuilder options) throws RunnerException {
+    return new JmhResults(new Runner(options.build()).run());
   }
 
   private void keying() throws RunnerException {
-    Results r = run(options("keying", 2, TimeValue.milliseconds(300), 5, TimeValue.milliseconds(300))
+    JmhResults r = run(options("keying", 2, TimeValue.milliseconds(300), 5, TimeValue.milliseconds(300))
         .include(KeyingBench.class.getName() + "\\."));
-    Report.Table t = report.table("Keying: RunSpec → key (ns/op, lower is better)",
+    ResultsReport.Table t = report.table("Keying: RunSpec → key (ns/op, lower is better)",
         "Limit: one SHA-256 of the same canonical bytes with a reused MessageDigest, plus hex. "
             + "`inputs` = declared extra inputs (0 is the reference four-field spec).",
         "inputs", "idem outputKey()", "idem key string", "limit: digest + hex", "getInstance + digest + hex",
@@ -138,7 +134,7 @@ public final class QuickProfile {
   }
 
   private void fsPublish() throws RunnerException {
-    Report.Table t = report.table("Filesystem publish to a fresh key (µs/op, lower is better)",
+    ResultsReport.Table t = report.table("Filesystem publish to a fresh key (µs/op, lower is better)",
         "(a) = temp file, force, ATOMIC_MOVE, directory fsync, written inline (the crash-safe limit); "
             + "(a)+SHA = the same hashing the bytes while writing; (b) = Files.write over one fixed path "
             + "(no fsync, not atomic). Paired: every call of FsPublishBench.paired runs all four back to back, "
@@ -148,7 +144,7 @@ public final class QuickProfile {
         "idem / (a)", "idem / (a)+SHA", "idem / (b)");
     for (long size : List.of(KIB, 64 * KIB, 8 * MIB)) {
       String p = Long.toString(size);
-      Results r = run(options("fs-" + size, 1, TimeValue.seconds(1), 5, TimeValue.seconds(1))
+      JmhResults r = run(options("fs-" + size, 1, TimeValue.seconds(1), 5, TimeValue.seconds(1))
           .include(FsPublishBench.class.getName() + "\\.paired$")
           .param("payloadBytes", p));
       double rounds = r.secondary("paired", "rounds", "payloadBytes", p);
@@ -170,9 +166,9 @@ public final class QuickProfile {
   }
 
   private void skipPath() throws RunnerException {
-    Results r = run(options("skip", 2, TimeValue.milliseconds(300), 5, TimeValue.milliseconds(300))
+    JmhResults r = run(options("skip", 2, TimeValue.milliseconds(300), 5, TimeValue.milliseconds(300))
         .include(SkipPathBench.class.getName() + "\\."));
-    Report.Table t = report.table("Skip path: is this key already published? (ns/op, lower is better)",
+    ResultsReport.Table t = report.table("Skip path: is this key already published? (ns/op, lower is better)",
         "A replica checking a key that holds an object, on the filesystem store.",
         "check", "idem", "limit", "limit is", "idem / limit");
     Result<?> cached = r.get("idemExistsCached");
@@ -190,9 +186,9 @@ public final class QuickProfile {
   }
 
   private void contention() throws RunnerException {
-    Results r = run(options("contention", 1, TimeValue.seconds(1), 3, TimeValue.seconds(2))
+    JmhResults r = run(options("contention", 1, TimeValue.seconds(1), 3, TimeValue.seconds(2))
         .include(ContentionBench.class.getName() + "\\."));
-    Report.Table t = report.table("Contention on one filesystem store (SampleTime: µs per operation)",
+    ResultsReport.Table t = report.table("Contention on one filesystem store (SampleTime: µs per operation)",
         "Threads in one JVM, each doing one operation after another; 1 KiB payloads. Throughput = "
             + "threads / mean latency, summed over all threads; 'vs 1 thread' is that throughput over the "
             + "1-thread throughput of the same workload.",
@@ -223,9 +219,9 @@ public final class QuickProfile {
   }
 
   private void pointerCas() throws RunnerException {
-    Results r = run(options("pointer", 1, TimeValue.seconds(1), 5, TimeValue.seconds(2))
+    JmhResults r = run(options("pointer", 1, TimeValue.seconds(1), 5, TimeValue.seconds(2))
         .include(PointerCasBench.class.getName() + "\\.paired$"));
-    Report.Table t = report.table("Pointer compare-and-swap, one writer (ops/s, higher is better)",
+    ResultsReport.Table t = report.table("Pointer compare-and-swap, one writer (ops/s, higher is better)",
         "JGit RefUpdate on a bare file repository (no reflog), forced update with an expected old id. Paired: "
             + "every call of PointerCasBench.paired runs all five back to back, rotating which goes first; ops/s "
             + "is calls over each side's total time, ratios are of those totals.",
@@ -251,7 +247,7 @@ public final class QuickProfile {
 
   private void s3() throws RunnerException {
     // Small payloads get more, shorter iterations; a 64 MiB PUT takes most of a second here.
-    Results puts = run(options("s3-put", 2, TimeValue.seconds(1), 5, TimeValue.seconds(1))
+    JmhResults puts = run(options("s3-put", 2, TimeValue.seconds(1), 5, TimeValue.seconds(1))
         .include(S3Bench.class.getName() + "\\.(idemPut|sdkPut)$")
         .param("payloadBytes", Long.toString(KIB), Long.toString(MIB))
         .addProfiler(GCProfiler.class))
@@ -259,17 +255,17 @@ public final class QuickProfile {
             .include(S3Bench.class.getName() + "\\.(idemPut|sdkPut)$")
             .param("payloadBytes", Long.toString(64 * MIB))
             .addProfiler(GCProfiler.class)));
-    Results conflicts = run(options("s3-412", 2, TimeValue.seconds(1), 5, TimeValue.seconds(1))
+    JmhResults conflicts = run(options("s3-412", 2, TimeValue.seconds(1), 5, TimeValue.seconds(1))
         .include(S3Bench.class.getName() + "\\.(idemPut412|sdkPut412|sdkPut412Head)$")
         .param("payloadBytes", "1024")
         .addProfiler(GCProfiler.class));
-    Results paired = run(options("s3-paired", 2, TimeValue.seconds(1), 5, TimeValue.seconds(1))
+    JmhResults paired = run(options("s3-paired", 2, TimeValue.seconds(1), 5, TimeValue.seconds(1))
         .include(S3Bench.class.getName() + "\\.paired$")
         .param("payloadBytes", Long.toString(KIB), Long.toString(MIB)))
         .and(run(options("s3-paired-64m", 1, TimeValue.seconds(3), 3, TimeValue.seconds(4))
             .include(S3Bench.class.getName() + "\\.paired$")
             .param("payloadBytes", Long.toString(64 * MIB))));
-    Report.Table t = report.table("S3 create-only PUT to a fresh key, same local S3Proxy (µs/op and bytes allocated/op)",
+    ResultsReport.Table t = report.table("S3 create-only PUT to a fresh key, same local S3Proxy (µs/op and bytes allocated/op)",
         "idem S3ObjectStore.putIfAbsent vs AWS SDK v2 putObject(ifNoneMatch(\"*\")) with its defaults (aws-chunked "
             + "upload, per-chunk signatures, CRC32 trailer), both from the same file. Times are paired (S3Bench.paired "
             + "alternates the two in every call; each side's total over the calls); allocation is JMH -prof gc "
@@ -295,7 +291,7 @@ public final class QuickProfile {
       report.target("S3 PUT allocates less than the SDK at " + bytes(size), ratioText(idemAlloc / sdkAlloc),
           idemAlloc < sdkAlloc);
     }
-    Report.Table c = report.table("S3 publish over an existing key: the 412 path, 1 KiB (µs/op, bytes/op)",
+    ResultsReport.Table c = report.table("S3 publish over an existing key: the 412 path, 1 KiB (µs/op, bytes/op)",
         "idem: conditional PUT → 412 → HEAD → compare SHA-256 → IDENTICAL. SDK: the conditional PUT "
             + "throwing S3Exception(412), and the same plus the headObject a caller needs to learn what is there.",
         "operation", "µs/op", "B/op", "idem / this (time)", "idem / this (alloc)");
@@ -315,11 +311,11 @@ public final class QuickProfile {
         ratio(idem412, sdkHead) <= 1.0);
 
     // No whole-payload buffering: a 64 MiB publish must work in a heap smaller than the payload.
-    Report.Table h = report.table("64 MiB PUT in a 48 MiB heap (-Xmx48m): does the payload get buffered?",
+    ResultsReport.Table h = report.table("64 MiB PUT in a 48 MiB heap (-Xmx48m): does the payload get buffered?",
         "One short measurement per side in a fork whose heap cannot hold the payload; a side that buffers "
             + "the whole payload fails with OutOfMemoryError.",
         "side", "result", "µs/op");
-    Results small = new Results(List.of());
+    JmhResults small = new JmhResults(List.of());
     try {
       small = run(options("s3-small-heap", 0, TimeValue.seconds(1), 1, TimeValue.seconds(3))
           .include(S3Bench.class.getName() + "\\.(idemPut|sdkPut)$")
@@ -398,230 +394,5 @@ public final class QuickProfile {
       return n / KIB + " KiB";
     }
     return n + " B";
-  }
-
-  /** The results of one JMH run, looked up by method name and parameters. */
-  static final class Results {
-    private final Collection<RunResult> all;
-
-    Results(Collection<RunResult> all) {
-      this.all = all;
-    }
-
-    Results and(Results more) {
-      List<RunResult> both = new ArrayList<>(all);
-      both.addAll(more.all);
-      return new Results(both);
-    }
-
-    RunResult findRun(String method, String... params) {
-      for (RunResult r : all) {
-        String name = r.getParams().getBenchmark();
-        if (!name.substring(name.lastIndexOf('.') + 1).equals(method)) {
-          continue;
-        }
-        boolean match = true;
-        for (int i = 0; i < params.length; i += 2) {
-          match &= params[i + 1].equals(r.getParams().getParam(params[i]));
-        }
-        if (match) {
-          return r;
-        }
-      }
-      return null;
-    }
-
-    Result<?> find(String method, String... params) {
-      RunResult r = findRun(method, params);
-      return r == null ? null : r.getPrimaryResult();
-    }
-
-    Result<?> get(String method, String... params) {
-      Result<?> r = find(method, params);
-      if (r == null) {
-        throw new IllegalStateException("no result for " + method + " " + String.join(",", params));
-      }
-      return r;
-    }
-
-    /** A secondary result's score, e.g. an {@code @AuxCounters} field (mean of its per-iteration sums). */
-    double secondary(String method, String label, String... params) {
-      RunResult r = findRun(method, params);
-      if (r == null) {
-        throw new IllegalStateException("no result for " + method + " " + String.join(",", params));
-      }
-      Result<?> v = r.getSecondaryResults().get(label);
-      if (v == null) {
-        throw new IllegalStateException("no " + label + " in " + method + ": " + r.getSecondaryResults().keySet());
-      }
-      return v.getScore();
-    }
-
-    /** {@code gc.alloc.rate.norm} in bytes per operation. */
-    double alloc(String method, String... params) {
-      RunResult r = findRun(method, params);
-      if (r == null) {
-        return Double.NaN;
-      }
-      for (String label : r.getSecondaryResults().keySet()) {
-        if (label.endsWith("gc.alloc.rate.norm")) {
-          Result<?> norm = r.getSecondaryResults().get(label);
-          return norm.getScore();
-        }
-      }
-      return Double.NaN;
-    }
-  }
-
-  /** What the run ran on, for the header of the table. */
-  record Machine(int cpus, String cpuModel, String memory, String dataDir, String fileSystem, String os,
-      String jdk, String load) {
-    static Machine describe(Path dataDir) {
-      return new Machine(
-          Runtime.getRuntime().availableProcessors(),
-          firstValue(Paths.get("/proc/cpuinfo"), "model name"),
-          memory(firstValue(Paths.get("/proc/meminfo"), "MemTotal")),
-          dataDir.toString(),
-          BenchDirs.fileSystemType(dataDir),
-          System.getProperty("os.name") + " " + System.getProperty("os.version") + " " + System.getProperty("os.arch"),
-          System.getProperty("java.vm.vendor") + " " + System.getProperty("java.vm.name") + " "
-              + System.getProperty("java.runtime.version"),
-          loadAverage());
-    }
-
-    /** {@code "24683584 kB"} as {@code "23.5 GiB"}. */
-    private static String memory(String memTotal) {
-      String[] f = memTotal.split("\\s+");
-      try {
-        return String.format(Locale.ROOT, "%.1f GiB", Long.parseLong(f[0]) / (1024.0 * 1024.0));
-      } catch (NumberFormatException e) {
-        return memTotal;
-      }
-    }
-
-    static String loadAverage() {
-      try {
-        String[] f = Files.readString(Paths.get("/proc/loadavg")).trim().split("\\s+");
-        return f[0] + " " + f[1] + " " + f[2];
-      } catch (IOException | RuntimeException e) {
-        return "unknown";
-      }
-    }
-
-    private static String firstValue(Path file, String field) {
-      try {
-        for (String line : Files.readAllLines(file)) {
-          if (line.startsWith(field)) {
-            return line.substring(line.indexOf(':') + 1).trim();
-          }
-        }
-      } catch (IOException e) {
-        // not Linux: leave it unknown
-      }
-      return "unknown";
-    }
-  }
-
-  /** The markdown document: header, targets, then one table per group. */
-  static final class Report {
-    private final Machine machine;
-    private final Instant start;
-    private final List<String[]> targets = new ArrayList<>();
-    private final List<Table> tables = new ArrayList<>();
-    private final List<String> notes = new ArrayList<>();
-    private String endLoad = "unknown";
-    private Duration took = Duration.ZERO;
-
-    Report(Machine machine, Instant start) {
-      this.machine = machine;
-      this.start = start;
-    }
-
-    Table table(String title, String caption, String... header) {
-      Table t = new Table(title, caption, header);
-      tables.add(t);
-      return t;
-    }
-
-    void target(String what, String measured, boolean met) {
-      targets.add(new String[] {what, measured, met ? "met" : "**missed**"});
-    }
-
-    void note(String line) {
-      notes.add(line);
-    }
-
-    void finish(String load, Duration took) {
-      this.endLoad = load;
-      this.took = took;
-    }
-
-    String markdown() {
-      StringBuilder b = new StringBuilder();
-      b.append("# idem benchmarks: quick profile\n\n");
-      b.append("- Run: ").append(start.truncatedTo(ChronoUnit.SECONDS)).append(", ")
-          .append(took.toMinutes()).append(" min ").append(took.toSecondsPart()).append(" s");
-      String commit = System.getProperty("idem.bench.commit");
-      if (commit != null && !commit.isBlank()) {
-        b.append(", commit ").append(commit);
-      }
-      b.append("; command: `bench/run`\n");
-      b.append("- Machine: ").append(machine.cpus()).append(" CPUs (").append(machine.cpuModel()).append("), ")
-          .append(machine.memory()).append(" RAM, ").append(machine.os()).append('\n');
-      b.append("- Files written to: `").append(machine.dataDir()).append("` (filesystem: ")
-          .append(machine.fileSystem()).append(")\n");
-      b.append("- JDK: ").append(machine.jdk()).append('\n');
-      b.append("- Load average (1/5/15 min) at start: ").append(machine.load()).append("; at end: ")
-          .append(endLoad).append('\n');
-      for (String n : notes) {
-        b.append("- ").append(n).append('\n');
-      }
-      b.append("- JMH: one fork, short warmup and measurement (see `QuickProfile`). Each time is the median "
-          + "of the measurement iterations with their range in brackets; ratios are of medians, except in the "
-          + "paired groups (filesystem publish, pointer CAS, S3 PUT time), whose captions say how they are taken. Absolute "
-          + "times on a shared 2-core machine are noisy; the ratios of methods run back to back in one group "
-          + "are the result.\n\n");
-      if (!targets.isEmpty()) {
-        Table t = new Table("Targets", "", "target", "measured", "verdict");
-        for (String[] row : targets) {
-          t.row(row);
-        }
-        t.render(b);
-      }
-      for (Table t : tables) {
-        t.render(b);
-      }
-      return b.toString();
-    }
-
-    static final class Table {
-      private final String title;
-      private final String caption;
-      private final String[] header;
-      private final List<String[]> rows = new ArrayList<>();
-
-      Table(String title, String caption, String... header) {
-        this.title = title;
-        this.caption = caption;
-        this.header = header;
-      }
-
-      void row(String... cells) {
-        rows.add(cells);
-      }
-
-      void render(StringBuilder b) {
-        b.append("## ").append(title).append("\n\n");
-        if (!caption.isEmpty()) {
-          b.append(caption).append("\n\n");
-        }
-        b.append("| ").append(String.join(" | ", header)).append(" |\n");
-        b.append("|").append("---|".repeat(header.length)).append('\n');
-        for (String[] r : rows) {
-          b.append("| ").append(String.join(" | ", r)).append(" |\n");
-        }
-        b.append('\n');
-      }
-    }
   }
 }
