@@ -57,13 +57,23 @@ public final class PointerAdvancer {
    *     document, whole
    */
   public AdvanceReport advance(Pointer next) throws IOException {
-    Optional<ObjectInfo> target = store.stat(next.key());
-    if (target.isEmpty()) {
-      throw new IllegalArgumentException("refusing to point at " + next.key() + ": no such object in " + store.describe());
-    }
-    if (!target.get().sha256().equals(next.sha256()) || target.get().size() != next.size()) {
-      throw new IllegalArgumentException("refusing to point at " + next.key() + ": stored object has sha256 "
-          + target.get().sha256() + " size " + target.get().size() + ", pointer says " + next.sha256()
+    ObjectInfo target = store.stat(next.key()).orElseThrow(() -> new IllegalArgumentException(
+        "refusing to point at " + next.key() + ": no such object in " + store.describe()));
+    return advance(next, target);
+  }
+
+  /**
+   * Advances to {@code next}, given what the store just reported for the object it names (from {@code
+   * stat} or {@code putIfAbsent}), so the publish path does not ask the store a second time.
+   *
+   * @throws IllegalArgumentException when {@code target} is another key or has another SHA-256 or size
+   *     than {@code next} (G1); nothing is written
+   * @throws IOException as {@link #advance(Pointer)}
+   */
+  public AdvanceReport advance(Pointer next, ObjectInfo target) throws IOException {
+    if (!target.key().equals(next.key()) || !target.sha256().equals(next.sha256()) || target.size() != next.size()) {
+      throw new IllegalArgumentException("refusing to point at " + next.key() + ": stored object " + target.key()
+          + " has sha256 " + target.sha256() + " size " + target.size() + ", pointer says " + next.sha256()
           + " size " + next.size());
     }
     Pointer seen = null;

@@ -126,6 +126,6 @@ public final class Publisher {
       return null;
     }
     Pointer next = Pointer.to(stored, spec.window().lengthSeconds(), spec.schemaVersion(), writerId, clock.instant());
-    return advancer.advance(next);
+    return advancer.advance(next, stored);
   }
 }

@@ -171,4 +171,31 @@ class PublisherTest {
     assertEquals(4, r.attempts());
     assertTrue(store.readPointer("border-state").isEmpty());
   }
+
+  @Test
+  void publish_skipAndCreate_askTheStoreForMetadataOnlyWhenItHasNone() throws Exception {
+    java.util.concurrent.atomic.AtomicInteger stats = new java.util.concurrent.atomic.AtomicInteger();
+    ObjectStore counting = new ForwardingObjectStore(store) {
+      @Override
+      public java.util.Optional<dev.idem.core.store.ObjectInfo> stat(String key) throws IOException {
+        stats.incrementAndGet();
+        return super.stat(key);
+      }
+    };
+    Publisher p = Publisher.create(counting, "w");
+    assertEquals(PublishStatus.CREATED, p.publish(spec, Payload.ofBytes("x".getBytes(StandardCharsets.UTF_8))).status());
+    assertEquals(0, stats.get(), "putIfAbsent already reported the stored object");
+    assertEquals(PublishStatus.SKIPPED, p.publish(spec, producing("x", new AtomicInteger())).status());
+    assertEquals(1, stats.get(), "the skip path reads the stored object once");
+  }
+
+  @Test
+  void advance_targetOfAnotherObject_refusedNothingWritten() throws IOException {
+    store.putIfAbsent(spec.outputKey().toString(), Payload.ofBytes("abc".getBytes(StandardCharsets.UTF_8)), "w");
+    dev.idem.core.store.ObjectInfo info = store.stat(spec.outputKey().toString()).orElseThrow();
+    Pointer p = Pointer.to(info, 60, 3, "w", Instant.EPOCH);
+    dev.idem.core.store.ObjectInfo other = new dev.idem.core.store.ObjectInfo(info.key(), "cd".repeat(32), info.size(), "w", null);
+    assertThrows(IllegalArgumentException.class, () -> new PointerAdvancer(store).advance(p, other));
+    assertTrue(store.readPointer("border-state").isEmpty(), "G1");
+  }
 }
