@@ -49,6 +49,13 @@ public final class ExitCodes implements IExitCodeExceptionMapper {
   public static final int TASK_FAILED = 6;
   /** What was asked for is not there: no pointer yet, no object at the key. */
   public static final int NOT_FOUND = 7;
+  /**
+   * The store failed a guarantee probe (a conditional header it ignores, no hard links), or its marker
+   * names another pointer mode than this process's: idem refuses to write there; nothing was written.
+   */
+  public static final int STORE_REFUSED = 8;
+  /** A scan examined nothing (no key and no pointer matched): a gate never passes on nothing. */
+  public static final int NOTHING_EXAMINED = 9;
   /** A bug in idem (sysexits' EX_SOFTWARE). */
   public static final int INTERNAL = 70;
   public static final int INTERRUPTED_SIGINT = 130;
@@ -65,6 +72,8 @@ public final class ExitCodes implements IExitCodeExceptionMapper {
     m.put(" " + AUTH, "auth failure: no usable credentials, or the store refused them");
     m.put(" " + TASK_FAILED, "task failed: run could not start CMD or CMD wrote no result (CMD's own non-zero code is passed through)");
     m.put(" " + NOT_FOUND, "not found: no pointer for the pipeline, or no object at the key");
+    m.put(" " + STORE_REFUSED, "store refused: it failed a guarantee probe or its marker names another pointer mode; nothing written");
+    m.put(" " + NOTHING_EXAMINED, "nothing examined: a scan met no keys and no pointer (--allow-empty passes a new pipeline)");
     m.put(INTERNAL + "", "internal error (a bug; IDEM_DEBUG=1 prints the stack trace)");
     m.put(INTERRUPTED_SIGINT + "", "interrupted by SIGINT (CMD got it too; nothing partial published)");
     m.put(INTERRUPTED_SIGTERM + "", "interrupted by SIGTERM (CMD got it too; nothing partial published)");
