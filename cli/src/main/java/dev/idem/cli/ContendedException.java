@@ -1,6 +1,6 @@
 package dev.idem.cli;
 
-/** The pointer stayed contended past the retries (exit {@link ExitCodes#CONTENDED}); nothing was lost. */
+/** A pointer advance gave up at its deadline, BUSY or CONFLICT (exit {@link ExitCodes#CONTENDED}); nothing was lost. */
 final class ContendedException extends RuntimeException {
   private static final long serialVersionUID = 1L;
 

@@ -39,7 +39,10 @@ public final class ExitCodes implements IExitCodeExceptionMapper {
   public static final int DIVERGENT = 1;
   /** Bad flags, values, names, URIs or files; picocli's own code for invalid input. */
   public static final int USAGE = 2;
-  /** The pointer or a lock stayed contended past the retries: nothing was lost, retry later. */
+  /**
+   * A pointer advance gave up at its deadline: its lock was not obtained (BUSY) or other writers kept
+   * moving the pointer (CONFLICT); the message says which. Nothing was lost, retry later.
+   */
   public static final int CONTENDED = 3;
   /** The store could not be read or written (I/O error, unreachable, corrupt reply). */
   public static final int STORE_UNAVAILABLE = 4;
@@ -67,7 +70,7 @@ public final class ExitCodes implements IExitCodeExceptionMapper {
     m.put(" " + OK, "success (also: run found the key already published and skipped CMD)");
     m.put(" " + DIVERGENT, "divergence: different bytes met at one key, or a scan found divergent keys or a pointer naming a missing object (or was cut short)");
     m.put(" " + USAGE, "usage error: bad flag, value, name, store URI or file; nothing written");
-    m.put(" " + CONTENDED, "contention: the pointer or a lock stayed busy past the retries; safe to retry");
+    m.put(" " + CONTENDED, "contention: the pointer's lock was not obtained (BUSY) or others kept moving the pointer (CONFLICT) within --pointer-timeout; safe to retry");
     m.put(" " + STORE_UNAVAILABLE, "store unavailable: I/O error, unreachable store, unwritable path, corrupt object");
     m.put(" " + AUTH, "auth failure: no usable credentials, or the store refused them");
     m.put(" " + TASK_FAILED, "task failed: run could not start CMD or CMD wrote no result (CMD's own non-zero code is passed through)");

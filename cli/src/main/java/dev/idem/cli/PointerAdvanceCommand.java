@@ -3,7 +3,6 @@ package dev.idem.cli;
 import dev.idem.core.RunSpec;
 import dev.idem.core.publish.AdvanceReport;
 import dev.idem.core.publish.AdvanceStatus;
-import dev.idem.core.publish.PointerAdvancer;
 import dev.idem.core.store.ObjectInfo;
 import dev.idem.core.store.ObjectStore;
 import dev.idem.core.store.Pointer;
@@ -20,8 +19,9 @@ import picocli.CommandLine.Spec;
     description = {
         "Advance a pipeline's pointer to the object published for a spec. The pointer only moves forward "
             + "in (window start, schema version) order: an older or equal spec leaves it alone "
-            + "(NEWER_PRESENT / ALREADY_CURRENT, exit 0). CONTENDED (exit 3) means every attempt lost a "
-            + "race; nothing was written.",
+            + "(NEWER_PRESENT / ALREADY_CURRENT, exit 0). BUSY (exit 3) means the pointer's lock was not "
+            + "obtained within --pointer-timeout; CONFLICT (exit 3) means other writers moved the pointer on "
+            + "every attempt; either way nothing was written.",
         ""
     })
 final class PointerAdvanceCommand implements Callable<Integer> {
@@ -40,6 +40,9 @@ final class PointerAdvanceCommand implements Callable<Integer> {
   @Mixin
   OutputOptions output;
 
+  @Mixin
+  PointerTimeoutOption pointerTimeout;
+
   @Override
   public Integer call() throws IOException {
     CliContext ctx = IdemCommand.context(spec);
@@ -51,7 +54,7 @@ final class PointerAdvanceCommand implements Callable<Integer> {
       ObjectInfo info = st.stat(key).orElseThrow(
           () -> new NotFoundException("nothing is published at " + key + " in " + st.describe() + "; publish it first"));
       Pointer next = Pointer.to(info, runSpec.window().lengthSeconds(), runSpec.schemaVersion(), writerId, ctx.clock().instant());
-      AdvanceReport r = new PointerAdvancer(st).advance(next);
+      AdvanceReport r = pointerTimeout.advancer(st).advance(next);
       if (output.json) {
         out.println(Json.object().put("pipeline", runSpec.pipeline()).put("key", key)
             .put("pointer", Reports.pointerJson(r)));
@@ -60,9 +63,8 @@ final class PointerAdvanceCommand implements Callable<Integer> {
             + (r.status() == AdvanceStatus.NEWER_PRESENT && r.current() != null
                 ? " (pointer stays at " + r.current().key() + ")" : ""));
       }
-      if (r.status() == AdvanceStatus.CONTENDED) {
-        throw new ContendedException("pointer of " + runSpec.pipeline() + " stayed contended after "
-            + r.attempts() + " attempts; nothing was written, retry later");
+      if (r.status().gaveUp()) {
+        throw new ContendedException(Reports.whyGaveUp(r) + "; nothing was written, retry later");
       }
       return ExitCodes.OK;
     }

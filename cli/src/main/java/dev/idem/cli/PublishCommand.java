@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.time.Clock;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -46,6 +47,9 @@ final class PublishCommand implements Callable<Integer> {
   @Mixin
   OutputOptions output;
 
+  @Mixin
+  PointerTimeoutOption pointerTimeout;
+
   @Override
   public Integer call() throws IOException {
     CliContext ctx = IdemCommand.context(spec);
@@ -66,7 +70,7 @@ final class PublishCommand implements Callable<Integer> {
       Progress progress = Progress.start(spec.commandLine().getErr(), !output.quiet, 5000,
           () -> "publishing " + runSpec.outputKey() + " to " + st.describe());
       try {
-        report = Publisher.create(st, writerId).publish(runSpec, Payload.ofFile(source));
+        report = Publisher.create(st, writerId, Clock.systemUTC(), pointerTimeout.advancer(st), true).publish(runSpec, Payload.ofFile(source));
       } finally {
         progress.close();
       }

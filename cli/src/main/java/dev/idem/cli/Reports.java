@@ -15,12 +15,12 @@ import java.util.List;
 final class Reports {
   private Reports() {}
 
-  /** DIVERGENT exits 1; a pointer that stayed contended exits 3; anything else is success. */
+  /** DIVERGENT exits 1; a pointer advance that gave up (BUSY or CONFLICT) exits 3; anything else is success. */
   static int exitCode(PublishReport r) {
     if (r.divergent()) {
       return ExitCodes.DIVERGENT;
     }
-    if (r.pointer() != null && r.pointer().status() == AdvanceStatus.CONTENDED) {
+    if (r.pointer() != null && r.pointer().status().gaveUp()) {
       return ExitCodes.CONTENDED;
     }
     return ExitCodes.OK;
@@ -38,10 +38,21 @@ final class Reports {
           + ". The stored object is kept; this attempt is recorded for 'idem scan'. "
           + "Does the key miss an input, or should --schema be bumped?");
     }
-    if (r.pointer() != null && r.pointer().status() == AdvanceStatus.CONTENDED && !o.quiet) {
-      err.println("idem: the object is published but the pointer stayed contended after "
-          + r.pointer().attempts() + " attempts; running the same command again completes it");
+    if (r.pointer() != null && r.pointer().status().gaveUp() && !o.quiet) {
+      err.println("idem: the object is published but " + whyGaveUp(r.pointer())
+          + "; running the same command again completes it");
     }
+  }
+
+  /** Which wait ran out in an advance that gave up, in words: the lock wait (BUSY) or the race (CONFLICT). */
+  static String whyGaveUp(AdvanceReport a) {
+    String within = " within " + Durations.format(a.elapsed()) + " (" + a.attempts()
+        + (a.attempts() == 1 ? " attempt" : " attempts") + ")";
+    if (a.status() == AdvanceStatus.BUSY) {
+      return "the pointer lock of " + a.requested().pipeline() + " was not obtained" + within
+          + ": another writer holds it and has not let go (a stopped or hung process?)";
+    }
+    return "the pointer of " + a.requested().pipeline() + " was moved by other writers on every attempt" + within;
   }
 
   static String human(PublishReport r) {
@@ -105,6 +116,7 @@ final class Reports {
     return Json.object()
         .put("status", a.status().name())
         .put("attempts", a.attempts())
+        .put("elapsed_ms", a.elapsed().toMillis())
         .put("current_key", current == null ? null : current.key());
   }
 }

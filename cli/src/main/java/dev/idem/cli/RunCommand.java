@@ -7,6 +7,7 @@ import dev.idem.core.publish.TaskFailedException;
 import dev.idem.core.store.ObjectStore;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -53,6 +54,9 @@ final class RunCommand implements Callable<Integer> {
   @Mixin
   OutputOptions output;
 
+  @Mixin
+  PointerTimeoutOption pointerTimeout;
+
   @Option(names = "--stdout", description = "Publish CMD's standard output instead of the file at $IDEM_OUTPUT.")
   boolean stdoutResult;
 
@@ -75,7 +79,7 @@ final class RunCommand implements Callable<Integer> {
         TaskProcess task = new TaskProcess(command, stdoutResult, grace, output.json ? err : out, err, !output.quiet).arm()) {
       PublishReport report;
       try {
-        report = Publisher.create(st, writerId).publish(runSpec, task::produce);
+        report = Publisher.create(st, writerId, Clock.systemUTC(), pointerTimeout.advancer(st), true).publish(runSpec, task::produce);
       } catch (TaskFailedException e) {
         if (e.getCause() instanceof TaskProcess.CommandFailed failed) {
           if (output.json) {

@@ -59,7 +59,7 @@ class StoreFailuresTest {
   }
 
   @Test
-  void contendedPointer_exits3AfterPublishing() throws IOException {
+  void busyPointer_exits3AfterPublishing() throws IOException {
     InMemoryObjectStore memory = new InMemoryObjectStore();
     AtomicBoolean busy = new AtomicBoolean(true);
     ObjectStore contended = (ObjectStore) Proxy.newProxyInstance(ObjectStore.class.getClassLoader(),
@@ -75,7 +75,7 @@ class StoreFailuresTest {
         });
     Cli.Result r = publishWith(uri -> contended);
     assertEquals(ExitCodes.CONTENDED, r.code(), r.describe());
-    assertTrue(r.out().contains("pointer=CONTENDED"), r.describe());
+    assertTrue(r.out().contains("pointer=BUSY"), r.describe());
     assertTrue(r.err().contains("running the same command again completes it"), r.describe());
     assertFalse(memory.readPointer("p").isPresent());
 

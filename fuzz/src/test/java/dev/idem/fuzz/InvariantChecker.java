@@ -168,8 +168,8 @@ final class InvariantChecker {
       }
       default -> { }
     }
-    if (AdvanceStatus.CONTENDED.name().equals(a.advance())) {
-      v.add("G3: " + who + "'s pointer advance gave up (CONTENDED) against " + run.replicas().size() + " replicas");
+    if (AdvanceStatus.BUSY.name().equals(a.advance()) || AdvanceStatus.CONFLICT.name().equals(a.advance())) {
+      v.add("G3: " + who + "'s pointer advance gave up (" + a.advance() + ") against " + run.replicas().size() + " replicas");
     }
     if (a.advance() == null) {
       v.add(who + " published but did not advance the pointer");

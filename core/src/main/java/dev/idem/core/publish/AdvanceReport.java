@@ -1,6 +1,7 @@
 package dev.idem.core.publish;
 
 import dev.idem.core.store.Pointer;
+import java.time.Duration;
 import java.util.Objects;
 
 /**
@@ -11,10 +12,12 @@ import java.util.Objects;
  * @param current the pointer as it stands after the call, as far as this call knows (the requested one
  *     after ADVANCED; the one that made it back off otherwise; {@code null} if none was read)
  * @param attempts compare-and-swap attempts made
+ * @param elapsed how long the call took, waits included (what a BUSY or CONFLICT spent of its deadline)
  */
-public record AdvanceReport(AdvanceStatus status, Pointer requested, Pointer current, int attempts) {
+public record AdvanceReport(AdvanceStatus status, Pointer requested, Pointer current, int attempts, Duration elapsed) {
   public AdvanceReport {
     Objects.requireNonNull(status, "status");
     Objects.requireNonNull(requested, "requested");
+    Objects.requireNonNull(elapsed, "elapsed");
   }
 }

@@ -8,6 +8,19 @@ public enum AdvanceStatus {
   ALREADY_CURRENT,
   /** The pointer stood at a later position; it was left alone (a late or old writer backs off, G2). */
   NEWER_PRESENT,
-  /** Every attempt lost a race or found the store busy; nothing was written. Safe to retry later. */
-  CONTENDED
+  /**
+   * The last attempt could not get the store's pointer lock before the advance's deadline (a holder
+   * that never lets go: a stopped process, a dead NFS client); nothing was written. Safe to retry.
+   */
+  BUSY,
+  /**
+   * Every attempt lost the race: someone else moved the pointer between this advance's read and its
+   * compare-and-swap, until the attempts or the deadline ran out; nothing was written. Safe to retry.
+   */
+  CONFLICT;
+
+  /** Whether the advance gave up without deciding (BUSY or CONFLICT): the pointer may still lag. */
+  public boolean gaveUp() {
+    return this == BUSY || this == CONFLICT;
+  }
 }

@@ -6,12 +6,17 @@ import dev.idem.core.store.ObjectStore;
 import dev.idem.core.store.Pointer;
 import dev.idem.core.store.PointerState;
 import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.time.Duration;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 
 /**
  * Moves a pipeline's {@code latest} pointer forward, never backward (G2), and never loses a concurrent
- * advance (G3).
+ * advance (G3), within one total deadline (B1).
  *
  * <p>Protocol, per attempt: read the pointer and its token; if it stands at the requested position or
  * later, stop (ALREADY_CURRENT / NEWER_PRESENT) without writing; otherwise compare-and-swap with the
@@ -20,32 +25,73 @@ import java.util.concurrent.ThreadLocalRandom;
  * value. This is what stops a slow old replica from swapping in an older generation after a new one
  * advanced (a bare CAS with a stale expectation would not). Attempts back off with full jitter.
  *
+ * <p>Waiting: the whole call, lock waits and backoffs included, ends by its deadline (default
+ * {@value #DEFAULT_DEADLINE_SECONDS} s). Each compare-and-swap is given only the time left, so a lock
+ * held by a process that never lets go costs one deadline, not one store lock timeout per attempt. The
+ * first attempt is always made (a zero deadline tries once without waiting). Giving up is reported by
+ * what the last attempt met: BUSY (the lock wait ran out) or CONFLICT (the pointer kept moving under
+ * this call); both leave the pointer as others wrote it, and a retry is safe.
+ *
  * <p>Before the first attempt the target object is checked to exist with the pointer's SHA-256 and
  * size, so a pointer never names a missing or different object (G1).
  */
 public final class PointerAdvancer {
+  /** The default total deadline of one {@link #advance} call, in seconds. */
+  public static final long DEFAULT_DEADLINE_SECONDS = 30;
+
   private final ObjectStore store;
   private final int maxAttempts;
   private final long baseBackoffMillis;
+  private final Duration deadline;
+  private final LongSupplier nanoTime;
 
   /**
-   * @param maxAttempts compare-and-swap attempts before giving up with CONTENDED, {@code >= 1}
+   * @param maxAttempts compare-and-swap attempts before giving up, {@code >= 1}
    * @param baseBackoffMillis first backoff ceiling; doubles per attempt up to 32x (full jitter), {@code >= 0}
    */
   public PointerAdvancer(ObjectStore store, int maxAttempts, long baseBackoffMillis) {
+    this(store, maxAttempts, baseBackoffMillis, Duration.ofSeconds(DEFAULT_DEADLINE_SECONDS), System::nanoTime);
+  }
+
+  public PointerAdvancer(ObjectStore store) {
+    this(store, 64, 2);
+  }
+
+  PointerAdvancer(ObjectStore store, int maxAttempts, long baseBackoffMillis, Duration deadline, LongSupplier nanoTime) {
     if (maxAttempts < 1) {
       throw new IllegalArgumentException("maxAttempts must be >= 1, was " + maxAttempts);
     }
     if (baseBackoffMillis < 0) {
       throw new IllegalArgumentException("baseBackoffMillis must be >= 0, was " + baseBackoffMillis);
     }
-    this.store = store;
+    Objects.requireNonNull(deadline, "deadline");
+    if (deadline.isNegative()) {
+      throw new IllegalArgumentException("deadline must be >= 0, was " + deadline);
+    }
+    this.store = Objects.requireNonNull(store, "store");
     this.maxAttempts = maxAttempts;
     this.baseBackoffMillis = baseBackoffMillis;
+    this.deadline = deadline;
+    this.nanoTime = nanoTime;
   }
 
-  public PointerAdvancer(ObjectStore store) {
-    this(store, 64, 2);
+  /**
+   * This advancer with another total deadline per {@link #advance} call.
+   *
+   * @param total {@code >= 0}; zero makes one attempt that does not wait for a lock
+   */
+  public PointerAdvancer withDeadline(Duration total) {
+    return new PointerAdvancer(store, maxAttempts, baseBackoffMillis, total, nanoTime);
+  }
+
+  /** This advancer's total deadline per {@link #advance} call. */
+  public Duration deadline() {
+    return deadline;
+  }
+
+  /** For tests: the same advancer reading time from {@code ticker} (nanoseconds, as {@link System#nanoTime}). */
+  PointerAdvancer withTicker(LongSupplier ticker) {
+    return new PointerAdvancer(store, maxAttempts, baseBackoffMillis, deadline, ticker);
   }
 
   /**
@@ -76,30 +122,42 @@ public final class PointerAdvancer {
           + " has sha256 " + target.sha256() + " size " + target.size() + ", pointer says " + next.sha256()
           + " size " + next.size());
     }
+    long start = nanoTime.getAsLong();
+    long end = start + deadline.toNanos();
     Pointer seen = null;
-    for (int attempt = 1; attempt <= maxAttempts; attempt++) {
+    CasResult last = null;
+    int attempt = 0;
+    while (attempt < maxAttempts && (attempt == 0 || end - nanoTime.getAsLong() > 0)) {
+      attempt++;
       Optional<PointerState> current = store.readPointer(next.pipeline());
       if (current.isPresent()) {
         seen = current.get().pointer();
         int c = seen.position().compareTo(next.position());
         if (c == 0) {
-          return new AdvanceReport(AdvanceStatus.ALREADY_CURRENT, next, seen, attempt - 1);
+          return report(AdvanceStatus.ALREADY_CURRENT, next, seen, attempt - 1, start);
         }
         if (c > 0) {
-          return new AdvanceReport(AdvanceStatus.NEWER_PRESENT, next, seen, attempt - 1);
+          return report(AdvanceStatus.NEWER_PRESENT, next, seen, attempt - 1, start);
         }
       }
-      CasResult r = store.compareAndSetPointer(
-          next.pipeline(), current.map(PointerState::token).orElse(null), next);
-      if (r == CasResult.SWAPPED) {
-        return new AdvanceReport(AdvanceStatus.ADVANCED, next, next, attempt);
+      Duration left = Duration.ofNanos(Math.max(0, end - nanoTime.getAsLong()));
+      last = store.compareAndSetPointer(next.pipeline(), current.map(PointerState::token).orElse(null), next, left);
+      if (last == CasResult.SWAPPED) {
+        return report(AdvanceStatus.ADVANCED, next, next, attempt, start);
       }
-      backoff(attempt);
+      if (attempt < maxAttempts) {
+        backoff(attempt, end);
+      }
     }
-    return new AdvanceReport(AdvanceStatus.CONTENDED, next, seen, maxAttempts);
+    return report(last == CasResult.BUSY ? AdvanceStatus.BUSY : AdvanceStatus.CONFLICT, next, seen, attempt, start);
   }
 
-  private void backoff(int attempt) throws IOException {
+  private AdvanceReport report(AdvanceStatus status, Pointer requested, Pointer current, int attempts, long start) {
+    return new AdvanceReport(status, requested, current, attempts, Duration.ofNanos(nanoTime.getAsLong() - start));
+  }
+
+  /** Sleeps a jittered backoff, never past the deadline {@code end}. */
+  private void backoff(int attempt, long end) throws IOException {
     if (baseBackoffMillis == 0) {
       Thread.yield();
       return;
@@ -107,11 +165,13 @@ public final class PointerAdvancer {
     // Capped at 32x the base: a pointer write takes milliseconds, so contention clears fast, and an
     // uncapped doubling would make 64 attempts wait for tens of seconds.
     long ceiling = baseBackoffMillis << Math.min(attempt - 1, 5);
+    long sleepNanos = Math.min(TimeUnit.MILLISECONDS.toNanos(ThreadLocalRandom.current().nextLong(ceiling + 1)),
+        Math.max(0, end - nanoTime.getAsLong()));
     try {
-      Thread.sleep(ThreadLocalRandom.current().nextLong(ceiling + 1));
+      TimeUnit.NANOSECONDS.sleep(sleepNanos);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new java.io.InterruptedIOException("interrupted while backing off a pointer advance");
+      throw new InterruptedIOException("interrupted while backing off a pointer advance");
     }
   }
 }

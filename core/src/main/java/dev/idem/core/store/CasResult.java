@@ -7,7 +7,7 @@ public enum CasResult {
   /** The pointer no longer held the expected token (someone else moved it); nothing was written. */
   CONFLICT,
   /**
-   * The store could not decide in time (a lock held by a live writer past the timeout, S3's 409
+   * The store could not decide within the wait it was given (a lock held past it, S3's 409
    * ConditionalRequestConflict after retries); nothing was written. Retrying later is safe.
    */
   BUSY

@@ -76,6 +76,19 @@ public interface ObjectStore extends Closeable {
   CasResult compareAndSetPointer(String pipeline, String expectedToken, Pointer next) throws IOException;
 
   /**
+   * As {@link #compareAndSetPointer(String, String, Pointer)}, waiting at most {@code maxWait} for
+   * whatever the store waits on (a lock, a conflicting request) before returning BUSY with nothing
+   * written; {@link Duration#ZERO} tries once. Stores without such waits need not override this; a
+   * store that waits must, or a caller's deadline cannot bound it (B1).
+   *
+   * @throws IOException as the three-argument form
+   */
+  default CasResult compareAndSetPointer(String pipeline, String expectedToken, Pointer next, Duration maxWait)
+      throws IOException {
+    return compareAndSetPointer(pipeline, expectedToken, next);
+  }
+
+  /**
    * Streams the history of every key under {@code prefix} to {@code visitor}, one key at a time in
    * ascending key order (S3 orders by UTF-8 bytes, the filesystem store by {@link String#compareTo};
    * the two agree for every key without characters above U+FFFF), never holding more than one key's history in memory. Includes versions,

@@ -68,11 +68,11 @@ class CountsTest {
   }
 
   @Test
-  void advance_alwaysOutraced_triesExactlyMaxAttemptsThenContended() throws IOException {
+  void advance_alwaysOutraced_triesExactlyMaxAttemptsThenConflict() throws IOException {
     AlwaysOutracedStore store = new AlwaysOutracedStore();
     Pointer next = pointer(store.d, 60, 1);
     AdvanceReport r = new PointerAdvancer(store, 3, 0).advance(next);
-    assertEquals(AdvanceStatus.CONTENDED, r.status());
+    assertEquals(AdvanceStatus.CONFLICT, r.status());
     assertEquals(3, r.attempts());
     assertEquals(3, store.compareAndSwaps.get());
   }

@@ -434,7 +434,17 @@ public final class FsObjectStore implements ObjectStore {
    */
   @Override
   public CasResult compareAndSetPointer(String pipeline, String expectedToken, Pointer next) throws IOException {
-    return pointers.compareAndSet(pipeline, expectedToken, next);
+    return pointers.compareAndSet(pipeline, expectedToken, next, null);
+  }
+
+  /**
+   * As {@link #compareAndSetPointer(String, String, Pointer)}, waiting for the lock at most the shorter
+   * of {@code maxWait} and {@link Options#lockTimeout()}: how a pointer advance's deadline bounds it.
+   */
+  @Override
+  public CasResult compareAndSetPointer(String pipeline, String expectedToken, Pointer next, Duration maxWait)
+      throws IOException {
+    return pointers.compareAndSet(pipeline, expectedToken, next, Objects.requireNonNull(maxWait, "maxWait"));
   }
 
   // ---------------------------------------------------------------------------------------------

@@ -28,7 +28,7 @@ import java.util.function.Predicate;
  *
  * <ol>
  *   <li>takes the pipeline's {@link InterProcessLock} (an in-process lock, then a kernel lock on {@code
- *       latest.lock}) within {@link FsObjectStore.Options#lockTimeout()}, else returns BUSY having
+ *       latest.lock}) within {@link FsObjectStore.Options#lockTimeout()} (or the caller's shorter wait), else returns BUSY having
  *       written nothing;
  *   <li>re-reads {@code latest} under the lock: a malformed document is an error ({@link
  *       Pointer.MalformedPointerException}), never overwritten; a token other than the expected one
@@ -76,8 +76,11 @@ final class PointerFiles {
     return Optional.of(new PointerState(parsePointer(bytes, latest, pipeline), Sha256.of(bytes)));
   }
 
-  /** See {@link FsObjectStore#compareAndSetPointer}; the steps are in the class comment. */
-  CasResult compareAndSet(String pipeline, String expectedToken, Pointer next) throws IOException {
+  /**
+   * See {@link FsObjectStore#compareAndSetPointer}; the steps are in the class comment. The lock wait is
+   * the store's lock timeout, or {@code maxWait} when that is shorter ({@code null}: no caller limit).
+   */
+  CasResult compareAndSet(String pipeline, String expectedToken, Pointer next, Duration maxWait) throws IOException {
     Path dir = layout.pointerDir(pipeline);
     Objects.requireNonNull(next, "next");
     if (!next.pipeline().equals(pipeline)) {
@@ -85,7 +88,8 @@ final class PointerFiles {
     }
     dirs.ensure(dir);
     Path latest = dir.resolve(POINTER_FILE);
-    InterProcessLock lock = InterProcessLock.acquire(ops, dir.resolve(LOCK_FILE), lockTimeout);
+    Duration wait = maxWait != null && maxWait.compareTo(lockTimeout) < 0 ? maxWait : lockTimeout;
+    InterProcessLock lock = InterProcessLock.acquire(ops, dir.resolve(LOCK_FILE), wait);
     if (lock == null) {
       return CasResult.BUSY;
     }
