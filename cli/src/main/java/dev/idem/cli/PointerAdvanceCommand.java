@@ -3,6 +3,7 @@ package dev.idem.cli;
 import dev.idem.core.RunSpec;
 import dev.idem.core.publish.AdvanceReport;
 import dev.idem.core.publish.AdvanceStatus;
+import dev.idem.core.publish.ClosedWindowGuard;
 import dev.idem.core.store.ObjectInfo;
 import dev.idem.core.store.ObjectStore;
 import dev.idem.core.store.Pointer;
@@ -21,7 +22,9 @@ import picocli.CommandLine.Spec;
             + "in (window start, schema version) order: an older or equal spec leaves it alone "
             + "(NEWER_PRESENT / ALREADY_CURRENT, exit 0). BUSY (exit 3) means the pointer's lock was not "
             + "obtained within --pointer-timeout; CONFLICT (exit 3) means other writers moved the pointer on "
-            + "every attempt; either way nothing was written.",
+            + "every attempt; either way nothing was written. A window that has not closed yet (ending more than "
+            + "--max-clock-skew after now) is refused with exit 2: the pointer would stay ahead of every later "
+            + "generation.",
         ""
     })
 final class PointerAdvanceCommand implements Callable<Integer> {
@@ -30,6 +33,9 @@ final class PointerAdvanceCommand implements Callable<Integer> {
 
   @Mixin
   SpecOptions specOptions;
+
+  @Mixin
+  ClockSkewOption skew;
 
   @Mixin
   StoreOption store;
@@ -49,12 +55,15 @@ final class PointerAdvanceCommand implements Callable<Integer> {
     RunSpec runSpec = specOptions.toSpec(ctx.clock());
     String writerId = writer.resolve(ctx);
     String key = runSpec.outputKey().toString();
+    ClosedWindowGuard windows = skew.guard(ctx);
+    // Before the store is opened: a future window is refused without reading anything.
+    windows.requireClosed(runSpec.window(), "point " + runSpec.pipeline() + " at");
     PrintWriter out = spec.commandLine().getOut();
     try (ObjectStore st = store.open(ctx)) {
       ObjectInfo info = st.stat(key).orElseThrow(
           () -> new NotFoundException("nothing is published at " + key + " in " + st.describe() + "; publish it first"));
       Pointer next = Pointer.to(info, runSpec.window().lengthSeconds(), runSpec.schemaVersion(), writerId, ctx.clock().instant());
-      AdvanceReport r = pointerTimeout.advancer(st).advance(next);
+      AdvanceReport r = pointerTimeout.advancer(st).withClosedWindowGuard(windows).advance(next);
       if (output.json) {
         out.println(Json.object().put("pipeline", runSpec.pipeline()).put("key", key)
             .put("pointer", Reports.pointerJson(r)));

@@ -11,7 +11,6 @@ import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.time.Clock;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -23,6 +22,8 @@ import picocli.CommandLine.Spec;
 @Command(name = "publish", mixinStandardHelpOptions = true, versionProvider = IdemCommand.Version.class,
     description = {
         "Publish an existing file (or stdin) under a spec's key, create-only, and advance the pointer.",
+        "An empty file (0 bytes) is refused with exit 2 unless --allow-empty, and so is a window that has not "
+            + "closed yet (ending more than --max-clock-skew after now); nothing is written.",
         "Prints CREATED, IDENTICAL (same bytes were there) or DIVERGENT (different bytes were there: "
             + "they stay, this attempt is recorded as evidence; exit 1).",
         ""
@@ -35,8 +36,14 @@ final class PublishCommand implements Callable<Integer> {
       description = "The result to publish; - reads stdin (spooled to a temporary file first).")
   String file;
 
+  @Option(names = "--allow-empty", description = "Publish the file even when it is empty (0 bytes).")
+  boolean allowEmpty;
+
   @Mixin
   SpecOptions specOptions;
+
+  @Mixin
+  ClockSkewOption skew;
 
   @Mixin
   StoreOption store;
@@ -56,6 +63,11 @@ final class PublishCommand implements Callable<Integer> {
     RunSpec runSpec = specOptions.toSpec(ctx.clock());
     String writerId = writer.resolve(ctx);
     Path source = "-".equals(file) ? null : readableFile(file);
+    // Checked before the store is opened or stdin is spooled: a future window writes nothing.
+    skew.guard(ctx).requireClosed(runSpec.window(), "publish");
+    if (source != null) {
+      requireResult(source, "--file '" + file + "'");
+    }
     Path spool = null;
     try (ObjectStore st = store.open(ctx)) {
       if (source == null) {
@@ -65,12 +77,16 @@ final class PublishCommand implements Callable<Integer> {
           Files.copy(in, spool, StandardCopyOption.REPLACE_EXISTING);
         }
         source = spool;
+        requireResult(source, "stdin");
       }
       PublishReport report;
       Progress progress = Progress.start(spec.commandLine().getErr(), !output.quiet, 5000,
           () -> "publishing " + runSpec.outputKey() + " to " + st.describe());
       try {
-        report = Publisher.create(st, writerId, Clock.systemUTC(), pointerTimeout.advancer(st), true).publish(runSpec, Payload.ofFile(source));
+        report = Publisher.create(st, writerId, ctx.clock(), pointerTimeout.advancer(st), true)
+            .withMaxClockSkew(skew.maxClockSkew)
+            .withEmptyResults(allowEmpty)
+            .publish(runSpec, Payload.ofFile(source));
       } finally {
         progress.close();
       }
@@ -80,6 +96,14 @@ final class PublishCommand implements Callable<Integer> {
       if (spool != null) {
         Files.deleteIfExists(spool);
       }
+    }
+  }
+
+  /** An empty file is no result (P6) unless --allow-empty says it is. */
+  private void requireResult(Path source, String what) throws IOException {
+    if (!allowEmpty && Files.size(source) == 0) {
+      throw new UsageException(what + " is empty (0 bytes): nothing published (pass --allow-empty if an empty "
+          + "result is a result)");
     }
   }
 

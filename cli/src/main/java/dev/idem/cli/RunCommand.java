@@ -1,13 +1,13 @@
 package dev.idem.cli;
 
 import dev.idem.core.RunSpec;
+import dev.idem.core.publish.EmptyResultException;
 import dev.idem.core.publish.PublishReport;
 import dev.idem.core.publish.Publisher;
 import dev.idem.core.publish.TaskFailedException;
 import dev.idem.core.store.ObjectStore;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -32,6 +32,10 @@ import picocli.CommandLine.Spec;
             + "IDEM_WINDOW_START, IDEM_WINDOW_END, IDEM_WINDOW_LENGTH (epoch seconds) and IDEM_SCHEMA in its "
             + "environment; stdin and stderr are inherited, stdout is copied to idem's stdout (to stderr "
             + "with --json). With --stdout, CMD's stdout is the result instead.",
+        "",
+        "A window that has not closed yet (ending more than --max-clock-skew after now) is refused with exit 2 "
+            + "before anything runs. CMD's result must not be empty: 0 bytes is refused with exit 6 (nothing "
+            + "published, pointer untouched) unless --allow-empty.",
         "",
         "If CMD exits non-zero, nothing is published and idem exits with CMD's code. On SIGTERM or SIGINT, "
             + "idem sends SIGTERM to CMD and its descendants, SIGKILLs them after --grace, publishes nothing "
@@ -60,6 +64,14 @@ final class RunCommand implements Callable<Integer> {
   @Option(names = "--stdout", description = "Publish CMD's standard output instead of the file at $IDEM_OUTPUT.")
   boolean stdoutResult;
 
+  @Mixin
+  ClockSkewOption skew;
+
+  @Option(names = "--allow-empty",
+      description = "Publish a 0-byte result. Without it, an empty result (CMD wrote nothing to $IDEM_OUTPUT, "
+          + "or nothing to stdout with --stdout) is refused with exit 6.")
+  boolean allowEmpty;
+
   @Option(names = "--grace", paramLabel = "D", converter = Durations.class, defaultValue = "10s",
       description = "After forwarding SIGTERM, how long CMD may take to exit before SIGKILL. Default: ${DEFAULT-VALUE}")
   Duration grace;
@@ -79,7 +91,13 @@ final class RunCommand implements Callable<Integer> {
         TaskProcess task = new TaskProcess(command, stdoutResult, grace, output.json ? err : out, err, !output.quiet).arm()) {
       PublishReport report;
       try {
-        report = Publisher.create(st, writerId, Clock.systemUTC(), pointerTimeout.advancer(st), true).publish(runSpec, task::produce);
+        report = Publisher.create(st, writerId, ctx.clock(), pointerTimeout.advancer(st), true)
+            .withMaxClockSkew(skew.maxClockSkew)
+            .withEmptyResults(allowEmpty)
+            .publish(runSpec, task::produce);
+      } catch (EmptyResultException e) {
+        throw new EmptyResultException("CMD exited 0 but its result is empty (0 bytes); nothing published for "
+            + runSpec.outputKey() + " (pass --allow-empty if an empty result is a result)");
       } catch (TaskFailedException e) {
         if (e.getCause() instanceof TaskProcess.CommandFailed failed) {
           if (output.json) {

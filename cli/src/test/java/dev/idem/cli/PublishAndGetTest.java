@@ -201,4 +201,59 @@ class PublishAndGetTest {
       assertEquals(1, r.errLines().length, r.describe());
     }
   }
+
+  @Test
+  void publish_emptyFile_refusedExit2NothingWritten() throws Exception {
+    Cli.Result r = new Cli().run(args("publish", "--file", file("empty", "").toString()));
+    assertEquals(ExitCodes.USAGE, r.code(), r.describe());
+    assertEquals("idem publish: --file '" + dir.resolve("empty") + "' is empty (0 bytes): nothing published "
+        + "(pass --allow-empty if an empty result is a result)\n", r.err(), r.describe());
+    assertFalse(Files.exists(storeRoot), r.describe());
+  }
+
+  @Test
+  void publish_emptyStdin_refusedExit2() throws Exception {
+    Cli.Result r = new Cli().stdin("").run(args("publish", "--file", "-"));
+    assertEquals(ExitCodes.USAGE, r.code(), r.describe());
+    assertTrue(r.err().startsWith("idem publish: stdin is empty (0 bytes)"), r.describe());
+    assertFalse(Files.exists(storeRoot.resolve(key())), r.describe());
+  }
+
+  @Test
+  void publish_emptyFileWithAllowEmpty_published() throws Exception {
+    Cli.Result r = new Cli().run(args("publish", "--allow-empty", "--file", file("empty", "").toString()));
+    assertEquals(0, r.code(), r.describe());
+    assertEquals(0, Files.size(storeRoot.resolve(key())));
+  }
+
+  @Test
+  void publish_futureWindow_refusedExit2NothingWritten() throws Exception {
+    Cli.Result r = new Cli().run("publish", "--file", file("a", "x").toString(), "--pipeline", "border-state",
+        "--window", "60s", "--at", "2099-01-01T00:00:30Z", "--schema", "3", "--store", store);
+    assertEquals(ExitCodes.USAGE, r.code(), r.describe());
+    assertTrue(r.err().startsWith("idem publish: window 2098-12-31T23:59:00Z..+60s has not closed yet (ends "), r.describe());
+    assertTrue(r.err().endsWith("refusing to publish a future window\n"), r.describe());
+    assertFalse(Files.exists(storeRoot), r.describe());
+  }
+
+  @Test
+  void pointerAdvance_futureWindowAlreadyPublished_refusedPointerUntouched() throws Exception {
+    // An object for a future window published before the guard existed: advancing to it stays refused.
+    java.time.Clock future = java.time.Clock.fixed(java.time.Instant.parse("2099-01-01T00:00:30Z"), java.time.ZoneOffset.UTC);
+    String[] spec = {"--pipeline", "border-state", "--window", "60s", "--at", "2099-01-01T00:00:30Z", "--schema", "3",
+        "--store", store};
+    Cli.Result published = new Cli().clock(future).run(concat(new String[] {"publish", "--file", file("a", "x").toString()}, spec));
+    assertEquals(0, published.code(), published.describe());
+    Files.delete(storeRoot.resolve("_idem/pointers/border-state/latest"));
+    Cli.Result r = new Cli().run(concat(new String[] {"pointer", "advance"}, spec));
+    assertEquals(ExitCodes.USAGE, r.code(), r.describe());
+    assertTrue(r.err().endsWith("refusing to point border-state at a future window\n"), r.describe());
+    assertFalse(Files.exists(storeRoot.resolve("_idem/pointers/border-state/latest")), r.describe());
+  }
+
+  static String[] concat(String[] a, String[] b) {
+    List<String> l = new ArrayList<>(List.of(a));
+    l.addAll(List.of(b));
+    return l.toArray(new String[0]);
+  }
 }

@@ -114,10 +114,54 @@ class RunCommandTest {
   }
 
   @Test
-  void run_emptyStdoutIsAValidResult() throws Exception {
+  void run_emptyStdout_refusedExit6NothingPublished() throws Exception {
     Cli.Result r = run(List.of("--stdout"), "true");
+    assertEquals(ExitCodes.TASK_FAILED, r.code(), r.describe());
+    assertEquals("idem run: CMD exited 0 but its result is empty (0 bytes); nothing published for " + key()
+        + " (pass --allow-empty if an empty result is a result)\n", r.err(), r.describe());
+    assertFalse(Files.exists(storeRoot.resolve(key())), r.describe());
+    assertFalse(Files.exists(storeRoot.resolve("_idem/pointers/p/latest")), "pointer untouched");
+  }
+
+  @Test
+  void run_truncatedIdemOutput_refusedExit6() throws Exception {
+    Cli.Result r = run(List.of(), ": > \"$IDEM_OUTPUT\"");
+    assertEquals(ExitCodes.TASK_FAILED, r.code(), r.describe());
+    assertEquals(1, r.errLines().length, r.describe());
+    assertFalse(Files.exists(storeRoot.resolve(key())), r.describe());
+  }
+
+  @Test
+  void run_emptyStdoutWithAllowEmpty_published() throws Exception {
+    Cli.Result r = run(List.of("--stdout", "--allow-empty"), "true");
     assertEquals(0, r.code(), r.describe());
     assertEquals(0, Files.size(storeRoot.resolve(key())));
+    assertTrue(r.out().contains("pointer=ADVANCED"), r.describe());
+  }
+
+  @Test
+  void run_futureWindow_refusedExit2BeforeCmdRuns() throws Exception {
+    Cli.Result r = new Cli().clock(java.time.Clock.fixed(java.time.Instant.parse("2026-12-02T12:00:00Z"), java.time.ZoneOffset.UTC))
+        .run("run", "--pipeline", "p", "--window", "60s", "--at", "2099-01-01T00:01:30Z", "--schema", "3",
+            "--store", "file:" + storeRoot, "--", "sh", "-c", "echo x >> '" + marker + "'; echo r > \"$IDEM_OUTPUT\"");
+    assertEquals(ExitCodes.USAGE, r.code(), r.describe());
+    assertEquals("idem run: window 2099-01-01T00:00:00Z..+60s has not closed yet (ends 72 years from now; "
+        + "allowed clock skew 5m): refusing to publish a future window\n", r.err(), r.describe());
+    assertEquals(0, runs(), "CMD must not run");
+    assertFalse(Files.exists(storeRoot), "nothing written, not even the store root");
+  }
+
+  @Test
+  void run_windowWithinMaxClockSkew_runs() throws Exception {
+    // The clock says 20:26:50; the window ends at 20:27:00, 10 s ahead: a replica with a slow clock.
+    Cli.Result r = new Cli().clock(java.time.Clock.fixed(java.time.Instant.ofEpochSecond(1726000010L), java.time.ZoneOffset.UTC))
+        .run("run", "--pipeline", "p", "--window", "60s", "--at", "1726000030", "--schema", "3", "--max-clock-skew", "10s",
+            "--store", "file:" + storeRoot, "--stdout", "--", "echo", "r");
+    assertEquals(0, r.code(), r.describe());
+    Cli.Result tight = new Cli().clock(java.time.Clock.fixed(java.time.Instant.ofEpochSecond(1726000010L), java.time.ZoneOffset.UTC))
+        .run("run", "--pipeline", "p", "--window", "60s", "--at", "1726000030", "--schema", "3", "--max-clock-skew", "9s",
+            "--store", "file:" + storeRoot, "--stdout", "--", "echo", "r");
+    assertEquals(ExitCodes.USAGE, tight.code(), tight.describe());
   }
 
   @Test

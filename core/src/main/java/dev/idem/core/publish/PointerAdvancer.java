@@ -1,5 +1,6 @@
 package dev.idem.core.publish;
 
+import dev.idem.core.Window;
 import dev.idem.core.store.CasResult;
 import dev.idem.core.store.ObjectInfo;
 import dev.idem.core.store.ObjectStore;
@@ -33,7 +34,9 @@ import java.util.function.LongSupplier;
  * this call); both leave the pointer as others wrote it, and a retry is safe.
  *
  * <p>Before the first attempt the target object is checked to exist with the pointer's SHA-256 and
- * size, so a pointer never names a missing or different object (G1).
+ * size, so a pointer never names a missing or different object (G1), and its window is checked to have
+ * closed ({@link ClosedWindowGuard}, G5), so a pointer is never moved ahead of the present, from where
+ * no later generation could move it on. Either refusal writes nothing.
  */
 public final class PointerAdvancer {
   /** The default total deadline of one {@link #advance} call, in seconds. */
@@ -44,20 +47,23 @@ public final class PointerAdvancer {
   private final long baseBackoffMillis;
   private final Duration deadline;
   private final LongSupplier nanoTime;
+  private final ClosedWindowGuard windows;
 
   /**
    * @param maxAttempts compare-and-swap attempts before giving up, {@code >= 1}
    * @param baseBackoffMillis first backoff ceiling; doubles per attempt up to 32x (full jitter), {@code >= 0}
    */
   public PointerAdvancer(ObjectStore store, int maxAttempts, long baseBackoffMillis) {
-    this(store, maxAttempts, baseBackoffMillis, Duration.ofSeconds(DEFAULT_DEADLINE_SECONDS), System::nanoTime);
+    this(store, maxAttempts, baseBackoffMillis, Duration.ofSeconds(DEFAULT_DEADLINE_SECONDS), System::nanoTime,
+        ClosedWindowGuard.systemDefault());
   }
 
   public PointerAdvancer(ObjectStore store) {
     this(store, 64, 2);
   }
 
-  PointerAdvancer(ObjectStore store, int maxAttempts, long baseBackoffMillis, Duration deadline, LongSupplier nanoTime) {
+  private PointerAdvancer(ObjectStore store, int maxAttempts, long baseBackoffMillis, Duration deadline, LongSupplier nanoTime,
+      ClosedWindowGuard windows) {
     if (maxAttempts < 1) {
       throw new IllegalArgumentException("maxAttempts must be >= 1, was " + maxAttempts);
     }
@@ -73,6 +79,7 @@ public final class PointerAdvancer {
     this.baseBackoffMillis = baseBackoffMillis;
     this.deadline = deadline;
     this.nanoTime = nanoTime;
+    this.windows = Objects.requireNonNull(windows, "windows");
   }
 
   /**
@@ -81,7 +88,7 @@ public final class PointerAdvancer {
    * @param total {@code >= 0}; zero makes one attempt that does not wait for a lock
    */
   public PointerAdvancer withDeadline(Duration total) {
-    return new PointerAdvancer(store, maxAttempts, baseBackoffMillis, total, nanoTime);
+    return new PointerAdvancer(store, maxAttempts, baseBackoffMillis, total, nanoTime, windows);
   }
 
   /** This advancer's total deadline per {@link #advance} call. */
@@ -91,14 +98,19 @@ public final class PointerAdvancer {
 
   /** For tests: the same advancer reading time from {@code ticker} (nanoseconds, as {@link System#nanoTime}). */
   PointerAdvancer withTicker(LongSupplier ticker) {
-    return new PointerAdvancer(store, maxAttempts, baseBackoffMillis, deadline, ticker);
+    return new PointerAdvancer(store, maxAttempts, baseBackoffMillis, deadline, ticker, windows);
+  }
+
+  /** The same advancer judging "closed" by {@code windows} (its clock and allowed skew) instead of the default. */
+  public PointerAdvancer withClosedWindowGuard(ClosedWindowGuard windows) {
+    return new PointerAdvancer(store, maxAttempts, baseBackoffMillis, deadline, nanoTime, windows);
   }
 
   /**
    * Advances the pipeline's pointer to {@code next} if that moves it forward.
    *
    * @throws IllegalArgumentException when the object {@code next} names is missing or has another
-   *     SHA-256 or size (G1); nothing is written
+   *     SHA-256 or size (G1), or its window has not closed (G5); nothing is written
    * @throws IOException when the store failed; the pointer then holds either the old or the new
    *     document, whole
    */
@@ -113,10 +125,11 @@ public final class PointerAdvancer {
    * stat} or {@code putIfAbsent}), so the publish path does not ask the store a second time.
    *
    * @throws IllegalArgumentException when {@code target} is another key or has another SHA-256 or size
-   *     than {@code next} (G1); nothing is written
+   *     than {@code next} (G1), or the window of {@code next} has not closed (G5); nothing is written
    * @throws IOException as {@link #advance(Pointer)}
    */
   public AdvanceReport advance(Pointer next, ObjectInfo target) throws IOException {
+    windows.requireClosed(new Window(next.windowStart(), next.windowLength()), "point " + next.pipeline() + " at");
     if (!target.key().equals(next.key()) || !target.sha256().equals(next.sha256()) || target.size() != next.size()) {
       throw new IllegalArgumentException("refusing to point at " + next.key() + ": stored object " + target.key()
           + " has sha256 " + target.sha256() + " size " + target.size() + ", pointer says " + next.sha256()

@@ -11,6 +11,7 @@ import dev.idem.core.store.PutOutcome;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -21,16 +22,20 @@ import java.util.Optional;
  * <p>{@link #publish} does, in order:
  *
  * <ol>
- *   <li>derive the key from the spec (K1–K3);
+ *   <li>refuse a window that has not closed yet, beyond the allowed clock skew (G5, {@link
+ *       ClosedWindowGuard}); derive the key from the spec (K1–K3);
  *   <li>if the key already holds an object, skip the task entirely (P5) and go to step 5;
- *   <li>run the task to produce the payload (only now: the expensive work runs only when needed);
+ *   <li>run the task to produce the payload (only now: the expensive work runs only when needed); a
+ *       0-byte payload is refused unless empty results were allowed (P6), since a task that wrote
+ *       nothing has produced no result;
  *   <li>publish create-only: CREATED, IDENTICAL or DIVERGENT (P2–P4);
  *   <li>advance the pipeline's pointer to the object now at the key, by the monotonic rule (G1–G3).
  *       This also happens on skip, so a replica that died between publishing and advancing is
  *       completed by the next one.
  * </ol>
  *
- * A failing task publishes nothing. An {@link IOException} from the store leaves the key holding
+ * A refused window publishes nothing and runs no task. A failing task, or an empty result, publishes
+ * nothing and leaves the pointer untouched. An {@link IOException} from the store leaves the key holding
  * nothing or a complete object and the pointer whole (old or new); calling {@code publish} again is
  * safe and finishes the job.
  *
@@ -49,23 +54,50 @@ public final class Publisher {
   private final Clock clock;
   private final PointerAdvancer advancer;
   private final boolean advancePointer;
+  private final ClosedWindowGuard windows;
+  private final boolean allowEmpty;
 
-  private Publisher(ObjectStore store, String writerId, Clock clock, PointerAdvancer advancer, boolean advancePointer) {
+  private Publisher(ObjectStore store, String writerId, Clock clock, PointerAdvancer advancer, boolean advancePointer,
+      ClosedWindowGuard windows, boolean allowEmpty) {
     this.store = Objects.requireNonNull(store, "store");
     this.writerId = Names.requireWriterId(writerId);
     this.clock = Objects.requireNonNull(clock, "clock");
     this.advancer = advancer;
     this.advancePointer = advancePointer;
+    this.windows = Objects.requireNonNull(windows, "windows");
+    this.allowEmpty = allowEmpty;
   }
 
-  /** A publisher that advances the pointer after each publish, with default retry settings. */
+  /**
+   * A publisher that advances the pointer after each publish, with default retry settings, refusing
+   * windows that end more than {@link ClosedWindowGuard#DEFAULT_MAX_CLOCK_SKEW} from now and empty
+   * results.
+   */
   public static Publisher create(ObjectStore store, String writerId) {
-    return new Publisher(store, writerId, Clock.systemUTC(), new PointerAdvancer(store), true);
+    return create(store, writerId, Clock.systemUTC(), new PointerAdvancer(store), true);
   }
 
-  /** Full control: the clock stamps pointers of objects whose store kept no time. */
+  /**
+   * Full control: the clock stamps pointers of objects whose store kept no time, and decides which
+   * windows have closed (with the default skew; see {@link #withMaxClockSkew}); the advancer is given
+   * the same judgement of "closed".
+   */
   public static Publisher create(ObjectStore store, String writerId, Clock clock, PointerAdvancer advancer, boolean advancePointer) {
-    return new Publisher(store, writerId, clock, advancer, advancePointer);
+    ClosedWindowGuard windows = new ClosedWindowGuard(clock, ClosedWindowGuard.DEFAULT_MAX_CLOCK_SKEW);
+    return new Publisher(store, writerId, clock, advancer == null ? null : advancer.withClosedWindowGuard(windows),
+        advancePointer, windows, false);
+  }
+
+  /** The same publisher accepting windows that end up to {@code skew} after its clock's now (G5). */
+  public Publisher withMaxClockSkew(Duration skew) {
+    ClosedWindowGuard w = new ClosedWindowGuard(clock, skew);
+    return new Publisher(store, writerId, clock, advancer == null ? null : advancer.withClosedWindowGuard(w),
+        advancePointer, w, allowEmpty);
+  }
+
+  /** The same publisher, publishing a 0-byte payload as a result when {@code allow} is true (P6). */
+  public Publisher withEmptyResults(boolean allow) {
+    return new Publisher(store, writerId, clock, advancer, advancePointer, windows, allow);
   }
 
   public ObjectStore store() {
@@ -79,10 +111,15 @@ public final class Publisher {
   /**
    * Publishes the output of {@code task} for {@code spec}, running the task only if needed.
    *
+   * @throws IllegalArgumentException the window has not closed (G5); the task did not run, nothing
+   *     was read or written
    * @throws TaskFailedException the task threw; nothing was published, the pointer is untouched
+   * @throws EmptyResultException the task produced 0 bytes and empty results are not allowed; nothing
+   *     was published, the pointer is untouched
    * @throws IOException the store failed; see the class comment for the state left behind
    */
   public PublishReport publish(RunSpec spec, Task task) throws IOException, TaskFailedException {
+    windows.requireClosed(spec.window(), "publish");
     OutputKey key = spec.outputKey();
     String k = key.toString();
     if (store.exists(k)) {
@@ -93,19 +130,35 @@ public final class Publisher {
       // Removed by retention between the two calls: fall through and publish it again.
     }
     Payload payload;
+    long size;
     try {
       payload = Objects.requireNonNull(task.produce(spec, key), "task returned no payload");
+      size = payload.size();
     } catch (InterruptedException | InterruptedIOException e) {
       Thread.currentThread().interrupt();
       throw new TaskFailedException("task for " + k + " was interrupted", e);
     } catch (Exception e) {
       throw new TaskFailedException("task for " + k + " failed: " + e.getMessage(), e);
     }
+    if (size == 0 && !allowEmpty) {
+      throw new EmptyResultException("task for " + k + " produced an empty result (0 bytes); nothing published, "
+          + "pointer untouched");
+    }
     return publishPayload(spec, key, payload);
   }
 
-  /** Publishes an already produced payload (what {@code idem publish} does). */
+  /**
+   * Publishes an already produced payload (what {@code idem publish} does).
+   *
+   * @throws IllegalArgumentException the window has not closed (G5), or the payload is empty and
+   *     empty results are not allowed (P6); nothing was written
+   * @throws IOException the store failed; see the class comment for the state left behind
+   */
   public PublishReport publish(RunSpec spec, Payload payload) throws IOException {
+    windows.requireClosed(spec.window(), "publish");
+    if (!allowEmpty && payload.size() == 0) {
+      throw new IllegalArgumentException("refusing to publish an empty result (0 bytes) at " + spec.outputKey());
+    }
     return publishPayload(spec, spec.outputKey(), payload);
   }
 

@@ -129,7 +129,7 @@ class PublisherTest {
 
   @Test
   void publish_pointerOff_noAdvance() throws Exception {
-    Publisher p = Publisher.create(store, "w", Clock.fixed(Instant.EPOCH, ZoneOffset.UTC), new PointerAdvancer(store), false);
+    Publisher p = Publisher.create(store, "w", Clock.systemUTC(), new PointerAdvancer(store), false);
     PublishReport r = p.publish(spec, Payload.ofBytes("x".getBytes(StandardCharsets.UTF_8)));
     assertNull(r.pointer());
     assertTrue(store.readPointer("border-state").isEmpty());
@@ -197,5 +197,101 @@ class PublisherTest {
     dev.idem.core.store.ObjectInfo other = new dev.idem.core.store.ObjectInfo(info.key(), "cd".repeat(32), info.size(), "w", null);
     assertThrows(IllegalArgumentException.class, () -> new PointerAdvancer(store).advance(p, other));
     assertTrue(store.readPointer("border-state").isEmpty(), "G1");
+  }
+
+  private static final Instant NOW = Instant.parse("2026-12-02T12:00:30Z");
+  private static final Clock AT_NOW = Clock.fixed(NOW, ZoneOffset.UTC);
+
+  private Publisher at(Clock clock) {
+    return Publisher.create(store, "w", clock, new PointerAdvancer(store), true);
+  }
+
+  @Test
+  void publish_windowEndingDecadesAhead_refusedBeforeTheTaskRuns() throws Exception {
+    RunSpec future = RunSpec.of("border-state", new Window(Instant.parse("2099-01-01T00:00:00Z").getEpochSecond(), 60), 3);
+    AtomicInteger runs = new AtomicInteger();
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> at(AT_NOW).publish(future, producing("poison", runs)));
+    assertEquals("window 2099-01-01T00:00:00Z..+60s has not closed yet (ends 72 years from now; allowed clock skew 5m): "
+        + "refusing to publish a future window", e.getMessage());
+    assertEquals(0, runs.get(), "the task must not run for a future window");
+    assertFalse(store.exists(future.outputKey().toString()));
+    assertTrue(store.readPointer("border-state").isEmpty(), "the pointer is untouched");
+  }
+
+  @Test
+  void publish_payloadForFutureWindow_refusedNothingWritten() throws Exception {
+    RunSpec future = RunSpec.of("border-state", Window.closedAt(NOW.plusSeconds(3600), java.time.Duration.ofMinutes(1),
+        java.time.Duration.ZERO), 3);
+    assertThrows(IllegalArgumentException.class,
+        () -> at(AT_NOW).publish(future, Payload.ofBytes("x".getBytes(StandardCharsets.UTF_8))));
+    List<String> keys = new ArrayList<>();
+    store.list("", o -> keys.add(o.key()));
+    assertEquals(List.of(), keys);
+    assertTrue(store.readPointer("border-state").isEmpty());
+  }
+
+  @Test
+  void publish_alreadyPublishedFutureWindow_skipPathDoesNotAdvanceToIt() throws Exception {
+    // Published before this guard existed: the skip path must not move the pointer there either.
+    RunSpec future = RunSpec.of("border-state", new Window(NOW.getEpochSecond() + 86_400, 60), 3);
+    store.putIfAbsent(future.outputKey().toString(), Payload.ofBytes("x".getBytes(StandardCharsets.UTF_8)), "old");
+    assertThrows(IllegalArgumentException.class, () -> at(AT_NOW).publish(future, producing("x", new AtomicInteger())));
+    assertTrue(store.readPointer("border-state").isEmpty());
+  }
+
+  @Test
+  void publish_windowEndingWithinTheSkew_accepted() throws Exception {
+    // A replica whose clock is 4 minutes behind sees this window as still open; the default skew lets it publish.
+    Window w = new Window(NOW.getEpochSecond() - 30 + 240 - 60, 60);
+    PublishReport r = at(AT_NOW).publish(RunSpec.of("border-state", w, 3), Payload.ofBytes("x".getBytes(StandardCharsets.UTF_8)));
+    assertEquals(PublishStatus.CREATED, r.status());
+    assertEquals(AdvanceStatus.ADVANCED, r.pointer().status());
+  }
+
+  @Test
+  void publish_windowEndingJustBeyondAConfiguredSkew_refused() {
+    Window w = new Window(NOW.getEpochSecond() + 31 - 60, 60); // ends 31 s from now
+    Publisher p = at(AT_NOW).withMaxClockSkew(java.time.Duration.ofSeconds(30));
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> p.publish(RunSpec.of("border-state", w, 3), Payload.ofBytes("x".getBytes(StandardCharsets.UTF_8))));
+    assertTrue(e.getMessage().contains("(ends 31 seconds from now; allowed clock skew 30s)"), e.getMessage());
+  }
+
+  @Test
+  void publish_windowEndingExactlyAtTheSkew_accepted() throws Exception {
+    Window w = new Window(NOW.getEpochSecond() + 30 - 60, 60);
+    Publisher p = at(AT_NOW).withMaxClockSkew(java.time.Duration.ofSeconds(30));
+    assertEquals(PublishStatus.CREATED,
+        p.publish(RunSpec.of("border-state", w, 3), Payload.ofBytes("x".getBytes(StandardCharsets.UTF_8))).status());
+  }
+
+  @Test
+  void publish_taskProducesEmptyResult_refusedNothingPublishedPointerUntouched() throws Exception {
+    AtomicInteger runs = new AtomicInteger();
+    EmptyResultException e = assertThrows(EmptyResultException.class,
+        () -> Publisher.create(store, "w").publish(spec, producing("", runs)));
+    assertEquals("task for " + spec.outputKey() + " produced an empty result (0 bytes); nothing published, pointer untouched",
+        e.getMessage());
+    assertEquals(1, runs.get());
+    assertFalse(store.exists(spec.outputKey().toString()));
+    assertTrue(store.readPointer("border-state").isEmpty());
+  }
+
+  @Test
+  void publish_emptyPayload_refusedUnlessAllowed() throws Exception {
+    Payload empty = Payload.ofBytes(new byte[0]);
+    assertThrows(IllegalArgumentException.class, () -> Publisher.create(store, "w").publish(spec, empty));
+    assertFalse(store.exists(spec.outputKey().toString()));
+    PublishReport r = Publisher.create(store, "w").withEmptyResults(true).publish(spec, empty);
+    assertEquals(PublishStatus.CREATED, r.status());
+    assertEquals(0, r.stored().size());
+  }
+
+  @Test
+  void publish_emptyTaskResultAllowed_published() throws Exception {
+    PublishReport r = Publisher.create(store, "w").withEmptyResults(true).publish(spec, producing("", new AtomicInteger()));
+    assertEquals(PublishStatus.CREATED, r.status());
+    assertEquals(AdvanceStatus.ADVANCED, r.pointer().status());
   }
 }
