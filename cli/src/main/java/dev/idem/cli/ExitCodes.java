@@ -100,6 +100,9 @@ public final class ExitCodes implements IExitCodeExceptionMapper {
       if (c instanceof NotFoundException) {
         return NOT_FOUND;
       }
+      if (c instanceof NothingExaminedException) {
+        return NOTHING_EXAMINED;
+      }
       if (c instanceof CredentialsException || c instanceof AuthFailureException
           || c instanceof S3Exception s3 && (s3.isCredentialsRejected() || s3.status() == 403)) {
         return AUTH;

@@ -1,6 +1,7 @@
 package dev.idem.cli;
 
 import dev.idem.core.Names;
+import dev.idem.core.scan.PointerTarget;
 import dev.idem.core.store.ObjectStore;
 import dev.idem.core.store.Pointer;
 import dev.idem.core.store.PointerState;
@@ -18,7 +19,8 @@ import picocli.CommandLine.Spec;
 @Command(name = "show", mixinStandardHelpOptions = true, versionProvider = IdemCommand.Version.class,
     description = {
         "Print a pipeline's pointer: the key it names, window, schema, SHA-256, size, writer, time, and "
-            + "whether the object is present (exit 7 when there is no pointer or its object is missing).",
+            + "whether the object is present with the pointer's SHA-256 and size (exit 7 when there is no pointer, or "
+            + "its object is missing or holds other bytes).",
         ""
     })
 final class PointerShowCommand implements Callable<Integer> {
@@ -47,18 +49,19 @@ final class PointerShowCommand implements Callable<Integer> {
       PointerState state = st.readPointer(pipeline)
           .orElseThrow(() -> new NotFoundException("no pointer for pipeline " + pipeline + " in " + st.describe()));
       Pointer p = state.pointer();
-      boolean present = st.stat(p.key()).map(i -> i.sha256().equals(p.sha256())).orElse(false);
+      PointerTarget target = PointerTarget.check(st, p);
+      boolean present = target.matches();
       if (output.json) {
-        out.println(json(p).put("object_present", present));
+        out.println(json(p).put("object_present", present).put("object_status", target.status().name()));
       } else if (!output.quiet) {
         for (String line : lines(p)) {
           out.println(line);
         }
-        out.println("object=" + (present ? "present" : "MISSING"));
+        // MISSING: nothing at the key; DIFFERENT: an object whose SHA-256 or size is not the pointer's.
+        out.println("object=" + (present ? "present" : target.status().name()));
       }
       if (!present) {
-        spec.commandLine().getErr().println("idem pointer show: the pointer names " + p.key()
-            + " but no object with its sha256 is in " + st.describe());
+        spec.commandLine().getErr().println("idem pointer show: " + target.describe(st.describe()));
         return ExitCodes.NOT_FOUND;
       }
       return ExitCodes.OK;

@@ -5,17 +5,23 @@ import dev.idem.core.OutputKey;
 import dev.idem.core.scan.Basis;
 import dev.idem.core.scan.DivergenceScan;
 import dev.idem.core.scan.KeyVerdict;
+import dev.idem.core.scan.PointerTarget;
 import dev.idem.core.scan.ScanSummary;
 import dev.idem.core.store.HistoryEntry;
 import dev.idem.core.store.ObjectStore;
+import dev.idem.store.fs.FsObjectStore;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.function.Predicate;
 import java.util.concurrent.Callable;
+import java.util.stream.Stream;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -27,6 +33,12 @@ import picocli.CommandLine.Spec;
  * {@code idem scan}: the deploy gate. Stdout keeps the reference script's lines byte for byte
  * ({@link KeyVerdict#referenceLine()}, {@link ScanSummary#referenceLine()}); everything else goes to
  * stderr, so gates that parse the reference output keep working.
+ *
+ * <p>The gate fails closed (E2): a {@code file:} root that does not exist is a store failure (exit 4),
+ * a directory with files but no {@code _idem/} is not scanned as if its files were keys (exit 9), and
+ * a scan that met no key and no pointer exits 9 unless {@code --allow-empty}. S3 buckets are not
+ * required to hold idem's files, so legacy buckets stay scannable; a missing bucket fails the listing
+ * (exit 4). Read-only: nothing is created or written whatever the outcome.
  */
 @Command(name = "scan", mixinStandardHelpOptions = true, versionProvider = IdemCommand.Version.class,
     description = {
@@ -34,9 +46,12 @@ import picocli.CommandLine.Spec;
             + "for one window). Read-only; safe against production.",
         "Prints 'DIVERGENT <key> writes=<n> payloads=<m>' per divergent key, then "
             + "'scanned prefix=<p> divergent_keys=<n>'. Exit 0 when clean; 1 when a key diverged, the scan "
-            + "was cut short by --max-keys/--max-time, or the pointer of a scanned pipeline names a missing "
-            + "object. --json prints one JSON object per line: each divergent key with its versions, then "
-            + "a summary.",
+            + "was cut short by --max-keys/--max-time, or the pointer of a scanned pipeline names an object "
+            + "that is missing or holds other bytes (SHA-256 or size) than the pointer says. Exit 9 when the "
+            + "scan examined nothing (no key and no pointer: a typo in --store, --pipeline or --prefix), or "
+            + "the file: directory holds files but no _idem/ (not an idem store); exit 4 when the file: "
+            + "directory or the bucket does not exist. --json prints one JSON object per line: each divergent "
+            + "key with its versions, then a summary.",
         ""
     })
 final class ScanCommand implements Callable<Integer> {
@@ -72,6 +87,11 @@ final class ScanCommand implements Callable<Integer> {
       description = "Stop after D. A cut-short scan is never reported clean.")
   Duration maxTime;
 
+  @Option(names = "--allow-empty",
+      description = "Pass (exit 0) when the scan examines nothing, e.g. the first rollout of a new pipeline. "
+          + "Without it a scan that met no key and no pointer exits 9.")
+  boolean allowEmpty;
+
   @Mixin
   StoreOption store;
 
@@ -102,6 +122,7 @@ final class ScanCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     try (ObjectStore st = store.open(ctx)) {
+      requireIdemStore(st);
       Predicate<String> keys = key -> true;
       if (pipeline != null && scope.pipeline.since != null) {
         long min = ctx.clock().instant().minus(scope.pipeline.since).getEpochSecond();
@@ -112,7 +133,7 @@ final class ScanCommand implements Callable<Integer> {
       Progress progress = Progress.start(err, !output.quiet, 5000,
           () -> "scanning " + st.describe() + " prefix=" + prefix + ": " + keysSeen + " keys, " + entriesSeen + " entries");
       try {
-        summary = scan.run(st, prefix, keys, pipeline == null ? Set.of() : Set.of(pipeline), new DivergenceScan.Listener() {
+        summary = scan.run(st, prefix, keys, pointersToCheck(pipeline, prefix), new DivergenceScan.Listener() {
           @Override
           public void divergent(KeyVerdict v) {
             if (output.json) {
@@ -136,30 +157,116 @@ final class ScanCommand implements Callable<Integer> {
       } finally {
         progress.close();
       }
-      List<String> missing = summary.danglingPointers();
+      boolean passEmpty = summary.examinedNothing() && allowEmpty;
+      int code = summary.clean() || passEmpty ? ExitCodes.OK
+          : summary.examinedNothing() ? ExitCodes.NOTHING_EXAMINED : ExitCodes.DIVERGENT;
       if (output.json) {
-        out.println(Json.object().put("type", "summary").put("prefix", prefix)
-            .put("keys", summary.keys()).put("entries", summary.entries())
-            .put("benign_duplicate_keys", summary.benignDuplicateKeys())
-            .put("divergent_keys", summary.divergentKeys())
-            .put("complete", summary.complete())
-            .put("pointer_missing_objects", missing)
-            .put("clean", summary.clean()));
+        out.println(summaryJson(summary, code));
       } else if (!output.quiet) {
         out.println(summary.referenceLine());
-        err.println("idem scan: " + summary.keys() + " keys, " + summary.entries() + " history entries, "
+        err.println("idem scan: examined " + summary.keys() + " keys (" + summary.entries()
+            + " versions and publish records) and " + summary.pointersExamined() + " pointers; "
             + summary.benignDuplicateKeys() + " benign duplicate keys (same bytes written again), "
             + summary.divergentKeys() + " divergent");
         if (!summary.complete()) {
           err.println("idem scan: stopped early by --max-keys/--max-time: not a clean result");
         }
-        for (String k : missing) {
-          err.println("idem scan: POINTER-MISSING " + k.substring(0, k.indexOf('/')) + " names " + k
-              + ", which is not in the store");
+        for (PointerTarget t : summary.pointerProblems()) {
+          err.println("idem scan: POINTER-" + (t.status() == PointerTarget.Status.MISSING ? "MISSING " : "MISMATCH ")
+              + t.describe(st.describe()));
+        }
+        if (passEmpty) {
+          err.println("idem scan: nothing examined under prefix=" + prefix + " in " + st.describe()
+              + "; passed because of --allow-empty");
         }
       }
-      return summary.clean() ? ExitCodes.OK : ExitCodes.DIVERGENT;
+      if (code == ExitCodes.NOTHING_EXAMINED) {
+        // A failure, so said even under --quiet: the one line a gate's log shows.
+        err.println("idem scan: nothing examined: no key under prefix=" + prefix
+            + (pipeline != null ? " and no pointer for " + pipeline : "") + " in " + st.describe()
+            + "; a gate never passes on nothing (check --store, --pipeline, --prefix; --allow-empty passes "
+            + "the first rollout of a new pipeline)");
+      }
+      return code;
     }
+  }
+
+  /**
+   * Pointers to read besides those of the pipelines met: the one asked for, or the one a prefix like
+   * {@code border-state/} names, so a pipeline whose keys are all gone still has its pointer checked.
+   */
+  private static Set<String> pointersToCheck(String pipeline, String prefix) {
+    if (pipeline != null) {
+      return Set.of(pipeline);
+    }
+    int slash = prefix.indexOf('/');
+    if (slash > 0 && Names.isValidName(prefix.substring(0, slash))) {
+      return Set.of(prefix.substring(0, slash));
+    }
+    return Set.of();
+  }
+
+  /**
+   * A {@code file:} store must exist and look like one idem wrote before its files are judged as keys
+   * (a scan of {@code /sys/kernel} would otherwise report thousands of "keys" and pass). An empty
+   * directory is let through: it is an empty store, and the scan then examines nothing.
+   */
+  private static void requireIdemStore(ObjectStore st) throws IOException {
+    if (!(st instanceof FsObjectStore fs)) {
+      return;
+    }
+    Path root = fs.root();
+    if (!Files.isDirectory(root)) {
+      throw new IOException("no idem store at " + st.describe() + ": the directory does not exist");
+    }
+    // The store's own directory: created by the first publish, before any object is visible.
+    if (Files.isDirectory(root.resolve("_idem"), LinkOption.NOFOLLOW_LINKS)) {
+      return;
+    }
+    List<String> names = new ArrayList<>();
+    long count;
+    try (Stream<Path> entries = Files.list(root)) {
+      count = entries.peek(e -> {
+        if (names.size() < 3) {
+          names.add(e.getFileName().toString());
+        }
+      }).count();
+    }
+    if (count > 0) {
+      throw new NothingExaminedException(st.describe() + " is not an idem store: found " + count
+          + " entries (" + String.join(", ", names) + (count > names.size() ? ", ..." : "")
+          + ") but no _idem/ directory; an idem store holds <pipeline>/<window_start>/state-<sha256> objects "
+          + "and _idem/ (created by the first publish)");
+    }
+  }
+
+  private static Json summaryJson(ScanSummary summary, int code) {
+    List<Json> problems = new ArrayList<>();
+    List<String> missing = new ArrayList<>();
+    for (PointerTarget t : summary.pointerProblems()) {
+      if (t.status() == PointerTarget.Status.MISSING) {
+        missing.add(t.pointer().key());
+      }
+      problems.add(Json.object()
+          .put("pipeline", t.pointer().pipeline())
+          .put("key", t.pointer().key())
+          .put("status", t.status().name())
+          .put("pointer_sha256", t.pointer().sha256())
+          .put("pointer_size", t.pointer().size())
+          .putIfPresent("stored_sha256", t.stored() == null ? null : t.stored().sha256())
+          .putIfPresent("stored_size", t.stored() == null ? null : t.stored().size()));
+    }
+    return Json.object().put("type", "summary").put("prefix", summary.prefix())
+        .put("keys", summary.keys()).put("entries", summary.entries())
+        .put("pointers", summary.pointersExamined())
+        .put("benign_duplicate_keys", summary.benignDuplicateKeys())
+        .put("divergent_keys", summary.divergentKeys())
+        .put("complete", summary.complete())
+        .put("pointer_missing_objects", missing)
+        .put("pointer_problems", problems)
+        .put("nothing_examined", summary.examinedNothing())
+        .put("clean", summary.clean())
+        .put("exit_code", code);
   }
 
   static Json json(KeyVerdict v) {

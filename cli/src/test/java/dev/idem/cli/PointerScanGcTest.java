@@ -155,11 +155,95 @@ class PointerScanGcTest {
   }
 
   @Test
-  void scan_emptyStoreIsClean() {
+  void scan_missingStoreRoot_exits4AndCreatesNothing() {
     Cli.Result r = new Cli().run("scan", "--store", store);
-    assertEquals(0, r.code(), r.describe());
-    assertEquals("scanned prefix= divergent_keys=0\n", r.out(), r.describe());
+    assertEquals(ExitCodes.STORE_UNAVAILABLE, r.code(), r.describe());
+    assertEquals("idem scan: no idem store at file:" + dir.resolve("store") + ": the directory does not exist\n",
+        r.err(), r.describe());
+    assertEquals("", r.out(), r.describe());
     assertFalse(Files.exists(dir.resolve("store")), "a read-only command creates nothing");
+    assertEquals(ExitCodes.STORE_UNAVAILABLE, new Cli().run("scan", "--store", store, "--allow-empty").code());
+  }
+
+  @Test
+  void scan_emptyDirectory_exits9UnlessAllowEmpty() throws Exception {
+    Files.createDirectories(dir.resolve("store"));
+    Cli.Result r = new Cli().run("scan", "--store", store);
+    assertEquals(ExitCodes.NOTHING_EXAMINED, r.code(), r.describe());
+    assertTrue(r.err().contains("idem scan: nothing examined: no key under prefix= in file:"), r.describe());
+    Cli.Result quiet = new Cli().run("scan", "--store", store, "-q");
+    assertEquals(ExitCodes.NOTHING_EXAMINED, quiet.code(), quiet.describe());
+    assertEquals(1, quiet.errLines().length, "the failure is said even under --quiet: " + quiet.describe());
+    Cli.Result allowed = new Cli().run("scan", "--store", store, "--allow-empty");
+    assertEquals(0, allowed.code(), allowed.describe());
+    assertTrue(allowed.err().contains("passed because of --allow-empty"), allowed.describe());
+  }
+
+  @Test
+  void scan_pipelineOrPrefixTypo_exits9() throws Exception {
+    publish("border-state", 0, "zero");
+    Cli.Result typo = new Cli().run("scan", "--pipeline", "border-stat", "--store", store);
+    assertEquals(ExitCodes.NOTHING_EXAMINED, typo.code(), typo.describe());
+    assertTrue(typo.err().contains("no key under prefix=border-stat/ and no pointer for border-stat"), typo.describe());
+    Cli.Result prefix = new Cli().run("scan", "--prefix", "border-stat/", "--store", store, "--json");
+    assertEquals(ExitCodes.NOTHING_EXAMINED, prefix.code(), prefix.describe());
+    Map<String, Object> j = MiniJson.object(prefix.outLines()[0]);
+    assertEquals(Boolean.TRUE, j.get("nothing_examined"), prefix.describe());
+    assertEquals(Boolean.FALSE, j.get("clean"), prefix.describe());
+    assertEquals(9L, j.get("exit_code"), prefix.describe());
+    Cli.Result newPipeline = new Cli().run("scan", "--pipeline", "border-stat", "--store", store, "--allow-empty");
+    assertEquals(0, newPipeline.code(), newPipeline.describe());
+    assertEquals(0, new Cli().run("scan", "--pipeline", "border-state", "--store", store).code());
+  }
+
+  @Test
+  void scan_summarySaysWhatWasExamined() throws Exception {
+    publish("p", 0, "zero");
+    publish("p", 0, "zero");
+    Cli.Result r = new Cli().run("scan", "--pipeline", "p", "--store", store);
+    assertEquals(0, r.code(), r.describe());
+    assertTrue(r.err().contains("idem scan: examined 1 keys (2 versions and publish records) and 1 pointers;"), r.describe());
+    Map<String, Object> j = MiniJson.object(new Cli().run("scan", "--pipeline", "p", "--store", store, "--json").out());
+    assertEquals(1L, j.get("keys"));
+    assertEquals(2L, j.get("entries"));
+    assertEquals(1L, j.get("pointers"));
+    assertEquals(Boolean.TRUE, j.get("clean"));
+  }
+
+  @Test
+  void scan_directoryThatIsNoStore_exits9SayingWhatWasFound() throws Exception {
+    Path notAStore = Files.createDirectories(dir.resolve("store"));
+    for (int i = 0; i < 5; i++) {
+      Files.writeString(notAStore.resolve("file" + i), "x");
+    }
+    Cli.Result r = new Cli().run("scan", "--store", store, "--allow-empty");
+    assertEquals(ExitCodes.NOTHING_EXAMINED, r.code(), r.describe());
+    assertEquals(1, r.errLines().length, r.describe());
+    assertTrue(r.err().contains("is not an idem store: found 5 entries (") && r.err().contains(", ...) but no _idem/ directory"),
+        r.describe());
+    assertEquals("", r.out(), r.describe());
+  }
+
+  @Test
+  void scan_pointerNamesReplacedObject_exits1LikePointerShow() throws Exception {
+    publish("p", 0, "zero");
+    Path object = dir.resolve("store").resolve(key("p", 0));
+    // What an overwrite on an unversioned bucket looks like: the key holds other bytes, written later.
+    Files.delete(object);
+    Files.writeString(object, "forged");
+    Files.setLastModifiedTime(object, java.nio.file.attribute.FileTime.from(java.time.Instant.now().plusSeconds(3600)));
+    Cli.Result show = new Cli().run("pointer", "show", "--pipeline", "p", "--store", store);
+    assertEquals(ExitCodes.NOT_FOUND, show.code(), show.describe());
+    assertTrue(show.out().endsWith("object=DIFFERENT\n"), show.describe());
+    Cli.Result r = new Cli().run("scan", "--pipeline", "p", "--store", store);
+    assertEquals(ExitCodes.DIVERGENT, r.code(), r.describe());
+    assertTrue(r.err().contains("idem scan: POINTER-MISMATCH the pointer of p names " + key("p", 0) + " with sha256 "), r.describe());
+    String[] json = new Cli().run("scan", "--pipeline", "p", "--store", store, "--json").outLines();
+    Map<String, Object> j = MiniJson.object(json[json.length - 1]);
+    @SuppressWarnings("unchecked")
+    Map<String, Object> problem = ((List<Map<String, Object>>) j.get("pointer_problems")).get(0);
+    assertEquals("DIFFERENT", problem.get("status"));
+    assertEquals(6L, problem.get("stored_size"));
   }
 
   @Test

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.idem.store.s3.client.RequestBody;
 import dev.idem.store.s3.testing.S3ProxyServer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -125,5 +126,43 @@ class S3CommandsTest {
     Cli.Result r = cli().run("gc", "--pipeline", "border-state", "--keep", "1", "--dry-run", "--store", store);
     assertEquals(0, r.code(), r.describe());
     assertTrue(r.out().contains("removed=0"), r.describe());
+  }
+
+  @Test
+  void scan_objectReplacedOnUnversionedBucket_failsTheGateLikePointerShow() throws Exception {
+    String bucket = server.createBucket(false);
+    store = "s3://" + bucket + "/exports";
+    assertEquals(0, publish("rows\n").code());
+    String key = cli().run("key", "--pipeline", "border-state", "--window", "60s", "--at", "1726000030", "--schema", "3")
+        .out().strip();
+    // A foreign writer replaces the object in place; without versioning its history shows one clean version.
+    server.client().put(bucket, "exports/" + key, RequestBody.ofBytes("forged\n".getBytes(StandardCharsets.UTF_8)),
+        null, Map.of());
+    Cli.Result show = cli().run("pointer", "show", "--pipeline", "border-state", "--store", store);
+    assertEquals(ExitCodes.NOT_FOUND, show.code(), show.describe());
+    Cli.Result scan = cli().run("scan", "--pipeline", "border-state", "--store", store);
+    assertEquals(ExitCodes.DIVERGENT, scan.code(), scan.describe());
+    assertEquals("scanned prefix=border-state/ divergent_keys=0\n", scan.out(), scan.describe());
+    assertTrue(scan.err().contains("POINTER-MISMATCH the pointer of border-state names " + key), scan.describe());
+  }
+
+  @Test
+  void scan_missingBucket_exits4() {
+    Cli.Result r = cli().run("scan", "--store", "s3://no-such-bucket-for-idem/exports", "--allow-empty");
+    assertEquals(ExitCodes.STORE_UNAVAILABLE, r.code(), r.describe());
+    assertEquals(1, r.errLines().length, r.describe());
+    assertTrue(r.err().contains("bucket no-such-bucket-for-idem does not exist"), r.describe());
+  }
+
+  @Test
+  void scan_emptyPrefixOfLegacyBucket_exits9UnlessAllowEmpty() throws Exception {
+    Cli.Result r = cli().run("scan", "--store", store);
+    assertEquals(ExitCodes.NOTHING_EXAMINED, r.code(), r.describe());
+    assertEquals(0, cli().run("scan", "--store", store, "--allow-empty").code());
+    String bucket = store.substring("s3://".length(), store.indexOf("/exports"));
+    server.client().put(bucket, "exports/legacy/state.json", RequestBody.ofBytes("{}".getBytes(StandardCharsets.UTF_8)),
+        null, Map.of());
+    Cli.Result legacy = cli().run("scan", "--store", store);
+    assertEquals(0, legacy.code(), "a bucket without idem's files stays scannable: " + legacy.describe());
   }
 }

@@ -22,8 +22,12 @@ import java.util.function.Predicate;
  *
  * <p>Memory is bounded by one key's history: the store streams keys one at a time and the scan keeps
  * only counters and the names of the pipelines it met. After the listing, the pointer of every
- * pipeline met (and of {@code alsoCheck}) is read, and one that names a missing object is reported. A {@code maxKeys} or {@code maxTime} bound stops early; the summary then says the
- * scan was incomplete, and an incomplete scan is never reported clean.
+ * pipeline met (and of {@code alsoCheck}) is read, and one whose object is missing or holds other bytes
+ * than the pointer says ({@link PointerTarget}) is reported. A {@code maxKeys} or {@code maxTime} bound
+ * stops early; the summary then says the scan was incomplete, and an incomplete scan is never reported
+ * clean. Neither is a scan that met no key and no pointer ({@link ScanSummary#examinedNothing()}).
+ *
+ * <p>An {@link IOException} from the store ends the scan with no verdict; nothing is written either way.
  */
 public final class DivergenceScan {
 
@@ -94,13 +98,18 @@ public final class DivergenceScan {
       boolean timeLeft = deadline == null || clock.instant().isBefore(deadline);
       return keysLeft && timeLeft;
     });
-    List<String> dangling = new ArrayList<>();
+    List<PointerTarget> problems = new ArrayList<>();
+    long pointers = 0;
     for (String pipeline : pipelines) {
       Optional<PointerState> p = store.readPointer(pipeline);
-      if (p.isPresent() && !store.exists(p.get().pointer().key())) {
-        dangling.add(p.get().pointer().key());
+      if (p.isPresent()) {
+        pointers++;
+        PointerTarget target = PointerTarget.check(store, p.get().pointer());
+        if (!target.matches()) {
+          problems.add(target);
+        }
       }
     }
-    return new ScanSummary(prefix, counts[0], counts[1], counts[2], counts[3], complete, dangling);
+    return new ScanSummary(prefix, counts[0], counts[1], counts[2], counts[3], complete, pointers, problems);
   }
 }

@@ -3,22 +3,30 @@ package dev.idem.core.scan;
 import java.util.List;
 
 /**
- * Totals of one scan.
+ * Totals of one scan, and the gate's verdict on them.
+ *
+ * <p>A scan that examined nothing (no key under the prefix and no pointer) is never {@link #clean()}:
+ * a typo in a pipeline, prefix or store name must not pass a deploy gate (E2). Callers that expect
+ * nothing, such as the first rollout of a new pipeline, ask {@link #examinedNothing()} and decide.
  *
  * @param prefix the prefix scanned
  * @param keys keys examined
- * @param entries history entries examined
+ * @param entries history entries examined: stored versions, delete markers and recorded publish attempts
  * @param benignDuplicateKeys keys written more than once with one content
  * @param divergentKeys keys with more than one content
  * @param complete false when a {@code maxKeys}/{@code maxTime} bound stopped the scan early
- * @param danglingPointers keys named by the pointer of a scanned pipeline that are not in the store (a
- *     broken G1: readers following that pointer find nothing)
+ * @param pointersExamined pointers read (of the pipelines met, and of those the caller asked for)
+ * @param pointerProblems pointers whose object is missing or holds other bytes than the pointer says (a
+ *     broken G1: readers following them find nothing, or the wrong bytes)
  */
 public record ScanSummary(String prefix, long keys, long entries, long benignDuplicateKeys, long divergentKeys,
-    boolean complete, List<String> danglingPointers) {
+    boolean complete, long pointersExamined, List<PointerTarget> pointerProblems) {
 
   public ScanSummary {
-    danglingPointers = List.copyOf(danglingPointers);
+    pointerProblems = List.copyOf(pointerProblems);
+    if (pointerProblems.stream().anyMatch(PointerTarget::matches)) {
+      throw new IllegalArgumentException("a pointer whose object matches is not a problem");
+    }
   }
 
   /** The reference script's closing line, byte for byte. */
@@ -26,8 +34,16 @@ public record ScanSummary(String prefix, long keys, long entries, long benignDup
     return "scanned prefix=" + prefix + " divergent_keys=" + divergentKeys;
   }
 
-  /** True when the gate should pass: nothing divergent, no dangling pointer, the whole prefix read. */
+  /** No key and no pointer was met: the scan saw nothing it could judge. */
+  public boolean examinedNothing() {
+    return keys == 0 && pointersExamined == 0;
+  }
+
+  /**
+   * True when the gate should pass: something was examined, nothing divergent, every pointer's object
+   * present with its hash, the whole prefix read.
+   */
   public boolean clean() {
-    return divergentKeys == 0 && complete && danglingPointers.isEmpty();
+    return !examinedNothing() && divergentKeys == 0 && complete && pointerProblems.isEmpty();
   }
 }

@@ -121,7 +121,8 @@ class DivergenceScanTest {
     // p's keys are all gone from the listing, so only an explicit check finds its pointer; q is met
     // through its ledger-less history only in stores that keep history, so ask for both.
     ScanSummary s = new DivergenceScan().run(store, "", k -> true, java.util.Set.of("p", "q"), v -> {});
-    assertEquals(List.of(spec.outputKey().toString(), other.outputKey().toString()), s.danglingPointers());
+    assertEquals(List.of(spec.outputKey().toString(), other.outputKey().toString()), problemKeys(s));
+    assertEquals(PointerTarget.Status.MISSING, s.pointerProblems().get(0).status());
     assertFalse(s.clean());
   }
 
@@ -133,6 +134,52 @@ class DivergenceScanTest {
     store.delete(spec.outputKey().toString());
     // The in-memory store keeps history of deleted keys, so the scan meets pipeline p by itself.
     ScanSummary s = new DivergenceScan().run(store, "", v -> {});
-    assertEquals(List.of(spec.outputKey().toString()), s.danglingPointers());
+    assertEquals(List.of(spec.outputKey().toString()), problemKeys(s));
+  }
+
+  @Test
+  void run_pointerNamesReplacedObject_reportedDifferentAndNotClean() throws Exception {
+    // An unversioned bucket whose object was replaced: the key exists, but not with the pointer's bytes.
+    InMemoryObjectStore store = new InMemoryObjectStore();
+    RunSpec spec = RunSpec.of("p", new Window(60, 60), 1);
+    String key = spec.outputKey().toString();
+    dev.idem.core.publish.Publisher.create(store, "w").publish(spec, Payload.ofBytes(new byte[] {1}));
+    store.delete(key);
+    store.putIfAbsent(key, Payload.ofBytes(new byte[] {2, 2}), "foreign");
+    ScanSummary s = new DivergenceScan().run(store, "", v -> {});
+    assertEquals(List.of(key), problemKeys(s));
+    PointerTarget t = s.pointerProblems().get(0);
+    assertEquals(PointerTarget.Status.DIFFERENT, t.status());
+    assertEquals(2, t.stored().size());
+    assertTrue(t.describe("mem:").contains("but mem: holds sha256 " + t.stored().sha256() + " size 2"), t.describe("mem:"));
+    assertFalse(s.clean());
+  }
+
+  @Test
+  void run_nothingUnderPrefixAndNoPointer_examinedNothingNeverClean() throws Exception {
+    InMemoryObjectStore store = new InMemoryObjectStore();
+    dev.idem.core.publish.Publisher.create(store, "w").publish(RunSpec.of("p", new Window(60, 60), 1), Payload.ofBytes(new byte[] {1}));
+    ScanSummary typo = new DivergenceScan().run(store, "pp/", k -> true, java.util.Set.of("pp"), v -> {});
+    assertTrue(typo.examinedNothing());
+    assertFalse(typo.clean(), "a gate never passes on nothing");
+    ScanSummary hit = new DivergenceScan().run(store, "p/", k -> true, java.util.Set.of("p"), v -> {});
+    assertEquals(1, hit.pointersExamined());
+    assertFalse(hit.examinedNothing());
+    assertTrue(hit.clean());
+  }
+
+  @Test
+  void run_pointerWithoutKeysUnderTheFilter_examinedAndClean() throws Exception {
+    // --since past every window: no key judged, but the pointer was read and matches.
+    InMemoryObjectStore store = new InMemoryObjectStore();
+    dev.idem.core.publish.Publisher.create(store, "w").publish(RunSpec.of("p", new Window(60, 60), 1), Payload.ofBytes(new byte[] {1}));
+    ScanSummary s = new DivergenceScan().run(store, "p/", k -> false, java.util.Set.of("p"), v -> {});
+    assertEquals(0, s.keys());
+    assertFalse(s.examinedNothing());
+    assertTrue(s.clean());
+  }
+
+  private static List<String> problemKeys(ScanSummary s) {
+    return s.pointerProblems().stream().map(t -> t.pointer().key()).toList();
   }
 }
