@@ -2,10 +2,13 @@ package dev.idem.fuzz;
 
 import dev.idem.store.fs.FsOps;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -89,6 +92,19 @@ final class HookedFsOps implements FsOps {
 
   @Override public FileChannel openLockFile(Path file) throws IOException {
     return around("openLockFile(pointer lock)", () -> d.openLockFile(file), ch -> opened(ch, "pointer lock", file));
+  }
+
+  // Reads change nothing a crash or a lost sync could reveal: forwarded without a step.
+  @Override public BasicFileAttributes readAttributes(Path path) throws IOException {
+    return d.readAttributes(path);
+  }
+
+  @Override public InputStream newInputStream(Path file) throws IOException {
+    return d.newInputStream(file);
+  }
+
+  @Override public DirectoryStream<Path> newDirectoryStream(Path dir) throws IOException {
+    return d.newDirectoryStream(dir);
   }
 
   @Override public void write(FileChannel channel, ByteBuffer src) throws IOException {

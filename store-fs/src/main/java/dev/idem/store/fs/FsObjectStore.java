@@ -17,10 +17,9 @@ import java.nio.ByteBuffer;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.security.MessageDigest;
 import java.time.Duration;
 import java.time.Instant;
@@ -46,13 +45,16 @@ import java.util.Optional;
  *
  * Keys are checked by {@link Names#requireSafeKey} and must also not start with a segment {@code
  * _idem…} nor hold a segment {@code .tmp-…} (both any case): those names are the store's own. A key
- * resolves strictly under the root. Because keys are paths, a key and a key below it ({@code a/b} and
+ * resolves strictly under the root, and stays there (S2): a symbolic link anywhere under the root is
+ * refused with a {@link LinkRefusedException} naming it, before anything is read or written through it. Because keys are paths, a key and a key below it ({@code a/b} and
  * {@code a/b/c}) cannot both hold objects; the second publish fails with an {@link IOException} and
  * publishes nothing. For the same reason a key {@code K} and a key below {@code K.log} cannot both
  * have ledgers; idem's own keys ({@code pipeline/window/state-hex}, all three levels deep) never meet
  * either case. Directories are never removed, even when empty: a concurrent publisher may be about to
- * create its temporary file in one. {@link Layout} computes these paths; {@link Directories} creates
- * and fsyncs their directories.
+ * create its temporary file in one. {@link Layout} computes these paths; {@link StorePaths} is the one
+ * way to them: it reads and creates each path component by component without following a link, and
+ * refuses one anywhere under the root ({@link LinkRefusedException}), so nothing is read or written
+ * outside the root (S2).
  *
  * <h2>Publish ({@link #putIfAbsent}), step by step</h2>
  *
@@ -121,7 +123,7 @@ public final class FsObjectStore implements ObjectStore {
   private final Layout layout;
   private final Options options;
   private final FsOps ops;
-  private final Directories dirs;
+  private final StorePaths paths;
   private final KnownKeys knownKeys;
   /** Keys this instance created: forced and linked, their directory fsynced, so durable (G1). */
   private final KnownKeys createdHere;
@@ -131,10 +133,10 @@ public final class FsObjectStore implements ObjectStore {
     this.layout = new Layout(root);
     this.options = options;
     this.ops = options.ops();
-    this.dirs = new Directories(ops);
+    this.paths = new StorePaths(root, ops);
     this.knownKeys = new KnownKeys(options.existsCacheSize());
     this.createdHere = new KnownKeys(options.existsCacheSize());
-    this.pointers = new PointerFiles(layout, dirs, ops, options.lockTimeout(), createdHere::contains);
+    this.pointers = new PointerFiles(layout, paths, ops, options.lockTimeout(), createdHere::contains);
   }
 
   /** A store at {@code root} with {@link Options#defaults()}. See {@link #open(Path, Options)}. */
@@ -144,7 +146,8 @@ public final class FsObjectStore implements ObjectStore {
 
   /**
    * A store at {@code root}. Nothing is created until the first write, so opening a missing root for
-   * reading shows an empty store.
+   * reading shows an empty store. A root that is itself a link is resolved here, once (the operator
+   * chose it); links below it are refused.
    *
    * @throws NotDirectoryException when {@code root} exists and is not a directory
    */
@@ -183,16 +186,20 @@ public final class FsObjectStore implements ObjectStore {
   // ---------------------------------------------------------------------------------------------
   // Objects
 
-  /** Answers from a bounded cache of keys this store has seen holding an object, else one {@code stat}. */
+  /**
+   * Answers from a bounded cache of keys this store has seen holding an object, else one {@code stat}.
+   *
+   * @throws LinkRefusedException when a link lies on the key's path under the root
+   */
   @Override
-  public boolean exists(String key) {
+  public boolean exists(String key) throws IOException {
     // Only keys that passed resolveKey are ever cached, so a hit needs no validation: the skip path's
     // pre-check then costs one hash lookup.
     if (knownKeys.contains(key)) {
       return true;
     }
     Path target = layout.resolveKey(key);
-    boolean present = Files.isRegularFile(target, LinkOption.NOFOLLOW_LINKS);
+    boolean present = paths.regularFile(target) != null;
     if (present) {
       knownKeys.add(key);
     }
@@ -221,14 +228,7 @@ public final class FsObjectStore implements ObjectStore {
     Path target = key != null && key.startsWith(Layout.EVIDENCE_PREFIX)
         ? layout.resolveEvidenceKey(key)
         : layout.resolveKey(key);
-    if (!Files.isRegularFile(target, LinkOption.NOFOLLOW_LINKS)) {
-      return Optional.empty();
-    }
-    try {
-      return Optional.of(Files.newInputStream(target));
-    } catch (NoSuchFileException e) {
-      return Optional.empty(); // deleted since the check
-    }
+    return Optional.ofNullable(paths.open(target));
   }
 
   /**
@@ -249,8 +249,8 @@ public final class FsObjectStore implements ObjectStore {
     Names.requireWriterId(writerId);
     Path dir = target.getParent();
     Path ledger = layout.ledgerFile(key);
-    dirs.ensure(dir);
-    dirs.ensure(ledger.getParent());
+    paths.ensureDirectory(dir);
+    paths.ensureDirectory(ledger.getParent());
     requireFileOrNothing(target, "object");
     requireFileOrNothing(ledger, "ledger");
     String declared = payload.sha256();
@@ -271,7 +271,7 @@ public final class FsObjectStore implements ObjectStore {
       }
       for (int attempt = 1; ; attempt++) {
         if (link(temp.path(), target)) {
-          dirs.sync(dir, "published " + target + " but could not make it durable");
+          paths.sync(dir, "published " + target + " but could not make it durable");
           knownKeys.add(key);
           createdHere.add(key);
           ObjectInfo created = new ObjectInfo(key, sha, size, writerId, Instant.now());
@@ -281,7 +281,7 @@ public final class FsObjectStore implements ObjectStore {
         }
         Optional<ObjectInfo> stored = stat(key, target);
         if (stored.isPresent()) {
-          dirs.sync(dir, "found " + target + " but could not make it durable");
+          paths.sync(dir, "found " + target + " but could not make it durable");
           knownKeys.add(key);
           return existing(key, stored.get(), temp.path(), sha, size, writerId, ledger);
         }
@@ -304,13 +304,13 @@ public final class FsObjectStore implements ObjectStore {
     String evidenceKey = null;
     if (options.keepDivergentBytes()) {
       Path evidence = layout.evidenceFile(key, sha);
-      dirs.ensure(evidence.getParent());
+      paths.ensureDirectory(evidence.getParent());
       try {
         ops.createLink(evidence, temp);
       } catch (FileAlreadyExistsException sameBytesKeptBefore) {
         // Named by their hash: the same divergent bytes were kept by an earlier attempt.
       }
-      dirs.sync(evidence.getParent(), "kept divergent bytes at " + evidence + " but could not make them durable");
+      paths.sync(evidence.getParent(), "kept divergent bytes at " + evidence + " but could not make them durable");
       evidenceKey = Layout.EVIDENCE_PREFIX + key + "/" + sha;
     }
     record(ledger, PutStatus.DIVERGENT, Instant.now(), sha, size, writerId,
@@ -338,16 +338,15 @@ public final class FsObjectStore implements ObjectStore {
     }
   }
 
-  private static boolean isSameFile(Path a, Path b) {
-    try {
-      return Files.isSameFile(a, b);
-    } catch (IOException e) {
-      return false;
-    }
+  /** Whether {@code a} and {@code b} are names of one file (compared without following links). */
+  private boolean isSameFile(Path a, Path b) throws IOException {
+    BasicFileAttributes x = paths.attributes(a);
+    BasicFileAttributes y = paths.attributes(b);
+    return x != null && y != null && x.fileKey() != null && x.fileKey().equals(y.fileKey());
   }
 
   private Optional<ObjectInfo> stat(String key, Path target) throws IOException {
-    return StoredObjects.stat(key, target, layout.ledgerFile(key));
+    return StoredObjects.stat(paths, key, target, layout.ledgerFile(key));
   }
 
   private void record(Path ledger, PutStatus status, Instant time, String sha, long size, String writer,
@@ -370,13 +369,13 @@ public final class FsObjectStore implements ObjectStore {
     Path target = layout.resolveKey(key);
     knownKeys.remove(key);
     createdHere.remove(key);
-    if (StoredObjects.regularFileAttributes(target) == null) {
+    if (paths.regularFile(target) == null) {
       return false;
     }
     boolean deleted = ops.deleteIfExists(target);
     knownKeys.remove(key);
     if (deleted) {
-      dirs.sync(target.getParent(), "deleted " + target + " but could not make the delete durable");
+      paths.sync(target.getParent(), "deleted " + target + " but could not make the delete durable");
     }
     return deleted;
   }
@@ -395,7 +394,7 @@ public final class FsObjectStore implements ObjectStore {
   public boolean history(String prefix, HistoryVisitor visitor) throws IOException {
     Objects.requireNonNull(prefix, "prefix");
     Objects.requireNonNull(visitor, "visitor");
-    return LedgerHistory.walk(layout, prefix, visitor);
+    return LedgerHistory.walk(layout, paths, prefix, visitor);
   }
 
   /** Streams the current objects under {@code prefix} in ascending key order. */
@@ -403,7 +402,7 @@ public final class FsObjectStore implements ObjectStore {
   public boolean list(String prefix, ListingVisitor visitor) throws IOException {
     Objects.requireNonNull(prefix, "prefix");
     Objects.requireNonNull(visitor, "visitor");
-    return KeyWalker.walk(layout.root(), null, prefix, (key, object, hasLedger) ->
+    return KeyWalker.walk(paths, null, prefix, (key, object, hasLedger) ->
         visitor.visit(new ListedObject(key, object.size(), object.lastModifiedTime().toInstant())));
   }
 
@@ -475,9 +474,10 @@ public final class FsObjectStore implements ObjectStore {
   // ---------------------------------------------------------------------------------------------
   // Helpers
 
-  private static void requireFileOrNothing(Path p, String what) throws IOException {
-    if (Files.exists(p, LinkOption.NOFOLLOW_LINKS) && !Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)) {
-      throw new FileSystemException(p.toString(), null, what + " path is a directory or link, not a file (a"
+  private void requireFileOrNothing(Path p, String what) throws IOException {
+    BasicFileAttributes a = paths.attributes(p);
+    if (a != null && !a.isRegularFile()) {
+      throw new FileSystemException(p.toString(), null, what + " path is a directory, not a file (a"
           + " filesystem store cannot hold both a key and keys below it); nothing was published");
     }
   }

@@ -1,25 +1,30 @@
 package dev.idem.store.fs;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 
 /**
- * The narrow seam through which {@link FsObjectStore} makes every change to the filesystem: creating,
- * writing and syncing files, linking, renaming, locking, deleting. Reads (listing, stat, reading bytes)
- * go straight to {@link Files}, since they change nothing.
+ * The narrow seam through which {@link FsObjectStore} reaches the filesystem: creating, writing and
+ * syncing files, linking, renaming, locking, deleting, and the reads (attributes, opening a file,
+ * listing a directory) that {@link StorePaths} makes for every path it hands out.
  *
- * <p>It exists so tests can make any single mutating call fail (like Okio's {@code
- * ForwardingFileSystem}) and check that the store is still correct afterwards. Production code uses
- * {@link #real()}. An implementation must behave like the real one or throw an {@link IOException};
- * the store treats every exception from here as "this step did not happen".
+ * <p>It exists so tests can make any single call fail (like Okio's {@code ForwardingFileSystem}),
+ * reads included, and check that the store is still correct afterwards. Production code uses {@link
+ * #real()}. An implementation must behave like the real one or throw an {@link IOException}; the
+ * store treats every exception from here as "this step did not happen". No call follows a symbolic
+ * link at the name it is given (the directories above it are {@link StorePaths}'s to check).
  */
 public interface FsOps {
 
@@ -37,8 +42,23 @@ public interface FsOps {
   /** Opens {@code file} for appending, creating it if absent ({@code O_APPEND}). */
   FileChannel openAppend(Path file) throws IOException;
 
-  /** Opens {@code file} for writing, creating it if absent, to hold a lock on; never truncates it. */
+  /**
+   * Opens {@code file} for writing, creating it if absent, to hold a lock on; never truncates it, and
+   * fails rather than follow a symbolic link at that name.
+   */
   FileChannel openLockFile(Path file) throws IOException;
+
+  /**
+   * The attributes of {@code path} itself, never of what a symbolic link there points to ({@code
+   * lstat}); fails with {@link java.nio.file.NoSuchFileException} when nothing is there.
+   */
+  BasicFileAttributes readAttributes(Path path) throws IOException;
+
+  /** Opens {@code file} for reading; fails rather than follow a symbolic link at that name ({@code O_NOFOLLOW}). */
+  InputStream newInputStream(Path file) throws IOException;
+
+  /** The entries of the directory {@code dir}; the caller closes the stream. */
+  DirectoryStream<Path> newDirectoryStream(Path dir) throws IOException;
 
   /** Writes all of {@code src} to {@code channel}. */
   void write(FileChannel channel, ByteBuffer src) throws IOException;
@@ -99,7 +119,22 @@ final class RealFsOps implements FsOps {
 
   @Override
   public FileChannel openLockFile(Path file) throws IOException {
-    return FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+    return FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
+  }
+
+  @Override
+  public BasicFileAttributes readAttributes(Path path) throws IOException {
+    return Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+  }
+
+  @Override
+  public InputStream newInputStream(Path file) throws IOException {
+    return Files.newInputStream(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
+  }
+
+  @Override
+  public DirectoryStream<Path> newDirectoryStream(Path dir) throws IOException {
+    return Files.newDirectoryStream(dir);
   }
 
   @Override
@@ -129,7 +164,7 @@ final class RealFsOps implements FsOps {
     if (WINDOWS) {
       return;
     }
-    try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
+    try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
       ch.force(true);
     }
   }

@@ -1,12 +1,10 @@
 package dev.idem.store.fs;
 
 import java.io.IOException;
+import java.nio.file.DirectoryIteratorException;
 import java.nio.file.DirectoryStream;
-import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
-import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
-import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Map;
@@ -25,9 +23,11 @@ import java.util.TreeMap;
  *
  * <p><b>Memory.</b> One sorted listing per directory level on the current path, never the whole store.
  *
- * <p><b>What is skipped.</b> Names no key may have ({@link #isKeySegment}): {@code .tmp-…}
- * temporaries anywhere and, at the top level, the {@code _idem} bookkeeping tree; also symbolic links
- * and special files (the store never makes them, and following them could leave the root or loop).
+ * <p><b>What is skipped, what is refused.</b> Names no key may have ({@link #isKeySegment}): {@code
+ * .tmp-…} temporaries anywhere and, at the top level, the {@code _idem} bookkeeping tree, are skipped;
+ * so are special files (fifos, sockets). A symbolic link is refused ({@link LinkRefusedException}):
+ * following it could leave the root, and skipping it could hide a pipeline's keys from the scan.
+ * Every directory is listed through {@link StorePaths}.
  */
 final class KeyWalker {
   static final String TEMP_PREFIX = ".tmp-";
@@ -52,7 +52,8 @@ final class KeyWalker {
    * @param ledgerRoot the ledger tree to merge in, or {@code null} for objects only
    * @return {@code false} when the visitor stopped the walk
    */
-  static boolean walk(Path objectRoot, Path ledgerRoot, String prefix, Visitor visitor) throws IOException {
+  static boolean walk(StorePaths paths, Path ledgerRoot, String prefix, Visitor visitor) throws IOException {
+    Path objectRoot = paths.root();
     int slash = prefix.lastIndexOf('/');
     String dirPrefix = slash < 0 ? "" : prefix.substring(0, slash + 1);
     if (!dirPrefix.isEmpty()) {
@@ -72,16 +73,16 @@ final class KeyWalker {
     } catch (InvalidPathException unmappable) {
       return true;
     }
-    return walkDir(dirPrefix, objects, ledgers, prefix, visitor);
+    return walkDir(paths, dirPrefix, objects, ledgers, prefix, visitor);
   }
 
-  private static boolean walkDir(String dirPrefix, Path objects, Path ledgers, String prefix, Visitor visitor)
-      throws IOException {
+  private static boolean walkDir(StorePaths paths, String dirPrefix, Path objects, Path ledgers, String prefix,
+      Visitor visitor) throws IOException {
     TreeMap<String, Entry> entries = new TreeMap<>();
     boolean top = dirPrefix.isEmpty();
-    listInto(objects, top, false, entries);
+    listInto(paths, objects, top, false, entries);
     if (ledgers != null) {
-      listInto(ledgers, top, true, entries);
+      listInto(paths, ledgers, top, true, entries);
     }
     for (Map.Entry<String, Entry> e : entries.entrySet()) {
       String name = e.getKey();
@@ -89,7 +90,7 @@ final class KeyWalker {
       if (name.endsWith("/")) {
         if (full.startsWith(prefix) || prefix.startsWith(full)) {
           String child = name.substring(0, name.length() - 1);
-          if (!walkDir(full, objects.resolve(child), ledgers == null ? null : ledgers.resolve(child), prefix, visitor)) {
+          if (!walkDir(paths, full, objects.resolve(child), ledgers == null ? null : ledgers.resolve(child), prefix, visitor)) {
             return false;
           }
         }
@@ -100,19 +101,21 @@ final class KeyWalker {
     return true;
   }
 
-  private static void listInto(Path dir, boolean top, boolean ledgerTree, TreeMap<String, Entry> into)
-      throws IOException {
-    try (DirectoryStream<Path> children = Files.newDirectoryStream(dir)) {
+  private static void listInto(StorePaths paths, Path dir, boolean top, boolean ledgerTree,
+      TreeMap<String, Entry> into) throws IOException {
+    DirectoryStream<Path> listing = paths.list(dir);
+    if (listing == null) {
+      return; // nothing stored under this prefix (yet, or any more)
+    }
+    try (DirectoryStream<Path> children = listing) {
       for (Path child : children) {
         String name = child.getFileName().toString();
         if (!isKeySegment(name, top)) {
           continue; // temporaries, bookkeeping, and names no key could have
         }
-        BasicFileAttributes a;
-        try {
-          a = Files.readAttributes(child, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
-        } catch (NoSuchFileException gone) {
-          continue;
+        BasicFileAttributes a = paths.entry(child);
+        if (a == null) {
+          continue; // removed since the listing
         }
         if (a.isDirectory()) {
           into.computeIfAbsent(name + "/", n -> new Entry());
@@ -124,8 +127,11 @@ final class KeyWalker {
           }
         }
       }
-    } catch (NoSuchFileException | NotDirectoryException absent) {
-      // Nothing stored under this prefix (yet, or any more).
+    } catch (DirectoryIteratorException e) {
+      if (e.getCause() instanceof NoSuchFileException) {
+        return; // the directory went away while it was read
+      }
+      throw e.getCause();
     }
   }
 

@@ -4,12 +4,10 @@ import dev.idem.core.Names;
 import dev.idem.core.Sha256;
 import dev.idem.core.store.PutStatus;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.FileSystemException;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -64,17 +62,14 @@ final class Ledger {
   }
 
   /** Every complete, well-formed line of the ledger at {@code file}, oldest first; empty if none. */
-  static List<Line> read(Path file) throws IOException {
+  static List<Line> read(StorePaths paths, Path file) throws IOException {
     byte[] bytes;
-    try {
-      bytes = Files.readAllBytes(file);
-    } catch (NoSuchFileException e) {
+    InputStream opened = paths.open(file);
+    if (opened == null) {
       return List.of();
-    } catch (FileSystemException e) {
-      if (StoredObjects.underAFile(file)) {
-        return List.of();
-      }
-      throw e;
+    }
+    try (InputStream in = opened) {
+      bytes = in.readAllBytes();
     }
     String text = new String(bytes, StandardCharsets.UTF_8);
     List<Line> lines = new ArrayList<>();

@@ -19,15 +19,15 @@ final class LedgerHistory {
   private LedgerHistory() {}
 
   /** Visits the history of each key under {@code prefix}; {@code false} when the visitor stopped. */
-  static boolean walk(Layout layout, String prefix, HistoryVisitor visitor) throws IOException {
-    return KeyWalker.walk(layout.root(), layout.ledgerRoot(), prefix, (key, object, hasLedger) -> {
-      List<Ledger.Line> lines = hasLedger ? Ledger.read(layout.ledgerFile(key)) : List.of();
+  static boolean walk(Layout layout, StorePaths paths, String prefix, HistoryVisitor visitor) throws IOException {
+    return KeyWalker.walk(paths, layout.ledgerRoot(), prefix, (key, object, hasLedger) -> {
+      List<Ledger.Line> lines = hasLedger ? Ledger.read(paths, layout.ledgerFile(key)) : List.of();
       List<HistoryEntry> entries = new ArrayList<>(lines.size() + 1);
       for (Ledger.Line l : lines) {
         entries.add(new HistoryEntry(key, kindOf(l.status()), null, l.time(), l.size(), l.sha256(), null, l.writer()));
       }
       if (object != null && StoredObjects.vouching(lines, object) == null) {
-        StoredObjects.Hashed h = StoredObjects.hash(layout.root().resolve(key));
+        StoredObjects.Hashed h = StoredObjects.hash(paths, layout.root().resolve(key));
         if (h != null && lines.stream()
             .noneMatch(l -> l.status() == PutStatus.CREATED && l.sha256().equals(h.sha256()))) {
           entries.add(new HistoryEntry(key, HistoryEntry.Kind.VERSION, null,

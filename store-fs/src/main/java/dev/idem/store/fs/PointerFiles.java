@@ -9,7 +9,8 @@ import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.AtomicMoveNotSupportedException;
-import java.nio.file.Files;
+import java.nio.file.FileSystemException;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -22,6 +23,9 @@ import java.util.function.Predicate;
  * The pipelines' {@code latest} pointers of an {@link FsObjectStore} ({@link
  * FsObjectStore#readPointer}, {@link FsObjectStore#compareAndSetPointer}): {@code
  * _idem/pointers/<pipeline>/latest} and its lock file {@code latest.lock}, which is never deleted.
+ *
+ * <p>Every path goes through {@link StorePaths}: a link at the pointer directory, at {@code latest} or at
+ * {@code latest.lock} (or above them) is refused before anything is read, locked or written.
  *
  * <p>The token of a pointer is the SHA-256 of its file's bytes. A read never locks: {@code latest} is
  * only ever replaced by an atomic rename, so a reader sees one whole document (P1). A compare-and-swap:
@@ -53,14 +57,14 @@ final class PointerFiles {
   private static final int POINTER_READ_LIMIT = 16 * 1024;
 
   private final Layout layout;
-  private final Directories dirs;
+  private final StorePaths paths;
   private final FsOps ops;
   private final Duration lockTimeout;
   private final Predicate<String> knownDurable;
 
-  PointerFiles(Layout layout, Directories dirs, FsOps ops, Duration lockTimeout, Predicate<String> knownDurable) {
+  PointerFiles(Layout layout, StorePaths paths, FsOps ops, Duration lockTimeout, Predicate<String> knownDurable) {
     this.layout = layout;
-    this.dirs = dirs;
+    this.paths = paths;
     this.ops = ops;
     this.lockTimeout = lockTimeout;
     this.knownDurable = knownDurable;
@@ -69,7 +73,7 @@ final class PointerFiles {
   /** See {@link FsObjectStore#readPointer}. */
   Optional<PointerState> read(String pipeline) throws IOException {
     Path latest = layout.pointerDir(pipeline).resolve(POINTER_FILE);
-    byte[] bytes = readPointerBytes(latest);
+    byte[] bytes = readPointerBytes(paths, latest);
     if (bytes == null) {
       return Optional.empty();
     }
@@ -86,15 +90,22 @@ final class PointerFiles {
     if (!next.pipeline().equals(pipeline)) {
       throw new IllegalArgumentException("pointer for pipeline " + next.pipeline() + " offered to pipeline " + pipeline);
     }
-    dirs.ensure(dir);
+    paths.ensureDirectory(dir);
     Path latest = dir.resolve(POINTER_FILE);
     Duration wait = maxWait != null && maxWait.compareTo(lockTimeout) < 0 ? maxWait : lockTimeout;
-    InterProcessLock lock = InterProcessLock.acquire(ops, dir.resolve(LOCK_FILE), wait);
+    Path lockFile = dir.resolve(LOCK_FILE);
+    paths.requireNoLinks(lockFile);
+    InterProcessLock lock;
+    try {
+      lock = InterProcessLock.acquire(ops, lockFile, wait);
+    } catch (FileSystemException e) {
+      throw paths.refusedIfLink(lockFile, e);
+    }
     if (lock == null) {
       return CasResult.BUSY;
     }
     try (lock) {
-      byte[] current = readPointerBytes(latest);
+      byte[] current = readPointerBytes(paths, latest);
       if (current != null) {
         parsePointer(current, latest, pipeline);
       }
@@ -113,16 +124,19 @@ final class PointerFiles {
               "atomic rename not supported; refusing to replace the pointer non-atomically");
         }
       }
-      dirs.sync(dir, "replaced pointer " + latest + " but could not make it durable");
+      paths.sync(dir, "replaced pointer " + latest + " but could not make it durable");
       return CasResult.SWAPPED;
     }
   }
 
-  private static byte[] readPointerBytes(Path latest) throws IOException {
-    try (InputStream in = Files.newInputStream(latest)) {
-      return in.readNBytes(POINTER_READ_LIMIT + 1);
-    } catch (NoSuchFileException e) {
+  /** The bytes of {@code latest} (at most one more than the limit), or {@code null} if there is none; links refused. */
+  private static byte[] readPointerBytes(StorePaths paths, Path latest) throws IOException {
+    InputStream opened = paths.open(latest);
+    if (opened == null) {
       return null;
+    }
+    try (InputStream in = opened) {
+      return in.readNBytes(POINTER_READ_LIMIT + 1);
     }
   }
 
@@ -144,16 +158,16 @@ final class PointerFiles {
       return;
     }
     Path object = layout.resolveKey(key);
-    if (StoredObjects.regularFileAttributes(object) == null) {
+    if (paths.regularFile(object) == null) {
       return; // PointerAdvancer checked it exists; retention may have removed it since, which is its call.
     }
-    try (FileChannel ch = FileChannel.open(object, StandardOpenOption.READ)) {
+    try (FileChannel ch = FileChannel.open(object, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
       ops.force(ch);
     } catch (NoSuchFileException gone) {
       return;
     } catch (IOException e) {
       throw FsObjectStore.failure("could not make " + object + " durable before pointing at it", e);
     }
-    dirs.sync(object.getParent(), "could not make " + object + " durable before pointing at it");
+    paths.sync(object.getParent(), "could not make " + object + " durable before pointing at it");
   }
 }

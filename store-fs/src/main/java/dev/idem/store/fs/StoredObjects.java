@@ -5,10 +5,6 @@ import dev.idem.core.store.ObjectInfo;
 import dev.idem.core.store.PutStatus;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.file.FileSystemException;
-import java.nio.file.Files;
-import java.nio.file.LinkOption;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.security.MessageDigest;
@@ -26,16 +22,16 @@ final class StoredObjects {
   private StoredObjects() {}
 
   /** The object at {@code target} (the path of {@code key}) described from {@code ledger}, else hashed. */
-  static Optional<ObjectInfo> stat(String key, Path target, Path ledger) throws IOException {
-    BasicFileAttributes a = regularFileAttributes(target);
+  static Optional<ObjectInfo> stat(StorePaths paths, String key, Path target, Path ledger) throws IOException {
+    BasicFileAttributes a = paths.regularFile(target);
     if (a == null) {
       return Optional.empty();
     }
-    Ledger.Line line = vouching(Ledger.read(ledger), a);
+    Ledger.Line line = vouching(Ledger.read(paths, ledger), a);
     if (line != null) {
       return Optional.of(new ObjectInfo(key, line.sha256(), a.size(), line.writer(), line.time()));
     }
-    Hashed h = hash(target);
+    Hashed h = hash(paths, target);
     return h == null ? Optional.empty()
         : Optional.of(new ObjectInfo(key, h.sha256, h.size, null, a.lastModifiedTime().toInstant()));
   }
@@ -59,47 +55,19 @@ final class StoredObjects {
   record Hashed(String sha256, long size) {}
 
   /** The object's SHA-256 and size by reading it, or {@code null} if it is gone. */
-  static Hashed hash(Path file) throws IOException {
+  static Hashed hash(StorePaths paths, Path file) throws IOException {
     MessageDigest md = Sha256.newDigest();
     long size = 0;
-    try (InputStream in = Files.newInputStream(file)) {
+    InputStream opened = paths.open(file);
+    if (opened == null) {
+      return null;
+    }
+    try (InputStream in = opened) {
       byte[] buf = new byte[64 * 1024];
       for (int n; (n = in.read(buf)) != -1; size += n) {
         md.update(buf, 0, n);
       }
-    } catch (NoSuchFileException e) {
-      return null;
-    } catch (FileSystemException e) {
-      if (underAFile(file)) {
-        return null;
-      }
-      throw e;
     }
     return new Hashed(Sha256.hex(md.digest()), size);
-  }
-
-  /** The attributes of the regular file at {@code p}, or {@code null} if there is none. */
-  static BasicFileAttributes regularFileAttributes(Path p) throws IOException {
-    try {
-      BasicFileAttributes a = Files.readAttributes(p, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
-      return a.isRegularFile() ? a : null;
-    } catch (NoSuchFileException e) {
-      return null;
-    } catch (FileSystemException e) {
-      if (underAFile(p)) {
-        return null; // ENOTDIR: a key below an object ("a/b/c" under "a/b") holds nothing
-      }
-      throw e;
-    }
-  }
-
-  /** Whether some ancestor of {@code p} exists and is not a directory (the JDK reports ENOTDIR untyped). */
-  static boolean underAFile(Path p) {
-    for (Path a = p.getParent(); a != null; a = a.getParent()) {
-      if (Files.exists(a, LinkOption.NOFOLLOW_LINKS)) {
-        return !Files.isDirectory(a, LinkOption.NOFOLLOW_LINKS);
-      }
-    }
-    return false;
   }
 }

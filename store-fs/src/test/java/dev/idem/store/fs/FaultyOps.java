@@ -1,10 +1,13 @@
 package dev.idem.store.fs;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -17,7 +20,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class FaultyOps implements FsOps {
   enum Op { CREATE_NEW, OPEN_APPEND, OPEN_LOCK_FILE, WRITE, FORCE, CREATE_LINK, ATOMIC_MOVE, FSYNC_DIRECTORY,
-    CREATE_DIRECTORY, TRY_LOCK, DELETE }
+    CREATE_DIRECTORY, TRY_LOCK, DELETE, READ_ATTRIBUTES, OPEN_READ, LIST;
+
+    /** Whether the call changes the filesystem (the rest only read it). */
+    boolean mutating() {
+      return this != READ_ATTRIBUTES && this != OPEN_READ && this != LIST;
+    }
+  }
 
   record Call(Op op, Path path) {
     @Override
@@ -86,6 +95,24 @@ final class FaultyOps implements FsOps {
   public FileChannel openLockFile(Path file) throws IOException {
     step(Op.OPEN_LOCK_FILE, file);
     return track(file, real.openLockFile(file));
+  }
+
+  @Override
+  public BasicFileAttributes readAttributes(Path path) throws IOException {
+    step(Op.READ_ATTRIBUTES, path);
+    return real.readAttributes(path);
+  }
+
+  @Override
+  public InputStream newInputStream(Path file) throws IOException {
+    step(Op.OPEN_READ, file);
+    return real.newInputStream(file);
+  }
+
+  @Override
+  public DirectoryStream<Path> newDirectoryStream(Path dir) throws IOException {
+    step(Op.LIST, dir);
+    return real.newDirectoryStream(dir);
   }
 
   @Override

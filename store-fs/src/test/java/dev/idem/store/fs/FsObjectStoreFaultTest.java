@@ -231,18 +231,24 @@ class FsObjectStoreFaultTest {
 
   /** Guards the seam itself: if an operation stopped going through FsOps, the factories above would shrink. */
   @Test
-  void fsOps_everyMutatingStepOfPublishAndPointerGoesThroughTheSeam() throws IOException {
+  void fsOps_everyStepOfPublishAndPointerGoesThroughTheSeam() throws IOException {
     Set<Op> put = recordFreshPut().stream().map(Call::op).collect(Collectors.toCollection(() -> EnumSet.noneOf(Op.class)));
     assertEquals(EnumSet.of(Op.CREATE_DIRECTORY, Op.FSYNC_DIRECTORY, Op.CREATE_NEW, Op.WRITE, Op.FORCE,
-        Op.CREATE_LINK, Op.OPEN_APPEND, Op.DELETE), put);
+        Op.CREATE_LINK, Op.OPEN_APPEND, Op.DELETE, Op.READ_ATTRIBUTES), put);
 
     Path root = dir.resolve("seam-cas");
     Pointer[] p = seedPointer(root);
     FaultyOps rec = FaultyOps.recording();
     open(root, rec).compareAndSetPointer("orders", Sha256.of(p[0].toBytes()), p[1]);
-    List<Op> cas = rec.calls().stream().map(Call::op).toList();
+    List<Op> cas = rec.calls().stream().map(Call::op).filter(Op::mutating).toList();
     assertEquals(List.of(Op.OPEN_LOCK_FILE, Op.TRY_LOCK, Op.FORCE, Op.FSYNC_DIRECTORY, Op.CREATE_NEW, Op.WRITE,
         Op.FORCE, Op.ATOMIC_MOVE, Op.DELETE, Op.FSYNC_DIRECTORY), cas);
+    assertTrue(rec.calls().stream().anyMatch(c -> c.op() == Op.OPEN_READ), "the pointer is read through the seam");
+
+    FaultyOps reads = FaultyOps.recording();
+    Fixtures.history(open(root, reads), "");
+    Set<Op> history = reads.calls().stream().map(Call::op).collect(Collectors.toCollection(() -> EnumSet.noneOf(Op.class)));
+    assertEquals(EnumSet.of(Op.READ_ATTRIBUTES, Op.LIST, Op.OPEN_READ), history, "a scan reads only, through the seam");
   }
 
   @Test

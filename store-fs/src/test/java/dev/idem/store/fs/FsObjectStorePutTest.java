@@ -228,8 +228,7 @@ class FsObjectStorePutTest {
   }
 
   /** A filesystem without hard links: everything works but {@code link}. */
-  private static final class NoLinks implements FsOps {
-    private final FsOps real = FsOps.real();
+  private static final class NoLinks extends ForwardingOps {
     private final String reason;
 
     NoLinks(String reason) {
@@ -242,57 +241,6 @@ class FsObjectStorePutTest {
         throw new UnsupportedOperationException("no links");
       }
       throw new FileSystemException(link.toString(), existing.toString(), reason);
-    }
-
-    // Everything else is the real thing.
-    @Override
-    public java.nio.channels.FileChannel createNew(Path file) throws IOException {
-      return real.createNew(file);
-    }
-
-    @Override
-    public java.nio.channels.FileChannel openAppend(Path file) throws IOException {
-      return real.openAppend(file);
-    }
-
-    @Override
-    public java.nio.channels.FileChannel openLockFile(Path file) throws IOException {
-      return real.openLockFile(file);
-    }
-
-    @Override
-    public void write(java.nio.channels.FileChannel channel, java.nio.ByteBuffer src) throws IOException {
-      real.write(channel, src);
-    }
-
-    @Override
-    public void force(java.nio.channels.FileChannel channel) throws IOException {
-      real.force(channel);
-    }
-
-    @Override
-    public void atomicMove(Path source, Path target) throws IOException {
-      real.atomicMove(source, target);
-    }
-
-    @Override
-    public void fsyncDirectory(Path d) throws IOException {
-      real.fsyncDirectory(d);
-    }
-
-    @Override
-    public void createDirectory(Path d) throws IOException {
-      real.createDirectory(d);
-    }
-
-    @Override
-    public java.nio.channels.FileLock tryLock(java.nio.channels.FileChannel channel) throws IOException {
-      return real.tryLock(channel);
-    }
-
-    @Override
-    public boolean deleteIfExists(Path file) throws IOException {
-      return real.deleteIfExists(file);
     }
   }
 

@@ -28,13 +28,13 @@ class LedgerTest {
     Ledger.append(FsOps.real(), f, a);
     Ledger.append(FsOps.real(), f, b);
 
-    assertEquals(List.of(a, b), Ledger.read(f));
+    assertEquals(List.of(a, b), Ledger.read(new StorePaths(dir, FsOps.real()), f));
     assertEquals("v1 2024-09-10T20:27:00.123456789Z CREATED " + SHA + " 0 host:1@x\n", a.format());
   }
 
   @Test
   void read_missingFile_empty() throws IOException {
-    assertEquals(List.of(), Ledger.read(dir.resolve("none.log")));
+    assertEquals(List.of(), Ledger.read(new StorePaths(dir, FsOps.real()), dir.resolve("none.log")));
   }
 
   @Test
@@ -55,7 +55,7 @@ class LedgerTest {
     Files.write(f, ("v1 2024-01-01T00:00:00Z CREATED " + SHA.substring(0, 10) + good + "\0\0\0" + good + "v1 2024")
         .getBytes(StandardCharsets.UTF_8));
 
-    List<Ledger.Line> lines = Ledger.read(f);
+    List<Ledger.Line> lines = Ledger.read(new StorePaths(dir, FsOps.real()), f);
 
     assertEquals(2, lines.size(), lines.toString());
     assertEquals(PutStatus.IDENTICAL, lines.get(0).status());

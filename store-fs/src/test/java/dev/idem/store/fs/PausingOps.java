@@ -1,11 +1,14 @@
 package dev.idem.store.fs;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 
 /**
  * The real {@link FsOps}, except that the call with a given index first prints {@code PAUSED} and then
@@ -53,6 +56,21 @@ final class PausingOps implements FsOps {
   public FileChannel openLockFile(Path file) throws IOException {
     step("OPEN_LOCK_FILE", file);
     return real.openLockFile(file);
+  }
+
+  @Override
+  public BasicFileAttributes readAttributes(Path path) throws IOException {
+    return real.readAttributes(path); // reads change nothing a crash could reveal: never a pause point
+  }
+
+  @Override
+  public InputStream newInputStream(Path file) throws IOException {
+    return real.newInputStream(file);
+  }
+
+  @Override
+  public DirectoryStream<Path> newDirectoryStream(Path dir) throws IOException {
+    return real.newDirectoryStream(dir);
   }
 
   @Override

@@ -51,7 +51,7 @@ final class StoreInvariants {
       accounted.add(ledger);
       assertTrue(ledger.getFileName().toString().endsWith(".log"), ledger.toString());
       String key = ledgers.relativize(ledger).toString().replaceAll("\\.log$", "");
-      List<Ledger.Line> created = Ledger.read(ledger).stream()
+      List<Ledger.Line> created = Ledger.read(new StorePaths(root, FsOps.real()), ledger).stream()
           .filter(l -> l.status() == dev.idem.core.store.PutStatus.CREATED).toList();
       assertTrue(created.size() <= 1, "P3: one CREATED per key: " + key + " " + created);
       if (!created.isEmpty() && Files.exists(root.resolve(key))) {

@@ -1,0 +1,287 @@
+package dev.idem.store.fs;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.DirectoryStream;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayDeque;
+import java.util.Deque;
+
+/**
+ * The one owner of every path an {@link FsObjectStore} touches under its root: every read (attributes,
+ * open, directory listing) and every directory it creates goes through here, and from here through
+ * {@link FsOps}, so faults and the link policy can be injected on reads as on writes.
+ *
+ * <p><b>What it guarantees (S2, containment).</b> Before a path is used, each of its components from
+ * the root down is examined without following links ({@code lstat}); a symbolic link anywhere, the
+ * root included, is refused with a {@link LinkRefusedException} naming it, and nothing is read or
+ * written through it. Directories are created one level at a time, each level checked the same way.
+ * The last component is opened without following a link ({@code O_NOFOLLOW} for reads and the lock
+ * file, {@code O_EXCL} for new files, {@code link(2)} and {@code rename(2)}, which never follow the
+ * name they create or replace), so a link there is refused too.
+ *
+ * <p><b>What remains.</b> The check and the use are two system calls: someone with write access to
+ * the root who swaps a checked directory for a link between them can still redirect one call. Java
+ * offers no {@code mkdirat}/{@code linkat} to close that; against anyone who cannot write under the
+ * root (the threat this addresses: a link pre-placed by a mistake, a restore tool or a shared mount),
+ * the store stays inside its root.
+ *
+ * <p><b>Failures.</b> Every method either completes or throws an {@link IOException} naming the path;
+ * a refused link leaves the store as it was. A directory made here has its parent fsynced before the
+ * next level is made, so a created path survives a power loss.
+ */
+final class StorePaths {
+  /** What a component walk found at a path's parent chain. */
+  private enum Chain { DIRECTORIES, MISSING, UNDER_A_FILE }
+
+  private final Path root;
+  private final FsOps ops;
+
+  StorePaths(Path root, FsOps ops) {
+    this.root = root;
+    this.ops = ops;
+  }
+
+  Path root() {
+    return root;
+  }
+
+  /**
+   * The attributes of {@code p} itself, or {@code null} when nothing is there (or a parent is missing or
+   * a file, as for a key below an object).
+   *
+   * @throws LinkRefusedException when {@code p} or a directory above it (up to the root) is a link
+   */
+  BasicFileAttributes attributes(Path p) throws IOException {
+    if (parents(p) != Chain.DIRECTORIES) {
+      return null;
+    }
+    BasicFileAttributes a = lstat(p);
+    if (a != null && a.isSymbolicLink()) {
+      throw new LinkRefusedException(p, root);
+    }
+    return a;
+  }
+
+  /** The attributes of the regular file at {@code p}, or {@code null} if there is none; links refused. */
+  BasicFileAttributes regularFile(Path p) throws IOException {
+    BasicFileAttributes a = attributes(p);
+    return a != null && a.isRegularFile() ? a : null;
+  }
+
+  /**
+   * Opens the regular file at {@code p} for reading, or {@code null} when there is none.
+   *
+   * @throws LinkRefusedException when {@code p} or a directory above it is a link
+   */
+  InputStream open(Path p) throws IOException {
+    if (regularFile(p) == null) {
+      return null;
+    }
+    try {
+      return ops.newInputStream(p);
+    } catch (NoSuchFileException gone) {
+      return null;
+    } catch (FileSystemException e) {
+      throw refusedIfLink(p, e);
+    }
+  }
+
+  /**
+   * The entries of directory {@code dir}, or {@code null} when there is no directory there.
+   *
+   * @throws LinkRefusedException when {@code dir} or a directory above it is a link
+   */
+  DirectoryStream<Path> list(Path dir) throws IOException {
+    BasicFileAttributes a = attributes(dir);
+    if (a == null || !a.isDirectory()) {
+      return null;
+    }
+    try {
+      return ops.newDirectoryStream(dir);
+    } catch (NoSuchFileException | NotDirectoryException gone) {
+      return null;
+    }
+  }
+
+  /**
+   * The attributes of {@code child}, an entry of a directory {@link #list} just returned (so the
+   * directories above it were checked): {@code null} when it is gone since.
+   *
+   * @throws LinkRefusedException when the entry is a link
+   */
+  BasicFileAttributes entry(Path child) throws IOException {
+    BasicFileAttributes a = lstat(child);
+    if (a != null && a.isSymbolicLink()) {
+      throw new LinkRefusedException(child, root);
+    }
+    return a;
+  }
+
+  /**
+   * Checks that every directory above {@code p} (from the root) is a real directory and that {@code p}
+   * is not a link, before a call that creates or replaces {@code p}.
+   *
+   * @throws LinkRefusedException when one is a link
+   * @throws NoSuchFileException when a directory above {@code p} is missing
+   * @throws FileSystemException when a component above {@code p} is a file
+   */
+  void requireNoLinks(Path p) throws IOException {
+    Chain c = parents(p);
+    if (c == Chain.MISSING) {
+      throw new NoSuchFileException(p.getParent().toString(), null, "directory missing under the store root");
+    }
+    if (c == Chain.UNDER_A_FILE) {
+      throw new FileSystemException(p.toString(), null, "lies below a file (a filesystem store cannot hold both a"
+          + " key and keys below it); nothing was written");
+    }
+    BasicFileAttributes a = lstat(p);
+    if (a != null && a.isSymbolicLink()) {
+      throw new LinkRefusedException(p, root);
+    }
+  }
+
+  /**
+   * Creates {@code dir} and its missing parents under the root, one level at a time, fsyncing the
+   * parent of each directory made; an existing level must be a directory, not a link or a file.
+   */
+  void ensureDirectory(Path dir) throws IOException {
+    Path rel = root.relativize(dir);
+    Path cur = root;
+    if (!requireDirectory(root)) {
+      createRoot();
+    }
+    if (rel.toString().isEmpty()) {
+      return;
+    }
+    for (Path name : rel) {
+      cur = cur.resolve(name);
+      if (requireDirectory(cur)) {
+        continue;
+      }
+      try {
+        ops.createDirectory(cur);
+      } catch (FileAlreadyExistsException e) {
+        // Made concurrently by another writer, which may not have synced it yet: sync it below too.
+        if (!requireDirectory(cur)) {
+          throw new FileSystemException(cur.toString(), null, "vanished while being created");
+        }
+      }
+      sync(cur.getParent(), "created " + cur + " but could not make it durable");
+    }
+  }
+
+  /**
+   * Creates the missing root and its missing ancestors (the operator's path, above the store: links
+   * there are the operator's choice and are followed), fsyncing each new directory's parent.
+   */
+  private void createRoot() throws IOException {
+    Deque<Path> missing = new ArrayDeque<>();
+    try {
+      for (Path p = root; p != null && lstat(p) == null; p = p.getParent()) {
+        missing.push(p);
+      }
+      while (!missing.isEmpty()) {
+        Path d = missing.pop();
+        try {
+          ops.createDirectory(d);
+        } catch (FileAlreadyExistsException concurrentlyMade) {
+          // Another writer made it first; it is checked below like any existing level.
+        }
+        ops.fsyncDirectory(d.getParent());
+      }
+    } catch (IOException e) {
+      throw FsObjectStore.failure("could not create the store root " + root, e);
+    }
+    requireDirectory(root);
+  }
+
+  /** Whether {@code d} is a directory (false: nothing there); refuses a link or a file. */
+  private boolean requireDirectory(Path d) throws IOException {
+    BasicFileAttributes a = lstat(d);
+    if (a == null) {
+      return false;
+    }
+    if (a.isSymbolicLink()) {
+      throw new LinkRefusedException(d, root);
+    }
+    if (!a.isDirectory()) {
+      throw new FileSystemException(d.toString(), null, "exists and is not a directory (a filesystem store"
+          + " cannot hold both a key and keys below it); nothing was written");
+    }
+    return true;
+  }
+
+  /**
+   * fsyncs {@code dir}.
+   *
+   * @throws IOException with {@code context} and the directory in its message when the fsync failed
+   */
+  void sync(Path dir, String context) throws IOException {
+    try {
+      ops.fsyncDirectory(dir);
+    } catch (IOException e) {
+      throw FsObjectStore.failure(context + " (fsync of " + dir + ")", e);
+    }
+  }
+
+  /** Walks the directories from the root to {@code p}'s parent without following links. */
+  private Chain parents(Path p) throws IOException {
+    if (p.equals(root)) {
+      return Chain.DIRECTORIES; // nothing above the root is the store's to check
+    }
+    if (!p.startsWith(root)) {
+      throw new IllegalArgumentException(p + " is not under the store root " + root);
+    }
+    Path cur = root;
+    Path rel = root.relativize(p.getParent());
+    if (!checkLevel(cur)) {
+      return Chain.MISSING;
+    }
+    if (rel.toString().isEmpty()) {
+      return Chain.DIRECTORIES;
+    }
+    for (Path name : rel) {
+      cur = cur.resolve(name);
+      BasicFileAttributes a = lstat(cur);
+      if (a == null) {
+        return Chain.MISSING;
+      }
+      if (a.isSymbolicLink()) {
+        throw new LinkRefusedException(cur, root);
+      }
+      if (!a.isDirectory()) {
+        return Chain.UNDER_A_FILE;
+      }
+    }
+    return Chain.DIRECTORIES;
+  }
+
+  private boolean checkLevel(Path d) throws IOException {
+    BasicFileAttributes a = lstat(d);
+    if (a != null && a.isSymbolicLink()) {
+      throw new LinkRefusedException(d, root);
+    }
+    return a != null && a.isDirectory();
+  }
+
+  /** {@code lstat(p)}, or {@code null} when nothing is there. */
+  private BasicFileAttributes lstat(Path p) throws IOException {
+    try {
+      return ops.readAttributes(p);
+    } catch (NoSuchFileException e) {
+      return null;
+    }
+  }
+
+  /** {@code e} from opening {@code p} without following links: a refusal if a link is what is there. */
+  IOException refusedIfLink(Path p, IOException e) throws IOException {
+    BasicFileAttributes a = lstat(p);
+    return a != null && a.isSymbolicLink() ? new LinkRefusedException(p, root) : e;
+  }
+}

@@ -1,0 +1,85 @@
+package dev.idem.store.fs;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+
+/** {@link FsOps#real()} call for call; a test overrides the one call it changes. */
+class ForwardingOps implements FsOps {
+  private final FsOps real = FsOps.real();
+
+  @Override
+  public FileChannel createNew(Path file) throws IOException {
+    return real.createNew(file);
+  }
+
+  @Override
+  public FileChannel openAppend(Path file) throws IOException {
+    return real.openAppend(file);
+  }
+
+  @Override
+  public FileChannel openLockFile(Path file) throws IOException {
+    return real.openLockFile(file);
+  }
+
+  @Override
+  public BasicFileAttributes readAttributes(Path path) throws IOException {
+    return real.readAttributes(path);
+  }
+
+  @Override
+  public InputStream newInputStream(Path file) throws IOException {
+    return real.newInputStream(file);
+  }
+
+  @Override
+  public DirectoryStream<Path> newDirectoryStream(Path dir) throws IOException {
+    return real.newDirectoryStream(dir);
+  }
+
+  @Override
+  public void write(FileChannel channel, ByteBuffer src) throws IOException {
+    real.write(channel, src);
+  }
+
+  @Override
+  public void force(FileChannel channel) throws IOException {
+    real.force(channel);
+  }
+
+  @Override
+  public void createLink(Path link, Path existing) throws IOException {
+    real.createLink(link, existing);
+  }
+
+  @Override
+  public void atomicMove(Path source, Path target) throws IOException {
+    real.atomicMove(source, target);
+  }
+
+  @Override
+  public void fsyncDirectory(Path dir) throws IOException {
+    real.fsyncDirectory(dir);
+  }
+
+  @Override
+  public void createDirectory(Path dir) throws IOException {
+    real.createDirectory(dir);
+  }
+
+  @Override
+  public FileLock tryLock(FileChannel channel) throws IOException {
+    return real.tryLock(channel);
+  }
+
+  @Override
+  public boolean deleteIfExists(Path file) throws IOException {
+    return real.deleteIfExists(file);
+  }
+}
