@@ -8,6 +8,8 @@ import dev.idem.core.store.PointerState;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -18,9 +20,10 @@ import picocli.CommandLine.Spec;
 /** {@code idem pointer show}: the pointer document, and whether the object it names is there. */
 @Command(name = "show", mixinStandardHelpOptions = true, versionProvider = IdemCommand.Version.class,
     description = {
-        "Print a pipeline's pointer: the key it names, window, schema, SHA-256, size, writer, time, and "
-            + "whether the object is present with the pointer's SHA-256 and size (exit 7 when there is no pointer, or "
-            + "its object is missing or holds other bytes).",
+        "Print a pipeline's pointer: the key it names, window, schema, SHA-256, size, writer, time, the last "
+            + "operator rewind if there was one (rewound_from, rewound_to, rewound_by, rewound_at, rewind_reason), "
+            + "and whether the object is present with the pointer's SHA-256 and size (exit 7 when there is no "
+            + "pointer, or its object is missing or holds other bytes).",
         ""
     })
 final class PointerShowCommand implements Callable<Integer> {
@@ -68,8 +71,8 @@ final class PointerShowCommand implements Callable<Integer> {
     }
   }
 
-  static String[] lines(Pointer p) {
-    return new String[] {
+  static List<String> lines(Pointer p) {
+    List<String> lines = new ArrayList<>(List.of(
         "pipeline=" + p.pipeline(),
         "key=" + p.key(),
         "window_start=" + p.windowStart() + " (" + Instant.ofEpochSecond(p.windowStart()) + ")",
@@ -78,8 +81,17 @@ final class PointerShowCommand implements Callable<Integer> {
         "sha256=" + p.sha256(),
         "size=" + p.size(),
         "writer=" + p.writer(),
-        "published_at=" + p.publishedAt(),
-    };
+        "published_at=" + p.publishedAt()));
+    Pointer.Rewind r = p.rewind();
+    if (r != null) {
+      lines.addAll(List.of(
+          "rewound_from=" + r.from(),
+          "rewound_to=" + r.to(),
+          "rewound_by=" + r.by(),
+          "rewound_at=" + r.at(),
+          "rewind_reason=" + r.reason()));
+    }
+    return lines;
   }
 
   static Json json(Pointer p) {
@@ -92,6 +104,20 @@ final class PointerShowCommand implements Callable<Integer> {
         .put("sha256", p.sha256())
         .put("size", p.size())
         .put("writer", p.writer())
-        .put("published_at", p.publishedAt());
+        .put("published_at", p.publishedAt())
+        .put("last_rewind", rewindJson(p.rewind()));
+  }
+
+  /** The rewind record as JSON, or {@code null} for a pointer never rewound. */
+  static Json rewindJson(Pointer.Rewind r) {
+    if (r == null) {
+      return null;
+    }
+    return Json.object()
+        .put("from", r.from())
+        .put("to", r.to())
+        .put("by", r.by())
+        .put("at", r.at())
+        .put("reason", r.reason());
   }
 }

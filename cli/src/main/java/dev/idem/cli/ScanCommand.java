@@ -51,7 +51,8 @@ import picocli.CommandLine.Spec;
             + "scan examined nothing (no key and no pointer: a typo in --store, --pipeline or --prefix), or "
             + "the file: directory holds files but no _idem/ (not an idem store); exit 4 when the file: "
             + "directory or the bucket does not exist. --json prints one JSON object per line: each divergent "
-            + "key with its versions, then a summary.",
+            + "key with its versions, then a summary. A pointer an operator rewound ('idem pointer rewind') is "
+            + "shown (POINTER-REWOUND on stderr, pointer_rewinds in --json); it does not fail the gate.",
         ""
     })
 final class ScanCommand implements Callable<Integer> {
@@ -171,6 +172,8 @@ final class ScanCommand implements Callable<Integer> {
         if (!summary.complete()) {
           err.println("idem scan: stopped early by --max-keys/--max-time: not a clean result");
         }
+        summary.pointerRewinds().forEach((p, r) -> err.println("idem scan: POINTER-REWOUND " + p
+            + " from " + r.from() + " to " + r.to() + " by " + r.by() + " at " + r.at() + ": " + r.reason()));
         for (PointerTarget t : summary.pointerProblems()) {
           err.println("idem scan: POINTER-" + (t.status() == PointerTarget.Status.MISSING ? "MISSING " : "MISMATCH ")
               + t.describe(st.describe()));
@@ -264,9 +267,17 @@ final class ScanCommand implements Callable<Integer> {
         .put("complete", summary.complete())
         .put("pointer_missing_objects", missing)
         .put("pointer_problems", problems)
+        .put("pointer_rewinds", rewindsJson(summary))
         .put("nothing_examined", summary.examinedNothing())
         .put("clean", summary.clean())
         .put("exit_code", code);
+  }
+
+  /** The last rewind of each scanned pipeline's pointer, with the pipeline named. */
+  static List<Json> rewindsJson(ScanSummary summary) {
+    List<Json> list = new ArrayList<>();
+    summary.pointerRewinds().forEach((pipeline, r) -> list.add(PointerShowCommand.rewindJson(r).put("pipeline", pipeline)));
+    return list;
   }
 
   static Json json(KeyVerdict v) {

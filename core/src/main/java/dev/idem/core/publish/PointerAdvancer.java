@@ -24,7 +24,9 @@ import java.util.function.LongSupplier;
  * token just read. The decision is made on the value the CAS then verifies, so a pointer moved by
  * someone else in between turns the CAS into CONFLICT, and the next attempt decides again on the new
  * value. This is what stops a slow old replica from swapping in an older generation after a new one
- * advanced (a bare CAS with a stale expectation would not). Attempts back off with full jitter.
+ * advanced (a bare CAS with a stale expectation would not). Attempts back off with full jitter. The
+ * last operator rewind recorded in the pointer read ({@link Pointer#rewind()}) is carried into the
+ * pointer written; moving backwards is {@link PointerRewinder}'s alone.
  *
  * <p>Waiting: the whole call, lock waits and backoffs included, ends by its deadline (default
  * {@value #DEFAULT_DEADLINE_SECONDS} s). Each compare-and-swap is given only the time left, so a lock
@@ -154,9 +156,11 @@ public final class PointerAdvancer {
         }
       }
       Duration left = Duration.ofNanos(Math.max(0, end - nanoTime.getAsLong()));
-      last = store.compareAndSetPointer(next.pipeline(), current.map(PointerState::token).orElse(null), next, left);
+      // The record of an operator's rewind rides along, so moving on from a repaired pointer keeps it visible.
+      Pointer written = current.map(st -> st.pointer().rewind()).map(next::withRewind).orElse(next);
+      last = store.compareAndSetPointer(next.pipeline(), current.map(PointerState::token).orElse(null), written, left);
       if (last == CasResult.SWAPPED) {
-        return report(AdvanceStatus.ADVANCED, next, next, attempt, start);
+        return report(AdvanceStatus.ADVANCED, next, written, attempt, start);
       }
       if (attempt < maxAttempts) {
         backoff(attempt, end);

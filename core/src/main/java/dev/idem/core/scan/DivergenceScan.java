@@ -2,6 +2,7 @@ package dev.idem.core.scan;
 
 import dev.idem.core.OutputKey;
 import dev.idem.core.store.KeyHistory;
+import dev.idem.core.store.Pointer;
 import dev.idem.core.store.PointerState;
 import dev.idem.core.store.ObjectStore;
 import java.io.IOException;
@@ -13,6 +14,8 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.Predicate;
 
@@ -23,7 +26,8 @@ import java.util.function.Predicate;
  * <p>Memory is bounded by one key's history: the store streams keys one at a time and the scan keeps
  * only counters and the names of the pipelines it met. After the listing, the pointer of every
  * pipeline met (and of {@code alsoCheck}) is read, and one whose object is missing or holds other bytes
- * than the pointer says ({@link PointerTarget}) is reported. A {@code maxKeys} or {@code maxTime} bound
+ * than the pointer says ({@link PointerTarget}) is reported, and so is the last operator rewind a pointer
+ * records. A {@code maxKeys} or {@code maxTime} bound
  * stops early; the summary then says the scan was incomplete, and an incomplete scan is never reported
  * clean. Neither is a scan that met no key and no pointer ({@link ScanSummary#examinedNothing()}).
  *
@@ -100,6 +104,7 @@ public final class DivergenceScan {
     });
     List<PointerTarget> problems = new ArrayList<>();
     long pointers = 0;
+    SortedMap<String, Pointer.Rewind> rewinds = new TreeMap<>();
     for (String pipeline : pipelines) {
       Optional<PointerState> p = store.readPointer(pipeline);
       if (p.isPresent()) {
@@ -109,7 +114,10 @@ public final class DivergenceScan {
           problems.add(target);
         }
       }
+      if (p.isPresent() && p.get().pointer().rewind() != null) {
+        rewinds.put(pipeline, p.get().pointer().rewind());
+      }
     }
-    return new ScanSummary(prefix, counts[0], counts[1], counts[2], counts[3], complete, pointers, problems);
+    return new ScanSummary(prefix, counts[0], counts[1], counts[2], counts[3], complete, pointers, problems, rewinds);
   }
 }

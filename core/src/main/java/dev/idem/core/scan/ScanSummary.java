@@ -1,6 +1,10 @@
 package dev.idem.core.scan;
 
+import dev.idem.core.store.Pointer;
+import java.util.Collections;
 import java.util.List;
+import java.util.SortedMap;
+import java.util.TreeMap;
 
 /**
  * Totals of one scan, and the gate's verdict on them.
@@ -18,12 +22,17 @@ import java.util.List;
  * @param pointersExamined pointers read (of the pipelines met, and of those the caller asked for)
  * @param pointerProblems pointers whose object is missing or holds other bytes than the pointer says (a
  *     broken G1: readers following them find nothing, or the wrong bytes)
+ * @param pointerRewinds the last operator rewind recorded in the pointer of each scanned pipeline that
+ *     has one, by pipeline name in ascending order: shown so that a moved-back pointer is never a
+ *     silent one; not a failure of the gate (it was a deliberate, compare-and-swapped repair)
  */
 public record ScanSummary(String prefix, long keys, long entries, long benignDuplicateKeys, long divergentKeys,
-    boolean complete, long pointersExamined, List<PointerTarget> pointerProblems) {
+    boolean complete, long pointersExamined, List<PointerTarget> pointerProblems,
+    SortedMap<String, Pointer.Rewind> pointerRewinds) {
 
   public ScanSummary {
     pointerProblems = List.copyOf(pointerProblems);
+    pointerRewinds = Collections.unmodifiableSortedMap(new TreeMap<>(pointerRewinds));
     if (pointerProblems.stream().anyMatch(PointerTarget::matches)) {
       throw new IllegalArgumentException("a pointer whose object matches is not a problem");
     }

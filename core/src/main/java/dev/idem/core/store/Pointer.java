@@ -30,6 +30,15 @@ import java.util.Objects;
  * </pre>
  *
  * Pointers are ordered by {@link #position()}, i.e. {@code (window_start, schema_version)} (G2).
+ *
+ * <p>A pointer an operator moved backwards ({@code idem pointer rewind}) carries the record of the last
+ * such move, {@link Rewind}, and is written as format 2: the same lines, the magic {@code idem-pointer
+ * 2}, and five more ({@code rewound_from}, {@code rewound_to}, {@code rewound_by}, {@code rewound_at},
+ * {@code rewind_reason}). A pointer without one is written as format 1, byte for byte as before, so
+ * documents written by earlier releases still parse and a store that never saw a rewind never holds
+ * format 2. An earlier release refuses a format-2 document as malformed (it never follows or
+ * overwrites what it cannot read); the record rides along with every later forward advance, so the
+ * one way backwards stays visible.
  */
 public record Pointer(
     String pipeline,
@@ -40,10 +49,15 @@ public record Pointer(
     String sha256,
     long size,
     String writer,
-    Instant publishedAt) {
+    Instant publishedAt,
+    Rewind rewind) {
 
+  /** The format written for a pointer that carries no rewind record. */
   public static final int FORMAT_VERSION = 1;
+  /** The format written for a pointer that carries one: {@link #FORMAT_VERSION} plus the rewind lines. */
+  public static final int REWOUND_FORMAT_VERSION = 2;
   private static final String MAGIC = "idem-pointer " + FORMAT_VERSION;
+  private static final String REWOUND_MAGIC = "idem-pointer " + REWOUND_FORMAT_VERSION;
   private static final int MAX_DOCUMENT_BYTES = 8 * 1024;
 
   public Pointer {
@@ -61,6 +75,64 @@ public record Pointer(
     }
     Names.requireWriterId(writer);
     Objects.requireNonNull(publishedAt, "publishedAt");
+    // The record names where this pointer was sent back to; later advances only move it forward from there.
+    if (rewind != null && (!OutputKey.parse(rewind.to()).pipeline().equals(pipeline)
+        || OutputKey.parse(rewind.to()).windowStartEpochSecond() > windowStart)) {
+      throw new IllegalArgumentException("rewind record to " + rewind.to() + " does not fit pointer " + key);
+    }
+  }
+
+  /** A pointer with no rewind record: what every forward advance asks for. */
+  public Pointer(String pipeline, String key, long windowStart, long windowLength, int schemaVersion, String sha256,
+      long size, String writer, Instant publishedAt) {
+    this(pipeline, key, windowStart, windowLength, schemaVersion, sha256, size, writer, publishedAt, null);
+  }
+
+  /** This pointer carrying {@code r} (or none, for {@code null}) as its last rewind. */
+  public Pointer withRewind(Rewind r) {
+    return new Pointer(pipeline, key, windowStart, windowLength, schemaVersion, sha256, size, writer, publishedAt, r);
+  }
+
+  /**
+   * The record of an operator moving a pointer backwards: from which key, to which key, by whom, when
+   * and why. Only {@code idem pointer rewind} creates one; forward advances carry the last one on.
+   *
+   * @param reason why, in the operator's words: 1-{@value #MAX_REASON_LENGTH} characters, no control
+   *     characters (it is one line of the pointer document)
+   */
+  public record Rewind(String from, String to, String by, Instant at, String reason) {
+    public static final int MAX_REASON_LENGTH = 500;
+
+    public Rewind {
+      OutputKey f = OutputKey.parse(from);
+      OutputKey t = OutputKey.parse(to);
+      if (!f.pipeline().equals(t.pipeline())) {
+        throw new IllegalArgumentException("a rewind stays in one pipeline, was from " + from + " to " + to);
+      }
+      Names.requireWriterId(by);
+      Objects.requireNonNull(at, "at");
+      requireReason(reason);
+    }
+
+    /**
+     * Checks an operator's reason before it is recorded.
+     *
+     * @throws IllegalArgumentException when it is blank, too long or holds a control character
+     */
+    public static String requireReason(String reason) {
+      if (reason == null || reason.isBlank()) {
+        throw new IllegalArgumentException("a rewind needs a reason (who asked, which incident)");
+      }
+      if (reason.length() > MAX_REASON_LENGTH) {
+        throw new IllegalArgumentException("rewind reason must be at most " + MAX_REASON_LENGTH + " characters, was "
+            + reason.length());
+      }
+      if (reason.codePoints().anyMatch(Character::isISOControl) || !reason.equals(reason.strip())) {
+        throw new IllegalArgumentException("rewind reason must be one line without control characters or "
+            + "leading/trailing blanks");
+      }
+      return reason;
+    }
   }
 
   /** The pointer to {@code object}, published for the spec with this window and schema. */
@@ -91,7 +163,7 @@ public record Pointer(
   }
 
   public byte[] toBytes() {
-    String s = MAGIC + "\n"
+    String s = (rewind == null ? MAGIC : REWOUND_MAGIC) + "\n"
         + "pipeline=" + pipeline + "\n"
         + "key=" + key + "\n"
         + "window_start=" + windowStart + "\n"
@@ -101,11 +173,19 @@ public record Pointer(
         + "size=" + size + "\n"
         + "writer=" + writer + "\n"
         + "published_at=" + publishedAt + "\n";
+    if (rewind != null) {
+      s += "rewound_from=" + rewind.from() + "\n"
+          + "rewound_to=" + rewind.to() + "\n"
+          + "rewound_by=" + rewind.by() + "\n"
+          + "rewound_at=" + rewind.at() + "\n"
+          + "rewind_reason=" + rewind.reason() + "\n";
+    }
     return s.getBytes(StandardCharsets.UTF_8);
   }
 
   /**
-   * Parses a pointer document strictly: the magic line, every field exactly once, nothing unknown.
+   * Parses a pointer document strictly: the magic line (format 1 or 2), every field of that format
+   * exactly once, nothing unknown.
    *
    * @throws MalformedPointerException with a one-line reason; {@code source} names where it came from
    */
@@ -118,8 +198,9 @@ public record Pointer(
       throw new MalformedPointerException(source, "truncated (no final newline)");
     }
     String[] lines = text.split("\n", -1);
-    if (!lines[0].equals(MAGIC)) {
-      throw new MalformedPointerException(source, "first line is not '" + MAGIC + "'");
+    boolean rewound = lines[0].equals(REWOUND_MAGIC);
+    if (!rewound && !lines[0].equals(MAGIC)) {
+      throw new MalformedPointerException(source, "first line is not '" + MAGIC + "' or '" + REWOUND_MAGIC + "'");
     }
     Map<String, String> fields = new LinkedHashMap<>();
     for (int i = 1; i < lines.length - 1; i++) {
@@ -141,7 +222,13 @@ public record Pointer(
           field(fields, "sha256", source),
           Long.parseLong(field(fields, "size", source)),
           field(fields, "writer", source),
-          Instant.parse(field(fields, "published_at", source)));
+          Instant.parse(field(fields, "published_at", source)),
+          rewound ? new Rewind(
+              field(fields, "rewound_from", source),
+              field(fields, "rewound_to", source),
+              field(fields, "rewound_by", source),
+              Instant.parse(field(fields, "rewound_at", source)),
+              field(fields, "rewind_reason", source)) : null);
       if (!fields.isEmpty()) {
         throw new MalformedPointerException(source, "unknown field " + fields.keySet().iterator().next());
       }

@@ -12,7 +12,10 @@ import dev.idem.core.RunSpec;
 import dev.idem.core.Window;
 import dev.idem.core.publish.AdvanceReport;
 import dev.idem.core.publish.AdvanceStatus;
+import dev.idem.core.publish.ClosedWindowGuard;
 import dev.idem.core.publish.PointerAdvancer;
+import dev.idem.core.publish.PointerRewinder;
+import dev.idem.core.publish.RewindStatus;
 import dev.idem.core.scan.KeyVerdict;
 import dev.idem.core.testing.Race;
 import java.io.IOException;
@@ -249,6 +252,27 @@ public abstract class ObjectStoreContract {
     Pointer.Position max = offered.stream().map(Pointer::position).max(Pointer.Position::compareTo).orElseThrow();
     assertEquals(max, store.readPointer("contended").orElseThrow().pointer().position(), "G3: " + reports);
     assertFalse(reports.stream().anyMatch(r -> r.status().gaveUp()), "no advance gave up: " + reports);
+  }
+
+  @Test
+  void rewind_recordRoundTripsThroughTheStoreAndSurvivesTheNextAdvance() throws IOException {
+    PointerAdvancer adv = new PointerAdvancer(store);
+    Pointer good = pointerTo("orders", 60, 1);
+    Pointer bad = pointerTo("orders", 180, 1);
+    adv.advance(good);
+    adv.advance(bad);
+    ClosedWindowGuard guard = ClosedWindowGuard.systemDefault();
+    assertEquals(RewindStatus.REWOUND, new PointerRewinder(store, guard).rewind(good, bad.key(), "ops-1", "bad build").status());
+    Pointer rewound = store.readPointer("orders").orElseThrow().pointer();
+    assertEquals(good.key(), rewound.key());
+    assertEquals(bad.key(), rewound.rewind().from());
+    assertEquals("bad build", rewound.rewind().reason());
+    assertEquals(AdvanceStatus.ADVANCED, adv.advance(pointerTo("orders", 120, 1)).status());
+    Pointer after = store.readPointer("orders").orElseThrow().pointer();
+    assertEquals(120, after.windowStart());
+    assertEquals(rewound.rewind(), after.rewind());
+    assertEquals(RewindStatus.POINTER_MOVED,
+        new PointerRewinder(store, guard).rewind(good, bad.key(), "ops-1", "again").status(), "expects a key no longer there");
   }
 
   // --- history and listing ---

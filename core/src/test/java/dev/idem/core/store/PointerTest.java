@@ -68,4 +68,71 @@ class PointerTest {
     assertTrue(new Pointer.Position(120, 2).compareTo(new Pointer.Position(120, 1)) > 0);
     assertEquals(0, new Pointer.Position(120, 1).compareTo(new Pointer.Position(120, 1)));
   }
+
+  static Pointer rewound() {
+    String from = RunSpec.of("border-state", new Window(4_070_908_800L, 60), 3).outputKey().toString();
+    return sample().withRewind(new Pointer.Rewind(from, sample().key(), "ops-alice", Instant.parse("2026-12-02T15:00:00Z"),
+        "INC-42: --at typo published 2099 — back to the last good window"));
+  }
+
+  @Test
+  void toBytes_withRewind_isFormat2WithTheRecordLines() {
+    String text = new String(rewound().toBytes(), StandardCharsets.UTF_8);
+    assertTrue(text.startsWith("idem-pointer 2\npipeline=border-state\n"), text);
+    assertTrue(text.endsWith("published_at=2024-09-10T20:27:00Z\n"
+        + "rewound_from=" + rewound().rewind().from() + "\n"
+        + "rewound_to=" + sample().key() + "\n"
+        + "rewound_by=ops-alice\n"
+        + "rewound_at=2026-12-02T15:00:00Z\n"
+        + "rewind_reason=INC-42: --at typo published 2099 — back to the last good window\n"), text);
+  }
+
+  @Test
+  void toBytes_parse_withRewind_roundTrips() throws Exception {
+    assertEquals(rewound(), Pointer.parse(rewound().toBytes(), "test"));
+  }
+
+  @Test
+  void toBytes_withoutRewind_unchangedFormat1() throws Exception {
+    // What earlier releases wrote: it must still parse, to a pointer with no rewind record.
+    String v1 = "idem-pointer 1\npipeline=border-state\nkey=" + sample().key() + "\nwindow_start=1726000000\n"
+        + "window_length=60\nschema_version=3\nsha256=" + "ab".repeat(32) + "\nsize=1234\nwriter=host-a:42:k3\n"
+        + "published_at=2024-09-10T20:27:00Z\n";
+    assertEquals(v1, new String(sample().toBytes(), StandardCharsets.UTF_8));
+    Pointer p = Pointer.parse(v1.getBytes(StandardCharsets.UTF_8), "v1");
+    assertEquals(sample(), p);
+    assertEquals(null, p.rewind());
+  }
+
+  @Test
+  void parse_rewindFieldsOutOfPlace_rejected() {
+    String v2 = new String(rewound().toBytes(), StandardCharsets.UTF_8);
+    String[] bad = {
+      v2.replace("idem-pointer 2", "idem-pointer 1"),
+      v2.replace("idem-pointer 2", "idem-pointer 3"),
+      v2.replaceAll("rewound_by=[^\n]*\n", ""),
+      v2.replace("rewind_reason=INC-42", "rewind_reason= INC-42"),
+      v2.replace("rewound_at=2026-12-02T15:00:00Z", "rewound_at=today"),
+      v2.replace("rewound_to=border-state/1726000000/", "rewound_to=other/1726000000/"),
+    };
+    for (String b : bad) {
+      Pointer.MalformedPointerException e = assertThrows(Pointer.MalformedPointerException.class,
+          () -> Pointer.parse(b.getBytes(StandardCharsets.UTF_8), "latest"), b);
+      assertFalse(e.getMessage().contains("\n"), e.getMessage());
+    }
+  }
+
+  @Test
+  void rewind_reasonBlankMultiLineOrTooLong_rejected() {
+    for (String reason : new String[] {"", "  ", "two\nlines", "tab\there", " padded", "x".repeat(501)}) {
+      assertThrows(IllegalArgumentException.class, () -> Pointer.Rewind.requireReason(reason), reason);
+    }
+    assertEquals("x".repeat(500), Pointer.Rewind.requireReason("x".repeat(500)));
+  }
+
+  @Test
+  void constructor_rewindToALaterWindow_rejected() {
+    Pointer.Rewind ahead = new Pointer.Rewind(rewound().rewind().from(), rewound().rewind().from(), "ops", Instant.EPOCH, "r");
+    assertThrows(IllegalArgumentException.class, () -> sample().withRewind(ahead));
+  }
 }
