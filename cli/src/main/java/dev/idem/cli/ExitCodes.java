@@ -12,6 +12,7 @@ import java.nio.file.FileSystemException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import picocli.CommandLine;
 import picocli.CommandLine.IExecutionExceptionHandler;
@@ -19,6 +20,7 @@ import picocli.CommandLine.IExitCodeExceptionMapper;
 import picocli.CommandLine.IParameterExceptionHandler;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.ParseResult;
+import picocli.CommandLine.UnmatchedArgumentException;
 
 /**
  * The one table of exit codes, and the one place that turns an exception into a code and a one-line
@@ -127,8 +129,10 @@ public final class ExitCodes implements IExitCodeExceptionMapper {
   /** One line, never a stack trace: what failed and, for file errors, which file. */
   public static String oneLine(Throwable t) {
     String msg;
-    if (t instanceof FileSystemException fse) {
-      msg = fse.getFile() + ": " + (fse.getReason() != null ? fse.getReason() : reason(fse));
+    if (t instanceof FileSystemException fse && fse.getFile() != null) {
+      // Name both paths of a two-path failure (link, rename): either may be the one at fault.
+      msg = fse.getFile() + (fse.getOtherFile() != null ? " -> " + fse.getOtherFile() : "") + ": "
+          + (fse.getReason() != null ? fse.getReason() : reason(fse));
     } else if (t instanceof UncheckedIOException u && u.getCause() != null) {
       return oneLine(u.getCause());
     } else {
@@ -156,6 +160,48 @@ public final class ExitCodes implements IExitCodeExceptionMapper {
     return e.getClass().getSimpleName();
   }
 
+  /**
+   * The one line for a failure inside a command. A bare {@link IOException} (the JDK's channel reads
+   * and writes say only "Invalid argument" or "Input/output error") gets the store it came from, so
+   * the line always names where the failure was.
+   */
+  static String oneLine(Throwable t, CommandLine cmd) {
+    String line = oneLine(t);
+    String store = StoreOption.openedIn(cmd);
+    if (store != null && isBare(t) && !line.contains(store)) {
+      return line + " (store " + store + ")";
+    }
+    return line;
+  }
+
+  private static boolean isBare(Throwable t) {
+    Throwable c = t instanceof UncheckedIOException u && u.getCause() != null ? u.getCause() : t;
+    String m = c.getMessage();
+    return c.getClass() == IOException.class && (m == null || !m.contains("/"));
+  }
+
+  /**
+   * Under {@code --json} a failure is also one JSON object on stdout, so a script reads every outcome
+   * from stdout and never parses stderr: {@code {"type":"error","exit_code":N,"message":"..."}}.
+   */
+  static void printJsonError(CommandLine cmd, int code, String message) {
+    cmd.getOut().println(Json.object().put("type", "error").put("exit_code", code).put("message", message));
+    cmd.getOut().flush();
+  }
+
+  /** Whether {@code --json} was given to idem itself (not to {@code run}'s CMD, after {@code --}). */
+  static boolean jsonRequested(String[] args) {
+    for (String a : args) {
+      if (a.equals("--")) {
+        return false;
+      }
+      if (a.equals("--json")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** Prints failures from commands as one line on stderr and maps them through the table. */
   static final class ExecutionHandler implements IExecutionExceptionHandler {
     private final boolean debug;
@@ -167,25 +213,46 @@ public final class ExitCodes implements IExitCodeExceptionMapper {
     @Override
     public int handleExecutionException(Exception ex, CommandLine cmd, ParseResult parseResult) {
       int code = cmd.getExitCodeExceptionMapper().getExitCode(ex);
-      String prefix = code == INTERNAL ? "internal error: " : "";
-      cmd.getErr().println(qualifiedName(cmd) + ": " + prefix + oneLine(ex));
+      String message = (code == INTERNAL ? "internal error: " : "") + oneLine(ex, cmd);
+      cmd.getErr().println(qualifiedName(cmd) + ": " + message);
       if (debug) {
         ex.printStackTrace(cmd.getErr());
       }
       cmd.getErr().flush();
+      if (jsonRequested(parseResult.originalArgs().toArray(new String[0]))) {
+        printJsonError(cmd, code, message);
+      }
       return code;
     }
   }
 
-  /** Bad input: one line naming the problem and where help is; no usage dump. */
+  /**
+   * Bad input: one line naming the problem and where help is; no usage dump. A mistyped command or
+   * option gets the closest matches ({@code idem rn} -> "did you mean run?", {@link Suggestions}).
+   */
   static final class ParameterHandler implements IParameterExceptionHandler {
     @Override
     public int handleParseException(ParameterException ex, String[] args) {
       CommandLine cmd = ex.getCommandLine();
       String name = qualifiedName(cmd);
-      cmd.getErr().println(name + ": " + oneLine(ex) + " (see '" + name + " --help')");
+      String message = oneLine(ex) + suggestion(ex);
+      cmd.getErr().println(name + ": " + message + " (see '" + name + " --help')");
       cmd.getErr().flush();
-      return cmd.getExitCodeExceptionMapper().getExitCode(ex);
+      int code = cmd.getExitCodeExceptionMapper().getExitCode(ex);
+      if (jsonRequested(args)) {
+        printJsonError(cmd, code, message);
+      }
+      return code;
+    }
+
+    private static String suggestion(ParameterException ex) {
+      if (ex instanceof UnmatchedArgumentException u) {
+        List<String> s = Suggestions.of(u);
+        if (!s.isEmpty()) {
+          return "; did you mean " + String.join(" or ", s) + "?";
+        }
+      }
+      return "";
     }
   }
 

@@ -9,12 +9,17 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
-/** {@code idem key}: the key a spec maps to, without touching any store. */
+/**
+ * {@code idem key}: the key a spec maps to, without touching any store. {@code --store} is accepted
+ * like on every other command (so a job can pass one set of flags to each), checked for form and
+ * otherwise unused.
+ */
 @Command(name = "key", mixinStandardHelpOptions = true, versionProvider = IdemCommand.Version.class,
     description = {
         "Print the output key for a spec: {pipeline}/{window_start}/state-{sha256}. Two replicas with "
             + "equal specs print the same key on any machine.",
-        "With --json, also the window bounds and the declared input names."
+        "With --json, also the window bounds and the declared input names. --store is accepted and "
+            + "checked for form, but no store is opened: the key depends on the spec alone."
     })
 final class KeyCommand implements Callable<Integer> {
   @Spec
@@ -24,10 +29,16 @@ final class KeyCommand implements Callable<Integer> {
   SpecOptions specOptions;
 
   @Mixin
+  StoreOption store;
+
+  @Mixin
   OutputOptions output;
 
   @Override
   public Integer call() {
+    if (store.uri != null) {
+      StoreUris.parse(store.uri);
+    }
     RunSpec runSpec = specOptions.toSpec(IdemCommand.context(spec).clock());
     PrintWriter out = spec.commandLine().getOut();
     if (output.json) {

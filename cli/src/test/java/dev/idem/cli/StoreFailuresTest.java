@@ -43,10 +43,13 @@ class StoreFailuresTest {
   }
 
   @Test
-  void storeIoError_exits4WithOneLine() throws IOException {
-    Cli.Result r = publishWith(uri -> failing(new IOException("connection refused")));
+  void storeIoError_exits4WithOneLineNamingTheStore() throws IOException {
+    // The JDK's channel reads and writes fail with a bare "Invalid argument": the line adds the store.
+    Cli.Result r = publishWith(uri -> failing(new IOException("Invalid argument")));
     assertEquals(ExitCodes.STORE_UNAVAILABLE, r.code(), r.describe());
-    assertEquals("idem publish: connection refused\n", r.err(), r.describe());
+    assertEquals("idem publish: Invalid argument (store file:unused)\n", r.err(), r.describe());
+    Cli.Result named = publishWith(uri -> failing(new java.nio.file.NoSuchFileException("/data/idem/p", "/data/idem/q", null)));
+    assertEquals("idem publish: /data/idem/p -> /data/idem/q: no such file or directory\n", named.err(), named.describe());
   }
 
   @Test
@@ -104,6 +107,7 @@ class StoreFailuresTest {
         .run("pointer", "show", "--pipeline", "p", "--store", "s3://bucket/prefix");
     assertEquals(ExitCodes.STORE_UNAVAILABLE, r.code(), r.describe());
     assertEquals(1, r.errLines().length, r.describe());
+    assertTrue(r.err().contains("connection refused to http://127.0.0.1:" + port), r.describe());
     assertFalse(r.err().contains("secret"), r.describe());
   }
 

@@ -39,8 +39,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>A source that is not configured is skipped; a source that is configured but broken
  * stops the chain with a {@link CredentialsException} naming it, because falling through to a
  * later source would silently sign as a different identity. When no source yields anything
- * the message is {@code no credentials found (tried: environment, profile default, web
- * identity, container, IMDS)}.
+ * the message is {@code no AWS credentials found (tried: environment, profile default, web
+ * identity, container, IMDS)}; when every other source was unconfigured and IMDS itself fails (off
+ * EC2, a proxy answering 403), the message lists the sources tried and then IMDS's failure.
  *
  * <p>Caching and refresh, and what is atomic:
  *
@@ -193,14 +194,27 @@ public final class CredentialChain implements CredentialsProvider {
   private SourcedCredentials walk() throws IOException {
     List<String> tried = new ArrayList<>(sources.size());
     for (CredentialSource source : sources) {
-      Optional<SourcedCredentials> found = source.load();
+      Optional<SourcedCredentials> found;
+      try {
+        found = source.load();
+      } catch (CredentialsException e) {
+        if (source instanceof InstanceMetadataCredentials && !tried.isEmpty()) {
+          // IMDS is asked on every machine, configured or not; off EC2 (or behind a proxy that refuses
+          // it) its failure is the chain's last word, so it says what else was tried first.
+          throw new CredentialsException(nothingFound(tried) + "; then " + e.getMessage(), e);
+        }
+        throw e;
+      }
       if (found.isPresent()) {
         return found.get();
       }
       tried.add(source.triedLabel());
     }
-    throw new CredentialsException(
-        "no credentials found (tried: " + String.join(", ", tried) + ")");
+    throw new CredentialsException(nothingFound(tried));
+  }
+
+  private static String nothingFound(List<String> tried) {
+    return "no AWS credentials found (tried: " + String.join(", ", tried) + ")";
   }
 
   private boolean needsRefresh(SourcedCredentials c) {

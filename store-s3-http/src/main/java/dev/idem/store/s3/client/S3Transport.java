@@ -6,6 +6,7 @@ import dev.idem.store.s3.auth.SigV4Signer;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
+import java.net.ConnectException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpHeaders;
@@ -208,7 +209,11 @@ final class S3Transport {
     return addressing.describe(c.method, c.bucket, c.key, c.query);
   }
 
-  private static String reason(IOException e) {
+  private String reason(IOException e) {
+    if (e instanceof ConnectException) {
+      // java.net.http reports a refused connection with no message; say which endpoint refused.
+      return "connection refused to " + addressing.endpoint();
+    }
     String m = e.getMessage();
     String name = e.getClass().getSimpleName();
     return m == null || m.isBlank() ? name : name + ": " + S3Exception.oneLine(m);

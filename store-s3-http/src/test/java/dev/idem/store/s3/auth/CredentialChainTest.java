@@ -34,7 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
 /** Chain order, the "nothing found" message, caching and refresh, concurrency, and secrecy. */
 class CredentialChainTest {
 
-  private static final String NOTHING_FOUND = "no credentials found"
+  private static final String NOTHING_FOUND = "no AWS credentials found"
       + " (tried: environment, profile default, web identity, container, IMDS)";
 
   @TempDir
@@ -147,6 +147,20 @@ class CredentialChainTest {
     }
 
     @Test
+    void resolve_imdsRefusesWhenNothingElse_listsTheSourcesTried() throws Exception {
+      try (LocalServer imds = LocalServer.start()) {
+        imds.route("PUT", "/latest/api/token", 403, "");
+        CredentialChain chain =
+            Fixtures.chain(env, home, Fixtures.FIXED, server.uri(), imds.uri());
+
+        CredentialsException e = assertThrows(CredentialsException.class, chain::resolve);
+
+        assertEquals("no AWS credentials found (tried: environment, profile default, web identity,"
+            + " container); then IMDS: token request answered HTTP 403", e.getMessage());
+      }
+    }
+
+    @Test
     void resolve_brokenEarlierSource_stopsTheChain() throws Exception {
       env.put("AWS_ACCESS_KEY_ID", "AKIDHALF");
       profileFile("AKIDPROFILE", Fixtures.SECRET);
@@ -176,7 +190,7 @@ class CredentialChainTest {
       CredentialsException e =
           assertThrows(CredentialsException.class, () -> standardChain().resolve());
 
-      assertEquals("no credentials found (tried: environment, profile ci, web identity,"
+      assertEquals("no AWS credentials found (tried: environment, profile ci, web identity,"
           + " container, IMDS (disabled by AWS_EC2_METADATA_DISABLED))", e.getMessage());
     }
 
@@ -468,6 +482,6 @@ class CredentialChainTest {
         withNull, home, Fixtures.FIXED, URI.create("http://127.0.0.1:1"),
         Fixtures.unreachable()).resolve());
 
-    assertTrue(e.getMessage().startsWith("no credentials found"), e.getMessage());
+    assertTrue(e.getMessage().startsWith("no AWS credentials found"), e.getMessage());
   }
 }
