@@ -71,11 +71,11 @@ public final class ExitCodes implements IExitCodeExceptionMapper {
     Map<String, String> m = new LinkedHashMap<>();
     m.put(" " + OK, "success (also: run found the key already published and skipped CMD)");
     m.put(" " + DIVERGENT, "divergence: different bytes met at one key, or a scan found divergent keys or a pointer naming a missing object (or was cut short)");
-    m.put(" " + USAGE, "usage error: bad flag, value, name, store URI or file; nothing written");
-    m.put(" " + CONTENDED, "contention: the pointer's lock was not obtained (BUSY) or others kept moving the pointer (CONFLICT) within --pointer-timeout; safe to retry");
-    m.put(" " + STORE_UNAVAILABLE, "store unavailable: I/O error, unreachable store, unwritable path, corrupt object");
+    m.put(" " + USAGE, "usage error: bad flag, value, name, store URI or file, an empty file to publish, or a window not yet closed (beyond --max-clock-skew); nothing written");
+    m.put(" " + CONTENDED, "contention: the pointer's lock was not obtained (BUSY) or others kept moving the pointer (CONFLICT) within --pointer-timeout; safe to retry (pointer rewind: the pointer is not at --expect)");
+    m.put(" " + STORE_UNAVAILABLE, "store unavailable: I/O error, unreachable store, unwritable path (run checks before starting CMD), corrupt object");
     m.put(" " + AUTH, "auth failure: no usable credentials, or the store refused them");
-    m.put(" " + TASK_FAILED, "task failed: run could not start CMD or CMD wrote no result (CMD's own non-zero code is passed through)");
+    m.put(" " + TASK_FAILED, "task failed: run could not start CMD, or CMD wrote no result or an empty one (--allow-empty publishes it; CMD's own non-zero code is passed through)");
     m.put(" " + NOT_FOUND, "not found: no pointer for the pipeline, or no object at the key");
     m.put(" " + STORE_REFUSED, "store refused: it failed a guarantee probe or its marker names another pointer mode; nothing written");
     m.put(" " + NOTHING_EXAMINED, "nothing examined: a scan met no keys and no pointer (--allow-empty passes a new pipeline)");

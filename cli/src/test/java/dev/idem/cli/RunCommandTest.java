@@ -5,6 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
+import dev.idem.store.fs.FsObjectStore;
+import dev.idem.store.fs.FsOps;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -179,5 +184,34 @@ class RunCommandTest {
     Cli.Result r = new Cli().run("publish", "--file", f.toString(), "--pipeline", "p", "--window", "60s", "--at", "1726000030",
         "--schema", "3", "--store", "file:" + storeRoot);
     assertEquals(ExitCodes.DIVERGENT, r.code(), r.describe());
+  }
+
+  /**
+   * What a read-only mount answers to every create: tests run as root, for whom permission bits do not
+   * stop a write, so the refusal is injected at the store's filesystem seam.
+   */
+  static FsOps readOnly() {
+    FsOps real = FsOps.real();
+    return (FsOps) Proxy.newProxyInstance(FsOps.class.getClassLoader(), new Class<?>[] {FsOps.class}, (proxy, m, args) -> {
+      if (m.getName().startsWith("create") || m.getName().equals("openAppend") || m.getName().equals("openLockFile")) {
+        throw new FileSystemException(args[0].toString(), null, "Read-only file system");
+      }
+      try {
+        return m.invoke(real, args);
+      } catch (InvocationTargetException e) {
+        throw e.getCause();
+      }
+    });
+  }
+
+  @Test
+  void run_readOnlyStore_exit4BeforeCmdRuns() throws Exception {
+    Files.createDirectories(storeRoot);
+    Cli.Result r = new Cli().opener(uri -> FsObjectStore.open(storeRoot, FsObjectStore.Options.defaults().withOps(readOnly())))
+        .run("run", "--pipeline", "p", "--window", "60s", "--at", "1726000030", "--schema", "3", "--writer", "test",
+            "--store", "file:" + storeRoot, "--", "sh", "-c", "echo x >> '" + marker + "'; echo r > \"$IDEM_OUTPUT\"");
+    assertEquals(ExitCodes.STORE_UNAVAILABLE, r.code(), r.describe());
+    assertEquals("idem run: " + storeRoot.toRealPath().resolve("_idem") + ": Read-only file system\n", r.err(), r.describe());
+    assertEquals(0, runs(), "CMD must not run when its result could not be stored");
   }
 }

@@ -46,6 +46,8 @@ final class HookedStore implements ObjectStore {
   @Override public PutOutcome putIfAbsent(String key, Payload payload, String writerId) throws IOException {
     return around("putIfAbsent", () -> d.putIfAbsent(key, payload, writerId));
   }
+  // Not a step of the scenarios' crash points: it writes nothing a replica depends on.
+  @Override public void checkWritable() throws IOException { d.checkWritable(); }
   @Override public Optional<PointerState> readPointer(String pipeline) throws IOException {
     return around("readPointer", () -> d.readPointer(pipeline));
   }

@@ -25,6 +25,8 @@ import java.util.Optional;
  *   <li>refuse a window that has not closed yet, beyond the allowed clock skew (G5, {@link
  *       ClosedWindowGuard}); derive the key from the spec (K1–K3);
  *   <li>if the key already holds an object, skip the task entirely (P5) and go to step 5;
+ *   <li>check the store can be written ({@link ObjectStore#checkWritable}), so a store that cannot take
+ *       the result costs no task run;
  *   <li>run the task to produce the payload (only now: the expensive work runs only when needed); a
  *       0-byte payload is refused unless empty results were allowed (P6), since a task that wrote
  *       nothing has produced no result;
@@ -116,7 +118,8 @@ public final class Publisher {
    * @throws TaskFailedException the task threw; nothing was published, the pointer is untouched
    * @throws EmptyResultException the task produced 0 bytes and empty results are not allowed; nothing
    *     was published, the pointer is untouched
-   * @throws IOException the store failed; see the class comment for the state left behind
+   * @throws IOException the store failed, or cannot be written (then before the task ran); see the
+   *     class comment for the state left behind
    */
   public PublishReport publish(RunSpec spec, Task task) throws IOException, TaskFailedException {
     windows.requireClosed(spec.window(), "publish");
@@ -129,6 +132,8 @@ public final class Publisher {
       }
       // Removed by retention between the two calls: fall through and publish it again.
     }
+    // Only now, after the skip check: a replica that finds its key published needs no write access.
+    store.checkWritable();
     Payload payload;
     long size;
     try {

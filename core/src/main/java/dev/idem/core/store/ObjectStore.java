@@ -62,6 +62,18 @@ public interface ObjectStore extends Closeable {
    */
   PutOutcome putIfAbsent(String key, Payload payload, String writerId) throws IOException;
 
+  /**
+   * Checks that a publish could be written here now, so a caller learns it before doing the work whose
+   * result it would then fail to store ({@code idem run} asks before it starts CMD). Each store answers
+   * with the cheapest evidence it has: the filesystem store creates its root and {@code _idem/} if they
+   * are missing and creates and deletes a temporary file there; the S3 store checks that the bucket
+   * exists (S3 decides each PUT by policy, so only a PUT proves one is allowed).
+   *
+   * @throws IOException naming what cannot be written; nothing is left behind but the store's own
+   *     directories
+   */
+  void checkWritable() throws IOException;
+
   /** The pipeline's pointer with its version token, or empty when the pipeline has none yet. */
   Optional<PointerState> readPointer(String pipeline) throws IOException;
 

@@ -30,6 +30,7 @@ final class AlwaysOutracedStore implements ObjectStore {
   @Override public Optional<ObjectInfo> stat(String key) { return d.stat(key); }
   @Override public Optional<InputStream> open(String key) { return d.open(key); }
   @Override public PutOutcome putIfAbsent(String key, Payload payload, String writerId) throws IOException { return d.putIfAbsent(key, payload, writerId); }
+  @Override public void checkWritable() throws IOException { d.checkWritable(); }
   @Override public Optional<PointerState> readPointer(String pipeline) { return d.readPointer(pipeline); }
   @Override public boolean history(String prefix, HistoryVisitor visitor) throws IOException { return d.history(prefix, visitor); }
   @Override public boolean list(String prefix, ListingVisitor visitor) throws IOException { return d.list(prefix, visitor); }

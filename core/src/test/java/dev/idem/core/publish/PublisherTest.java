@@ -294,4 +294,33 @@ class PublisherTest {
     assertEquals(PublishStatus.CREATED, r.status());
     assertEquals(AdvanceStatus.ADVANCED, r.pointer().status());
   }
+
+  /** A store that refuses every write check, as a read-only directory or a missing bucket does. */
+  private ObjectStore unwritable() {
+    return new ForwardingObjectStore(store) {
+      @Override
+      public void checkWritable() throws IOException {
+        throw new IOException("/data/idem: read-only file system");
+      }
+    };
+  }
+
+  @Test
+  void publish_storeNotWritable_failsBeforeTheTaskRuns() throws Exception {
+    AtomicInteger runs = new AtomicInteger();
+    IOException e = assertThrows(IOException.class, () -> Publisher.create(unwritable(), "w").publish(spec, producing("x", runs)));
+    assertEquals("/data/idem: read-only file system", e.getMessage());
+    assertEquals(0, runs.get(), "the task must not run when its result could not be stored");
+    assertFalse(store.exists(spec.outputKey().toString()));
+    assertTrue(store.readPointer("border-state").isEmpty());
+  }
+
+  @Test
+  void publish_alreadyPublishedOnUnwritableStore_skipsWithoutTheCheck() throws Exception {
+    Publisher.create(store, "first").publish(spec, Payload.ofBytes("x".getBytes(StandardCharsets.UTF_8)));
+    AtomicInteger runs = new AtomicInteger();
+    PublishReport r = Publisher.create(unwritable(), "w").publish(spec, producing("x", runs));
+    assertEquals(PublishStatus.SKIPPED, r.status());
+    assertEquals(0, runs.get());
+  }
 }

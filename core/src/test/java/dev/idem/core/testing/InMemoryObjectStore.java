@@ -99,6 +99,12 @@ public final class InMemoryObjectStore implements ObjectStore {
     }
   }
 
+  /** Memory always has room for another object: nothing to check. */
+  @Override
+  public void checkWritable() {
+    // Writable by construction; the check exists for stores whose directory or bucket can refuse.
+  }
+
   @Override
   public synchronized Optional<PointerState> readPointer(String pipeline) {
     return Optional.ofNullable(pointers.get(Names.requirePipeline(pipeline)));

@@ -183,6 +183,23 @@ public final class FsObjectStore implements ObjectStore {
     return describe();
   }
 
+  /**
+   * Creates the root and {@code _idem/} if missing (fsynced, links refused, as a publish would), then
+   * creates a temporary file in {@code _idem/} and deletes it: the first steps of every publish, so a
+   * read-only mount, a full quota, missing permissions or a root below a regular file are met here
+   * rather than after the caller's work.
+   *
+   * @throws IOException naming the path that could not be created; the directories made before it stay,
+   *     and a temporary file whose deletion failed is left for {@link #sweep}
+   */
+  @Override
+  public void checkWritable() throws IOException {
+    Path internal = layout.internalDir();
+    paths.ensureDirectory(internal);
+    TempFile probe = TempFile.create(ops, internal, "writable");
+    probe.close();
+  }
+
   // ---------------------------------------------------------------------------------------------
   // Objects
 

@@ -30,6 +30,11 @@ final class Layout {
     return root;
   }
 
+  /** {@code _idem}: the store's own directory. */
+  Path internalDir() {
+    return root.resolve(INTERNAL_DIR);
+  }
+
   /** {@code _idem/ledger}: the ledger tree, mirroring the object tree. */
   Path ledgerRoot() {
     return ledgerRoot;

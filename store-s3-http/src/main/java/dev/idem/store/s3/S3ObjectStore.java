@@ -19,6 +19,7 @@ import dev.idem.store.s3.client.RequestBody;
 import dev.idem.store.s3.client.S3Client;
 import dev.idem.store.s3.client.S3Client.Condition;
 import dev.idem.store.s3.client.S3Client.ObjectStream;
+import dev.idem.store.s3.client.S3Exception;
 import dev.idem.store.s3.client.WriteResult;
 import java.io.IOException;
 import java.io.InputStream;
@@ -164,6 +165,19 @@ public final class S3ObjectStore implements ObjectStore {
   @Override
   public String describe() {
     return location.isAws() ? location.toString() : location + " at " + location.endpoint();
+  }
+
+  /**
+   * HeadBucket: the bucket must exist. S3 decides each PUT by policy, so only a PUT could prove one is
+   * allowed; the credentials are already tested by the HEAD of the skip check that comes first.
+   *
+   * @throws S3Exception {@code NoSuchBucket} when the bucket is missing, or what the HEAD met
+   */
+  @Override
+  public void checkWritable() throws IOException {
+    if (!client.bucketExists(location.bucket())) {
+      throw new S3Exception(404, "NoSuchBucket", null, null, "HEAD", client.endpoint(), location.bucket());
+    }
   }
 
   // ---------------------------------------------------------------- reads

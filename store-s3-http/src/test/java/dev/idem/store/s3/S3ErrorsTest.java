@@ -92,6 +92,18 @@ class S3ErrorsTest {
   }
 
   @Test
+  void checkWritable_missingBucket_saysBucketDoesNotExist() throws IOException {
+    try (S3ObjectStore store = store("idem-no-such-bucket", s3.credentials())) {
+      S3Exception e = assertThrows(S3Exception.class, store::checkWritable);
+      assertTrue(e.isNoSuchBucket());
+      assertTrue(e.getMessage().startsWith("bucket idem-no-such-bucket does not exist at " + s3.endpoint()), e.getMessage());
+    }
+    try (S3ObjectStore store = store(bucket, s3.credentials())) {
+      store.checkWritable();
+    }
+  }
+
+  @Test
   void existsAndReadPointer_missingBucket_notMistakenForMissingKey() {
     try (S3ObjectStore store = store("idem-no-such-bucket", s3.credentials())) {
       assertTrue(assertThrows(S3Exception.class, () -> store.exists(KEY)).isNoSuchBucket(),
