@@ -11,6 +11,8 @@ import dev.idem.core.store.Pointer;
 import dev.idem.core.store.PutOutcome;
 import java.io.IOException;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -42,19 +44,36 @@ class CheckerSelfTest {
   }
 
   /** A compare-and-swap that writes whatever the token, and an old build that is slow to do it. */
+  /**
+   * A pointer CAS that ignores its expected token, ordered so the old build's write always lands
+   * after the new build's: the new replica's CAS waits until the old one has read the (empty)
+   * pointer and entered its CAS, and the old one then waits until the new pointer is in place before
+   * writing blindly. Latches, not sleeps, so the regression happens on a loaded machine too (a
+   * 150 ms sleep let the new replica arrive too late under load, and the test failed).
+   */
   static final class BlindSlowCasStore extends ForwardingObjectStore {
+    private final CountDownLatch oldBuildInCas = new CountDownLatch(1);
+
     BlindSlowCasStore(ObjectStore d) {
       super(d);
     }
 
     @Override
     public CasResult compareAndSetPointer(String pipeline, String expectedToken, Pointer next) throws IOException {
-      if (next.schemaVersion() == Replica.Build.OLD.schema) {
-        try {
-          Thread.sleep(150);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
+      try {
+        if (next.schemaVersion() == Replica.Build.OLD.schema) {
+          oldBuildInCas.countDown();
+          long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+          while (readPointer(pipeline).map(s -> s.pointer().schemaVersion() != Replica.Build.NEW.schema).orElse(true)
+              && System.nanoTime() < deadline) {
+            Thread.sleep(1);
+          }
+        } else {
+          oldBuildInCas.await(20, TimeUnit.SECONDS);
         }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new java.io.InterruptedIOException("interrupted in the blind CAS breakage");
       }
       String now = readPointer(pipeline).map(s -> s.token()).orElse(null);
       return super.compareAndSetPointer(pipeline, now, next);
