@@ -20,7 +20,8 @@ import picocli.CommandLine.Spec;
     description = {
         "Advance a pipeline's pointer to the object published for a spec. The pointer only moves forward "
             + "in (window start, schema version) order: an older or equal spec leaves it alone "
-            + "(NEWER_PRESENT / ALREADY_CURRENT, exit 0). BUSY (exit 3) means the pointer's lock was not "
+            + "(NEWER_PRESENT / ALREADY_CURRENT, exit 0). SAME_POSITION_OTHER_KEY (exit 0, and a line on stderr) "
+            + "means the pointer stands at this window and schema but names another key: keying drift. BUSY (exit 3) means the pointer's lock was not "
             + "obtained within --pointer-timeout; CONFLICT (exit 3) means other writers moved the pointer on "
             + "every attempt; either way nothing was written. A window that has not closed yet (ending more than "
             + "--max-clock-skew after now) is refused with exit 2: the pointer would stay ahead of every later "
@@ -69,8 +70,11 @@ final class PointerAdvanceCommand implements Callable<Integer> {
             .put("pointer", Reports.pointerJson(r)));
       } else if (!output.quiet) {
         out.println(r.status().name() + " " + runSpec.pipeline() + " key=" + key
-            + (r.status() == AdvanceStatus.NEWER_PRESENT && r.current() != null
-                ? " (pointer stays at " + r.current().key() + ")" : ""));
+            + ((r.status() == AdvanceStatus.NEWER_PRESENT || r.status() == AdvanceStatus.SAME_POSITION_OTHER_KEY)
+                && r.current() != null ? " (pointer stays at " + r.current().key() + ")" : ""));
+      }
+      if (r.status() == AdvanceStatus.SAME_POSITION_OTHER_KEY && !output.quiet) {
+        spec.commandLine().getErr().println("idem pointer advance: " + Reports.driftLine(r));
       }
       if (r.status().gaveUp()) {
         throw new ContendedException(Reports.whyGaveUp(r) + "; nothing was written, retry later");

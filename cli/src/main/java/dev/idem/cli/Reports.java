@@ -11,7 +11,14 @@ import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
 
-/** How a publish outcome is told: one human line, or one JSON object; and what it exits with. */
+/**
+ * How a publish outcome is told: one human line, or one JSON object; and what it exits with.
+ *
+ * <p>Keying drift (the pointer stands at this window and schema but names another key) exits 0: this
+ * replica's output is published and complete, and failing the job would only make a scheduler retry
+ * it to the same result. It is said on stderr and in the JSON, and {@code idem scan --fail-on-drift}
+ * is the gate that fails on it.
+ */
 final class Reports {
   private Reports() {}
 
@@ -38,10 +45,23 @@ final class Reports {
           + ". The stored object is kept; this attempt is recorded for 'idem scan'. "
           + "Does the key miss an input, or should --schema be bumped?");
     }
+    if (r.pointer() != null && r.pointer().status() == AdvanceStatus.SAME_POSITION_OTHER_KEY && !o.quiet) {
+      err.println("idem: " + driftLine(r.pointer()));
+    }
     if (r.pointer() != null && r.pointer().status().gaveUp() && !o.quiet) {
       err.println("idem: the object is published but " + whyGaveUp(r.pointer())
           + "; running the same command again completes it");
     }
+  }
+
+  /** What keying drift means and what to do, in one line. */
+  static String driftLine(AdvanceReport a) {
+    Pointer at = a.current();
+    return "KEYING DRIFT: the pointer of " + at.pipeline() + " already names " + at.key() + " for window_start="
+        + at.windowStart() + " schema=" + at.schemaVersion() + ", another key than this one's ("
+        + a.requested().key() + "): two builds declare different inputs for one window and schema. Readers get "
+        + "the other key's generation; bump --schema when an input changes ('idem scan --fail-on-drift' fails "
+        + "a gate on this)";
   }
 
   /** Which wait ran out in an advance that gave up, in words: the lock wait (BUSY) or the race (CONFLICT). */
@@ -79,8 +99,9 @@ final class Reports {
     if (a == null) {
       return "off";
     }
-    if (a.status() == AdvanceStatus.NEWER_PRESENT && a.current() != null) {
-      return "NEWER_PRESENT(" + a.current().key() + ")";
+    if ((a.status() == AdvanceStatus.NEWER_PRESENT || a.status() == AdvanceStatus.SAME_POSITION_OTHER_KEY)
+        && a.current() != null) {
+      return a.status().name() + "(" + a.current().key() + ")";
     }
     return a.status().name();
   }

@@ -7,6 +7,7 @@ import dev.idem.core.scan.DivergenceScan;
 import dev.idem.core.scan.KeyVerdict;
 import dev.idem.core.scan.PointerTarget;
 import dev.idem.core.scan.ScanSummary;
+import dev.idem.core.scan.WindowDrift;
 import dev.idem.core.store.HistoryEntry;
 import dev.idem.core.store.ObjectStore;
 import dev.idem.store.fs.FsObjectStore;
@@ -53,6 +54,10 @@ import picocli.CommandLine.Spec;
             + "directory or the bucket does not exist. --json prints one JSON object per line: each divergent "
             + "key with its versions, then a summary. A pointer an operator rewound ('idem pointer rewind') is "
             + "shown (POINTER-REWOUND on stderr, pointer_rewinds in --json); it does not fail the gate.",
+        "A window holding more than one key is listed (DRIFT on stderr, type drift in --json): two builds "
+            + "that declared different inputs for one window without bumping --schema (keying drift). The "
+            + "overlap of a --schema bump holds two keys per window too, since stores do not record a key's "
+            + "schema; --fail-on-drift makes either exit 1.",
         ""
     })
 final class ScanCommand implements Callable<Integer> {
@@ -92,6 +97,11 @@ final class ScanCommand implements Callable<Integer> {
       description = "Pass (exit 0) when the scan examines nothing, e.g. the first rollout of a new pipeline. "
           + "Without it a scan that met no key and no pointer exits 9.")
   boolean allowEmpty;
+
+  @Option(names = "--fail-on-drift",
+      description = "Exit 1 when a window holds more than one key (keying drift: an input changed without a "
+          + "--schema bump). Scan with --since past a schema bump's rollout, whose overlap also holds two keys.")
+  boolean failOnDrift;
 
   @Mixin
   StoreOption store;
@@ -150,6 +160,18 @@ final class ScanCommand implements Callable<Integer> {
           }
 
           @Override
+          public void drift(WindowDrift w) {
+            if (output.json) {
+              out.println(Json.object().put("type", "drift").put("pipeline", w.pipeline())
+                  .put("window_start", w.windowStart()).put("keys", w.keys()));
+              out.flush();
+            } else if (!output.quiet) {
+              err.println("idem scan: DRIFT " + w.pipeline() + " window_start=" + w.windowStart() + " holds "
+                  + w.keys().size() + " keys: " + String.join(" ", w.keys()));
+            }
+          }
+
+          @Override
           public void progress(long keys, long entries) {
             keysSeen = keys;
             entriesSeen = entries;
@@ -159,7 +181,8 @@ final class ScanCommand implements Callable<Integer> {
         progress.close();
       }
       boolean passEmpty = summary.examinedNothing() && allowEmpty;
-      int code = summary.clean() || passEmpty ? ExitCodes.OK
+      boolean driftFails = failOnDrift && summary.driftWindows() > 0;
+      int code = (summary.clean() && !driftFails) || passEmpty ? ExitCodes.OK
           : summary.examinedNothing() ? ExitCodes.NOTHING_EXAMINED : ExitCodes.DIVERGENT;
       if (output.json) {
         out.println(summaryJson(summary, code));
@@ -168,7 +191,8 @@ final class ScanCommand implements Callable<Integer> {
         err.println("idem scan: examined " + summary.keys() + " keys (" + summary.entries()
             + " versions and publish records) and " + summary.pointersExamined() + " pointers; "
             + summary.benignDuplicateKeys() + " benign duplicate keys (same bytes written again), "
-            + summary.divergentKeys() + " divergent");
+            + summary.divergentKeys() + " divergent, " + summary.driftWindows()
+            + " windows with more than one key" + (driftFails ? " (failing: --fail-on-drift)" : ""));
         if (!summary.complete()) {
           err.println("idem scan: stopped early by --max-keys/--max-time: not a clean result");
         }
@@ -269,6 +293,7 @@ final class ScanCommand implements Callable<Integer> {
         .put("pointer_problems", problems)
         .put("pointer_rewinds", rewindsJson(summary))
         .put("nothing_examined", summary.examinedNothing())
+        .put("drift_windows", summary.driftWindows())
         .put("clean", summary.clean())
         .put("exit_code", code);
   }

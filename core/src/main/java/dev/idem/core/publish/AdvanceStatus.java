@@ -4,8 +4,15 @@ package dev.idem.core.publish;
 public enum AdvanceStatus {
   /** The pointer now names the new generation. */
   ADVANCED,
-  /** The pointer already stood at the same position (window start, schema version): a no-op. */
+  /** The pointer already named this key (same position, window start and schema version): a no-op. */
   ALREADY_CURRENT,
+  /**
+   * The pointer already stood at this position (window start, schema version) but names another key:
+   * two builds derived different keys for one window and schema, the signature of an input changed
+   * without a {@code --schema} bump (keying drift). Nothing was written; readers keep getting the other
+   * key's generation, and this one's object stays published beside it.
+   */
+  SAME_POSITION_OTHER_KEY,
   /** The pointer stood at a later position; it was left alone (a late or old writer backs off, G2). */
   NEWER_PRESENT,
   /**

@@ -20,7 +20,8 @@ import java.util.function.LongSupplier;
  * advance (G3), within one total deadline (B1).
  *
  * <p>Protocol, per attempt: read the pointer and its token; if it stands at the requested position or
- * later, stop (ALREADY_CURRENT / NEWER_PRESENT) without writing; otherwise compare-and-swap with the
+ * later, stop (ALREADY_CURRENT, or SAME_POSITION_OTHER_KEY when it names another key there; NEWER_PRESENT)
+ * without writing; otherwise compare-and-swap with the
  * token just read. The decision is made on the value the CAS then verifies, so a pointer moved by
  * someone else in between turns the CAS into CONFLICT, and the next attempt decides again on the new
  * value. This is what stops a slow old replica from swapping in an older generation after a new one
@@ -149,7 +150,11 @@ public final class PointerAdvancer {
         seen = current.get().pointer();
         int c = seen.position().compareTo(next.position());
         if (c == 0) {
-          return report(AdvanceStatus.ALREADY_CURRENT, next, seen, attempt - 1, start);
+          // Same position is a no-op only for the same key; another key there is keying drift, told apart
+          // so it is not reported as success-as-usual.
+          AdvanceStatus same = seen.key().equals(next.key())
+              ? AdvanceStatus.ALREADY_CURRENT : AdvanceStatus.SAME_POSITION_OTHER_KEY;
+          return report(same, next, seen, attempt - 1, start);
         }
         if (c > 0) {
           return report(AdvanceStatus.NEWER_PRESENT, next, seen, attempt - 1, start);

@@ -30,6 +30,8 @@ import java.util.function.Predicate;
  * records. A {@code maxKeys} or {@code maxTime} bound
  * stops early; the summary then says the scan was incomplete, and an incomplete scan is never reported
  * clean. Neither is a scan that met no key and no pointer ({@link ScanSummary#examinedNothing()}).
+ * Windows holding more than one key are reported as {@link WindowDrift} and counted; whether they fail
+ * a gate is the caller's choice.
  *
  * <p>An {@link IOException} from the store ends the scan with no verdict; nothing is written either way.
  */
@@ -39,6 +41,12 @@ public final class DivergenceScan {
   public interface Listener {
     /** A key whose history holds more than one distinct content. */
     void divergent(KeyVerdict verdict) throws IOException;
+
+    /**
+     * A window holding more than one key (keying drift, or the overlap of a schema bump), reported once
+     * the listing has moved past the window.
+     */
+    default void drift(WindowDrift window) throws IOException {}
 
     /** Called after each key; cheap enough to ignore. */
     default void progress(long keys, long entries) {}
@@ -80,15 +88,19 @@ public final class DivergenceScan {
       Listener listener) throws IOException {
     Set<String> pipelines = new TreeSet<>(alsoCheck);
     Instant deadline = maxTime == null ? null : clock.instant().plus(maxTime);
-    long[] counts = new long[4]; // keys, entries, benign, divergent
+    long[] counts = new long[5]; // keys, entries, benign, divergent, drift windows
+    WindowKeys window = new WindowKeys();
     boolean complete = store.history(prefix, (KeyHistory h) -> {
       if (!keyFilter.test(h.key())) {
         return true;
       }
+      KeyVerdict v = KeyVerdict.of(h);
       if (OutputKey.looksLikeKey(h.key())) {
         pipelines.add(h.key().substring(0, h.key().indexOf('/')));
+        if (v.writes() > 0) {
+          counts[4] += window.add(OutputKey.parse(h.key()), listener);
+        }
       }
-      KeyVerdict v = KeyVerdict.of(h);
       counts[0]++;
       counts[1] += h.entries().size();
       if (v.divergent()) {
@@ -102,6 +114,7 @@ public final class DivergenceScan {
       boolean timeLeft = deadline == null || clock.instant().isBefore(deadline);
       return keysLeft && timeLeft;
     });
+    counts[4] += window.flush(listener);
     List<PointerTarget> problems = new ArrayList<>();
     long pointers = 0;
     SortedMap<String, Pointer.Rewind> rewinds = new TreeMap<>();
@@ -118,6 +131,39 @@ public final class DivergenceScan {
         rewinds.put(pipeline, p.get().pointer().rewind());
       }
     }
-    return new ScanSummary(prefix, counts[0], counts[1], counts[2], counts[3], complete, pointers, problems, rewinds);
+    return new ScanSummary(prefix, counts[0], counts[1], counts[2], counts[3], complete, pointers, problems, rewinds,
+        counts[4]);
+  }
+
+  /**
+   * The keys of the window the listing is in. Keys come in ascending order, so the keys of one window
+   * (one {@code pipeline/window_start/} prefix) are adjacent: memory stays one window's keys.
+   */
+  private static final class WindowKeys {
+    private String pipeline;
+    private long windowStart;
+    private final List<String> keys = new ArrayList<>();
+
+    /** Adds {@code key}; returns 1 when it closed a window that drifted (reported), else 0. */
+    int add(OutputKey key, Listener listener) throws IOException {
+      int drifted = 0;
+      if (!key.pipeline().equals(pipeline) || key.windowStartEpochSecond() != windowStart) {
+        drifted = flush(listener);
+        pipeline = key.pipeline();
+        windowStart = key.windowStartEpochSecond();
+      }
+      keys.add(key.toString());
+      return drifted;
+    }
+
+    int flush(Listener listener) throws IOException {
+      int drifted = 0;
+      if (keys.size() > 1) {
+        listener.drift(new WindowDrift(pipeline, windowStart, keys));
+        drifted = 1;
+      }
+      keys.clear();
+      return drifted;
+    }
   }
 }

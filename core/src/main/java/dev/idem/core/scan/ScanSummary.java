@@ -25,10 +25,12 @@ import java.util.TreeMap;
  * @param pointerRewinds the last operator rewind recorded in the pointer of each scanned pipeline that
  *     has one, by pipeline name in ascending order: shown so that a moved-back pointer is never a
  *     silent one; not a failure of the gate (it was a deliberate, compare-and-swapped repair)
+ * @param driftWindows windows holding more than one key ({@link WindowDrift}); not part of {@link
+ *     #clean()}, since a schema bump's overlap looks the same to the scan: callers choose to fail on it
  */
 public record ScanSummary(String prefix, long keys, long entries, long benignDuplicateKeys, long divergentKeys,
     boolean complete, long pointersExamined, List<PointerTarget> pointerProblems,
-    SortedMap<String, Pointer.Rewind> pointerRewinds) {
+    SortedMap<String, Pointer.Rewind> pointerRewinds, long driftWindows) {
 
   public ScanSummary {
     pointerProblems = List.copyOf(pointerProblems);

@@ -179,6 +179,45 @@ class DivergenceScanTest {
     assertTrue(s.clean());
   }
 
+  @Test
+  void run_windowWithTwoKeys_reportedAsDriftNotAsDivergence() throws Exception {
+    InMemoryObjectStore store = new InMemoryObjectStore();
+    RunSpec oldBuild = RunSpec.of("p", new Window(120, 60), 1).withInput("snapshot", "v1");
+    RunSpec newBuild = RunSpec.of("p", new Window(120, 60), 1).withInput("snapshot", "v1").withInput("columns", "v2");
+    RunSpec alone = RunSpec.of("p", new Window(180, 60), 1);
+    RunSpec otherPipeline = RunSpec.of("q", new Window(120, 60), 1);
+    for (RunSpec spec : List.of(oldBuild, newBuild, alone, otherPipeline)) {
+      store.putIfAbsent(spec.outputKey().toString(), Payload.ofBytes(new byte[] {1}), "w");
+    }
+    List<WindowDrift> drifts = new ArrayList<>();
+    ScanSummary s = new DivergenceScan().run(store, "", new DivergenceScan.Listener() {
+      @Override
+      public void divergent(KeyVerdict verdict) {
+        throw new AssertionError("no key diverged: " + verdict);
+      }
+
+      @Override
+      public void drift(WindowDrift window) {
+        drifts.add(window);
+      }
+    });
+    assertEquals(1, drifts.size(), drifts.toString());
+    WindowDrift d = drifts.get(0);
+    assertEquals("p", d.pipeline());
+    assertEquals(120, d.windowStart());
+    assertEquals(java.util.Set.of(oldBuild.outputKey().toString(), newBuild.outputKey().toString()), java.util.Set.copyOf(d.keys()));
+    assertEquals(1, s.driftWindows());
+    assertTrue(s.clean(), "drift is the caller's to fail on");
+  }
+
+  @Test
+  void run_driftInTheLastWindow_reportedAtTheEnd() throws Exception {
+    InMemoryObjectStore store = new InMemoryObjectStore();
+    store.putIfAbsent(RunSpec.of("p", new Window(60, 60), 1).outputKey().toString(), Payload.ofBytes(new byte[] {1}), "w");
+    store.putIfAbsent(RunSpec.of("p", new Window(60, 60), 2).outputKey().toString(), Payload.ofBytes(new byte[] {1}), "w");
+    assertEquals(1, new DivergenceScan().run(store, "", v -> {}).driftWindows());
+  }
+
   private static List<String> problemKeys(ScanSummary s) {
     return s.pointerProblems().stream().map(t -> t.pointer().key()).toList();
   }
