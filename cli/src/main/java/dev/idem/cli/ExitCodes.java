@@ -59,7 +59,10 @@ public final class ExitCodes implements IExitCodeExceptionMapper {
    * names another pointer mode than this process's: idem refuses to write there; nothing was written.
    */
   public static final int STORE_REFUSED = 8;
-  /** A scan examined nothing (no key and no pointer matched): a gate never passes on nothing. */
+  /**
+   * A scan examined nothing (no key and no pointer matched), or its {@code file:} directory holds files
+   * but no {@code _idem/}: a gate never passes on nothing.
+   */
   public static final int NOTHING_EXAMINED = 9;
   /** A bug in idem (sysexits' EX_SOFTWARE). */
   public static final int INTERNAL = 70;
@@ -70,7 +73,7 @@ public final class ExitCodes implements IExitCodeExceptionMapper {
   public static Map<String, String> helpTable() {
     Map<String, String> m = new LinkedHashMap<>();
     m.put(" " + OK, "success (also: run found the key already published and skipped CMD)");
-    m.put(" " + DIVERGENT, "divergence: different bytes met at one key, or a scan found divergent keys or a pointer naming a missing object (or was cut short)");
+    m.put(" " + DIVERGENT, "divergence: different bytes met at one key, or a scan found divergent keys, a pointer whose object is missing or holds other bytes, a window with two keys under --fail-on-drift (or was cut short)");
     m.put(" " + USAGE, "usage error: bad flag, value, name, store URI or file, an empty file to publish, or a window not yet closed (beyond --max-clock-skew); nothing written");
     m.put(" " + CONTENDED, "contention: the pointer's lock was not obtained (BUSY) or others kept moving the pointer (CONFLICT) within --pointer-timeout; safe to retry (pointer rewind: the pointer is not at --expect)");
     m.put(" " + STORE_UNAVAILABLE, "store unavailable: I/O error, unreachable store, unwritable path (run checks before starting CMD), corrupt object");
@@ -78,7 +81,7 @@ public final class ExitCodes implements IExitCodeExceptionMapper {
     m.put(" " + TASK_FAILED, "task failed: run could not start CMD, or CMD wrote no result or an empty one (--allow-empty publishes it; CMD's own non-zero code is passed through)");
     m.put(" " + NOT_FOUND, "not found: no pointer for the pipeline, or no object at the key");
     m.put(" " + STORE_REFUSED, "store refused: it failed a guarantee probe or its marker names another pointer mode; nothing written");
-    m.put(" " + NOTHING_EXAMINED, "nothing examined: a scan met no keys and no pointer (--allow-empty passes a new pipeline)");
+    m.put(" " + NOTHING_EXAMINED, "nothing examined: a scan met no keys and no pointer (--allow-empty passes a new pipeline), or its file: directory is not an idem store");
     m.put(INTERNAL + "", "internal error (a bug; IDEM_DEBUG=1 prints the stack trace)");
     m.put(INTERRUPTED_SIGINT + "", "interrupted by SIGINT (CMD got it too; nothing partial published)");
     m.put(INTERRUPTED_SIGTERM + "", "interrupted by SIGTERM (CMD got it too; nothing partial published)");
