@@ -26,6 +26,9 @@ import picocli.CommandLine.Spec;
             + "closed yet (ending more than --max-clock-skew after now); nothing is written.",
         "Prints CREATED, IDENTICAL (same bytes were there) or DIVERGENT (different bytes were there: "
             + "they stay, this attempt is recorded as evidence; exit 1).",
+        "pointer=SAME_POSITION_OTHER_KEY means the pointer already names another key for this window and "
+            + "schema (keying drift: a build declared other inputs without bumping --schema); the publish "
+            + "stands, exit 0, with a KEYING DRIFT line on stderr.",
         ""
     })
 final class PublishCommand implements Callable<Integer> {

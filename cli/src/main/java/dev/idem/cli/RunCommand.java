@@ -37,6 +37,10 @@ import picocli.CommandLine.Spec;
             + "before anything runs. CMD's result must not be empty: 0 bytes is refused with exit 6 (nothing "
             + "published, pointer untouched) unless --allow-empty.",
         "",
+        "pointer=SAME_POSITION_OTHER_KEY (exit 0, a KEYING DRIFT line on stderr) means the pointer already "
+            + "names another key for this window and schema: a build declared other inputs without bumping "
+            + "--schema. This output stands; readers get the other key's.",
+        "",
         "If CMD exits non-zero, nothing is published and idem exits with CMD's code. On SIGTERM or SIGINT, "
             + "idem sends SIGTERM to CMD and its descendants, SIGKILLs them after --grace, publishes nothing "
             + "and exits 143 (SIGTERM) or 130 (SIGINT).",

@@ -65,6 +65,16 @@ class KeyingDriftCliTest {
   }
 
   @Test
+  void run_samePositionOtherKey_exits0AndSaysDrift() throws Exception {
+    assertEquals(0, publish("rows", "snapshot=v1").code());
+    Cli.Result r = new Cli().run("run", "--pipeline", "border-state", "--window", "60s", "--at", "1726000030",
+        "--schema", "3", "--input", "snapshot=v2", "--store", store, "--", "sh", "-c", "printf new > \"$IDEM_OUTPUT\"");
+    assertEquals(0, r.code(), r.describe());
+    assertTrue(r.out().contains(" pointer=SAME_POSITION_OTHER_KEY(" + key("snapshot=v1") + ")"), r.describe());
+    assertTrue(r.err().contains("KEYING DRIFT"), r.describe());
+  }
+
+  @Test
   void scan_windowWithTwoKeys_listedAndFailsOnlyWithFailOnDrift() throws Exception {
     publish("rows", "snapshot=v1");
     publish("rows,cols", "snapshot=v1", "columns=v2");
