@@ -34,8 +34,13 @@ import java.util.Optional;
  *       over the dense range above it; then a GET of the newest entry. An empty log with a {@code latest}
  *       object (a pipeline that ran in CAS mode before) reads as that object with token {@code 0}.
  *   <li>Compare-and-swap from token {@code n} ({@code null} means 0): create entry {@code n+1} with
- *       {@code If-None-Match: *}. Created: SWAPPED, then copy the document to {@code latest} with a plain
- *       PUT (best effort, for readers that are not idem). 412: CONFLICT. 409 after retries: BUSY.
+ *       {@code If-None-Match: *}. 412: CONFLICT. 409 after retries: BUSY. Created: list the log from
+ *       {@code n+1}; if the entry above it was written before it, CONFLICT (see below) and nothing more
+ *       is written. Else
+ *       SWAPPED, then copy the document to {@code latest} forward only: read the copy, leave it when it
+ *       already stands at the same or a later position, else replace it conditionally ({@code If-Match}
+ *       on the ETag read, {@code If-None-Match: *} when there is none; best effort, for readers that
+ *       are not idem).
  * </ul>
  *
  * <h2>Why no update is lost (G3) with create-only writes</h2>
@@ -49,15 +54,27 @@ import java.util.Optional;
  * monotonic (G2). A stale or racing read can only cause a CONFLICT, never a lost update, since safety
  * rests on the create, not on the read.
  *
+ * <h2>A writer that stalls past the sweep's grace</h2>
+ *
+ * {@code sweep} deletes entries older than its grace period except the newest few per pipeline, so a
+ * writer that read entry {@code n} and then stalled (a paused VM, a long GC) may find {@code n+1} swept
+ * and create it again, below newer entries. Readers never see such an entry (they read the highest), and
+ * the check after the create catches it: the newest entry is never swept, so such a create always has
+ * an entry above it that the server stamped earlier. The call then returns CONFLICT without touching
+ * {@code latest} (nothing visible was written), and the caller re-reads and decides on the real head
+ * (for {@link dev.idem.core.publish.PointerAdvancer}: NEWER_PRESENT, or a new attempt). The stray entry
+ * is removed by a later sweep like any superseded one. An entry above that was stamped at the same time
+ * or later was written by someone who read this one, which was then the head: SWAPPED. (Only a refill
+ * within the server's timestamp resolution of the newer entries is taken for SWAPPED; the forward-only
+ * copy still keeps {@code latest} from moving back.)
+ *
  * <h2>Failure states</h2>
  *
  * Entries are written whole by one PutObject (P1); a writer killed after creating an entry but before
  * copying {@code latest} leaves the log correct and {@code latest} one step behind until the next
- * advance. {@code latest} may briefly lag or even step back when two advances copy it out of order;
- * idem readers never read it in this mode. {@code sweep} deletes entries older than its grace period
- * except the newest few per pipeline; the protocol assumes no writer holds a token across that grace
- * period (a writer whose token is older than every kept entry could otherwise re-create a swept entry,
- * which readers would never see but which that writer would count as SWAPPED).
+ * advance. The copy only moves forward; on a server whose {@code If-Match} is not atomic (the reason for
+ * this mode) two copies racing within one request time can still land out of order, leaving {@code
+ * latest} one step behind until the next advance. idem's readers never read it in this mode.
  */
 final class LogPointers implements PointerProtocol {
   private static final System.Logger LOG = System.getLogger(LogPointers.class.getName());
@@ -115,19 +132,69 @@ final class LogPointers implements PointerProtocol {
     if (!mine) {
       return CasResult.CONFLICT;
     }
+    if (createdBelowOlderEntry(pipeline, seq)) {
+      heads.invalidate(pipeline);
+      return CasResult.CONFLICT;
+    }
     heads.put(pipeline, new Head(seq, next));
-    copyToLatest(pipeline, doc);
+    copyForward(pipeline, next, doc);
     return CasResult.SWAPPED;
   }
 
-  private void copyToLatest(String pipeline, byte[] doc) {
+  /**
+   * Whether entry {@code seq}, just created, lies below an entry the server wrote before it: a swept
+   * entry refilled by a stalled writer, never the head. (An entry above written after it was written by
+   * someone who read it as the head.)
+   */
+  private boolean createdBelowOlderEntry(String pipeline, long seq) throws IOException {
+    String logPrefix = layout.logPrefix(pipeline);
+    String from = seq == 1 ? null : layout.logEntry(pipeline, seq - 1);
+    ObjectsPage page = client.listObjects(bucket, logPrefix, from, null, 2);
+    ObjectSummary mine = null;
+    ObjectSummary above = null;
+    for (ObjectSummary o : page.objects()) {
+      long s = KeyLayout.parseSeq(o.key(), logPrefix);
+      if (s == seq) {
+        mine = o;
+      } else if (s > seq && above == null) {
+        above = o;
+      }
+    }
+    return mine != null && above != null && above.lastModified().isBefore(mine.lastModified());
+  }
+
+  /** Replaces the plain {@code latest} copy with {@code next} only if that moves it forward; best effort. */
+  private void copyForward(String pipeline, Pointer next, byte[] doc) {
     String latest = layout.latest(pipeline);
     try {
-      client.put(bucket, latest, RequestBody.ofBytes(doc), null, Map.of());
+      Optional<ObjectBytes> current = client.getBytes(bucket, latest, MAX_DOCUMENT);
+      Condition condition = Condition.ifNoneMatch();
+      if (current.isPresent()) {
+        String etag = current.get().head().etag();
+        if (etag == null || standsAtOrPast(current.get().bytes(), latest, next)) {
+          return;
+        }
+        condition = Condition.ifMatch(etag);
+      }
+      WriteResult w = client.put(bucket, latest, RequestBody.ofBytes(doc), condition, Map.of());
+      if (w.status() != WriteResult.Status.WRITTEN) {
+        // Another advance replaced the copy since it was read; the log is the truth and the next advance
+        // brings the copy forward if that one was behind.
+        LOG.log(System.Logger.Level.DEBUG, "copy at " + source(latest) + " changed while being brought forward");
+      }
     } catch (IOException e) {
       // The log is the truth; the copy only serves plain readers and catches up on the next advance.
       LOG.log(System.Logger.Level.WARNING, "pointer advanced but the copy at " + source(latest)
           + " could not be updated: " + e.getMessage());
+    }
+  }
+
+  /** Whether the copy already names {@code next}'s position or a later one; a malformed copy does not. */
+  private boolean standsAtOrPast(byte[] copy, String latest, Pointer next) {
+    try {
+      return Pointer.parse(copy, source(latest)).position().compareTo(next.position()) >= 0;
+    } catch (Pointer.MalformedPointerException e) {
+      return false;
     }
   }
 

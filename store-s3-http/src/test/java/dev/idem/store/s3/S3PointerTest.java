@@ -15,6 +15,7 @@ import dev.idem.core.store.CasResult;
 import dev.idem.core.store.Payload;
 import dev.idem.core.store.Pointer;
 import dev.idem.core.store.PointerState;
+import dev.idem.core.testing.ForwardingObjectStore;
 import dev.idem.store.s3.client.ObjectSummary;
 import dev.idem.store.s3.client.RequestBody;
 import dev.idem.store.s3.testing.S3ProxyServer;
@@ -26,6 +27,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -224,6 +226,119 @@ class S3PointerTest {
       try (S3ObjectStore fresh = open(PointerMode.LOG, 2)) {
         assertEquals("9", fresh.readPointer("orders").orElseThrow().token(), "a fresh reader after a sweep");
       }
+    }
+  }
+
+  private S3ObjectStore openLog(int kept) {
+    return S3ObjectStore.open(s3.location(bucket, "p"), s3.credentials(),
+        S3StoreOptions.builder().pointerMode(PointerMode.LOG).logEntriesKept(kept).build());
+  }
+
+  private Pointer plainCopy() throws IOException {
+    byte[] doc = s3.client().getBytes(bucket, "p/_idem/pointers/orders/latest", 8192).orElseThrow().bytes();
+    return Pointer.parse(doc, "latest");
+  }
+
+  /**
+   * Waits (on the server's own clock, not a sleep) until an object written now is stamped later than
+   * every log entry: a stalled writer's create comes after the newer entries by at least the server's
+   * timestamp resolution in life, where the stall outlasts the gc grace.
+   */
+  private void awaitServerClockPastTheLog() throws IOException {
+    Instant newest = logEntries().stream().map(ObjectSummary::lastModified).max(Instant::compareTo).orElseThrow();
+    for (int probe = 0; probe < 10_000; probe++) {
+      s3.client().put(bucket, "clock-probe", RequestBody.ofBytes(new byte[0]), null, Map.of());
+      if (s3.client().head(bucket, "clock-probe", null).orElseThrow().lastModified().isAfter(newest)) {
+        return;
+      }
+    }
+    throw new AssertionError("the server's clock did not pass " + newest);
+  }
+
+  @Test
+  void advance_logModeWriterStalledPastASweep_conflictThenNewerPresentLogAndCopyStayAtHead() throws Exception {
+    try (S3ObjectStore stalled = openLog(2); S3ObjectStore others = openLog(2)) {
+      PointerAdvancer othersAdvance = new PointerAdvancer(others);
+      assertEquals(AdvanceStatus.ADVANCED, othersAdvance.advance(publish(others, 60, 1)).status());
+      Pointer late = publish(stalled, 90, 1);
+      List<String> swept = new ArrayList<>();
+      // The stalled writer reads entry 1, then (before its create) three newer advances and a sweep run.
+      ForwardingObjectStore pausing = new ForwardingObjectStore(stalled) {
+        private boolean paused;
+
+        @Override
+        public Optional<PointerState> readPointer(String pipeline) throws IOException {
+          Optional<PointerState> read = super.readPointer(pipeline);
+          if (!paused) {
+            paused = true;
+            for (long w = 120; w <= 240; w += 60) {
+              assertEquals(AdvanceStatus.ADVANCED, othersAdvance.advance(publish(others, w, 1)).status());
+            }
+            swept.addAll(others.sweep(Duration.ZERO, false));
+            awaitServerClockPastTheLog();
+          }
+          return read;
+        }
+      };
+
+      AdvanceReport r = new PointerAdvancer(pausing).advance(late);
+
+      assertEquals(2, swept.size(), "entries 1 and 2 swept: " + swept);
+      assertEquals(AdvanceStatus.NEWER_PRESENT, r.status(), r.toString());
+      assertEquals(1, r.attempts(), "one compare-and-swap (CONFLICT on the re-created entry 2), then the head was read: " + r);
+      assertEquals(240, r.current().windowStart());
+      try (S3ObjectStore reader = openLog(2)) {
+        assertEquals(240, reader.readPointer("orders").orElseThrow().pointer().windowStart(), "log readers");
+      }
+      assertEquals(240, plainCopy().windowStart(), "the plain copy was not moved back");
+      assertEquals(240, stalled.readPointer("orders").orElseThrow().pointer().windowStart(), "the stalled writer's own view");
+    }
+  }
+
+  @Test
+  void compareAndSetPointer_logModeEntryBelowNewerOnes_conflictAndCopyUntouched() throws IOException {
+    try (S3ObjectStore store = openLog(1)) {
+      for (long w = 60; w <= 180; w += 60) {
+        assertEquals(AdvanceStatus.ADVANCED, new PointerAdvancer(store).advance(publish(store, w, 1)).status());
+      }
+      store.sweep(Duration.ZERO, false);
+      assertEquals(List.of("p/_idem/pointers/orders/log/00000000000000000003"),
+          logEntries().stream().map(ObjectSummary::key).toList());
+      awaitServerClockPastTheLog();
+
+      assertEquals(CasResult.CONFLICT, store.compareAndSetPointer("orders", "1", publish(store, 90, 1)));
+
+      assertEquals(2, logEntries().size(), "the re-created entry 2 is left for the next sweep");
+      assertEquals(180, store.readPointer("orders").orElseThrow().pointer().windowStart());
+      assertEquals(180, plainCopy().windowStart());
+    }
+  }
+
+  @Test
+  void compareAndSetPointer_logModeCopyAlreadyAhead_copyNotMovedBack() throws IOException {
+    try (S3ObjectStore store = openLog(3)) {
+      Pointer ahead = publish(store, 600, 1);
+      // What a later advance's copy looks like when it lands before this one's.
+      s3.client().put(bucket, "p/_idem/pointers/orders/latest", RequestBody.ofBytes(ahead.toBytes()), null, Map.of());
+
+      assertEquals(CasResult.SWAPPED, store.compareAndSetPointer("orders", null, publish(store, 60, 1)));
+
+      assertEquals(600, plainCopy().windowStart(), "the copy only moves forward");
+      assertEquals(60, store.readPointer("orders").orElseThrow().pointer().windowStart(), "the log is the truth");
+      assertEquals(CasResult.SWAPPED, store.compareAndSetPointer("orders", "1", publish(store, 660, 1)));
+      assertEquals(660, plainCopy().windowStart());
+    }
+  }
+
+  @Test
+  void compareAndSetPointer_logModeMalformedCopy_replaced() throws IOException {
+    try (S3ObjectStore store = openLog(3)) {
+      s3.client().put(bucket, "p/_idem/pointers/orders/latest",
+          RequestBody.ofBytes("not a pointer\n".getBytes(StandardCharsets.UTF_8)), null, Map.of());
+
+      assertEquals(CasResult.SWAPPED, store.compareAndSetPointer("orders", null, publish(store, 60, 1)));
+
+      assertEquals(60, plainCopy().windowStart());
     }
   }
 }
