@@ -1,5 +1,6 @@
 package dev.idem.store.s3.auth;
 
+import dev.idem.store.s3.http.BodyDeadline;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
@@ -8,6 +9,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 
 /**
  * The one way credential sources talk HTTP: send a request, get the status and a small body.
@@ -15,13 +17,18 @@ import java.nio.charset.StandardCharsets;
  * <p>Exists so every source gets the same safety rules: HTTP/1.1 (metadata endpoints do not
  * speak HTTP/2 and must not see an {@code h2c} upgrade), a reply body capped at
  * {@value #MAX_BODY_BYTES} bytes (a credential reply is a few KiB; anything larger is not
- * one), and an interrupt turned into {@link InterruptedIOException} with the thread's
+ * one) and read within the request's own timeout again ({@link BodyDeadline}: the HTTP client's
+ * timeout ends at the headers, and a body that stalls would otherwise hold the credential
+ * refresh lock, and every request waiting on it, forever), and an interrupt turned into {@link InterruptedIOException} with the thread's
  * interrupt flag restored. It never logs and never puts request headers or bodies in an
  * exception message, since those carry tokens.
  */
 final class CredentialHttp {
 
   static final int MAX_BODY_BYTES = 64 * 1024;
+
+  /** How long a reply body may take when the request sets no timeout (every source sets one). */
+  static final Duration DEFAULT_BODY_DEADLINE = Duration.ofSeconds(10);
 
   private CredentialHttp() {}
 
@@ -37,8 +44,8 @@ final class CredentialHttp {
    * Sends {@code request}.
    *
    * @throws InterruptedIOException if the thread is interrupted while waiting
-   * @throws IOException if the endpoint cannot be reached, times out, or the reply body is
-   *     larger than {@link #MAX_BODY_BYTES}
+   * @throws IOException if the endpoint cannot be reached, times out (headers or body), or the
+   *     reply body is larger than {@link #MAX_BODY_BYTES}
    */
   static Reply send(HttpClient http, HttpRequest.Builder request) throws IOException {
     HttpRequest built = request.version(HttpClient.Version.HTTP_1_1).build();
@@ -49,7 +56,8 @@ final class CredentialHttp {
       Thread.currentThread().interrupt();
       throw new InterruptedIOException("interrupted while waiting for " + origin(built.uri()));
     }
-    try (InputStream body = response.body()) {
+    Duration deadline = built.timeout().orElse(DEFAULT_BODY_DEADLINE);
+    try (InputStream body = BodyDeadline.wrap(response.body(), deadline, origin(built.uri()))) {
       byte[] bytes = body.readNBytes(MAX_BODY_BYTES + 1);
       if (bytes.length > MAX_BODY_BYTES) {
         throw new IOException("reply from " + origin(built.uri()) + " is larger than "

@@ -138,7 +138,9 @@ public final class S3Client {
 
     /**
      * How long to wait for a reply's headers; uploads get one extra second per MiB of body on top, so
-     * a large part on a slow link is not cut off.
+     * a large part on a slow link is not cut off. Reading a reply's body has its own deadline: this
+     * timeout again plus a second per MiB of the body, so a server that stalls mid-body fails the
+     * request instead of hanging it.
      */
     public Builder requestTimeout(Duration requestTimeout) {
       this.requestTimeout = requirePositive(requestTimeout, "requestTimeout");

@@ -3,6 +3,7 @@ package dev.idem.store.s3.client;
 import dev.idem.store.s3.auth.AwsCredentials;
 import dev.idem.store.s3.auth.CredentialsProvider;
 import dev.idem.store.s3.auth.SigV4Signer;
+import dev.idem.store.s3.http.BodyDeadline;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
@@ -29,7 +30,10 @@ import java.util.Set;
  *       payload's SHA-256 is signed in {@code x-amz-content-sha256}; bodies are streamed from their
  *       source on every attempt, never buffered whole ({@link RequestBody}). Uploads get one extra
  *       second of request timeout per MiB of body.
- *   <li>Send. Statuses the {@link Call} accepts come back as a {@link Reply}; any other non-2xx reply
+ *   <li>Send. The headers must arrive within the request timeout, and the body, buffered or streamed,
+ *       within that timeout plus a second per MiB of its length ({@link BodyDeadline}); a body that
+ *       stalls fails with {@link java.net.http.HttpTimeoutException} naming the request.
+ *       Statuses the {@link Call} accepts come back as a {@link Reply}; any other non-2xx reply
  *       is parsed into an {@link S3Exception}, and so is a 2xx reply whose body is an {@code <Error>}
  *       when the call says the operation can fail that way ({@link Call#withErrorIn200()}).
  *   <li>Retry, with full-jitter exponential backoff ({@link RetryPolicy}), when the {@link S3Exception}
@@ -118,12 +122,14 @@ final class S3Transport {
       int status = response.statusCode();
       boolean success = status >= 200 && status < 300;
       if (success && c.stream) {
-        return new Reply(status, response.headers(), null, response.body(), attempt);
+        return new Reply(status, response.headers(), null,
+            BodyDeadline.wrap(response.body(), bodyDeadline(response.headers(), 0), describe(c)), attempt);
       }
       byte[] body;
+      int max = success || c.accept.contains(status) ? c.maxBody : MAX_ERROR_BODY;
       try {
-        body = readBounded(response.body(), success || c.accept.contains(status) ? c.maxBody : MAX_ERROR_BODY,
-            !success && !c.accept.contains(status), c);
+        body = readBounded(BodyDeadline.wrap(response.body(), bodyDeadline(response.headers(), max), describe(c)),
+            max, !success && !c.accept.contains(status), c);
       } catch (MalformedReplyException e) {
         throw e;
       } catch (IOException e) {
@@ -144,6 +150,15 @@ final class S3Transport {
       }
       throw error;
     }
+  }
+
+  /**
+   * How long a reply's body may take: the request timeout plus a second per MiB of its Content-Length
+   * (else of {@code unknownLength}), the same allowance uploads get.
+   */
+  private Duration bodyDeadline(HttpHeaders headers, long unknownLength) {
+    long length = headers.firstValueAsLong("Content-Length").orElse(unknownLength);
+    return BodyDeadline.forBytes(requestTimeout, length);
   }
 
   private HttpRequest request(Call c, URI uri) throws IOException {

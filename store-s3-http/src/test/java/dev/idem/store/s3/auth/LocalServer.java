@@ -14,15 +14,20 @@ import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.function.Function;
 
 /**
  * A stand-in for STS, a container credentials endpoint or IMDS: an {@link HttpServer} bound
  * to 127.0.0.1 on an ephemeral port that answers from per-route handlers and records every
- * request. Unknown routes answer 404. Close it to stop the server.
+ * request. Unknown routes answer 404; stalling routes send headers and then nothing until the
+ * server is closed. Close it to stop the server.
  */
 final class LocalServer implements AutoCloseable {
 
@@ -54,11 +59,15 @@ final class LocalServer implements AutoCloseable {
   }
 
   private final HttpServer server;
+  private final ExecutorService handlers = Executors.newCachedThreadPool();
   private final List<Request> requests = new CopyOnWriteArrayList<>();
   private final Map<String, Function<Request, Response>> routes = new ConcurrentHashMap<>();
+  private final Set<String> stalling = ConcurrentHashMap.newKeySet();
+  private final CountDownLatch closed = new CountDownLatch(1);
 
   private LocalServer(HttpServer server) {
     this.server = server;
+    server.setExecutor(handlers);
   }
 
   static LocalServer start() {
@@ -85,6 +94,12 @@ final class LocalServer implements AutoCloseable {
     return route(method, path, request -> new Response(status, body));
   }
 
+  /** Answers {@code method path} with a 200 and the first byte of a body, then stalls until closed. */
+  LocalServer stall(String method, String path) {
+    stalling.add(method + " " + path);
+    return this;
+  }
+
   /** {@code http://127.0.0.1:<port>}. */
   URI uri() {
     return URI.create("http://127.0.0.1:" + server.getAddress().getPort());
@@ -96,7 +111,9 @@ final class LocalServer implements AutoCloseable {
 
   @Override
   public void close() {
+    closed.countDown();
     server.stop(0);
+    handlers.shutdownNow();
   }
 
   /** A port on 127.0.0.1 that nothing listens on, so connecting is refused at once. */
@@ -110,12 +127,27 @@ final class LocalServer implements AutoCloseable {
 
   private void handle(HttpExchange exchange) throws IOException {
     try {
+      serve(exchange);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private void serve(HttpExchange exchange) throws IOException, InterruptedException {
+    try {
       Map<String, List<String>> headers = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
       exchange.getRequestHeaders().forEach((k, v) -> headers.put(k, List.copyOf(v)));
       String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
       Request request = new Request(exchange.getRequestMethod(),
           exchange.getRequestURI().getRawPath(), headers, body);
       requests.add(request);
+      if (stalling.contains(request.method() + " " + request.path())) {
+        exchange.sendResponseHeaders(200, 100);
+        exchange.getResponseBody().write('{');
+        exchange.getResponseBody().flush();
+        closed.await();
+        return;
+      }
       Function<Request, Response> handler =
           routes.get(request.method() + " " + request.path());
       Response response = handler == null ? new Response(404, "") : handler.apply(request);

@@ -22,13 +22,13 @@ import java.util.concurrent.LinkedBlockingQueue;
 /**
  * A scripted, misbehaving HTTP/1.1 server on 127.0.0.1 for the failure paths a real S3 server will not
  * produce on demand: 503 SlowDown, 500, 409, connections reset before or during a reply, malformed
- * XML. Each connection serves one request ({@code Connection: close}) with the next scripted {@link
+ * XML, replies that stall after their headers. Each connection serves one request ({@code Connection: close}) with the next scripted {@link
  * Action}; when the script is empty it answers 500. Signatures are not checked. Requests are recorded.
  */
 public final class FakeS3Server implements AutoCloseable {
 
   /** What to do with one request. */
-  public sealed interface Action permits Reply, Reset, CutReply {}
+  public sealed interface Action permits Reply, Reset, CutReply, Stall {}
 
   /** Answer with this status, headers and body. */
   public record Reply(int status, Map<String, String> headers, byte[] body) implements Action {}
@@ -38,6 +38,18 @@ public final class FakeS3Server implements AutoCloseable {
 
   /** Send the status and headers declaring {@code body.length + 100} bytes, then {@code body}, then close. */
   public record CutReply(int status, Map<String, String> headers, byte[] body) implements Action {}
+
+  /**
+   * Send the status and headers declaring {@code body.length + 100} bytes, then {@code body}, then
+   * nothing more until the client hangs up (or a minute passes): a server that stalls mid-body.
+   */
+  public record Stall(int status, Map<String, String> headers, byte[] body) implements Action {}
+
+  /** A stall after a 200's headers and the first bytes of {@code body}. */
+  public static Stall stall(String body) {
+    return new Stall(200, Map.of("Content-Type", "application/xml", "ETag", "\"abc\""),
+        body.getBytes(StandardCharsets.UTF_8));
+  }
 
   /** One request as received. */
   public record Request(String method, String target, Map<String, String> headers, int bodyLength) {}
@@ -137,6 +149,17 @@ public final class FakeS3Server implements AutoCloseable {
         out.write(r.body());
       }
       out.flush();
+    } else if (action instanceof Stall r) {
+      out.write(statusAndHeaders(r.status(), r.headers(), r.body().length + 100));
+      out.write(r.body());
+      out.flush();
+      // Serving one connection at a time, so the stall ends when the client gives up on it.
+      s.setSoTimeout(60_000);
+      try {
+        in.read();
+      } catch (java.net.SocketTimeoutException e) {
+        // the client never hung up; let the next request through
+      }
     } else if (action instanceof CutReply r) {
       out.write(statusAndHeaders(r.status(), r.headers(), r.body().length + 100));
       out.write(r.body());
