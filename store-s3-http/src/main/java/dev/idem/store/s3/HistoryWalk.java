@@ -142,7 +142,7 @@ final class HistoryWalk {
       }
       throw e;
     }
-    return new PageCursor<>(fetch, first, executor);
+    return new PageCursor<>(fetch, first, executor, "ListObjectVersions of " + source(listPrefix));
   }
 
   /** For servers without versions: each current object as the key's only version. */
@@ -155,7 +155,7 @@ final class HistoryWalk {
       }
       return new PageCursor.Page<>(out, p.truncated() ? new Marker(null, null, p.nextContinuationToken()) : null);
     };
-    return PageCursor.open(fetch, Marker.START, executor);
+    return PageCursor.open(fetch, Marker.START, executor, "ListObjectsV2 of " + source(listPrefix));
   }
 
   private PageCursor<Marker, ObjectSummary> objects(String listPrefix) throws IOException {
@@ -164,7 +164,11 @@ final class HistoryWalk {
       return new PageCursor.Page<>(p.objects(),
           p.truncated() ? new Marker(null, null, p.nextContinuationToken()) : null);
     };
-    return PageCursor.open(fetch, Marker.START, executor);
+    return PageCursor.open(fetch, Marker.START, executor, "ListObjectsV2 of " + source(listPrefix));
+  }
+
+  private String source(String listPrefix) {
+    return "s3://" + bucket + "/" + listPrefix;
   }
 
   /** The next version outside {@code _idem/}, restarting the listing past that range when it is met. */

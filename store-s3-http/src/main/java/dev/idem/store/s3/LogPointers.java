@@ -207,12 +207,13 @@ final class LogPointers implements PointerProtocol {
       long last = -1;
       ObjectsPage page;
       String token = null;
+      ListingGuard<String> guard = new ListingGuard<>("ListObjectsV2 of " + source(logPrefix));
       do {
         page = client.listObjects(bucket, logPrefix, token == null ? startAfter : null, token, pageSize);
         for (ObjectSummary o : page.objects()) {
           last = Math.max(last, KeyLayout.parseSeq(o.key(), logPrefix));
         }
-        token = page.nextContinuationToken();
+        token = guard.next(page.nextContinuationToken());
       } while (last < 0 && page.truncated());
       if (last < 0) {
         heads.invalidate(pipeline);
@@ -238,13 +239,21 @@ final class LogPointers implements PointerProtocol {
     }
   }
 
-  /** From an entry known to exist, finds the highest existing one above it (entries are dense). */
+  /**
+   * From an entry known to exist, finds the highest existing one above it (entries are dense). Doubling
+   * steps reach any sequence number in at most 63 HEADs, so a server that says every entry exists ends
+   * in an error, not a loop.
+   */
   private long gallop(String pipeline, long exists) throws IOException {
     long lo = exists;
     long step = 1;
     while (client.head(bucket, layout.logEntry(pipeline, lo + step), null).isPresent()) {
       lo += step;
-      step = Math.min(step * 2, 1L << 40);
+      if (step > (Long.MAX_VALUE - 1 - lo) / 2) {
+        throw new IOException("pointer log " + source(layout.logPrefix(pipeline))
+            + " claims an entry at every sequence number up to " + lo + "; the server's HEAD replies are not believable");
+      }
+      step *= 2;
     }
     long hi = lo + step;
     while (hi - lo > 1) {

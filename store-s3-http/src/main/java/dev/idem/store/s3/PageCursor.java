@@ -12,7 +12,9 @@ import java.util.concurrent.Future;
  *
  * <p>Memory: at most two pages. Not thread-safe: one consumer per cursor. {@link #close()} cancels the
  * page in flight; a failure to fetch a page surfaces from {@link #peek()} as the fetch's own {@link
- * IOException}.
+ * IOException}. A page whose next position the server handed out before ends the walk with an {@link
+ * IOException} ({@link ListingGuard}) instead of fetching it again; positions this cursor is {@link
+ * #restart restarted} at are the caller's, not the server's, and are not checked.
  *
  * @param <C> the position a page is fetched from (markers, a continuation token)
  * @param <E> the entries
@@ -35,22 +37,29 @@ final class PageCursor<C, E> implements AutoCloseable {
 
   private final Fetch<C, E> fetch;
   private final ExecutorService executor;
+  private final ListingGuard<C> guard;
   private List<E> entries = List.of();
   private int index;
   private C next;
   private boolean more;
   private Future<Page<C, E>> pending;
 
-  /** A cursor that starts with {@code first} (already fetched, so the caller sees its errors directly). */
-  PageCursor(Fetch<C, E> fetch, Page<C, E> first, ExecutorService executor) {
+  /**
+   * A cursor that starts with {@code first} (already fetched, so the caller sees its errors directly).
+   *
+   * @param listing what to name when the server repeats a position ({@link ListingGuard})
+   */
+  PageCursor(Fetch<C, E> fetch, Page<C, E> first, ExecutorService executor, String listing) throws IOException {
     this.fetch = fetch;
     this.executor = executor;
+    this.guard = new ListingGuard<>(listing);
     accept(first);
   }
 
   /** A cursor whose first page is fetched at {@code start}, now. */
-  static <C, E> PageCursor<C, E> open(Fetch<C, E> fetch, C start, ExecutorService executor) throws IOException {
-    return new PageCursor<>(fetch, fetch.fetch(start), executor);
+  static <C, E> PageCursor<C, E> open(Fetch<C, E> fetch, C start, ExecutorService executor, String listing)
+      throws IOException {
+    return new PageCursor<>(fetch, fetch.fetch(start), executor, listing);
   }
 
   /** The next entry without consuming it, or {@code null} at the end. */
@@ -84,10 +93,10 @@ final class PageCursor<C, E> implements AutoCloseable {
     cancel();
   }
 
-  private void accept(Page<C, E> page) {
+  private void accept(Page<C, E> page) throws IOException {
     entries = page.entries();
     index = 0;
-    next = page.next();
+    next = guard.next(page.next());
     more = next != null;
     if (more) {
       C position = next;

@@ -60,8 +60,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       evidence bytes are off. The stored object is never touched (P2).
  * </ol>
  *
- * A key deleted between the 412 and the HEAD is simply published again (bounded). Exactly one of N
- * concurrent publishers gets CREATED because S3 applies {@code If-None-Match: *} atomically (P3).
+ * A key deleted between the 412 and the HEAD (or the GET that hashes a foreign object) is simply published
+ * again, at most {@value #MAX_REPUBLISH} rounds in all; then the call fails with an {@link IOException}.
+ * Exactly one of N concurrent publishers gets CREATED because S3 applies {@code If-None-Match: *}
+ * atomically (P3).
  *
  * <h2>Reads</h2>
  *
@@ -237,7 +239,7 @@ public final class S3ObjectStore implements ObjectStore {
     Instant published = options.clock().instant();
     String attempt = randomId();
     Map<String, String> meta = IdemMetadata.of(sha, writerId, published, attempt);
-    for (int round = 1; ; round++) {
+    for (int round = 1; round <= MAX_REPUBLISH; round++) {
       CreateOnlyUpload.Result r = uploader.upload(layout.object(key), payload, sha, size, meta);
       if (r.outcome() == CreateOnlyUpload.Outcome.CREATED) {
         knownKeys.put(key, Boolean.TRUE);
@@ -246,10 +248,6 @@ public final class S3ObjectStore implements ObjectStore {
       Optional<ObjectHead> head = client.head(location.bucket(), layout.object(key), null);
       if (head.isEmpty()) {
         // Deleted (retention) between our write and the HEAD; the key is free again.
-        if (round == MAX_REPUBLISH) {
-          throw new IOException("publish of " + key + " to " + describe()
-              + " keeps meeting an object that is gone when read (deleted concurrently?)");
-        }
         continue;
       }
       knownKeys.put(key, Boolean.TRUE);
@@ -263,6 +261,7 @@ public final class S3ObjectStore implements ObjectStore {
       } else {
         Optional<ObjectInfo> hashed = hashByDownload(key);
         if (hashed.isEmpty()) {
+          // Deleted between the HEAD and the GET: as above.
           continue;
         }
         stored = hashed.get();
@@ -273,6 +272,8 @@ public final class S3ObjectStore implements ObjectStore {
       String evidence = keepEvidence(key, payload, sha, size, meta);
       return new PutOutcome(PutStatus.DIVERGENT, stored, sha, size, evidence);
     }
+    throw new IOException("publish of " + key + " to " + describe() + " met an object that was gone when read "
+        + MAX_REPUBLISH + " times in a row (deleted concurrently?); nothing was published by this call");
   }
 
   /**

@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Deque;
 import java.util.List;
 
@@ -55,6 +56,7 @@ final class Sweep {
   private void abortUploads(Instant cutoff, boolean dryRun, List<String> lines) throws IOException {
     String keyMarker = null;
     String uploadMarker = null;
+    ListingGuard<List<String>> guard = new ListingGuard<>("ListMultipartUploads of s3://" + bucket + "/" + layout.prefix());
     do {
       UploadsPage page = client.listMultipartUploads(bucket, layout.prefix().isEmpty() ? null : layout.prefix(),
           keyMarker, uploadMarker);
@@ -67,9 +69,8 @@ final class Sweep {
               + " (upload " + u.uploadId() + ", started " + u.initiated() + ")");
         }
       }
-      if (page.truncated() && page.nextKeyMarker().equals(keyMarker)
-          && String.valueOf(page.nextUploadIdMarker()).equals(String.valueOf(uploadMarker))) {
-        throw new IOException("ListMultipartUploads of " + bucket + " does not advance past " + keyMarker);
+      if (page.truncated()) {
+        guard.next(Arrays.asList(page.nextKeyMarker(), page.nextUploadIdMarker()));
       }
       keyMarker = page.nextKeyMarker();
       uploadMarker = page.nextUploadIdMarker();
@@ -81,6 +82,7 @@ final class Sweep {
     String pipeline = null;
     Deque<ObjectSummary> newest = new ArrayDeque<>();
     String token = null;
+    ListingGuard<String> guard = new ListingGuard<>("ListObjectsV2 of s3://" + bucket + "/" + pointers);
     do {
       ObjectsPage page = client.listObjects(bucket, pointers, null, token, pageSize);
       for (ObjectSummary o : page.objects()) {
@@ -109,7 +111,7 @@ final class Sweep {
           }
         }
       }
-      token = page.nextContinuationToken();
+      token = guard.next(page.nextContinuationToken());
     } while (token != null);
   }
 }

@@ -103,4 +103,58 @@ class S3ObjectStoreFaultsTest {
       assertTrue(e.getMessage().contains("If-None-Match answered 404"), e.getMessage());
     }
   }
+
+  private static final String EMPTY_TRUNCATED_LISTING =
+      "<ListBucketResult><IsTruncated>true</IsTruncated><NextContinuationToken>same</NextContinuationToken></ListBucketResult>";
+
+  @Test
+  void readPointer_logModeListingRepeatsItsToken_ioErrorNotALoop() throws IOException {
+    server.then(ok(EMPTY_TRUNCATED_LISTING), ok(EMPTY_TRUNCATED_LISTING), ok(EMPTY_TRUNCATED_LISTING));
+    try (S3ObjectStore store = store(PointerMode.LOG)) {
+      IOException e = assertThrows(IOException.class, () -> store.readPointer("orders"));
+      assertTrue(e.getMessage().startsWith("ListObjectsV2 of s3://bkt/_idem/pointers/orders/log/: the server handed out"
+          + " the same continuation position twice (same)"), e.getMessage());
+    }
+    assertEquals(2, server.requests().size());
+  }
+
+  @Test
+  void sweep_uploadListingRepeatsItsMarkers_ioErrorNotALoop() throws IOException {
+    String page = "<ListMultipartUploadsResult><IsTruncated>true</IsTruncated><NextKeyMarker>k</NextKeyMarker>"
+        + "<NextUploadIdMarker>u</NextUploadIdMarker></ListMultipartUploadsResult>";
+    server.then(ok(page), ok(page), ok(page));
+    try (S3ObjectStore store = store(PointerMode.LOG)) {
+      IOException e = assertThrows(IOException.class, () -> store.sweep(Duration.ZERO, true));
+      assertTrue(e.getMessage().startsWith("ListMultipartUploads of s3://bkt/: the server handed out the same"
+          + " continuation position twice ([k, u])"), e.getMessage());
+    }
+    assertEquals(2, server.requests().size());
+  }
+
+  @Test
+  void sweep_pointerLogListingRepeatsItsToken_ioErrorNotALoop() throws IOException {
+    server.then(ok("<ListMultipartUploadsResult><IsTruncated>false</IsTruncated></ListMultipartUploadsResult>"),
+        ok(EMPTY_TRUNCATED_LISTING), ok(EMPTY_TRUNCATED_LISTING), ok(EMPTY_TRUNCATED_LISTING));
+    try (S3ObjectStore store = store(PointerMode.LOG)) {
+      IOException e = assertThrows(IOException.class, () -> store.sweep(Duration.ZERO, true));
+      assertTrue(e.getMessage().startsWith("ListObjectsV2 of s3://bkt/_idem/pointers/: the server handed out"), e.getMessage());
+    }
+    assertEquals(3, server.requests().size());
+  }
+
+  @Test
+  void putIfAbsent_foreignObjectGoneEveryTimeItIsRead_ioErrorAfterThreeRounds() throws IOException {
+    for (int round = 0; round < 3; round++) {
+      // create-only PUT refused; the HEAD finds an object idem did not write; the GET to hash it finds it gone
+      server.then(status(412, Map.of()), status(200, Map.of("ETag", "\"x\"")), error(404, "NoSuchKey", "gone"));
+    }
+    String key = RunSpec.of("orders", new Window(60, 60), 1).outputKey().toString();
+    try (S3ObjectStore store = store(PointerMode.CAS)) {
+      IOException e = assertThrows(IOException.class,
+          () -> store.putIfAbsent(key, dev.idem.core.store.Payload.ofBytes(new byte[] {1}), "host-a"));
+      assertTrue(e.getMessage().startsWith("publish of " + key + " to s3://bkt"), e.getMessage());
+      assertTrue(e.getMessage().contains("met an object that was gone when read 3 times in a row"), e.getMessage());
+    }
+    assertEquals(9, server.requests().size(), "three rounds of PUT, HEAD, GET and no fourth");
+  }
 }
