@@ -153,4 +153,20 @@ class PointerRewindTest {
         new Cli().run("pointer", "show", "--pipeline", "p", "--store", store, "--json").out()).get("last_rewind");
     assertEquals(key(3), last.get("from"));
   }
+
+  @Test
+  void rewind_json_reportsTheRecord() throws Exception {
+    publish(1, "good");
+    publish(2, "bad");
+    Cli.Result r = rewind(1, key(2), "bad build", "--json");
+    assertEquals(0, r.code(), r.describe());
+    Map<String, Object> j = MiniJson.object(r.out());
+    assertEquals("REWOUND", j.get("status"));
+    assertEquals(key(1), j.get("key"));
+    @SuppressWarnings("unchecked")
+    Map<String, Object> rec = (Map<String, Object>) j.get("rewind");
+    assertEquals(key(2), rec.get("from"));
+    assertEquals("ops-alice", rec.get("by"));
+    assertEquals("bad build", rec.get("reason"));
+  }
 }

@@ -275,6 +275,16 @@ public abstract class ObjectStoreContract {
         new PointerRewinder(store, guard).rewind(good, bad.key(), "ops-1", "again").status(), "expects a key no longer there");
   }
 
+  @Test
+  void checkWritable_newStore_passesAndLeavesNothingVisible() throws IOException {
+    store.checkWritable();
+    List<String> seen = new ArrayList<>();
+    store.list("", o -> seen.add(o.key()));
+    store.history("", h -> seen.add(h.key()));
+    assertEquals(List.of(), seen, "the check is invisible to listings and the scan");
+    assertTrue(store.readPointer("orders").isEmpty());
+  }
+
   // --- history and listing ---
 
   @Test
