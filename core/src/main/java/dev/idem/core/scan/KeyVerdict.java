@@ -19,14 +19,18 @@ import java.util.Set;
  */
 public record KeyVerdict(String key, int writes, int payloads, Basis basis, int divergentAttempts, List<HistoryEntry> entries) {
 
-  /** A key is divergent when its history holds more than one distinct content. */
+  /**
+   * A key is divergent when its history holds more than one distinct content, or any recorded DIVERGENT
+   * attempt: such an attempt met different bytes when it was made, so it stays evidence after the
+   * object it met is gone (retention, an unversioned bucket) and the history shows only the attempt.
+   */
   public boolean divergent() {
-    return payloads > 1;
+    return payloads > 1 || divergentAttempts > 0;
   }
 
-  /** Written more than once, all with one content: benign, counted but not flagged. */
+  /** Written more than once, all with one content and no divergent attempt: benign, counted but not flagged. */
   public boolean benignDuplicate() {
-    return writes > 1 && payloads == 1;
+    return writes > 1 && payloads == 1 && divergentAttempts == 0;
   }
 
   /** Judges one key's history. */

@@ -31,6 +31,17 @@ class DivergenceScanTest {
   }
 
   @Test
+  void of_onlyDivergentAttemptsLeft_divergent() {
+    // Retention deleted the object (or an unversioned bucket lost its history); the evidence stays.
+    String sha = "cd".repeat(32);
+    HistoryEntry attempt = new HistoryEntry("k", Kind.DIVERGENT_ATTEMPT, null, null, 4, sha, null, "w");
+    KeyVerdict v = KeyVerdict.of(new KeyHistory("k", List.of(attempt, attempt)));
+    assertTrue(v.divergent(), v.toString());
+    assertFalse(v.benignDuplicate());
+    assertEquals(1, v.payloads());
+  }
+
+  @Test
   void of_sameEtagTwice_benignNotDivergent() {
     KeyVerdict v = KeyVerdict.of(new KeyHistory("k", List.of(etag("k", "a"), etag("k", "a"))));
     assertFalse(v.divergent());
