@@ -26,7 +26,12 @@ import java.util.Set;
  *   <li><b>durable publish</b>: a thread that linked an object {@code fsync}s its directory before
  *       going on (it then reports CREATED, which must survive a power loss);
  *   <li><b>G2 across a power loss</b>: a thread that renamed a pointer into place {@code fsync}s its
- *       directory (else the pointer may revert to an older position after a crash).
+ *       directory (else the pointer may revert to an older position after a crash);
+ *   <li><b>S3 records in the order of objects</b>: a CREATED record is created only after its
+ *       object's link was made durable by a directory {@code fsync}; a DIVERGENT record only after the
+ *       evidence its thread linked was made durable; a DIVERGENT or IDENTICAL record is {@code force}d
+ *       and its directory {@code fsync}ed by its thread before it goes on (a record the scan needs must
+ *       survive a power loss).
  * </ul>
  *
  * Threads that died or hit an injected fault are excused from the "goes on to fsync" rules: what they
@@ -102,6 +107,7 @@ final class DurabilityLog {
             }
           }
         }
+        case "createRecord" -> checkRecord(e, i, excused, v);
         case "atomicMove" -> {
           if (!excused.contains(e.thread()) && !syncedAfter(e.other().getParent(), i, e.thread())) {
             v.add("G2: the thread that renamed " + rel(e.other()) + " never fsynced its directory afterwards");
@@ -111,6 +117,44 @@ final class DurabilityLog {
       }
     }
     return v;
+  }
+
+  private void checkRecord(Event e, int i, Set<Thread> excused, List<String> v) {
+    String name = e.path().getFileName().toString();
+    Path object = root.resolve(root.resolve("_idem/records").relativize(e.path().getParent()))
+        .resolve(name.substring(0, name.lastIndexOf('!')));
+    if (name.contains("!CREATED.")) {
+      int linked = lastIndex(i, "createLink", object);
+      if (linked < 0 || !syncedBetween(object.getParent(), linked, i)) {
+        v.add("S3: CREATED record " + rel(e.path()) + " was written before its object's link was made durable");
+      }
+      return;
+    }
+    if (name.contains("!DIVERGENT.")) {
+      Path evidence = root.resolve("_idem/evidence").resolve(root.relativize(object));
+      int linked = lastIndex(i, "createLink", null, e.thread());
+      if (linked >= 0 && events.get(linked).path().getParent().equals(evidence) && !syncedBetween(evidence, linked, i)) {
+        v.add("S3: DIVERGENT record " + rel(e.path()) + " was written before its evidence was made durable");
+      }
+    }
+    if (!excused.contains(e.thread())) {
+      if (!forcedAfter(e.path(), i, e.thread())) {
+        v.add("S3: the thread that wrote record " + rel(e.path()) + " never forced it");
+      }
+      if (!syncedAfter(e.path().getParent(), i, e.thread())) {
+        v.add("S3: the thread that wrote record " + rel(e.path()) + " never fsynced its directory afterwards");
+      }
+    }
+  }
+
+  private boolean forcedAfter(Path file, int after, Thread thread) {
+    for (int j = after + 1; j < events.size(); j++) {
+      Event e = events.get(j);
+      if (e.op().equals("force") && file.equals(e.path()) && e.thread() == thread) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private String rel(Path p) {

@@ -82,12 +82,12 @@ class FsCriticalScenariosTest {
         replica(2, 40, 'B', Replica.Build.OLD, false, new Fate.Finishes()));
   }
 
-  /** P3 with an unknown writer: the link landed, the ledger line did not; the retry finds it. */
+  /** P3 with an unknown writer: the link landed, the record did not; the retry finds it. */
   @Example
-  void ledgerAppendFailsAfterTheLink_retryFindsTheObject() throws Exception {
+  void recordFailsAfterTheLink_retryFindsTheObject() throws Exception {
     assertHolds(
         replica(1, 0, 'A', Replica.Build.OLD, false,
-            new Fate.Faulted(Fate.Fault.IO_ERROR, new Step("openAppend(ledger)", false, 1))),
+            new Fate.Faulted(Fate.Fault.IO_ERROR, new Step("createNew(record)", false, 1))),
         replica(2, 40, 'A', Replica.Build.OLD, false, new Fate.Finishes()));
   }
 }

@@ -28,13 +28,14 @@ final class HookedFsOps implements FsOps {
   static final List<String> OPS = List.of(
       "createDirectory", "fsyncDirectory(parent)",
       "createNew(object temp)", "write(object temp)", "force(object temp)", "createLink(object)",
-      "fsyncDirectory(object dir)", "openAppend(ledger)", "write(ledger)", "force(ledger)", "createLink(evidence)",
-      "deleteIfExists(temp)",
+      "fsyncDirectory(object dir)", "createNew(record)", "write(record)", "force(record)", "fsyncDirectory(record dir)",
+      "createLink(evidence)", "fsyncDirectory(evidence dir)", "deleteIfExists(temp)",
       "openLockFile(pointer lock)", "tryLock(pointer lock)", "force(object)", "createNew(pointer temp)",
       "write(pointer temp)", "force(pointer temp)", "atomicMove(pointer)", "fsyncDirectory(pointer dir)");
   /** Where a fault after the call is a realistic failure: the bytes or sync may or may not have landed. */
   static final List<String> OPS_FAULT_AFTER = List.of("write(object temp)", "force(object temp)",
-      "fsyncDirectory(object dir)", "write(ledger)", "force(ledger)", "force(object)", "force(pointer temp)",
+      "fsyncDirectory(object dir)", "write(record)", "force(record)", "fsyncDirectory(record dir)",
+      "fsyncDirectory(evidence dir)", "force(object)", "force(pointer temp)",
       "fsyncDirectory(pointer dir)");
 
   private final FsOps d = FsOps.real();
@@ -66,7 +67,10 @@ final class HookedFsOps implements FsOps {
     return around(op, call, r -> { });
   }
 
-  private static String tempKind(Path file) {
+  private static String newFileKind(Path file) {
+    if (file.toString().replace('\\', '/').contains("/_idem/records/")) {
+      return "record";
+    }
     return file.getFileName().toString().startsWith(".tmp-latest") ? "pointer temp" : "object temp";
   }
 
@@ -82,12 +86,13 @@ final class HookedFsOps implements FsOps {
   }
 
   @Override public FileChannel createNew(Path file) throws IOException {
-    String k = tempKind(file);
-    return around("createNew(" + k + ")", () -> d.createNew(file), ch -> opened(ch, k, file));
-  }
-
-  @Override public FileChannel openAppend(Path file) throws IOException {
-    return around("openAppend(ledger)", () -> d.openAppend(file), ch -> opened(ch, "ledger", file));
+    String k = newFileKind(file);
+    return around("createNew(" + k + ")", () -> d.createNew(file), ch -> {
+      opened(ch, k, file);
+      if (log != null && k.equals("record")) {
+        log.record("createRecord", file, null);
+      }
+    });
   }
 
   @Override public FileChannel openLockFile(Path file) throws IOException {
@@ -154,6 +159,8 @@ final class HookedFsOps implements FsOps {
   @Override public void fsyncDirectory(Path dir) throws IOException {
     String s = dir.toString().replace('\\', '/');
     String kind = s.contains("/_idem/pointers/") ? "pointer dir"
+        : s.matches(".*/_idem/records/[a-z0-9][a-z0-9._-]*/[0-9]+") ? "record dir"
+        : s.matches(".*/_idem/evidence/[a-z0-9][a-z0-9._-]*/[0-9]+/state-[0-9a-f]{64}") ? "evidence dir"
         : s.matches(".*/[a-z0-9][a-z0-9._-]*/[0-9]+") && !s.contains("/_idem/") ? "object dir" : "parent";
     around("fsyncDirectory(" + kind + ")", () -> {
       d.fsyncDirectory(dir);

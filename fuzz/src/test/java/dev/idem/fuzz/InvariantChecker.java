@@ -218,7 +218,7 @@ final class InvariantChecker {
         v.add("P2: replica " + c.id() + " CREATED " + key + " with '" + c.payload() + "' but it now holds other bytes");
       }
     } else {
-      // A writer cut short after its link but before its ledger line leaves an object of unknown writer.
+      // A writer cut short after its link but before its record leaves an object of unknown writer.
       boolean explained = recs.stream().anyMatch(rec -> rec.disturbed()
           && (stored.writer() == null || rec.replica.writerId(run.namespace()).equals(stored.writer()))
           && sha(rec.replica).equals(actual));

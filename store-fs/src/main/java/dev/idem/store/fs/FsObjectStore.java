@@ -29,15 +29,17 @@ import java.util.Optional;
 
 /**
  * An {@link ObjectStore} in a local directory: create-only publish by hard link, a kernel-locked
- * compare-and-swap {@code latest} pointer per pipeline, and a per-key ledger of publish attempts that
- * the divergence scan reads as history.
+ * compare-and-swap {@code latest} pointer per pipeline, and a create-only record of every publish
+ * attempt that the divergence scan reads as history, with the bytes of divergent attempts.
  *
  * <h2>Layout under the root</h2>
  *
  * <pre>
  * &lt;key&gt;                                   the object (e.g. pipeline/1726000000/state-&lt;hex&gt;)
  * &lt;dir of key&gt;/.tmp-&lt;name&gt;.&lt;random&gt;      a publish in flight, or left by a killed one
- * _idem/ledger/&lt;key&gt;.log                 one line per publish attempt (see {@link Ledger})
+ * _idem/records/&lt;dir of key&gt;/&lt;name&gt;!&lt;STATUS&gt;.&lt;sha256&gt;.&lt;random&gt;
+ *                                         one file per publish attempt (see {@link Records})
+ * _idem/ledger/&lt;key&gt;.log                 the previous version's per-key ledger: read, never written
  * _idem/evidence/&lt;key&gt;/&lt;sha256&gt;          the bytes of a DIVERGENT attempt
  * _idem/pointers/&lt;pipeline&gt;/latest        the pointer document ({@link Pointer#toBytes()})
  * _idem/pointers/&lt;pipeline&gt;/latest.lock   the pointer's lock file (never deleted)
@@ -48,9 +50,8 @@ import java.util.Optional;
  * resolves strictly under the root, and stays there (S2): a symbolic link anywhere under the root is
  * refused with a {@link LinkRefusedException} naming it, before anything is read or written through it. Because keys are paths, a key and a key below it ({@code a/b} and
  * {@code a/b/c}) cannot both hold objects; the second publish fails with an {@link IOException} and
- * publishes nothing. For the same reason a key {@code K} and a key below {@code K.log} cannot both
- * have ledgers; idem's own keys ({@code pipeline/window/state-hex}, all three levels deep) never meet
- * either case. Directories are never removed, even when empty: a concurrent publisher may be about to
+ * publishes nothing; idem's own keys ({@code pipeline/window/state-hex}, all three levels deep) never
+ * meet that case. Directories are never removed, even when empty: a concurrent publisher may be about to
  * create its temporary file in one. {@link Layout} computes these paths; {@link StorePaths} is the one
  * way to them: it reads and creates each path component by component without following a link, and
  * refuses one anywhere under the root ({@link LinkRefusedException}), so nothing is read or written
@@ -59,20 +60,21 @@ import java.util.Optional;
  * <h2>Publish ({@link #putIfAbsent}), step by step</h2>
  *
  * <ol>
- *   <li>Create missing directories for the object and its ledger, fsyncing each new directory's parent.
+ *   <li>Create missing directories for the object and its records, fsyncing each new directory's parent.
  *   <li>Create {@code .tmp-<name>.<random>} beside the object ({@code O_EXCL}), copy the payload into
  *       it while hashing, and refuse ({@link Payload.ChangedWhileReadingException}) if the hash is not
  *       the payload's declared SHA-256. {@code fsync} the temporary file.
  *   <li>Promote with {@code link(temp, key)} ({@link Files#createLink}): atomic, and it fails if the key
  *       exists, so it can never replace an object (P2). Exactly one concurrent publisher's link
  *       succeeds (P3).
- *   <li>Winner: {@code fsync} the directory (the object is now durable, G1), append {@code CREATED} to
- *       the ledger, return CREATED.
- *   <li>Loser ({@link FileAlreadyExistsException}): read the stored SHA-256 (from the ledger, else by
+ *   <li>Winner: {@code fsync} the directory (the object is now durable, G1), write a {@code CREATED}
+ *       record, return CREATED.
+ *   <li>Loser ({@link FileAlreadyExistsException}): read the stored SHA-256 (from its record, else by
  *       hashing the object: it is complete, since it was linked only after its {@code fsync}), {@code
- *       fsync} its directory too (the winner may not have yet), and compare: same hash → append {@code
- *       IDENTICAL}; different → link the temporary file to {@code _idem/evidence/<key>/<sha256>} (when
- *       {@link Options#keepDivergentBytes()}), append {@code DIVERGENT}, return DIVERGENT (P4).
+ *       fsync} its directory too (the winner may not have yet), and compare: same hash → a durable
+ *       {@code IDENTICAL} record; different → link the temporary file to {@code
+ *       _idem/evidence/<key>/<sha256>} and fsync its directory (when {@link
+ *       Options#keepDivergentBytes()}), then a durable {@code DIVERGENT} record, return DIVERGENT (P4).
  *   <li>Always: delete the temporary name (the content lives on under the object's or the evidence's
  *       name).
  * </ol>
@@ -84,8 +86,10 @@ import java.util.Optional;
  *       process died), invisible to readers and removed by {@link #sweep};
  *   <li>at or after the link: a complete object, the one a retry then reports as IDENTICAL. If the
  *       directory {@code fsync} failed or a crash came before it, the object may vanish after a power
- *       loss, whole; if the ledger line is missing, {@link #stat} and {@link #history} hash the object
+ *       loss, whole; if its record is missing, {@link #stat} and {@link #history} hash the object
  *       instead of reading its recorded SHA-256;
+ *   <li>divergent bytes kept but no DIVERGENT record: the history still reports the attempt from the
+ *       evidence file, so the key is never clean;
  *   <li>never a partial object, and never a replaced one.
  * </ul>
  *
@@ -109,8 +113,8 @@ import java.util.Optional;
  *
  * <h2>Listings ({@link #list}, {@link #history})</h2>
  *
- * {@link KeyWalker} walks the object and ledger trees together in key order; {@link LedgerHistory}
- * turns each key's ledger lines into history.
+ * {@link KeyWalker} walks the object, record, old ledger and evidence trees together in key order;
+ * {@link LedgerHistory} turns each key's records into history.
  *
  * <h2>Thread safety</h2>
  *
@@ -224,8 +228,8 @@ public final class FsObjectStore implements ObjectStore {
   }
 
   /**
-   * The object's metadata. Its SHA-256, writer and time come from the ledger's last CREATED line when
-   * that line matches the file (same size, written no earlier than the file's last modification);
+   * The object's metadata. Its SHA-256, writer and time come from its last CREATED record when that
+   * record matches the file (same size, written no earlier than the file's last modification);
    * otherwise (a crash lost the line, or something other than idem wrote the file) the object is
    * hashed, and writer is {@code null} and time the file's modification time. (Where a file server
    * stamps modification times with a clock ahead of this host's, e.g. some NFS setups, lines do not
@@ -265,11 +269,10 @@ public final class FsObjectStore implements ObjectStore {
     Objects.requireNonNull(payload, "payload");
     Names.requireWriterId(writerId);
     Path dir = target.getParent();
-    Path ledger = layout.ledgerFile(key);
+    Path records = layout.recordDir(key);
     paths.ensureDirectory(dir);
-    paths.ensureDirectory(ledger.getParent());
+    paths.ensureDirectory(records);
     requireFileOrNothing(target, "object");
-    requireFileOrNothing(ledger, "ledger");
     String declared = payload.sha256();
     try (TempFile temp = TempFile.create(ops, dir, target.getFileName().toString())) {
       MessageDigest md = Sha256.newDigest();
@@ -292,15 +295,15 @@ public final class FsObjectStore implements ObjectStore {
           knownKeys.add(key);
           createdHere.add(key);
           ObjectInfo created = new ObjectInfo(key, sha, size, writerId, Instant.now());
-          record(ledger, PutStatus.CREATED, created.publishedAt(), sha, size, writerId,
-              "published " + target + " but could not record it in its ledger");
+          record(records, target, PutStatus.CREATED, created.publishedAt(), sha, size, writerId,
+              "published " + target + " but could not write its record");
           return new PutOutcome(PutStatus.CREATED, created, sha, size, null);
         }
         Optional<ObjectInfo> stored = stat(key, target);
         if (stored.isPresent()) {
           paths.sync(dir, "found " + target + " but could not make it durable");
           knownKeys.add(key);
-          return existing(key, stored.get(), temp.path(), sha, size, writerId, ledger);
+          return existing(key, target, stored.get(), temp.path(), sha, size, writerId, records);
         }
         requireFileOrNothing(target, "object");
         if (attempt == PUBLISH_ATTEMPTS) {
@@ -311,11 +314,11 @@ public final class FsObjectStore implements ObjectStore {
     }
   }
 
-  private PutOutcome existing(String key, ObjectInfo stored, Path temp, String sha, long size, String writerId,
-      Path ledger) throws IOException {
+  private PutOutcome existing(String key, Path target, ObjectInfo stored, Path temp, String sha, long size,
+      String writerId, Path records) throws IOException {
     if (stored.sha256().equals(sha)) {
-      record(ledger, PutStatus.IDENTICAL, Instant.now(), sha, size, writerId,
-          "identical publish of " + layout.root().resolve(key) + " could not be recorded in its ledger");
+      record(records, target, PutStatus.IDENTICAL, Instant.now(), sha, size, writerId,
+          "identical publish of " + target + " could not be recorded");
       return new PutOutcome(PutStatus.IDENTICAL, stored, sha, size, null);
     }
     String evidenceKey = null;
@@ -330,8 +333,8 @@ public final class FsObjectStore implements ObjectStore {
       paths.sync(evidence.getParent(), "kept divergent bytes at " + evidence + " but could not make them durable");
       evidenceKey = Layout.EVIDENCE_PREFIX + key + "/" + sha;
     }
-    record(ledger, PutStatus.DIVERGENT, Instant.now(), sha, size, writerId,
-        "divergent publish of " + layout.root().resolve(key) + " could not be recorded in its ledger");
+    record(records, target, PutStatus.DIVERGENT, Instant.now(), sha, size, writerId,
+        "divergent publish of " + target + " could not be recorded");
     return new PutOutcome(PutStatus.DIVERGENT, stored, sha, size, evidenceKey);
   }
 
@@ -363,20 +366,21 @@ public final class FsObjectStore implements ObjectStore {
   }
 
   private Optional<ObjectInfo> stat(String key, Path target) throws IOException {
-    return StoredObjects.stat(paths, key, target, layout.ledgerFile(key));
+    return StoredObjects.stat(paths, layout, key, target);
   }
 
-  private void record(Path ledger, PutStatus status, Instant time, String sha, long size, String writer,
-      String context) throws IOException {
+  private void record(Path records, Path target, PutStatus status, Instant time, String sha, long size,
+      String writer, String context) throws IOException {
     try {
-      Ledger.append(ops, ledger, new Ledger.Line(time, status, sha, size, writer));
+      Records.write(paths, ops, records, target.getFileName().toString(),
+          new Ledger.Line(time, status, sha, size, writer));
     } catch (IOException e) {
-      throw failure(context + " " + ledger, e);
+      throw failure(context + " in " + records, e);
     }
   }
 
   /**
-   * Deletes the object (retention). Its ledger stays: it is history, and the scan still reads it.
+   * Deletes the object (retention). Its records stay: they are history, and the scan still reads them.
    *
    * @throws IOException when the file could not be deleted (the object is then still whole) or the
    *     directory could not be synced afterwards (the delete may then be undone by a power loss)
@@ -402,10 +406,11 @@ public final class FsObjectStore implements ObjectStore {
 
   /**
    * Streams each key under {@code prefix} (a plain string prefix of keys) in ascending order, with the
-   * entries of its ledger (CREATED → VERSION, IDENTICAL → IDENTICAL_ATTEMPT, DIVERGENT →
-   * DIVERGENT_ATTEMPT), oldest first. A key whose object the ledger does not account for (written by
-   * something else, or its CREATED line lost in a crash) gets one more VERSION entry with the hashed
-   * SHA-256. Keys whose object retention deleted still appear with their ledger entries.
+   * entries of its records (CREATED → VERSION, IDENTICAL → IDENTICAL_ATTEMPT, DIVERGENT →
+   * DIVERGENT_ATTEMPT), oldest first. A key whose object no record accounts for (written by something
+   * else, or its CREATED record lost in a crash) gets one more VERSION entry with the hashed SHA-256;
+   * kept divergent bytes no DIVERGENT record accounts for get a DIVERGENT_ATTEMPT. Keys whose object
+   * retention deleted still appear with their records.
    */
   @Override
   public boolean history(String prefix, HistoryVisitor visitor) throws IOException {
@@ -419,8 +424,8 @@ public final class FsObjectStore implements ObjectStore {
   public boolean list(String prefix, ListingVisitor visitor) throws IOException {
     Objects.requireNonNull(prefix, "prefix");
     Objects.requireNonNull(visitor, "visitor");
-    return KeyWalker.walk(paths, null, prefix, (key, object, hasLedger) ->
-        visitor.visit(new ListedObject(key, object.size(), object.lastModifiedTime().toInstant())));
+    return KeyWalker.walk(paths, null, prefix, (key, found) ->
+        visitor.visit(new ListedObject(key, found.object.size(), found.object.lastModifiedTime().toInstant())));
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -514,7 +519,7 @@ public final class FsObjectStore implements ObjectStore {
    * @param lockTimeout how long a pointer compare-and-swap waits for the pipeline's lock before
    *     returning BUSY (default 10 s; zero tries once)
    * @param keepDivergentBytes whether a DIVERGENT publish keeps its bytes under {@code
-   *     _idem/evidence/} (default true; its ledger line is kept either way)
+   *     _idem/evidence/} (default true; its record is kept either way)
    * @param existsCacheSize how many keys {@link #exists} remembers (default 4096; 0 disables)
    * @param ops the filesystem seam (default {@link FsOps#real()}; tests inject faults here)
    */

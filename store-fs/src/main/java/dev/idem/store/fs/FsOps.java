@@ -39,9 +39,6 @@ public interface FsOps {
    */
   FileChannel createNew(Path file) throws IOException;
 
-  /** Opens {@code file} for appending, creating it if absent ({@code O_APPEND}). */
-  FileChannel openAppend(Path file) throws IOException;
-
   /**
    * Opens {@code file} for writing, creating it if absent, to hold a lock on; never truncates it, and
    * fails rather than follow a symbolic link at that name.
@@ -110,11 +107,6 @@ final class RealFsOps implements FsOps {
   @Override
   public FileChannel createNew(Path file) throws IOException {
     return FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
-  }
-
-  @Override
-  public FileChannel openAppend(Path file) throws IOException {
-    return FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
   }
 
   @Override

@@ -7,19 +7,24 @@ import java.nio.file.InvalidPathException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * Walks the keys of a store in ascending key order, merging the object tree with the ledger tree (so
- * keys whose object retention deleted still appear when their ledger is asked for).
+ * Walks the keys of a store in ascending key order, merging the object tree with the bookkeeping trees
+ * (records, the previous version's ledgers, evidence), so keys whose object retention deleted, or that
+ * hold only evidence, still appear when their history is asked for.
  *
  * <p><b>Order.</b> Keys are compared as Java strings. Within one directory, a file {@code n} stands
  * for the key {@code prefix + n} and a directory {@code n} for keys starting {@code prefix + n + "/"};
  * sorting the siblings by {@code n} for files and {@code n + "/"} for directories orders them exactly as
  * their keys (two such names never are a prefix of one another except {@code n} before {@code n/…},
  * which is the key order too). Recursing into each directory at its place in that order yields all keys
- * in ascending order.
+ * in ascending order. In the record tree a file {@code n!…} stands for the key {@code prefix + n}; in the
+ * ledger tree a file {@code n.log}; in the evidence tree a directory {@code n} (which is also walked for
+ * the evidence of keys below it).
  *
  * <p><b>Memory.</b> One sorted listing per directory level on the current path, never the whole store.
  *
@@ -34,26 +39,34 @@ final class KeyWalker {
   static final String INTERNAL_PREFIX = "_idem";
   static final String LEDGER_SUFFIX = ".log";
 
-  /** Receives each key; {@code object} is the object's attributes or {@code null} if only a ledger exists. */
+  /** Receives each key with what the store holds for it. */
   interface Visitor {
-    boolean visit(String key, BasicFileAttributes object, boolean hasLedger) throws IOException;
+    boolean visit(String key, Found found) throws IOException;
   }
 
-  private static final class Entry {
+  /**
+   * What one key has: {@code object} is the object's attributes or {@code null}; {@code records} its
+   * record files; {@code ledger} whether a previous version's ledger exists; {@code evidence} whether
+   * an evidence directory exists.
+   */
+  static final class Found {
     BasicFileAttributes object;
+    final List<Path> records = new ArrayList<>(1);
     boolean ledger;
+    boolean evidence;
   }
+
+  private enum Tree { OBJECTS, RECORDS, LEDGERS, EVIDENCE }
 
   private KeyWalker() {}
 
   /**
    * Visits every key starting with {@code prefix}.
    *
-   * @param ledgerRoot the ledger tree to merge in, or {@code null} for objects only
+   * @param layout the trees to merge, or {@code null} for objects only
    * @return {@code false} when the visitor stopped the walk
    */
-  static boolean walk(StorePaths paths, Path ledgerRoot, String prefix, Visitor visitor) throws IOException {
-    Path objectRoot = paths.root();
+  static boolean walk(StorePaths paths, Layout layout, String prefix, Visitor visitor) throws IOException {
     int slash = prefix.lastIndexOf('/');
     String dirPrefix = slash < 0 ? "" : prefix.substring(0, slash + 1);
     if (!dirPrefix.isEmpty()) {
@@ -65,44 +78,56 @@ final class KeyWalker {
         }
       }
     }
-    Path objects;
-    Path ledgers;
+    Path[] dirs = new Path[Tree.values().length];
     try {
-      objects = dirPrefix.isEmpty() ? objectRoot : objectRoot.resolve(dirPrefix);
-      ledgers = ledgerRoot == null ? null : dirPrefix.isEmpty() ? ledgerRoot : ledgerRoot.resolve(dirPrefix);
+      dirs[Tree.OBJECTS.ordinal()] = under(paths.root(), dirPrefix);
+      if (layout != null) {
+        dirs[Tree.RECORDS.ordinal()] = under(layout.recordRoot(), dirPrefix);
+        dirs[Tree.LEDGERS.ordinal()] = under(layout.ledgerRoot(), dirPrefix);
+        dirs[Tree.EVIDENCE.ordinal()] = under(layout.evidenceRoot(), dirPrefix);
+      }
     } catch (InvalidPathException unmappable) {
       return true;
     }
-    return walkDir(paths, dirPrefix, objects, ledgers, prefix, visitor);
+    return walkDir(paths, dirPrefix, dirs, prefix, visitor);
   }
 
-  private static boolean walkDir(StorePaths paths, String dirPrefix, Path objects, Path ledgers, String prefix,
-      Visitor visitor) throws IOException {
-    TreeMap<String, Entry> entries = new TreeMap<>();
+  private static Path under(Path tree, String dirPrefix) {
+    return dirPrefix.isEmpty() ? tree : tree.resolve(dirPrefix);
+  }
+
+  private static boolean walkDir(StorePaths paths, String dirPrefix, Path[] dirs, String prefix, Visitor visitor)
+      throws IOException {
+    TreeMap<String, Found> entries = new TreeMap<>();
     boolean top = dirPrefix.isEmpty();
-    listInto(paths, objects, top, false, entries);
-    if (ledgers != null) {
-      listInto(paths, ledgers, top, true, entries);
+    for (Tree t : Tree.values()) {
+      if (dirs[t.ordinal()] != null) {
+        listInto(paths, dirs[t.ordinal()], top, t, entries);
+      }
     }
-    for (Map.Entry<String, Entry> e : entries.entrySet()) {
+    for (Map.Entry<String, Found> e : entries.entrySet()) {
       String name = e.getKey();
       String full = dirPrefix + name;
       if (name.endsWith("/")) {
         if (full.startsWith(prefix) || prefix.startsWith(full)) {
           String child = name.substring(0, name.length() - 1);
-          if (!walkDir(paths, full, objects.resolve(child), ledgers == null ? null : ledgers.resolve(child), prefix, visitor)) {
+          Path[] below = new Path[dirs.length];
+          for (int i = 0; i < dirs.length; i++) {
+            below[i] = dirs[i] == null ? null : dirs[i].resolve(child);
+          }
+          if (!walkDir(paths, full, below, prefix, visitor)) {
             return false;
           }
         }
-      } else if (full.startsWith(prefix) && !visitor.visit(full, e.getValue().object, e.getValue().ledger)) {
+      } else if (full.startsWith(prefix) && !visitor.visit(full, e.getValue())) {
         return false;
       }
     }
     return true;
   }
 
-  private static void listInto(StorePaths paths, Path dir, boolean top, boolean ledgerTree,
-      TreeMap<String, Entry> into) throws IOException {
+  private static void listInto(StorePaths paths, Path dir, boolean top, Tree tree, TreeMap<String, Found> into)
+      throws IOException {
     DirectoryStream<Path> listing = paths.list(dir);
     if (listing == null) {
       return; // nothing stored under this prefix (yet, or any more)
@@ -118,13 +143,12 @@ final class KeyWalker {
           continue; // removed since the listing
         }
         if (a.isDirectory()) {
-          into.computeIfAbsent(name + "/", n -> new Entry());
-        } else if (a.isRegularFile()) {
-          if (!ledgerTree) {
-            into.computeIfAbsent(name, n -> new Entry()).object = a;
-          } else if (name.endsWith(LEDGER_SUFFIX) && name.length() > LEDGER_SUFFIX.length()) {
-            into.computeIfAbsent(name.substring(0, name.length() - LEDGER_SUFFIX.length()), n -> new Entry()).ledger = true;
+          into.computeIfAbsent(name + "/", n -> new Found());
+          if (tree == Tree.EVIDENCE) {
+            into.computeIfAbsent(name, n -> new Found()).evidence = true;
           }
+        } else if (a.isRegularFile()) {
+          addFile(tree, name, child, a, top, into);
         }
       }
     } catch (DirectoryIteratorException e) {
@@ -132,6 +156,26 @@ final class KeyWalker {
         return; // the directory went away while it was read
       }
       throw e.getCause();
+    }
+  }
+
+  private static void addFile(Tree tree, String name, Path file, BasicFileAttributes a, boolean top,
+      TreeMap<String, Found> into) {
+    switch (tree) {
+      case OBJECTS -> into.computeIfAbsent(name, n -> new Found()).object = a;
+      case RECORDS -> {
+        String key = Records.objectNameOf(name);
+        if (key != null && isKeySegment(key, top)) {
+          into.computeIfAbsent(key, n -> new Found()).records.add(file);
+        }
+      }
+      case LEDGERS -> {
+        if (name.endsWith(LEDGER_SUFFIX) && name.length() > LEDGER_SUFFIX.length()) {
+          into.computeIfAbsent(name.substring(0, name.length() - LEDGER_SUFFIX.length()), n -> new Found()).ledger = true;
+        }
+      }
+      case EVIDENCE -> { } // the bytes of a divergent attempt, found through their key's directory
+      default -> throw new IllegalStateException("unknown tree " + tree);
     }
   }
 

@@ -14,12 +14,14 @@ final class Layout {
   static final String EVIDENCE_PREFIX = INTERNAL_DIR + "/evidence/";
 
   private final Path root;
+  private final Path recordRoot;
   private final Path ledgerRoot;
   private final Path evidenceRoot;
   private final Path pointerRoot;
 
   Layout(Path root) {
     this.root = root;
+    this.recordRoot = root.resolve(INTERNAL_DIR).resolve("records");
     this.ledgerRoot = root.resolve(INTERNAL_DIR).resolve("ledger");
     this.evidenceRoot = root.resolve(INTERNAL_DIR).resolve("evidence");
     this.pointerRoot = root.resolve(INTERNAL_DIR).resolve("pointers");
@@ -35,9 +37,33 @@ final class Layout {
     return root.resolve(INTERNAL_DIR);
   }
 
-  /** {@code _idem/ledger}: the ledger tree, mirroring the object tree. */
+  /** {@code _idem/records}: one create-only file per publish attempt, mirroring the object tree. */
+  Path recordRoot() {
+    return recordRoot;
+  }
+
+  /**
+   * {@code _idem/ledger}: the append-only {@code .log} ledgers the previous version wrote, mirroring the
+   * object tree; read (and removed by retention), never written.
+   */
   Path ledgerRoot() {
     return ledgerRoot;
+  }
+
+  /** {@code _idem/evidence}: a directory per key holding the bytes of its DIVERGENT attempts. */
+  Path evidenceRoot() {
+    return evidenceRoot;
+  }
+
+  /** The directory holding the records of {@code key} (and of the other keys in its directory). */
+  Path recordDir(String key) {
+    int slash = key.lastIndexOf('/');
+    return slash < 0 ? recordRoot : recordRoot.resolve(key.substring(0, slash));
+  }
+
+  /** The directory holding the kept divergent bytes of {@code key}, named by their SHA-256. */
+  Path evidenceDir(String key) {
+    return evidenceRoot.resolve(key);
   }
 
   /**
@@ -66,6 +92,7 @@ final class Layout {
     return evidenceRoot.resolve(key).resolve(sha);
   }
 
+  /** The previous version's ledger of {@code key}. */
   Path ledgerFile(String key) {
     return ledgerRoot.resolve(key + KeyWalker.LEDGER_SUFFIX);
   }

@@ -5,8 +5,6 @@ import dev.idem.core.Sha256;
 import dev.idem.core.store.PutStatus;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -16,52 +14,29 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The per-key publish-attempt ledger: one text line per {@code putIfAbsent} that got as far as an
- * outcome, {@code v1 <ISO-8601 time> <CREATED|IDENTICAL|DIVERGENT> <sha256> <size> <writer>\n}.
+ * The text form of one publish attempt, {@code v1 <ISO-8601 time> <CREATED|IDENTICAL|DIVERGENT> <sha256>
+ * <size> <writer>\n}: the content of each {@link Records record}, and the line format of the per-key
+ * {@code .log} ledgers the previous version appended to, which are still read so a store written by it
+ * keeps its history (never written any more: {@code O_APPEND} is not atomic across NFS clients).
  *
- * <p>Appending is one {@code write} on a channel opened with {@code O_APPEND}, then {@code fsync}: on
- * local filesystems concurrent appenders never interleave within a line, and a line is durable once
- * {@link #append} returns. A crash (or power loss) can leave a torn line; the reader drops any line
- * without its final newline and any line that does not parse, and, where a torn line was followed by
- * a later append on the same text line, reads the later record from its last {@code "v1 "} (no field
- * can contain that sequence: times, statuses, hashes and sizes hold no {@code 'v'} or space, and writer
- * ids hold no space).
+ * <p>The reader drops any line without its final newline and any line that does not parse, and, where
+ * a torn line was followed by a later append on the same text line, reads the later record from its
+ * last {@code "v1 "} (no field can contain that sequence: times, statuses, hashes and sizes hold no
+ * {@code 'v'} or space, and writer ids hold no space).
  */
 final class Ledger {
   static final String VERSION_TAG = "v1";
 
   private Ledger() {}
 
-  /** One parsed ledger line. */
+  /** One publish attempt; {@code size} is -1 and {@code writer} null when a torn record lost them. */
   record Line(Instant time, PutStatus status, String sha256, long size, String writer) {
     String format() {
       return VERSION_TAG + " " + time + " " + status + " " + sha256 + " " + size + " " + writer + "\n";
     }
   }
 
-  /**
-   * Appends {@code line} to the ledger at {@code file} (created if absent; its directory must exist),
-   * and forces it to the device when it is divergence evidence.
-   *
-   * <p>Only DIVERGENT lines are forced: they are what the scan must find after a power loss (P4).
-   * A lost CREATED line costs nothing but time ({@code stat} and the history then hash the object,
-   * which is complete and durable by itself), and a lost IDENTICAL line only undercounts a benign
-   * rewrite; forcing them would add a third fsync to every publish.
-   *
-   * @throws IOException when the line could not be written or forced; the ledger then lacks the line or
-   *     holds it whole (a torn line only after a crash, and readers skip it)
-   */
-  static void append(FsOps ops, Path file, Line line) throws IOException {
-    byte[] bytes = line.format().getBytes(StandardCharsets.UTF_8);
-    try (FileChannel ch = ops.openAppend(file)) {
-      ops.write(ch, ByteBuffer.wrap(bytes));
-      if (line.status() == PutStatus.DIVERGENT) {
-        ops.force(ch);
-      }
-    }
-  }
-
-  /** Every complete, well-formed line of the ledger at {@code file}, oldest first; empty if none. */
+  /** Every complete, well-formed line of the old ledger at {@code file}, in file order; empty if none. */
   static List<Line> read(StorePaths paths, Path file) throws IOException {
     byte[] bytes;
     InputStream opened = paths.open(file);

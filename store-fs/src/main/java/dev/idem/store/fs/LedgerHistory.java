@@ -1,38 +1,56 @@
 package dev.idem.store.fs;
 
+import dev.idem.core.Sha256;
 import dev.idem.core.store.HistoryEntry;
 import dev.idem.core.store.KeyHistory;
 import dev.idem.core.store.ObjectStore.HistoryVisitor;
 import dev.idem.core.store.PutStatus;
 import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * The history {@link FsObjectStore#history} streams: {@link KeyWalker} merges the object tree with the
- * ledger tree in key order, and this turns each key's ledger lines into entries, adding a VERSION for an
- * object no ledger line vouches for ({@link StoredObjects#vouching}) and whose hash no CREATED line
- * records. Entries are sorted by time, oldest first; a key with none is not visited.
+ * record, ledger and evidence trees in key order, and this turns each key's records (and the previous
+ * version's ledger lines) into entries. Two more sources make sure nothing the store holds is missed:
+ *
+ * <ul>
+ *   <li>an object no CREATED record vouches for ({@link StoredObjects#vouching}) and whose hash no
+ *       CREATED record holds adds a VERSION with its hashed SHA-256 (a legacy writer, or a lost record);
+ *   <li>evidence bytes whose hash no DIVERGENT record holds add a DIVERGENT_ATTEMPT (a record lost to a
+ *       crash between the evidence and its record, or to an old ledger's lost line): evidence on disk
+ *       always makes its key divergent (S3).
+ * </ul>
+ *
+ * Entries are sorted by time, oldest first; a key with none is not visited.
  */
 final class LedgerHistory {
   private LedgerHistory() {}
 
   /** Visits the history of each key under {@code prefix}; {@code false} when the visitor stopped. */
   static boolean walk(Layout layout, StorePaths paths, String prefix, HistoryVisitor visitor) throws IOException {
-    return KeyWalker.walk(paths, layout.ledgerRoot(), prefix, (key, object, hasLedger) -> {
-      List<Ledger.Line> lines = hasLedger ? Ledger.read(paths, layout.ledgerFile(key)) : List.of();
+    return KeyWalker.walk(paths, layout, prefix, (key, found) -> {
+      List<Ledger.Line> lines = linesOf(paths, layout, key, found);
       List<HistoryEntry> entries = new ArrayList<>(lines.size() + 1);
       for (Ledger.Line l : lines) {
         entries.add(new HistoryEntry(key, kindOf(l.status()), null, l.time(), l.size(), l.sha256(), null, l.writer()));
       }
-      if (object != null && StoredObjects.vouching(lines, object) == null) {
+      if (found.object != null && StoredObjects.vouching(lines, found.object) == null) {
         StoredObjects.Hashed h = StoredObjects.hash(paths, layout.root().resolve(key));
         if (h != null && lines.stream()
             .noneMatch(l -> l.status() == PutStatus.CREATED && l.sha256().equals(h.sha256()))) {
           entries.add(new HistoryEntry(key, HistoryEntry.Kind.VERSION, null,
-              object.lastModifiedTime().toInstant(), h.size(), h.sha256(), null, null));
+              found.object.lastModifiedTime().toInstant(), h.size(), h.sha256(), null, null));
         }
+      }
+      if (found.evidence) {
+        addUnrecordedEvidence(paths, layout.evidenceDir(key), key, lines, entries);
       }
       if (entries.isEmpty()) {
         return true;
@@ -40,6 +58,41 @@ final class LedgerHistory {
       entries.sort(Comparator.comparing(HistoryEntry::time, Comparator.nullsLast(Comparator.naturalOrder())));
       return visitor.visit(new KeyHistory(key, entries));
     });
+  }
+
+  /** The records and old ledger lines of {@code key}, oldest first. */
+  static List<Ledger.Line> linesOf(StorePaths paths, Layout layout, String key, KeyWalker.Found found)
+      throws IOException {
+    List<Ledger.Line> lines = new ArrayList<>(Records.read(paths, found.records));
+    if (found.ledger) {
+      lines.addAll(Ledger.read(paths, layout.ledgerFile(key)));
+      lines.sort(Comparator.comparing(Ledger.Line::time));
+    }
+    return lines;
+  }
+
+  private static void addUnrecordedEvidence(StorePaths paths, Path dir, String key, List<Ledger.Line> lines,
+      List<HistoryEntry> entries) throws IOException {
+    Set<String> recorded = new HashSet<>();
+    for (Ledger.Line l : lines) {
+      if (l.status() == PutStatus.DIVERGENT) {
+        recorded.add(l.sha256());
+      }
+    }
+    DirectoryStream<Path> listing = paths.list(dir);
+    if (listing == null) {
+      return;
+    }
+    try (DirectoryStream<Path> files = listing) {
+      for (Path f : files) {
+        String sha = f.getFileName().toString();
+        BasicFileAttributes a = Sha256.isHex(sha) && !recorded.contains(sha) ? paths.entry(f) : null;
+        if (a != null && a.isRegularFile()) {
+          entries.add(new HistoryEntry(key, HistoryEntry.Kind.DIVERGENT_ATTEMPT, null,
+              a.lastModifiedTime().toInstant(), a.size(), sha, null, null));
+        }
+      }
+    }
   }
 
   private static HistoryEntry.Kind kindOf(PutStatus status) {

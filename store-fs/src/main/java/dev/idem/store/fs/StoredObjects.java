@@ -13,7 +13,7 @@ import java.util.Optional;
 
 /**
  * Reads what the store holds at a key, without locks and without writing: the object's attributes, and
- * its SHA-256 from the ledger line that vouches for it, else by hashing the file. Hashing is always
+ * its SHA-256 from the record that vouches for it, else by hashing the file. Hashing is always
  * safe: an object is linked at its key only after its {@code fsync}, so a visible object is complete.
  * A path that is gone, or that lies below a file ({@code a/b/c} under the object {@code a/b}), holds
  * nothing.
@@ -21,13 +21,16 @@ import java.util.Optional;
 final class StoredObjects {
   private StoredObjects() {}
 
-  /** The object at {@code target} (the path of {@code key}) described from {@code ledger}, else hashed. */
-  static Optional<ObjectInfo> stat(StorePaths paths, String key, Path target, Path ledger) throws IOException {
+  /** The object at {@code target} (the path of {@code key}) described from its records, else hashed. */
+  static Optional<ObjectInfo> stat(StorePaths paths, Layout layout, String key, Path target) throws IOException {
     BasicFileAttributes a = paths.regularFile(target);
     if (a == null) {
       return Optional.empty();
     }
-    Ledger.Line line = vouching(Ledger.read(paths, ledger), a);
+    KeyWalker.Found found = new KeyWalker.Found();
+    found.records.addAll(Records.filesOf(paths, layout.recordDir(key), target.getFileName().toString()));
+    found.ledger = paths.regularFile(layout.ledgerFile(key)) != null;
+    Ledger.Line line = vouching(LedgerHistory.linesOf(paths, layout, key, found), a);
     if (line != null) {
       return Optional.of(new ObjectInfo(key, line.sha256(), a.size(), line.writer(), line.time()));
     }
@@ -37,8 +40,8 @@ final class StoredObjects {
   }
 
   /**
-   * The ledger's last CREATED line if it describes the file as it is now: same size, and recorded no
-   * earlier than the file's last modification (the line is appended after the object is linked, and a
+   * The last CREATED record if it describes the file as it is now: same size, and recorded no earlier
+   * than the file's last modification (the record is written after the object is linked, and a
    * file replaced or rewritten later, e.g. by a non-idem writer, has a later modification time).
    */
   static Ledger.Line vouching(List<Ledger.Line> lines, BasicFileAttributes file) {

@@ -19,7 +19,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * one whose index is {@link #failAt} (like Okio's {@code FaultyFileSystem}). Thread-safe.
  */
 final class FaultyOps implements FsOps {
-  enum Op { CREATE_NEW, OPEN_APPEND, OPEN_LOCK_FILE, WRITE, FORCE, CREATE_LINK, ATOMIC_MOVE, FSYNC_DIRECTORY,
+  enum Op { CREATE_NEW, OPEN_LOCK_FILE, WRITE, FORCE, CREATE_LINK, ATOMIC_MOVE, FSYNC_DIRECTORY,
     CREATE_DIRECTORY, TRY_LOCK, DELETE, READ_ATTRIBUTES, OPEN_READ, LIST;
 
     /** Whether the call changes the filesystem (the rest only read it). */
@@ -83,12 +83,6 @@ final class FaultyOps implements FsOps {
   public FileChannel createNew(Path file) throws IOException {
     step(Op.CREATE_NEW, file);
     return track(file, real.createNew(file));
-  }
-
-  @Override
-  public FileChannel openAppend(Path file) throws IOException {
-    step(Op.OPEN_APPEND, file);
-    return track(file, real.openAppend(file));
   }
 
   @Override

@@ -89,12 +89,15 @@ final class Fixtures {
     }
   }
 
+  /** The content of each record of {@code key} (one line each, without its newline), oldest first. */
   static List<String> ledgerLines(Path root, String key) {
-    Path ledger = root.resolve("_idem/ledger").resolve(key + ".log");
+    Path dir = root.resolve("_idem/records").resolve(key).getParent();
+    String name = root.resolve(key).getFileName().toString();
     try {
-      return Files.exists(ledger) ? Files.readAllLines(ledger) : List.of();
+      List<Ledger.Line> lines = Records.read(new StorePaths(root, FsOps.real()),
+          Records.filesOf(new StorePaths(root, FsOps.real()), dir, name));
+      return lines.stream().map(l -> l.format().stripTrailing()).toList();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-  }
-}
+  }}

@@ -19,11 +19,6 @@ class ForwardingOps implements FsOps {
   }
 
   @Override
-  public FileChannel openAppend(Path file) throws IOException {
-    return real.openAppend(file);
-  }
-
-  @Override
   public FileChannel openLockFile(Path file) throws IOException {
     return real.openLockFile(file);
   }

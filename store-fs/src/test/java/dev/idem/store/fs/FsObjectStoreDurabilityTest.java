@@ -63,4 +63,54 @@ class FsObjectStoreDurabilityTest {
     assertEquals(CasResult.SWAPPED, store.compareAndSetPointer("p", null, p));
     assertEquals(2, forces(pointerSwapOps(rec, before)), "re-created here: durable again: " + rec.calls());
   }
+
+  /** Index of the first call at or after {@code from} of {@code op} whose path satisfies {@code where}. */
+  private static int indexOf(List<FaultyOps.Call> calls, int from, FaultyOps.Op op, java.util.function.Predicate<Path> where) {
+    for (int i = Math.max(from, 0); i < calls.size(); i++) {
+      if (calls.get(i).op() == op && calls.get(i).path() != null && where.test(calls.get(i).path())) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  @Test
+  void putIfAbsent_divergent_evidenceDurableBeforeItsRecordAndRecordDurableBeforeReturning() throws Exception {
+    String k = Fixtures.key("p", 60);
+    FsObjectStore.open(root).putIfAbsent(k, Fixtures.bytes("alpha"), "writer-a");
+    FaultyOps rec = FaultyOps.recording();
+    FsObjectStore.open(root, FsObjectStore.Options.defaults().withOps(rec)).putIfAbsent(k, Fixtures.bytes("beta"), "writer-b");
+    List<FaultyOps.Call> c = rec.calls();
+    Path evidenceDir = root.resolve("_idem/evidence").resolve(k);
+    Path recordDir = root.resolve("_idem/records/p/60");
+
+    int link = indexOf(c, 0, FaultyOps.Op.CREATE_LINK, p -> p.getParent().equals(evidenceDir));
+    int evidenceSynced = indexOf(c, link, FaultyOps.Op.FSYNC_DIRECTORY, evidenceDir::equals);
+    int created = indexOf(c, evidenceSynced, FaultyOps.Op.CREATE_NEW, p -> p.toString().contains("!DIVERGENT."));
+    Path record = created < 0 ? null : c.get(created).path();
+    int forced = indexOf(c, created, FaultyOps.Op.FORCE, p -> p.equals(record));
+    int synced = indexOf(c, forced, FaultyOps.Op.FSYNC_DIRECTORY, recordDir::equals);
+
+    assertTrue(link >= 0 && evidenceSynced > link && created > evidenceSynced && forced > created && synced > forced,
+        "link " + link + " < evidence dir fsync " + evidenceSynced + " < record " + created + " < its force " + forced
+            + " < its dir fsync " + synced + ": " + c);
+  }
+
+  @Test
+  void putIfAbsent_created_recordWrittenAfterTheObjectIsDurableWithoutFsyncs() throws Exception {
+    String k = Fixtures.key("p", 60);
+    FaultyOps rec = FaultyOps.recording();
+    FsObjectStore.open(root, FsObjectStore.Options.defaults().withOps(rec)).putIfAbsent(k, Fixtures.bytes("alpha"), "w");
+    List<FaultyOps.Call> c = rec.calls();
+    Path objectDir = root.resolve(k).getParent();
+
+    int link = indexOf(c, 0, FaultyOps.Op.CREATE_LINK, root.resolve(k)::equals);
+    int objectSynced = indexOf(c, link, FaultyOps.Op.FSYNC_DIRECTORY, objectDir::equals);
+    int created = indexOf(c, 0, FaultyOps.Op.CREATE_NEW, p -> p.toString().contains("!CREATED."));
+
+    assertTrue(link >= 0 && objectSynced > link && created > objectSynced, c.toString());
+    assertEquals(List.of(), c.subList(created, c.size()).stream()
+        .filter(x -> x.op() == FaultyOps.Op.FORCE || x.op() == FaultyOps.Op.FSYNC_DIRECTORY).toList(),
+        "the object witnesses a CREATED record: no fsync is spent on it");
+  }
 }

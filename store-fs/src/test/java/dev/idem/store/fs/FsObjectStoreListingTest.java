@@ -17,12 +17,11 @@ import dev.idem.core.store.HistoryEntry;
 import dev.idem.core.store.KeyHistory;
 import dev.idem.core.store.ListedObject;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -97,6 +96,10 @@ class FsObjectStoreListingTest {
     store.compareAndSetPointer("orders", null, Fixtures.generation(store, "orders", 120, 1));
     Files.write(root.resolve(k).resolveSibling(".tmp-left-by-a-crash.0123"), utf8("partial"));
     Files.write(root.resolve(".tmp-top.1"), utf8("partial"));
+    Files.write(root.resolve("_idem/records/orders/60/.tmp-x"), utf8("junk"));
+    Files.write(root.resolve("_idem/records/orders/60/notes.txt"), utf8("not a record"));
+    Files.write(root.resolve("_idem/records/orders/60/x!CREATED.abc.0123456789abcdef"), utf8("not a record"));
+    Files.createDirectories(root.resolve("_idem/ledger/orders"));
     Files.write(root.resolve("_idem/ledger/orders/.tmp-x.log"), utf8("junk"));
     Files.write(root.resolve("_idem/ledger/orders/notes.txt"), utf8("not a ledger"));
 
@@ -124,7 +127,7 @@ class FsObjectStoreListingTest {
   }
 
   @Test
-  void history_objectDeletedByRetention_ledgerEntriesStillCount() throws IOException {
+  void history_objectDeletedByRetention_recordsStillCount() throws IOException {
     String k = key("orders", 60);
     store.putIfAbsent(k, bytes("alpha"), "writer-a");
     store.putIfAbsent(k, bytes("beta"), "writer-b");
@@ -165,34 +168,71 @@ class FsObjectStoreListingTest {
   }
 
   @Test
-  void history_createdLineLostInACrash_versionFromTheObject() throws IOException {
+  void history_createdRecordLostInACrash_versionFromTheObject() throws IOException {
     String k = key("orders", 60);
     store.putIfAbsent(k, bytes("alpha"), "writer-a");
     store.putIfAbsent(k, bytes("alpha"), "writer-b");
-    Path ledger = root.resolve("_idem/ledger").resolve(k + ".log");
-    List<String> lines = Files.readAllLines(ledger);
-    Files.write(ledger, List.of(lines.get(1))); // only the IDENTICAL line survived
+    for (Path r : recordFiles(k)) {
+      if (r.getFileName().toString().contains("!CREATED.")) {
+        Files.delete(r); // only the IDENTICAL record survived
+      }
+    }
 
     List<HistoryEntry> e = history(store, "").get(0).entries();
 
     assertTrue(e.stream().anyMatch(x -> x.kind() == HistoryEntry.Kind.VERSION
         && x.sha256().equals(Sha256.of(utf8("alpha")))), e.toString());
-    assertEquals(Sha256.of(utf8("alpha")), store.stat(k).orElseThrow().sha256());
+    assertEquals(Sha256.of(utf8("alpha")), FsObjectStore.open(root).stat(k).orElseThrow().sha256());
   }
 
   @Test
-  void history_tornLedgerLines_skippedAndLaterRecordRecovered() throws IOException {
+  void history_everyRecordLostButEvidenceKept_stillDivergent() throws IOException {
     String k = key("orders", 60);
     store.putIfAbsent(k, bytes("alpha"), "writer-a");
-    Path ledger = root.resolve("_idem/ledger").resolve(k + ".log");
-    Files.write(ledger, "v1 2024-01-01T00:00:00Z IDENT".getBytes(StandardCharsets.UTF_8), StandardOpenOption.APPEND);
-    assertEquals(1, history(store, "").get(0).entries().size(), "a torn final line is ignored");
+    store.putIfAbsent(k, bytes("beta"), "writer-b");
+    for (String tree : List.of("_idem/records", "_idem/ledger")) {
+      deleteTree(root.resolve(tree)); // lost records (or, before, a lost or overwritten ledger line)
+    }
 
-    store.putIfAbsent(k, bytes("beta"), "writer-b"); // appended onto the torn line
+    List<KeyHistory> h = history(FsObjectStore.open(root), "");
+
+    assertEquals(1, h.size());
+    assertTrue(KeyVerdict.of(h.get(0)).divergent(), "the evidence bytes on disk make the key divergent: " + h);
+  }
+
+  @Test
+  void history_ledgerOfThePreviousVersion_readWithItsTornLines() throws IOException {
+    String k = key("orders", 60);
+    Files.createDirectories(root.resolve(k).getParent());
+    Files.write(root.resolve(k), utf8("alpha"));
+    Path ledger = root.resolve("_idem/ledger").resolve(k + ".log");
+    Files.createDirectories(ledger.getParent());
+    String beta = Sha256.of(utf8("beta"));
+    Files.writeString(ledger, "v1 " + java.time.Instant.now().plusSeconds(1) + " CREATED " + Sha256.of(utf8("alpha"))
+        + " 5 writer-a\nv1 2024-01-01T00:00:00Z IDENT" + "v1 2024-01-01T00:00:01Z DIVERGENT " + beta + " 4 writer-b\n");
 
     List<HistoryEntry> e = history(store, "").get(0).entries();
-    assertEquals(List.of(HistoryEntry.Kind.VERSION, HistoryEntry.Kind.DIVERGENT_ATTEMPT),
-        e.stream().map(HistoryEntry::kind).toList());
+
+    assertEquals(List.of(HistoryEntry.Kind.DIVERGENT_ATTEMPT, HistoryEntry.Kind.VERSION),
+        e.stream().map(HistoryEntry::kind).toList(), e.toString());
+    assertEquals(List.of("writer-b", "writer-a"), e.stream().map(HistoryEntry::writer).toList());
+    assertEquals("writer-a", store.stat(k).orElseThrow().writer(), "stat reads the old ledger's CREATED line");
+  }
+
+  private List<Path> recordFiles(String k) throws IOException {
+    try (Stream<Path> s = Files.list(root.resolve("_idem/records").resolve(k).getParent())) {
+      return s.toList();
+    }
+  }
+
+  private static void deleteTree(Path top) throws IOException {
+    if (Files.exists(top)) {
+      try (Stream<Path> s = Files.walk(top)) {
+        for (Path p : s.sorted(java.util.Comparator.reverseOrder()).toList()) {
+          Files.delete(p);
+        }
+      }
+    }
   }
 
   @Test

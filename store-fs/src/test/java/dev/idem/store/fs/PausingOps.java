@@ -47,12 +47,6 @@ final class PausingOps implements FsOps {
   }
 
   @Override
-  public FileChannel openAppend(Path file) throws IOException {
-    step("OPEN_APPEND", file);
-    return real.openAppend(file);
-  }
-
-  @Override
   public FileChannel openLockFile(Path file) throws IOException {
     step("OPEN_LOCK_FILE", file);
     return real.openLockFile(file);

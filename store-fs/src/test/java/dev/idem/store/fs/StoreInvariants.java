@@ -10,15 +10,19 @@ import dev.idem.core.store.CasResult;
 import dev.idem.core.store.ListedObject;
 import dev.idem.core.store.ObjectInfo;
 import dev.idem.core.store.PointerState;
+import dev.idem.core.store.PutStatus;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.stream.Stream;
 
 /**
@@ -46,18 +50,31 @@ final class StoreInvariants {
       accounted.add(root.resolve(o.key()));
     }
 
-    Path ledgers = root.resolve("_idem/ledger");
-    for (Path ledger : filesIn(ledgers)) {
-      accounted.add(ledger);
-      assertTrue(ledger.getFileName().toString().endsWith(".log"), ledger.toString());
-      String key = ledgers.relativize(ledger).toString().replaceAll("\\.log$", "");
-      List<Ledger.Line> created = Ledger.read(new StorePaths(root, FsOps.real()), ledger).stream()
-          .filter(l -> l.status() == dev.idem.core.store.PutStatus.CREATED).toList();
-      assertTrue(created.size() <= 1, "P3: one CREATED per key: " + key + " " + created);
-      if (!created.isEmpty() && Files.exists(root.resolve(key))) {
-        assertEquals(Sha256.of(Files.readAllBytes(root.resolve(key))), created.get(0).sha256(), key);
+    Path records = root.resolve("_idem/records");
+    StorePaths paths = new StorePaths(root, FsOps.real());
+    Map<String, List<Ledger.Line>> createdByKey = new TreeMap<>();
+    for (Path record : filesIn(records)) {
+      accounted.add(record);
+      String name = Records.objectNameOf(record.getFileName().toString());
+      assertNotNull(name, "a record's name: " + record);
+      String key = records.relativize(record.getParent().resolve(name)).toString();
+      for (Ledger.Line l : Records.read(paths, List.of(record))) {
+        if (l.status() == PutStatus.CREATED) {
+          createdByKey.computeIfAbsent(key, k -> new ArrayList<>()).add(l);
+        }
       }
     }
+    createdByKey.forEach((key, created) -> {
+      assertTrue(created.size() <= 1, "P3: one CREATED per key: " + key + " " + created);
+      Path object = root.resolve(key);
+      try {
+        if (Files.exists(object)) {
+          assertEquals(Sha256.of(Files.readAllBytes(object)), created.get(0).sha256(), key);
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    });
 
     Path evidence = root.resolve("_idem/evidence");
     for (Path e : filesIn(evidence)) {

@@ -1,0 +1,157 @@
+package dev.idem.store.fs;
+
+import dev.idem.core.Sha256;
+import dev.idem.core.store.PutStatus;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * Publish records: one small file per {@code putIfAbsent} that reached an outcome, created and never
+ * changed, beside the records of the other keys of the same directory:
+ * {@code _idem/records/<dir of key>/<name>!<STATUS>.<sha256>.<16 hex>}, holding one {@link Ledger.Line}.
+ *
+ * <p><b>Why a file per attempt.</b> Appending to one ledger per key is not atomic across NFS clients
+ * (two hosts could overwrite each other's line) and needed a directory fsync nobody made when the
+ * ledger was new. A record is created with {@code O_EXCL} under a random name, so no writer can ever
+ * replace or tear another's, on any filesystem that honours {@code O_EXCL}.
+ *
+ * <p><b>The name is the verdict.</b> Status and SHA-256 are in the name, which a directory entry makes
+ * visible atomically; the content adds time, size and writer. A crash between create and write leaves
+ * a record whose content is missing or torn: it is read from its name (time from the file, size and
+ * writer unknown), so a DIVERGENT record is never lost to a torn write.
+ *
+ * <p><b>Durability, in the order of the objects.</b> A record is written after the object or evidence
+ * it describes is durable. DIVERGENT and IDENTICAL records are forced and their directory fsynced before
+ * {@code putIfAbsent} returns: a DIVERGENT record is what the scan must find after a power loss (P4, S3).
+ * A CREATED record is not forced: the object it describes is itself durable and carries the same
+ * content hash (a lost CREATED record only makes {@code stat} and the history hash the object), and a
+ * third and fourth fsync on every publish would double its cost.
+ *
+ * <p>A failure leaves no record, or a record whose name is whole (content possibly torn), never a
+ * changed one. Names are at most 92 characters longer than the object's name; an object name over
+ * 163 bytes cannot be published on a filesystem whose names stop at 255 bytes (the publish fails
+ * before linking anything).
+ */
+final class Records {
+  static final char SEPARATOR = '!';
+  private static final int RANDOM_HEX = 16;
+  private static final int ATTEMPTS = 5;
+
+  private Records() {}
+
+  /** Writes the record of {@code line} for the object called {@code objectName} into {@code dir}. */
+  static void write(StorePaths paths, FsOps ops, Path dir, String objectName, Ledger.Line line) throws IOException {
+    byte[] bytes = line.format().getBytes(StandardCharsets.UTF_8);
+    boolean durable = line.status() != PutStatus.CREATED;
+    for (int attempt = 1; ; attempt++) {
+      Path file = dir.resolve(objectName + SEPARATOR + line.status() + "." + line.sha256() + "."
+          + String.format("%016x", ThreadLocalRandom.current().nextLong()));
+      FileChannel ch;
+      try {
+        ch = ops.createNew(file);
+      } catch (FileAlreadyExistsException e) {
+        if (attempt == ATTEMPTS) {
+          throw e;
+        }
+        continue; // another attempt drew the same 64 random bits; draw again
+      }
+      try (ch) {
+        ops.write(ch, ByteBuffer.wrap(bytes));
+        if (durable) {
+          ops.force(ch);
+        }
+      }
+      if (durable) {
+        paths.sync(dir, "wrote record " + file + " but could not make it durable");
+      }
+      return;
+    }
+  }
+
+  /** The record files of {@code objectName} in {@code dir}, in no particular order; empty if none. */
+  static List<Path> filesOf(StorePaths paths, Path dir, String objectName) throws IOException {
+    List<Path> files = new ArrayList<>();
+    DirectoryStream<Path> listing = paths.list(dir);
+    if (listing == null) {
+      return files;
+    }
+    try (DirectoryStream<Path> children = listing) {
+      for (Path child : children) {
+        String name = child.getFileName().toString();
+        if (objectName.equals(objectNameOf(name))) {
+          files.add(child);
+        }
+      }
+    }
+    return files;
+  }
+
+  /**
+   * The object name a record file is named after, or {@code null} when {@code fileName} is not a
+   * record's name (the status, hash and random suffix follow the last separator).
+   */
+  static String objectNameOf(String fileName) {
+    int at = fileName.lastIndexOf(SEPARATOR);
+    if (at <= 0) {
+      return null;
+    }
+    String[] f = fileName.substring(at + 1).split("\\.", -1);
+    if (f.length != 3 || status(f[0]) == null || !Sha256.isHex(f[1]) || f[2].length() != RANDOM_HEX) {
+      return null;
+    }
+    return fileName.substring(0, at);
+  }
+
+  /** Reads the given record files (a file gone since it was listed is skipped), oldest first. */
+  static List<Ledger.Line> read(StorePaths paths, List<Path> files) throws IOException {
+    List<Ledger.Line> lines = new ArrayList<>(files.size());
+    for (Path f : files) {
+      readOne(paths, f).ifPresent(lines::add);
+    }
+    lines.sort(Comparator.comparing(Ledger.Line::time));
+    return lines;
+  }
+
+  private static Optional<Ledger.Line> readOne(StorePaths paths, Path file) throws IOException {
+    BasicFileAttributes a = paths.regularFile(file);
+    InputStream opened = a == null ? null : paths.open(file);
+    if (opened == null) {
+      return Optional.empty();
+    }
+    String text;
+    try (InputStream in = opened) {
+      text = new String(in.readNBytes(1024), StandardCharsets.UTF_8);
+    }
+    String name = file.getFileName().toString();
+    String[] f = name.substring(name.lastIndexOf(SEPARATOR) + 1).split("\\.", -1);
+    PutStatus status = status(f[0]);
+    int nl = text.indexOf('\n');
+    Optional<Ledger.Line> content = nl < 0 ? Optional.empty() : Ledger.parse(text.substring(0, nl));
+    if (content.isPresent() && content.get().status() == status && content.get().sha256().equals(f[1])) {
+      return content;
+    }
+    // Content missing or torn by a crash: the name still says what happened.
+    return Optional.of(new Ledger.Line(a.lastModifiedTime().toInstant(), status, f[1], -1, null));
+  }
+
+  private static PutStatus status(String s) {
+    for (PutStatus p : PutStatus.values()) {
+      if (p.name().equals(s)) {
+        return p;
+      }
+    }
+    return null;
+  }
+}
