@@ -238,7 +238,10 @@ public final class ExitCodes implements IExitCodeExceptionMapper {
     public int handleParseException(ParameterException ex, String[] args) {
       CommandLine cmd = ex.getCommandLine();
       String name = qualifiedName(cmd);
-      String message = oneLine(ex) + suggestion(ex);
+      String unknown = ex instanceof UnmatchedArgumentException ? null
+          : Suggestions.unknownOption(args, cmd.getCommandSpec());
+      String message = unknown == null ? oneLine(ex) + suggestion(ex)
+          : "Unknown option: '" + unknown + "'" + didYouMean(Suggestions.closest(unknown, cmd.getCommandSpec()));
       cmd.getErr().println(name + ": " + message + " (see '" + name + " --help')");
       cmd.getErr().flush();
       int code = cmd.getExitCodeExceptionMapper().getExitCode(ex);
@@ -249,13 +252,11 @@ public final class ExitCodes implements IExitCodeExceptionMapper {
     }
 
     private static String suggestion(ParameterException ex) {
-      if (ex instanceof UnmatchedArgumentException u) {
-        List<String> s = Suggestions.of(u);
-        if (!s.isEmpty()) {
-          return "; did you mean " + String.join(" or ", s) + "?";
-        }
-      }
-      return "";
+      return ex instanceof UnmatchedArgumentException u ? didYouMean(Suggestions.of(u)) : "";
+    }
+
+    private static String didYouMean(List<String> suggestions) {
+      return suggestions.isEmpty() ? "" : "; did you mean " + String.join(" or ", suggestions) + "?";
     }
   }
 

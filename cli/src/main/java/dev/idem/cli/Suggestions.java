@@ -22,10 +22,28 @@ final class Suggestions {
     if (unmatched.isEmpty()) {
       return List.of();
     }
-    String arg = unmatched.get(0);
-    int eq = arg.indexOf('=');
-    String word = arg.startsWith("-") && eq > 0 ? arg.substring(0, eq) : arg;
-    CommandSpec spec = e.getCommandLine().getCommandSpec();
+    return closest(optionWord(unmatched.get(0)), e.getCommandLine().getCommandSpec());
+  }
+
+  /**
+   * The first argument before {@code --} that looks like an option but is none of {@code spec}'s (or
+   * its parents'), or {@code null}. picocli reports missing required options before unknown ones, so
+   * {@code idem key --pipline p} would otherwise say "--pipeline is missing" and never name the typo.
+   */
+  static String unknownOption(String[] args, CommandSpec spec) {
+    for (String arg : args) {
+      if (arg.equals("--")) {
+        return null;
+      }
+      if (arg.startsWith("-") && arg.length() > 1 && !isOption(optionWord(arg), spec)) {
+        return optionWord(arg);
+      }
+    }
+    return null;
+  }
+
+  /** The closest commands (for a word) or options (for a {@code -}word) of {@code spec}, best first. */
+  static List<String> closest(String word, CommandSpec spec) {
     Collection<String> candidates = new ArrayList<>();
     if (word.startsWith("-")) {
       for (OptionSpec o : spec.options()) {
@@ -41,6 +59,20 @@ final class Suggestions {
         .sorted(Comparator.comparingInt((String c) -> distance(word, c)).thenComparing(c -> c))
         .limit(3)
         .toList();
+  }
+
+  private static String optionWord(String arg) {
+    int eq = arg.indexOf('=');
+    return arg.startsWith("-") && eq > 0 ? arg.substring(0, eq) : arg;
+  }
+
+  private static boolean isOption(String word, CommandSpec spec) {
+    for (CommandSpec s = spec; s != null; s = s.parent()) {
+      if (s.findOption(word) != null) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Optimal string alignment distance: Levenshtein plus transposition of two adjacent characters. */

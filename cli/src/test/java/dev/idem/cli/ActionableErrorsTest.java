@@ -33,6 +33,26 @@ class ActionableErrorsTest {
   }
 
   @Test
+  void mistypedRequiredOption_namesTheTypoNotTheMissingOption() {
+    // picocli checks required options first: without this, the line said "Missing required options:
+    // '--pipeline=P', ..." and never named --pipline.
+    Cli.Result key = new Cli().run("key", "--pipline", "p", "--window", "60s", "--schema", "1");
+    assertEquals(2, key.code(), key.describe());
+    assertTrue(key.err().contains("Unknown option: '--pipline'; did you mean --pipeline?"), key.describe());
+
+    Cli.Result run = new Cli().run("run", "--pipline=p", "--window", "60s", "--schema", "1", "--", "true");
+    assertEquals(2, run.code(), run.describe());
+    assertTrue(run.err().contains("Unknown option: '--pipline'; did you mean --pipeline?"), run.describe());
+  }
+
+  @Test
+  void missingRequiredOption_afterDoubleDashIsCmdsBusiness() {
+    Cli.Result r = new Cli().run("run", "--window", "60s", "--schema", "1", "--", "sh", "--pipline");
+    assertEquals(2, r.code(), r.describe());
+    assertTrue(r.err().contains("Missing required option: '--pipeline=P'"), r.describe());
+  }
+
+  @Test
   void distance_countsOneEditPerTypo() {
     assertEquals(1, Suggestions.distance("rn", "run"));
     assertEquals(1, Suggestions.distance("--pipline", "--pipeline"));
