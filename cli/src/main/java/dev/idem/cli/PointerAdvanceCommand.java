@@ -77,7 +77,12 @@ final class PointerAdvanceCommand implements Callable<Integer> {
         spec.commandLine().getErr().println("idem pointer advance: " + Reports.driftLine(r));
       }
       if (r.status().gaveUp()) {
-        throw new ContendedException(Reports.whyGaveUp(r) + "; nothing was written, retry later");
+        // An outcome, not a failure: the report above already said it (one JSON object under --json).
+        if (!output.quiet) {
+          spec.commandLine().getErr().println("idem pointer advance: " + Reports.whyGaveUp(r)
+              + "; nothing was written, retry later");
+        }
+        return ExitCodes.CONTENDED;
       }
       return ExitCodes.OK;
     }

@@ -112,7 +112,9 @@ class PointerTimeoutTest {
     Cli.Result advance = new Cli().opener(uri -> outraced)
         .run(spec("pointer advance", 1_726_000_090L, "file:unused", "--pointer-timeout", "1s", "--json"));
     assertEquals(ExitCodes.CONTENDED, advance.code(), advance.describe());
+    assertEquals(1, advance.outLines().length, "one JSON object: " + advance.describe());
     assertTrue(advance.out().contains("\"status\":\"CONFLICT\""), advance.describe());
+    assertTrue(advance.err().startsWith("idem pointer advance: the pointer of p was moved by other writers"), advance.describe());
     assertEquals(before.position(), memory.readPointer("p").orElseThrow().pointer().position());
   }
 
