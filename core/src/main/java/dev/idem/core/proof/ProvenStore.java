@@ -1,0 +1,229 @@
+package dev.idem.core.proof;
+
+import dev.idem.core.store.CasResult;
+import dev.idem.core.store.ObjectInfo;
+import dev.idem.core.store.ObjectStore;
+import dev.idem.core.store.Payload;
+import dev.idem.core.store.Pointer;
+import dev.idem.core.store.PointerState;
+import dev.idem.core.store.PutOutcome;
+import java.io.IOException;
+import java.io.InputStream;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * A store that idem writes to only once it is proven (S1): wraps any {@link ObjectStore} and, before
+ * this instance's first write, either trusts the store's marker or probes the store and creates the
+ * marker.
+ *
+ * <h2>Before the first write ({@link #requireWritable})</h2>
+ *
+ * <ol>
+ *   <li>Read the marker ({@link StoreMarker#KEY}). Present: check it names this process's pointer mode
+ *       and store kind, and trust it; no probe.
+ *   <li>Absent: probe ({@link StoreProver#probe}). A required guarantee missing: refuse with one line
+ *       naming what the store ignored and what depends on it; nothing is written at any key.
+ *   <li>All held: create the marker create-only. Another process created one first: read that one and
+ *       check it as in step 1 (two racing first writers both probe; one marker wins).
+ * </ol>
+ *
+ * Writes are {@link #putIfAbsent}, {@link #compareAndSetPointer}, {@link #delete} and {@link #sweep}
+ * unless a dry run. Reads never probe and never create anything; {@link #readPointer} reads the marker
+ * once, when there is one, and refuses a store whose marker names another pointer mode, since a reader
+ * in the other mode would follow a pointer that writers no longer move. A store without a marker is
+ * read as it is (legacy buckets idem never wrote).
+ *
+ * <h2>Failure states</h2>
+ *
+ * {@link StoreRefusedException}: nothing written at any key (probe scratch removed), and every later
+ * write of this instance tries again. Another {@link IOException} while proving: possibly scratch left
+ * under {@link StoreMarker#PROBE_PREFIX} or a marker created whose creator did not learn so (the next
+ * attempt reads it); never a published object. Once proven, an instance does not look again: a marker
+ * replaced behind its back is met by the next process.
+ *
+ * <p>Thread-safe: concurrent first writes of one instance prove the store once.
+ */
+public final class ProvenStore implements ObjectStore {
+  private final ObjectStore store;
+  private final StoreProver prover;
+  private final String createdBy;
+  private final Clock clock;
+  private final Object proving = new Object();
+  /** The marker this instance trusts for writing; null until proven. */
+  private volatile StoreMarker trusted;
+  /** The marker as read for readers: null until read, empty when the store has none. */
+  private volatile Optional<StoreMarker> readMarker;
+
+  private ProvenStore(ObjectStore store, StoreProver prover, String createdBy, Clock clock) {
+    this.store = Objects.requireNonNull(store, "store");
+    this.prover = Objects.requireNonNull(prover, "prover");
+    this.createdBy = Objects.requireNonNull(createdBy, "createdBy");
+    this.clock = Objects.requireNonNull(clock, "clock");
+  }
+
+  /**
+   * {@code store}, proven by {@code prover} before its first write.
+   *
+   * @param createdBy recorded in a marker this instance creates, e.g. {@code idem 0.1.0}
+   * @param clock the time recorded in a marker this instance creates
+   */
+  public static ProvenStore wrap(ObjectStore store, StoreProver prover, String createdBy, Clock clock) {
+    return new ProvenStore(store, prover, createdBy, clock);
+  }
+
+  /** The wrapped store. */
+  public ObjectStore store() {
+    return store;
+  }
+
+  public StoreProver prover() {
+    return prover;
+  }
+
+  /**
+   * Proves the store unless this instance already did, and returns the marker it trusts. Writing
+   * commands may call it before expensive work, so a refused store costs nothing.
+   *
+   * @throws StoreRefusedException when the store failed a probe or its marker names another pointer
+   *     mode or kind; nothing was written at any key
+   */
+  public StoreMarker requireWritable() throws IOException {
+    StoreMarker m = trusted;
+    if (m != null) {
+      return m;
+    }
+    synchronized (proving) {
+      if (trusted == null) {
+        Optional<StoreMarker> existing = prover.readMarker();
+        StoreMarker marker = existing.isPresent() ? existing.get() : proveAndMark();
+        requireSameMode(marker);
+        readMarker = Optional.of(marker);
+        trusted = marker;
+      }
+      return trusted;
+    }
+  }
+
+  private StoreMarker proveAndMark() throws IOException {
+    List<ProbeResult> results = prover.probe();
+    for (ProbeResult r : results) {
+      if (r.refuses()) {
+        throw new StoreRefusedException(store.describe() + " " + r.observed() + "; refusing to write: "
+            + r.reliance());
+      }
+    }
+    StoreMarker mine = new StoreMarker(prover.kind(), prover.pointerMode(), clock.instant(), createdBy, results);
+    if (prover.createMarker(mine)) {
+      return mine;
+    }
+    return prover.readMarker().orElseThrow(() -> new IOException("store marker " + prover.markerLocation()
+        + " was there when this process tried to create its own, and is gone now (removed by hand?)"));
+  }
+
+  private void requireSameMode(StoreMarker marker) throws StoreRefusedException {
+    if (!marker.kind().equals(prover.kind())) {
+      throw new StoreRefusedException(store.describe() + " has a marker for a '" + marker.kind() + "' store ("
+          + prover.markerLocation() + "), this is a '" + prover.kind() + "' store: refusing to use a copied"
+          + " or misplaced store");
+    }
+    if (!marker.pointerMode().equals(prover.pointerMode())) {
+      throw new StoreRefusedException(store.describe() + " uses pointer mode " + marker.pointerMode()
+          + " (its marker " + prover.markerLocation() + ", created " + marker.createdAt() + " by "
+          + marker.createdBy() + "), this process is configured for " + prover.pointerMode()
+          + ": refusing, since writers in two modes keep two different pointers; configure "
+          + marker.pointerMode());
+    }
+  }
+
+  private void checkModeForReading() throws IOException {
+    Optional<StoreMarker> m = readMarker;
+    if (m == null) {
+      m = prover.readMarker();
+      readMarker = m;
+    }
+    if (m.isPresent()) {
+      requireSameMode(m.get());
+    }
+  }
+
+  // ---------------------------------------------------------------- writes: proven first
+
+  @Override
+  public PutOutcome putIfAbsent(String key, Payload payload, String writerId) throws IOException {
+    requireWritable();
+    return store.putIfAbsent(key, payload, writerId);
+  }
+
+  @Override
+  public CasResult compareAndSetPointer(String pipeline, String expectedToken, Pointer next) throws IOException {
+    requireWritable();
+    return store.compareAndSetPointer(pipeline, expectedToken, next);
+  }
+
+  @Override
+  public boolean delete(String key) throws IOException {
+    requireWritable();
+    return store.delete(key);
+  }
+
+  /** A dry run writes nothing, so it neither probes nor needs a marker. */
+  @Override
+  public List<String> sweep(Duration grace, boolean dryRun) throws IOException {
+    if (!dryRun) {
+      requireWritable();
+    }
+    return store.sweep(grace, dryRun);
+  }
+
+  // ---------------------------------------------------------------- reads: never probe
+
+  @Override
+  public Optional<PointerState> readPointer(String pipeline) throws IOException {
+    checkModeForReading();
+    return store.readPointer(pipeline);
+  }
+
+  @Override
+  public String describe() {
+    return store.describe();
+  }
+
+  @Override
+  public boolean exists(String key) throws IOException {
+    return store.exists(key);
+  }
+
+  @Override
+  public Optional<ObjectInfo> stat(String key) throws IOException {
+    return store.stat(key);
+  }
+
+  @Override
+  public Optional<InputStream> open(String key) throws IOException {
+    return store.open(key);
+  }
+
+  @Override
+  public boolean history(String prefix, HistoryVisitor visitor) throws IOException {
+    return store.history(prefix, visitor);
+  }
+
+  @Override
+  public boolean list(String prefix, ListingVisitor visitor) throws IOException {
+    return store.list(prefix, visitor);
+  }
+
+  @Override
+  public void close() throws IOException {
+    store.close();
+  }
+
+  @Override
+  public String toString() {
+    return "ProvenStore[" + store + "]";
+  }
+}

@@ -1,0 +1,60 @@
+package dev.idem.core.proof;
+
+import java.io.IOException;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * What a store module provides so idem can prove a store before trusting it with writes: probes of the
+ * guarantees idem relies on there, and the store marker's read and create-only write.
+ *
+ * <p>Exists because how to test a guarantee is store-specific (conditional headers on S3, hard links
+ * and directory fsync on a filesystem), while when to probe and when to refuse is core's ({@link
+ * ProvenStore}). Implementations write nowhere but {@link StoreMarker#PROBE_PREFIX} (removed again)
+ * and {@link StoreMarker#KEY}.
+ */
+public interface StoreProver {
+
+  /** The store kind recorded in the marker: {@code s3} or {@code file}. */
+  String kind();
+
+  /** The pointer mode this process is configured to use on the store ({@code cas}, {@code log}, {@code lock}). */
+  String pointerMode();
+
+  /** Where the marker is, for messages, e.g. {@code s3://bucket/prefix/_idem/store}. */
+  String markerLocation();
+
+  /**
+   * Reads the marker. Writes nothing and creates nothing (a missing file store root stays missing).
+   *
+   * @return empty when the store has none (never written by idem, or only by idem before markers)
+   * @throws StoreRefusedException when a marker is there but is not one this idem can read
+   */
+  Optional<StoreMarker> readMarker() throws IOException;
+
+  /**
+   * Probes every guarantee idem relies on in this store and pointer mode. May create the store (its
+   * root directory) and writes only under {@link StoreMarker#PROBE_PREFIX}, removing what it wrote
+   * before it returns, also when a probe found a guarantee missing.
+   *
+   * @throws IOException when a probe could not be carried out (the store is unreachable, refuses the
+   *     credentials); scratch objects may then be left under {@link StoreMarker#PROBE_PREFIX}
+   */
+  List<ProbeResult> probe() throws IOException;
+
+  /**
+   * Writes {@code marker} at {@link StoreMarker#KEY} create-only and durably: of racing callers exactly
+   * one creates it.
+   *
+   * @return {@code false} when a marker was already there (nothing was written)
+   */
+  boolean createMarker(StoreMarker marker) throws IOException;
+
+  /**
+   * How the store is reached, for {@code idem doctor}: name to value in display order (endpoint,
+   * region, addressing, credentials source, versioning, clock skew for S3; root and filesystem for a
+   * file store). Never a secret. Reads only.
+   */
+  Map<String, String> environment() throws IOException;
+}

@@ -1,0 +1,216 @@
+package dev.idem.core.proof;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.idem.core.RunSpec;
+import dev.idem.core.Window;
+import dev.idem.core.store.Payload;
+import dev.idem.core.store.PutStatus;
+import dev.idem.core.testing.InMemoryObjectStore;
+import dev.idem.core.testing.Race;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+class ProvenStoreTest {
+  private static final Clock CLOCK = Clock.fixed(Instant.parse("2026-12-02T14:00:00Z"), ZoneOffset.UTC);
+  private static final String KEY = RunSpec.of("orders", new Window(1_726_000_000L, 60), 1).outputKey().toString();
+
+  /** A prover over a shared marker slot, with scripted probe answers and counted calls. */
+  static final class ScriptedProver implements StoreProver {
+    final AtomicReference<byte[]> marker;
+    final String mode;
+    final List<ProbeResult> answers;
+    final AtomicInteger probes = new AtomicInteger();
+    final AtomicInteger markerReads = new AtomicInteger();
+
+    ScriptedProver(AtomicReference<byte[]> marker, String mode, List<ProbeResult> answers) {
+      this.marker = marker;
+      this.mode = mode;
+      this.answers = answers;
+    }
+
+    @Override
+    public String kind() {
+      return "mem";
+    }
+
+    @Override
+    public String pointerMode() {
+      return mode;
+    }
+
+    @Override
+    public String markerLocation() {
+      return "mem:/_idem/store";
+    }
+
+    @Override
+    public Optional<StoreMarker> readMarker() throws IOException {
+      markerReads.incrementAndGet();
+      byte[] b = marker.get();
+      return b == null ? Optional.empty() : Optional.of(StoreMarker.parse(b, markerLocation()));
+    }
+
+    @Override
+    public List<ProbeResult> probe() {
+      probes.incrementAndGet();
+      return answers;
+    }
+
+    @Override
+    public boolean createMarker(StoreMarker m) {
+      return marker.compareAndSet(null, m.toBytes());
+    }
+
+    @Override
+    public Map<String, String> environment() {
+      return new LinkedHashMap<>();
+    }
+  }
+
+  static ProbeResult good() {
+    return ProbeResult.held("create-only", "put twice", true, "refused the second", "no-clobber publish");
+  }
+
+  static ProbeResult bad() {
+    return ProbeResult.missing("create-only", "put twice", true,
+        "ignores If-None-Match: * (a second create-only PUT of _idem/probe/x succeeded)",
+        "idem's no-clobber publish depends on it");
+  }
+
+  static Payload text(String s) {
+    return Payload.ofBytes(s.getBytes(StandardCharsets.UTF_8));
+  }
+
+  @Test
+  void putIfAbsent_freshStore_probesOnceAndCreatesMarkerRecordingAnswers() throws Exception {
+    AtomicReference<byte[]> slot = new AtomicReference<>();
+    ScriptedProver prover = new ScriptedProver(slot, "cas", List.of(good()));
+    InMemoryObjectStore mem = new InMemoryObjectStore();
+    ProvenStore store = ProvenStore.wrap(mem, prover, "idem test", CLOCK);
+
+    assertEquals(PutStatus.CREATED, store.putIfAbsent(KEY, text("a"), "w").status());
+    assertEquals(PutStatus.IDENTICAL, store.putIfAbsent(KEY, text("a"), "w").status());
+    store.delete(KEY);
+
+    assertEquals(1, prover.probes.get());
+    StoreMarker m = StoreMarker.parse(slot.get(), "slot");
+    assertEquals("cas", m.pointerMode());
+    assertEquals("idem test", m.createdBy());
+    assertEquals(CLOCK.instant(), m.createdAt());
+    assertEquals(List.of(good()), m.probes());
+  }
+
+  @Test
+  void putIfAbsent_storeFailsRequiredProbe_refusedWithOneLineAndNothingWritten() throws Exception {
+    AtomicReference<byte[]> slot = new AtomicReference<>();
+    InMemoryObjectStore mem = new InMemoryObjectStore();
+    ProvenStore store = ProvenStore.wrap(mem, new ScriptedProver(slot, "cas", List.of(bad())), "idem test", CLOCK);
+
+    StoreRefusedException e = assertThrows(StoreRefusedException.class, () -> store.putIfAbsent(KEY, text("a"), "w"));
+
+    assertEquals(mem.describe() + " ignores If-None-Match: * (a second create-only PUT of _idem/probe/x succeeded);"
+        + " refusing to write: idem's no-clobber publish depends on it", e.getMessage());
+    assertFalse(mem.exists(KEY));
+    assertEquals(null, slot.get());
+    assertThrows(StoreRefusedException.class, () -> store.compareAndSetPointer("orders", null, null));
+    assertThrows(StoreRefusedException.class, () -> store.delete(KEY));
+    assertThrows(StoreRefusedException.class, () -> store.sweep(Duration.ZERO, false));
+  }
+
+  @Test
+  void putIfAbsent_optionalGuaranteeMissing_accepted() throws Exception {
+    ProbeResult optional = ProbeResult.missing("if-match", "wrong etag", false, "ignores If-Match", "cas mode");
+    AtomicReference<byte[]> slot = new AtomicReference<>();
+    ProvenStore store = ProvenStore.wrap(new InMemoryObjectStore(),
+        new ScriptedProver(slot, "log", List.of(good(), optional)), "idem test", CLOCK);
+
+    assertEquals(PutStatus.CREATED, store.putIfAbsent(KEY, text("a"), "w").status());
+    assertEquals("ABSENT", StoreMarker.parse(slot.get(), "slot").probe("if-match").orElseThrow().answer());
+  }
+
+  @Test
+  void requireWritable_markerPresent_trustedWithoutProbing() throws Exception {
+    AtomicReference<byte[]> slot = new AtomicReference<>(
+        new StoreMarker("mem", "cas", Instant.EPOCH, "idem old", List.of(good())).toBytes());
+    ScriptedProver prover = new ScriptedProver(slot, "cas", List.of(bad()));
+    ProvenStore store = ProvenStore.wrap(new InMemoryObjectStore(), prover, "idem test", CLOCK);
+
+    assertEquals("idem old", store.requireWritable().createdBy());
+    assertEquals(PutStatus.CREATED, store.putIfAbsent(KEY, text("a"), "w").status());
+    assertEquals(0, prover.probes.get());
+    assertEquals(1, prover.markerReads.get());
+  }
+
+  @Test
+  void writesAndReads_markerNamesOtherPointerMode_refusedNamingBothModes() throws Exception {
+    AtomicReference<byte[]> slot = new AtomicReference<>(
+        new StoreMarker("mem", "cas", Instant.EPOCH, "idem old", List.of(good())).toBytes());
+    InMemoryObjectStore mem = new InMemoryObjectStore();
+    ProvenStore store = ProvenStore.wrap(mem, new ScriptedProver(slot, "log", List.of(good())), "idem test", CLOCK);
+
+    StoreRefusedException w = assertThrows(StoreRefusedException.class, () -> store.putIfAbsent(KEY, text("a"), "w"));
+    StoreRefusedException r = assertThrows(StoreRefusedException.class, () -> store.readPointer("orders"));
+
+    assertTrue(w.getMessage().contains("uses pointer mode cas") && w.getMessage().contains("configured for log"),
+        w.getMessage());
+    assertEquals(w.getMessage(), r.getMessage());
+    assertFalse(mem.exists(KEY));
+  }
+
+  @Test
+  void readPointer_noMarker_readsWithoutProbingOrCreating() throws Exception {
+    AtomicReference<byte[]> slot = new AtomicReference<>();
+    ScriptedProver prover = new ScriptedProver(slot, "cas", List.of(good()));
+    ProvenStore store = ProvenStore.wrap(new InMemoryObjectStore(), prover, "idem test", CLOCK);
+
+    assertTrue(store.readPointer("orders").isEmpty());
+    assertTrue(store.readPointer("orders").isEmpty());
+    assertEquals(List.of(), store.sweep(Duration.ZERO, true));
+
+    assertEquals(0, prover.probes.get());
+    assertEquals(1, prover.markerReads.get());
+    assertEquals(null, slot.get());
+  }
+
+  @Test
+  void requireWritable_racingFirstWriters_oneMarkerAndAllTrustIt() throws Exception {
+    AtomicReference<byte[]> slot = new AtomicReference<>();
+    int writers = 8;
+    List<ScriptedProver> provers = new ArrayList<>();
+    for (int i = 0; i < writers; i++) {
+      provers.add(new ScriptedProver(slot, "cas", List.of(good())));
+    }
+    List<StoreMarker> trusted = Race.run(writers, i -> ProvenStore.wrap(new InMemoryObjectStore(), provers.get(i),
+        "idem writer " + i, CLOCK).requireWritable());
+
+    StoreMarker winner = StoreMarker.parse(slot.get(), "slot");
+    assertEquals(writers, trusted.size());
+    trusted.forEach(m -> assertEquals(winner, m));
+  }
+
+  @Test
+  void requireWritable_concurrentCallsOnOneInstance_probeOnce() throws Exception {
+    ScriptedProver prover = new ScriptedProver(new AtomicReference<>(), "cas", List.of(good()));
+    ProvenStore store = ProvenStore.wrap(new InMemoryObjectStore(), prover, "idem test", CLOCK);
+    List<StoreMarker> seen = Race.run(6, i -> store.requireWritable());
+    assertEquals(1, prover.probes.get());
+    seen.forEach(m -> assertSame(seen.get(0), m));
+  }
+}
