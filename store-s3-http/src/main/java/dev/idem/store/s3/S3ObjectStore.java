@@ -164,6 +164,11 @@ public final class S3ObjectStore implements ObjectStore {
     return options;
   }
 
+  /** The client, for {@link S3StoreProver}, which probes through the same endpoint and credentials. */
+  S3Client client() {
+    return client;
+  }
+
   @Override
   public String describe() {
     return location.isAws() ? location.toString() : location + " at " + location.endpoint();

@@ -2,6 +2,7 @@ package dev.idem.store.s3.client;
 
 import static dev.idem.store.s3.client.S3Addressing.resource;
 
+import dev.idem.store.s3.auth.CredentialChain;
 import dev.idem.store.s3.auth.CredentialsProvider;
 import dev.idem.store.s3.auth.SigV4Signer;
 import dev.idem.store.s3.client.S3Transport.Call;
@@ -67,11 +68,13 @@ public final class S3Client {
   private final S3Addressing addressing;
   private final String region;
   private final S3Transport transport;
+  private final CredentialsProvider credentials;
   private final Set<String> knownBuckets = ConcurrentHashMap.newKeySet();
 
   private S3Client(Builder b) {
     this.addressing = new S3Addressing(b.endpoint, b.pathStyle);
     this.region = b.region;
+    this.credentials = b.credentials;
     HttpClient http = b.http != null ? b.http : HttpClient.newBuilder()
         .version(HttpClient.Version.HTTP_1_1)
         .connectTimeout(b.connectTimeout)
@@ -175,6 +178,14 @@ public final class S3Client {
 
   public boolean pathStyle() {
     return addressing.pathStyle();
+  }
+
+  /**
+   * Where this client's credentials come from, never the secret: the answering source of a {@link
+   * CredentialChain} (e.g. {@code environment}), else that the embedding application supplied them.
+   */
+  public String credentialsSource() {
+    return credentials instanceof CredentialChain chain ? chain.describeSource() : "supplied by the application";
   }
 
   // ---------------------------------------------------------------- objects
@@ -385,6 +396,28 @@ public final class S3Client {
       knownBuckets.add(bucket);
     }
     return exists;
+  }
+
+  /**
+   * GetBucketVersioning.
+   *
+   * @return {@code Enabled}, {@code Suspended}, or empty when versioning was never enabled on the bucket
+   */
+  public Optional<String> bucketVersioning(String bucket) throws IOException {
+    Map<String, String> query = new TreeMap<>(Map.of("versioning", ""));
+    Reply r = transport.exchange(new Call("GET", bucket, null, query, Map.of(), RequestBody.empty(), Set.of()));
+    return S3Xml.parseVersioning(r.body(), addressing.describe("GET", bucket, null, query));
+  }
+
+  /**
+   * The server's clock, from the {@code Date} header of a HeadBucket reply (one-second resolution).
+   *
+   * @return empty when the server sends no parseable {@code Date}
+   */
+  public Optional<Instant> serverTime(String bucket) throws IOException {
+    Reply r = transport.exchange(
+        new Call("HEAD", bucket, null, new TreeMap<>(), Map.of(), RequestBody.empty(), Set.of(403, 404)));
+    return r.headers().firstValue("Date").map(S3Client::httpDate);
   }
 
   // ---------------------------------------------------------------- results

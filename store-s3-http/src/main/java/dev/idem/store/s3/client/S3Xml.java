@@ -6,6 +6,7 @@ import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Reads the S3 XML replies the client needs into records, strictly: a required element that is
@@ -125,6 +126,13 @@ final class S3Xml {
       throw new MalformedReplyException(what, "no UploadId");
     }
     return id;
+  }
+
+  /** The Status of a GetBucketVersioning reply; empty when versioning was never enabled. */
+  static Optional<String> parseVersioning(byte[] body, String what) throws MalformedReplyException {
+    XmlNode root = expectRoot(body, what, "VersioningConfiguration");
+    String status = root.childText("Status");
+    return status == null || status.isEmpty() ? Optional.empty() : Optional.of(status);
   }
 
   /** The ETag (with quotes) of a completed upload. */

@@ -1,0 +1,186 @@
+package dev.idem.store.s3;
+
+import dev.idem.core.proof.ProbeResult;
+import dev.idem.core.proof.StoreMarker;
+import dev.idem.core.proof.StoreProver;
+import dev.idem.store.s3.client.RequestBody;
+import dev.idem.store.s3.client.S3Client;
+import dev.idem.store.s3.client.S3Client.Condition;
+import dev.idem.store.s3.client.S3Client.ObjectBytes;
+import dev.idem.store.s3.client.WriteResult;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Proves an S3 bucket prefix before idem writes there: an S3-compatible server that ignores {@code
+ * If-None-Match: *} (older MinIO releases, some gateways, a proxy that strips headers) would make two
+ * replicas both report CREATED and the second silently replace the first.
+ *
+ * <h2>Probes, all on one scratch key {@code _idem/probe/RANDOM}</h2>
+ *
+ * <ol>
+ *   <li>{@code if-none-match}: a PUT with {@code If-None-Match: *} creates it; a second such PUT with other
+ *       bytes must be refused (412). Required: the create-only publish (P2, P3) is built on it.
+ *   <li>{@code if-match}: a PUT with {@code If-Match} naming an ETag the object does not have must be
+ *       refused (412 or 404). Required in {@link PointerMode#CAS}, where the pointer swap is built on it;
+ *       recorded but not required in {@link PointerMode#LOG}, which uses create-only writes only. A probe
+ *       shows the header is honoured, not that it is atomic under concurrent writers.
+ * </ol>
+ *
+ * The scratch key is deleted afterwards, whatever the answers (in a versioned bucket its versions stay
+ * behind a delete marker). The marker is created with {@code If-None-Match: *}, which the first probe
+ * has just shown to work.
+ *
+ * <h2>Failure states</h2>
+ *
+ * An {@link IOException} during a probe (unreachable, credentials refused) may leave the scratch key;
+ * it is under {@code _idem/}, which listings, history and publishes never touch. An {@link IOException}
+ * creating the marker leaves either no marker or a whole one.
+ */
+public final class S3StoreProver implements StoreProver {
+  private static final SecureRandom RANDOM = new SecureRandom();
+  private static final int MAX_MARKER_BYTES = 16 * 1024;
+  /** An ETag no object has: 32 hex zeros, quoted like S3's. */
+  private static final String WRONG_ETAG = "\"" + "0".repeat(32) + "\"";
+
+  private final S3Client client;
+  private final S3Location location;
+  private final KeyLayout layout;
+  private final PointerMode mode;
+  private final Clock clock;
+
+  private S3StoreProver(S3Client client, S3Location location, PointerMode mode, Clock clock) {
+    this.client = client;
+    this.location = location;
+    this.layout = new KeyLayout(location.prefix());
+    this.mode = mode;
+    this.clock = clock;
+  }
+
+  /** The prover of {@code store}: same client, location and pointer mode; its options' clock for the skew. */
+  public static S3StoreProver of(S3ObjectStore store) {
+    return new S3StoreProver(store.client(), store.location(), store.options().pointerMode(), store.options().clock());
+  }
+
+  @Override
+  public String kind() {
+    return "s3";
+  }
+
+  @Override
+  public String pointerMode() {
+    return mode.toString();
+  }
+
+  @Override
+  public String markerLocation() {
+    return "s3://" + location.bucket() + "/" + layout.object(StoreMarker.KEY);
+  }
+
+  @Override
+  public Optional<StoreMarker> readMarker() throws IOException {
+    Optional<ObjectBytes> got = client.getBytes(location.bucket(), layout.object(StoreMarker.KEY), MAX_MARKER_BYTES);
+    if (got.isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(StoreMarker.parse(got.get().bytes(), markerLocation()));
+  }
+
+  @Override
+  public List<ProbeResult> probe() throws IOException {
+    String scratch = StoreMarker.PROBE_PREFIX + randomId();
+    String key = layout.object(scratch);
+    List<ProbeResult> results = new ArrayList<>();
+    try {
+      WriteResult first = put(key, "first", Condition.ifNoneMatch());
+      if (first.status() != WriteResult.Status.WRITTEN) {
+        throw new IOException("create-only PUT of the fresh scratch key " + scratch + " at " + location
+            + " answered " + first.status() + "; cannot probe the store");
+      }
+      String noneTest = "a second PUT with If-None-Match: * to " + scratch;
+      String noneReliance = "idem's no-clobber publish depends on it";
+      WriteResult second = put(key, "second", Condition.ifNoneMatch());
+      results.add(second.status() == WriteResult.Status.PRECONDITION_FAILED
+          ? ProbeResult.held("if-none-match", noneTest, true, "refused it (412)", noneReliance)
+          : ProbeResult.missing("if-none-match", noneTest, true,
+              "ignores If-None-Match: * (a second create-only PUT of " + scratch + " succeeded)", noneReliance));
+      String matchTest = "a PUT with If-Match: " + WRONG_ETAG + " (an ETag it does not have) to " + scratch;
+      String matchReliance = "the cas pointer mode depends on it (IDEM_S3_POINTER_MODE=log needs only If-None-Match)";
+      WriteResult wrong = put(key, "third", Condition.ifMatch(WRONG_ETAG));
+      boolean required = mode == PointerMode.CAS;
+      results.add(wrong.status() != WriteResult.Status.WRITTEN
+          ? ProbeResult.held("if-match", matchTest, required, "refused it ("
+              + (wrong.status() == WriteResult.Status.NOT_FOUND ? "404" : "412") + ")", matchReliance)
+          : ProbeResult.missing("if-match", matchTest, required,
+              "ignores If-Match (a PUT of " + scratch + " with a wrong If-Match ETag succeeded)", matchReliance));
+    } finally {
+      client.delete(location.bucket(), key);
+    }
+    return results;
+  }
+
+  private WriteResult put(String key, String content, Condition condition) throws IOException {
+    return client.put(location.bucket(), key, RequestBody.ofBytes(content.getBytes(StandardCharsets.US_ASCII)),
+        condition, Map.of());
+  }
+
+  @Override
+  public boolean createMarker(StoreMarker marker) throws IOException {
+    WriteResult w = client.put(location.bucket(), layout.object(StoreMarker.KEY), RequestBody.ofBytes(marker.toBytes()),
+        Condition.ifNoneMatch(), Map.of());
+    if (w.status() == WriteResult.Status.NOT_FOUND) {
+      throw new IOException("create-only PUT of " + markerLocation() + " answered 404");
+    }
+    return w.status() == WriteResult.Status.WRITTEN;
+  }
+
+  /**
+   * Endpoint, region, addressing, bucket versioning, credentials source (resolved by the versioning
+   * request) and the clock skew against the server's {@code Date}.
+   */
+  @Override
+  public Map<String, String> environment() throws IOException {
+    Map<String, String> env = new LinkedHashMap<>();
+    env.put("store", location.toString());
+    env.put("endpoint", client.endpoint().toString());
+    env.put("region", client.region());
+    env.put("addressing", client.pathStyle() ? "path-style" : "virtual-hosted");
+    env.put("pointer_mode", mode.toString());
+    Optional<String> versioning = client.bucketVersioning(location.bucket());
+    env.put("versioning", versioning.orElse("never enabled")
+        + (versioning.filter("Enabled"::equals).isPresent() ? "" : " (the scan cannot see legacy overwrites)"));
+    env.put("credentials", client.credentialsSource());
+    Instant before = clock.instant();
+    Optional<Instant> server = client.serverTime(location.bucket());
+    env.put("clock_skew", server.map(s -> skew(s, before)).orElse("unknown (no Date header in the reply)"));
+    return env;
+  }
+
+  /** The server's clock against ours; the header has whole seconds, so within a second is no skew. */
+  static String skew(Instant server, Instant local) {
+    Duration d = Duration.between(local.truncatedTo(ChronoUnit.SECONDS), server);
+    long s = d.getSeconds();
+    if (Math.abs(s) <= 1) {
+      return "none measurable (server Date " + server + ", within 1 s of this host)";
+    }
+    return (s > 0 ? "server " + s + " s ahead" : "server " + -s + " s behind") + " of this host (server Date "
+        + server + ")";
+  }
+
+  private static String randomId() {
+    byte[] b = new byte[12];
+    RANDOM.nextBytes(b);
+    return HexFormat.of().formatHex(b);
+  }
+}

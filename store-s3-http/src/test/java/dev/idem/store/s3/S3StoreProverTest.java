@@ -1,0 +1,206 @@
+package dev.idem.store.s3;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.idem.core.RunSpec;
+import dev.idem.core.Window;
+import dev.idem.core.proof.ProvenStore;
+import dev.idem.core.proof.StoreMarker;
+import dev.idem.core.proof.StoreRefusedException;
+import dev.idem.core.store.Payload;
+import dev.idem.core.store.PutStatus;
+import dev.idem.core.testing.Race;
+import dev.idem.store.s3.client.ObjectSummary;
+import dev.idem.store.s3.client.ObjectVersion;
+import dev.idem.store.s3.testing.HeaderStrippingProxy;
+import dev.idem.store.s3.testing.S3ProxyServer;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A store proves itself before idem writes: against the real S3Proxy, and through a gateway of the
+ * tests' own that strips conditional headers, as servers that ignore them behave.
+ */
+class S3StoreProverTest {
+  private static final String KEY = RunSpec.of("orders", new Window(1_726_000_000L, 60), 1).outputKey().toString();
+  private static final Clock CLOCK = Clock.fixed(Instant.parse("2026-12-02T14:00:00Z"), ZoneOffset.UTC);
+  private static S3ProxyServer s3;
+
+  @BeforeAll
+  static void server() throws IOException {
+    s3 = S3ProxyServer.shared();
+  }
+
+  private static ProvenStore proven(URI endpoint, String bucket, PointerMode mode) {
+    S3Location at = s3.location(bucket, "p").withEndpoint(endpoint, true);
+    S3ObjectStore store = S3ObjectStore.open(at, s3.credentials(), S3StoreOptions.builder().pointerMode(mode).build());
+    return ProvenStore.wrap(store, S3StoreProver.of(store), "idem test", CLOCK);
+  }
+
+  private static Payload text(String s) {
+    return Payload.ofBytes(s.getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static List<String> keys(String bucket) throws IOException {
+    return s3.client().listObjects(bucket, "", null, null, 1000).objects().stream().map(ObjectSummary::key).toList();
+  }
+
+  private static StoreMarker marker(String bucket) throws IOException {
+    return StoreMarker.parse(s3.client().getBytes(bucket, "p/" + StoreMarker.KEY, 16 * 1024).orElseThrow().bytes(), bucket);
+  }
+
+  @Test
+  void putIfAbsent_serverIgnoresIfNoneMatch_refusedNamingTheHeaderAndNothingWritten() throws Exception {
+    String bucket = s3.createBucket(false);
+    try (HeaderStrippingProxy proxy = new HeaderStrippingProxy(s3, "If-None-Match")) {
+      ProvenStore store = proven(proxy.endpoint(), bucket, PointerMode.LOG);
+
+      StoreRefusedException e = assertThrows(StoreRefusedException.class, () -> store.putIfAbsent(KEY, text("a"), "w"));
+
+      assertTrue(e.getMessage().matches("s3://" + bucket + "/p at " + proxy.endpoint() + " ignores If-None-Match: \\*"
+          + " \\(a second create-only PUT of _idem/probe/[0-9a-f]{24} succeeded\\); refusing to write: idem's"
+          + " no-clobber publish depends on it"), e.getMessage());
+      assertTrue(proxy.strippedCount() >= 2, "the proxy stripped " + proxy.strippedCount() + " headers");
+      assertEquals(List.of(), keys(bucket));
+      assertThrows(StoreRefusedException.class, () -> store.delete(KEY));
+      assertEquals(List.of(), keys(bucket));
+    }
+  }
+
+  @Test
+  void compareAndSetPointer_casModeServerIgnoresIfMatch_refusedNamingTheHeader() throws Exception {
+    String bucket = s3.createBucket(false);
+    try (HeaderStrippingProxy proxy = new HeaderStrippingProxy(s3, "If-Match")) {
+      ProvenStore store = proven(proxy.endpoint(), bucket, PointerMode.CAS);
+
+      StoreRefusedException e = assertThrows(StoreRefusedException.class, () -> store.putIfAbsent(KEY, text("a"), "w"));
+
+      assertTrue(e.getMessage().contains(" ignores If-Match (a PUT of _idem/probe/"), e.getMessage());
+      assertTrue(e.getMessage().endsWith("refusing to write: the cas pointer mode depends on it"
+          + " (IDEM_S3_POINTER_MODE=log needs only If-None-Match)"), e.getMessage());
+      assertEquals(List.of(), keys(bucket));
+    }
+  }
+
+  @Test
+  void putIfAbsent_logModeServerIgnoresIfMatch_acceptedAndAnswerRecorded() throws Exception {
+    String bucket = s3.createBucket(false);
+    try (HeaderStrippingProxy proxy = new HeaderStrippingProxy(s3, "If-Match")) {
+      ProvenStore store = proven(proxy.endpoint(), bucket, PointerMode.LOG);
+
+      assertEquals(PutStatus.CREATED, store.putIfAbsent(KEY, text("a"), "w").status());
+
+      StoreMarker m = marker(bucket);
+      assertEquals("log", m.pointerMode());
+      assertEquals("HELD", m.probe("if-none-match").orElseThrow().answer());
+      assertEquals("ABSENT", m.probe("if-match").orElseThrow().answer());
+      assertEquals(List.of("p/" + StoreMarker.KEY, "p/" + KEY), keys(bucket));
+    }
+  }
+
+  @Test
+  void putIfAbsent_realS3Proxy_markerRecordsBothHeadersHeldAndProbeKeyRemoved() throws Exception {
+    String bucket = s3.createBucket(false);
+    ProvenStore store = proven(s3.endpoint(), bucket, PointerMode.CAS);
+
+    assertEquals(PutStatus.CREATED, store.putIfAbsent(KEY, text("a"), "w").status());
+
+    StoreMarker m = marker(bucket);
+    assertEquals("s3", m.kind());
+    assertEquals("cas", m.pointerMode());
+    assertEquals("idem test", m.createdBy());
+    assertEquals(List.of("HELD", "HELD"), m.probes().stream().map(p -> p.answer()).toList());
+    assertEquals(List.of("p/" + StoreMarker.KEY, "p/" + KEY), keys(bucket));
+  }
+
+  @Test
+  void requireWritable_markerPresent_trustedWithoutProbingAgain() throws Exception {
+    String bucket = s3.createBucket(false);
+    proven(s3.endpoint(), bucket, PointerMode.LOG).requireWritable();
+    try (HeaderStrippingProxy proxy = new HeaderStrippingProxy(s3, "If-None-Match")) {
+      // Through a gateway that would fail the probe: the marker is trusted, so no probe runs.
+      ProvenStore later = proven(proxy.endpoint(), bucket, PointerMode.LOG);
+      assertEquals(marker(bucket), later.requireWritable());
+      assertEquals(0, proxy.strippedCount());
+    }
+  }
+
+  @Test
+  void writesAndPointerReads_markerNamesOtherPointerMode_refused() throws Exception {
+    String bucket = s3.createBucket(false);
+    proven(s3.endpoint(), bucket, PointerMode.CAS).requireWritable();
+    ProvenStore logWriter = proven(s3.endpoint(), bucket, PointerMode.LOG);
+
+    StoreRefusedException w = assertThrows(StoreRefusedException.class,
+        () -> logWriter.putIfAbsent(KEY, text("a"), "w"));
+    StoreRefusedException r = assertThrows(StoreRefusedException.class, () -> logWriter.readPointer("orders"));
+
+    assertTrue(w.getMessage().startsWith("s3://" + bucket + "/p at " + s3.endpoint() + " uses pointer mode cas (its marker s3://"
+        + bucket + "/p/_idem/store, created 2026-12-02T14:00:00Z by idem test), this process is configured for log"),
+        w.getMessage());
+    assertEquals(w.getMessage(), r.getMessage());
+    assertEquals(List.of("p/" + StoreMarker.KEY), keys(bucket));
+  }
+
+  @Test
+  void requireWritable_racingFirstWriters_oneMarkerVersionAndAllTrustIt() throws Exception {
+    String bucket = s3.createBucket(true);
+    List<StoreMarker> trusted = Race.run(6, i -> proven(s3.endpoint(), bucket, PointerMode.LOG).requireWritable());
+
+    StoreMarker stored = marker(bucket);
+    trusted.forEach(m -> assertEquals(stored, m));
+    List<ObjectVersion> versions = s3.client().listVersions(bucket, "p/" + StoreMarker.KEY, null, null, 1000).versions();
+    assertEquals(1, versions.size(), versions.toString());
+  }
+
+  @Test
+  void readsOnly_freshBucket_writeNothing() throws Exception {
+    String bucket = s3.createBucket(true);
+    ProvenStore store = proven(s3.endpoint(), bucket, PointerMode.CAS);
+
+    assertTrue(store.readPointer("orders").isEmpty());
+    assertFalse(store.exists(KEY));
+    assertTrue(store.stat(KEY).isEmpty());
+    assertTrue(store.history("", h -> true));
+    assertTrue(store.list("", o -> true));
+    assertEquals(List.of(), store.sweep(java.time.Duration.ZERO, true));
+
+    assertEquals(List.of(), s3.client().listVersions(bucket, "", null, null, 1000).versions());
+  }
+
+  @Test
+  void environment_s3Proxy_reportsEndpointVersioningCredentialsAndSkewWithoutSecrets() throws Exception {
+    String bucket = s3.createBucket(true);
+    S3ObjectStore store = S3ObjectStore.open(s3.location(bucket, "p"), s3.credentials(), S3StoreOptions.defaults());
+
+    Map<String, String> env = S3StoreProver.of(store).environment();
+
+    assertEquals(List.of("store", "endpoint", "region", "addressing", "pointer_mode", "versioning", "credentials",
+        "clock_skew"), List.copyOf(env.keySet()));
+    assertEquals(s3.endpoint().toString(), env.get("endpoint"));
+    assertEquals("path-style", env.get("addressing"));
+    assertEquals("Enabled", env.get("versioning"));
+    assertEquals("supplied by the application", env.get("credentials"));
+    assertTrue(env.get("clock_skew").contains("server Date "), env.get("clock_skew"));
+    assertFalse(env.toString().contains(S3ProxyServer.SECRET_KEY), env.toString());
+  }
+
+  @Test
+  void skew_serverAheadBehindOrWithinASecond_describedInSeconds() {
+    Instant local = Instant.parse("2026-12-02T14:00:00.700Z");
+    assertTrue(S3StoreProver.skew(Instant.parse("2026-12-02T14:00:01Z"), local).startsWith("none measurable"));
+    assertTrue(S3StoreProver.skew(Instant.parse("2026-12-02T14:05:00Z"), local).startsWith("server 300 s ahead"));
+    assertTrue(S3StoreProver.skew(Instant.parse("2026-12-02T13:59:50Z"), local).startsWith("server 10 s behind"));
+  }
+}
