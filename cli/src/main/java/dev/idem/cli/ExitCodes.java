@@ -1,5 +1,6 @@
 package dev.idem.cli;
 
+import dev.idem.core.proof.StoreRefusedException;
 import dev.idem.core.publish.TaskFailedException;
 import dev.idem.store.s3.auth.CredentialsException;
 import dev.idem.store.s3.client.S3Exception;
@@ -117,6 +118,9 @@ public final class ExitCodes implements IExitCodeExceptionMapper {
       }
       if (c instanceof TaskFailedException) {
         return TASK_FAILED;
+      }
+      if (c instanceof StoreRefusedException) {
+        return STORE_REFUSED;
       }
       if (c instanceof IOException || c instanceof UncheckedIOException) {
         return STORE_UNAVAILABLE;

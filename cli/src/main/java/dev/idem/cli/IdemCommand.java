@@ -30,6 +30,7 @@ import picocli.CommandLine.Spec;
         ScanCommand.class,
         GcCommand.class,
         DemoCommand.class,
+        DoctorCommand.class,
     },
     footerHeading = "%nStores:%n",
     footer = {

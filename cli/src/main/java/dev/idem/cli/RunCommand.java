@@ -91,7 +91,7 @@ final class RunCommand implements Callable<Integer> {
     String writerId = writer.resolve(ctx);
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
-    try (ObjectStore st = store.open(ctx);
+    try (ObjectStore st = store.openForWriting(ctx);
         TaskProcess task = new TaskProcess(command, stdoutResult, grace, output.json ? err : out, err, !output.quiet).arm()) {
       PublishReport report;
       try {

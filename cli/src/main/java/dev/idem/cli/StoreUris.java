@@ -1,11 +1,13 @@
 package dev.idem.cli;
 
-import dev.idem.core.store.ObjectStore;
+import dev.idem.core.proof.ProvenStore;
 import dev.idem.store.fs.FsObjectStore;
+import dev.idem.store.fs.FsStoreProver;
 import dev.idem.store.s3.PointerMode;
 import dev.idem.store.s3.S3Location;
 import dev.idem.store.s3.S3ObjectStore;
 import dev.idem.store.s3.S3StoreOptions;
+import dev.idem.store.s3.S3StoreProver;
 import dev.idem.store.s3.auth.CredentialChain;
 import java.net.http.HttpClient;
 import java.time.Clock;
@@ -28,7 +30,9 @@ import java.util.Map;
  *       servers whose {@code If-Match} is not atomic.
  * </ul>
  *
- * Anything else is a usage error with a one-line message; nothing is opened or created.
+ * Anything else is a usage error with a one-line message; nothing is opened or created. Every store is
+ * proven before its first write ({@link ProvenStore}): a store that fails a probe, or whose marker
+ * names another pointer mode, is refused.
  */
 public final class StoreUris {
   public static final String ENV = "IDEM_STORE";
@@ -95,17 +99,20 @@ public final class StoreUris {
     throw bad(uri, scheme);
   }
 
-  /** Opens the store {@code uri} names; see the class comment for the forms and environment. */
-  public static ObjectStore open(String uri, Map<String, String> env) throws IOException {
+  /**
+   * Opens the store {@code uri} names, wrapped so that it is proven before its first write ({@link
+   * ProvenStore}); see the class comment for the forms and environment. Opening reads and creates
+   * nothing.
+   */
+  public static ProvenStore open(String uri, Map<String, String> env) throws IOException {
     StoreUri parsed = parse(uri);
+    String creator = "idem " + IdemCommand.Version.version();
     if (parsed instanceof FileUri f) {
-      return openFile(f);
+      FsObjectStore fs = FsObjectStore.open(f.root());
+      return ProvenStore.wrap(fs, FsStoreProver.of(fs), creator, Clock.systemUTC());
     }
-    return openS3((S3Uri) parsed, env);
-  }
-
-  private static ObjectStore openFile(FileUri uri) throws IOException {
-    return FsObjectStore.open(uri.root());
+    S3ObjectStore s3 = openS3((S3Uri) parsed, env);
+    return ProvenStore.wrap(s3, S3StoreProver.of(s3), creator, Clock.systemUTC());
   }
 
   /**
@@ -113,7 +120,7 @@ public final class StoreUris {
    * so tests and embedders can pass their own). Credentials are resolved lazily, on the first request:
    * a missing or refused credential surfaces there as an auth failure.
    */
-  private static ObjectStore openS3(S3Uri uri, Map<String, String> env) {
+  private static S3ObjectStore openS3(S3Uri uri, Map<String, String> env) {
     S3Location location;
     S3StoreOptions.Builder options = S3StoreOptions.builder();
     try {

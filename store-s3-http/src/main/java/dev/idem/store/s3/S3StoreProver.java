@@ -7,6 +7,7 @@ import dev.idem.store.s3.client.RequestBody;
 import dev.idem.store.s3.client.S3Client;
 import dev.idem.store.s3.client.S3Client.Condition;
 import dev.idem.store.s3.client.S3Client.ObjectBytes;
+import dev.idem.store.s3.client.S3Exception;
 import dev.idem.store.s3.client.WriteResult;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -157,14 +158,26 @@ public final class S3StoreProver implements StoreProver {
     env.put("region", client.region());
     env.put("addressing", client.pathStyle() ? "path-style" : "virtual-hosted");
     env.put("pointer_mode", mode.toString());
-    Optional<String> versioning = client.bucketVersioning(location.bucket());
-    env.put("versioning", versioning.orElse("never enabled")
-        + (versioning.filter("Enabled"::equals).isPresent() ? "" : " (the scan cannot see legacy overwrites)"));
+    env.put("versioning", versioning());
     env.put("credentials", client.credentialsSource());
     Instant before = clock.instant();
     Optional<Instant> server = client.serverTime(location.bucket());
     env.put("clock_skew", server.map(s -> skew(s, before)).orElse("unknown (no Date header in the reply)"));
     return env;
+  }
+
+  private String versioning() throws IOException {
+    Optional<String> status;
+    try {
+      status = client.bucketVersioning(location.bucket());
+    } catch (S3Exception e) {
+      if (e.status() == 403 && !e.isCredentialsRejected()) {
+        return "unknown (GetBucketVersioning denied: grant s3:GetBucketVersioning to see it)";
+      }
+      throw e;
+    }
+    return status.orElse("never enabled")
+        + (status.filter("Enabled"::equals).isPresent() ? "" : " (the scan cannot see legacy overwrites of a key)");
   }
 
   /** The server's clock against ours; the header has whole seconds, so within a second is no skew. */
