@@ -45,6 +45,9 @@ import java.util.Optional;
  * attempt reads it); never a published object. Once proven, an instance does not look again: a marker
  * replaced behind its back is met by the next process.
  *
+ * <p>Every {@link ObjectStore} method is forwarded explicitly, default methods included, so a store's
+ * own override (such as a bounded pointer wait) is never bypassed.
+ *
  * <p>Thread-safe: concurrent first writes of one instance prove the store once.
  */
 public final class ProvenStore implements ObjectStore {
@@ -162,6 +165,13 @@ public final class ProvenStore implements ObjectStore {
   public CasResult compareAndSetPointer(String pipeline, String expectedToken, Pointer next) throws IOException {
     requireWritable();
     return store.compareAndSetPointer(pipeline, expectedToken, next);
+  }
+
+  @Override
+  public CasResult compareAndSetPointer(String pipeline, String expectedToken, Pointer next, Duration maxWait)
+      throws IOException {
+    requireWritable();
+    return store.compareAndSetPointer(pipeline, expectedToken, next, maxWait);
   }
 
   @Override

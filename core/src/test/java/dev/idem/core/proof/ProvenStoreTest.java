@@ -213,4 +213,14 @@ class ProvenStoreTest {
     assertEquals(1, prover.probes.get());
     seen.forEach(m -> assertSame(seen.get(0), m));
   }
+
+  @Test
+  void everyObjectStoreMethod_defaultsIncluded_forwardedByProvenStore() throws Exception {
+    for (java.lang.reflect.Method m : dev.idem.core.store.ObjectStore.class.getMethods()) {
+      if (!java.lang.reflect.Modifier.isStatic(m.getModifiers())) {
+        assertEquals(ProvenStore.class, ProvenStore.class.getMethod(m.getName(), m.getParameterTypes()).getDeclaringClass(),
+            m.toString());
+      }
+    }
+  }
 }
