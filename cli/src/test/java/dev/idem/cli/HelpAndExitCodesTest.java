@@ -37,7 +37,7 @@ class HelpAndExitCodesTest {
   @Test
   void help_everyCommandListsTheExitCodeTableAndEveryOption() {
     List<String[]> commands = allCommands();
-    assertEquals(12, commands.size(), "idem + 8 commands + pointer show/advance/rewind");
+    assertEquals(13, commands.size(), "idem + 9 commands + pointer show/advance/rewind");
     for (String[] path : commands) {
       String[] args = new String[path.length + 1];
       System.arraycopy(path, 0, args, 0, path.length);
@@ -45,7 +45,7 @@ class HelpAndExitCodesTest {
       Cli.Result r = new Cli().run(args);
       assertEquals(0, r.code(), r.describe());
       assertTrue(r.out().contains("Exit codes:"), r.describe());
-      for (String code : List.of(" 0 ", " 1 ", " 2 ", " 3 ", " 4 ", " 5 ", " 6 ", " 7 ", "70 ", "130 ", "143 ")) {
+      for (String code : List.of(" 0 ", " 1 ", " 2 ", " 3 ", " 4 ", " 5 ", " 6 ", " 7 ", " 8 ", "70 ", "130 ", "143 ")) {
         assertTrue(r.out().contains(code), code + " missing\n" + r.describe());
       }
       CommandLine cl = Main.commandLine(CliContext.system());
@@ -94,6 +94,8 @@ class HelpAndExitCodesTest {
     assertEquals(ExitCodes.AUTH, ExitCodes.codeOf(new AuthFailureException("403", null)));
     assertEquals(ExitCodes.CONTENDED, ExitCodes.codeOf(new ContendedException("busy")));
     assertEquals(ExitCodes.NOT_FOUND, ExitCodes.codeOf(new NotFoundException("none")));
+    assertEquals(ExitCodes.STORE_REFUSED, ExitCodes.codeOf(new RuntimeException(
+        new dev.idem.core.proof.StoreRefusedException("s3://b ignores If-None-Match: *"))));
     assertEquals(ExitCodes.USAGE, ExitCodes.codeOf(new UsageException("bad")));
     assertEquals(ExitCodes.USAGE, ExitCodes.codeOf(new IllegalArgumentException("bad name")));
     assertEquals(ExitCodes.TASK_FAILED, ExitCodes.codeOf(new TaskFailedException("t", new IOException("x"))));
