@@ -33,6 +33,9 @@ import java.util.Optional;
  * <ol>
  *   <li>{@code if-none-match}: a PUT with {@code If-None-Match: *} creates it; a second such PUT with other
  *       bytes must be refused (412). Required: the create-only publish (P2, P3) is built on it.
+ *   <li>{@code if-none-match-multipart}: a one-part multipart upload completed onto it with {@code
+ *       If-None-Match: *} must be refused. Required: payloads above the multipart threshold are
+ *       published that way. The upload is aborted afterwards.
  *   <li>{@code if-match}: a PUT with {@code If-Match} naming an ETag the object does not have must be
  *       refused (412 or 404). Required in {@link PointerMode#CAS}, where the pointer swap is built on it;
  *       recorded but not required in {@link PointerMode#LOG}, which uses create-only writes only. A probe
@@ -116,6 +119,7 @@ public final class S3StoreProver implements StoreProver {
           ? ProbeResult.held("if-none-match", noneTest, true, "refused it (412)", noneReliance)
           : ProbeResult.missing("if-none-match", noneTest, true,
               "ignores If-None-Match: * (a second create-only PUT of " + scratch + " succeeded)", noneReliance));
+      results.add(multipartIfNoneMatch(key, scratch));
       String matchTest = "a PUT with If-Match: " + WRONG_ETAG + " (an ETag it does not have) to " + scratch;
       String matchReliance = "the cas pointer mode depends on it (IDEM_S3_POINTER_MODE=log needs only If-None-Match)";
       WriteResult wrong = put(key, "third", Condition.ifMatch(WRONG_ETAG));
@@ -129,6 +133,29 @@ public final class S3StoreProver implements StoreProver {
       client.delete(location.bucket(), key);
     }
     return results;
+  }
+
+  /** CompleteMultipartUpload with {@code If-None-Match: *} onto the existing scratch key must be refused. */
+  private ProbeResult multipartIfNoneMatch(String key, String scratch) throws IOException {
+    String test = "a one-part multipart upload to " + scratch + " completed with If-None-Match: *";
+    String reliance = "idem's no-clobber publish of payloads above the multipart threshold depends on it";
+    String uploadId = client.createMultipartUpload(location.bucket(), key, Map.of());
+    try {
+      String etag = client.uploadPart(location.bucket(), key, uploadId, 1,
+          RequestBody.ofBytes("fourth".getBytes(StandardCharsets.US_ASCII)));
+      WriteResult done = client.completeMultipartUpload(location.bucket(), key, uploadId, List.of(etag),
+          Condition.ifNoneMatch());
+      if (done.status() == WriteResult.Status.NOT_FOUND) {
+        throw new IOException("the probe's multipart upload to " + scratch + " at " + location + " vanished before"
+            + " it was completed; cannot tell whether the server honours If-None-Match on completion");
+      }
+      return done.status() == WriteResult.Status.WRITTEN
+          ? ProbeResult.missing("if-none-match-multipart", test, true, "ignores If-None-Match: * on"
+              + " CompleteMultipartUpload (a completion onto the existing " + scratch + " succeeded)", reliance)
+          : ProbeResult.held("if-none-match-multipart", test, true, "refused it (412)", reliance);
+    } finally {
+      client.abortMultipartUpload(location.bucket(), key, uploadId);
+    }
   }
 
   private WriteResult put(String key, String content, Condition condition) throws IOException {

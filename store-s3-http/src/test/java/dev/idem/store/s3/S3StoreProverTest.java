@@ -79,6 +79,22 @@ class S3StoreProverTest {
   }
 
   @Test
+  void putIfAbsent_serverIgnoresIfNoneMatchOnlyOnMultipartCompletion_refused() throws Exception {
+    String bucket = s3.createBucket(false);
+    try (HeaderStrippingProxy proxy = HeaderStrippingProxy.onMethod(s3, "POST", "If-None-Match")) {
+      ProvenStore store = proven(proxy.endpoint(), bucket, PointerMode.LOG);
+
+      StoreRefusedException e = assertThrows(StoreRefusedException.class, () -> store.putIfAbsent(KEY, text("a"), "w"));
+
+      assertTrue(e.getMessage().contains(" ignores If-None-Match: * on CompleteMultipartUpload (a completion onto the"
+          + " existing _idem/probe/"), e.getMessage());
+      assertEquals(1, proxy.strippedCount());
+      assertEquals(List.of(), keys(bucket));
+      assertEquals(List.of(), s3.client().listMultipartUploads(bucket, "", null, null).uploads());
+    }
+  }
+
+  @Test
   void compareAndSetPointer_casModeServerIgnoresIfMatch_refusedNamingTheHeader() throws Exception {
     String bucket = s3.createBucket(false);
     try (HeaderStrippingProxy proxy = new HeaderStrippingProxy(s3, "If-Match")) {
@@ -120,7 +136,10 @@ class S3StoreProverTest {
     assertEquals("s3", m.kind());
     assertEquals("cas", m.pointerMode());
     assertEquals("idem test", m.createdBy());
-    assertEquals(List.of("HELD", "HELD"), m.probes().stream().map(p -> p.answer()).toList());
+    assertEquals(List.of("if-none-match", "if-none-match-multipart", "if-match"),
+        m.probes().stream().map(p -> p.guarantee()).toList());
+    assertEquals(List.of("HELD", "HELD", "HELD"), m.probes().stream().map(p -> p.answer()).toList());
+    assertEquals(List.of(), s3.client().listMultipartUploads(bucket, "", null, null).uploads());
     assertEquals(List.of("p/" + StoreMarker.KEY, "p/" + KEY), keys(bucket));
   }
 

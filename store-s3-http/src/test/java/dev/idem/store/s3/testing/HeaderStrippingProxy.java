@@ -44,6 +44,7 @@ public final class HeaderStrippingProxy implements AutoCloseable {
   private final String region;
   private final AwsCredentials credentials;
   private final Set<String> stripped;
+  private final String onlyMethod;
   private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
       .connectTimeout(Duration.ofSeconds(10)).followRedirects(HttpClient.Redirect.NEVER).build();
   private final SigV4Signer signer = new SigV4Signer(Clock.systemUTC());
@@ -51,10 +52,24 @@ public final class HeaderStrippingProxy implements AutoCloseable {
 
   /** A proxy to {@code server} that removes {@code headers} (names in any case) from every request. */
   public HeaderStrippingProxy(S3ProxyServer server, String... headers) throws IOException {
+    this(server, (String) null, List.of(headers));
+  }
+
+  /**
+   * A proxy that removes {@code headers} only from requests with HTTP method {@code method} (e.g. {@code
+   * POST}: CompleteMultipartUpload, not PutObject).
+   */
+  public static HeaderStrippingProxy onMethod(S3ProxyServer server, String method, String... headers)
+      throws IOException {
+    return new HeaderStrippingProxy(server, method, List.of(headers));
+  }
+
+  private HeaderStrippingProxy(S3ProxyServer server, String method, List<String> headers) throws IOException {
+    this.onlyMethod = method;
     this.upstream = server.endpoint();
     this.region = S3ProxyServer.REGION;
     this.credentials = AwsCredentials.of(S3ProxyServer.ACCESS_KEY, S3ProxyServer.SECRET_KEY);
-    this.stripped = Set.copyOf(List.of(headers).stream().map(h -> h.toLowerCase(Locale.ROOT)).toList());
+    this.stripped = Set.copyOf(headers.stream().map(h -> h.toLowerCase(Locale.ROOT)).toList());
     this.server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 50);
     this.executor = Executors.newCachedThreadPool(r -> {
       Thread t = new Thread(r, "header-stripping-proxy");
@@ -94,7 +109,7 @@ public final class HeaderStrippingProxy implements AutoCloseable {
       Map<String, List<String>> headers = new LinkedHashMap<>();
       exchange.getRequestHeaders().forEach((name, values) -> {
         String lower = name.toLowerCase(Locale.ROOT);
-        if (stripped.contains(lower)) {
+        if (stripped.contains(lower) && (onlyMethod == null || onlyMethod.equals(method))) {
           strippedCount.incrementAndGet();
         } else if (lower.startsWith("if-") || lower.startsWith("x-amz-meta-") || lower.equals("content-type")) {
           headers.put(lower, values);
