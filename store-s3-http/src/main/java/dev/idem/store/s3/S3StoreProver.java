@@ -121,7 +121,8 @@ public final class S3StoreProver implements StoreProver {
               "ignores If-None-Match: * (a second create-only PUT of " + scratch + " succeeded)", noneReliance));
       results.add(multipartIfNoneMatch(key, scratch));
       String matchTest = "a PUT with If-Match: " + WRONG_ETAG + " (an ETag it does not have) to " + scratch;
-      String matchReliance = "the cas pointer mode depends on it (IDEM_S3_POINTER_MODE=log needs only If-None-Match)";
+      String matchReliance = "the cas pointer mode depends on it, and on its being atomic under concurrent writers,"
+          + " which no probe can show (IDEM_S3_POINTER_MODE=log needs only If-None-Match)";
       WriteResult wrong = put(key, "third", Condition.ifMatch(WRONG_ETAG));
       boolean required = mode == PointerMode.CAS;
       results.add(wrong.status() != WriteResult.Status.WRITTEN
