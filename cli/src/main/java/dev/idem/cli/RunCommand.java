@@ -1,6 +1,7 @@
 package dev.idem.cli;
 
 import dev.idem.core.RunSpec;
+import dev.idem.core.proof.ProvenStore;
 import dev.idem.core.publish.EmptyResultException;
 import dev.idem.core.publish.PublishReport;
 import dev.idem.core.publish.Publisher;
@@ -91,18 +92,24 @@ final class RunCommand implements Callable<Integer> {
     String writerId = writer.resolve(ctx);
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
-    try (ObjectStore st = store.openForWriting(ctx);
+    try (ObjectStore st = store.open(ctx);
         TaskProcess task = new TaskProcess(command, stdoutResult, grace, output.json ? err : out, err, !output.quiet).arm()) {
       PublishReport report;
       try {
         report = Publisher.create(st, writerId, ctx.clock(), pointerTimeout.advancer(st), true)
             .withMaxClockSkew(skew.maxClockSkew)
             .withEmptyResults(allowEmpty)
-            .publish(runSpec, task::produce);
+            .publish(runSpec, (runFor, key) -> {
+              proveBeforeCmd(st);
+              return task.produce(runFor, key);
+            });
       } catch (EmptyResultException e) {
         throw new EmptyResultException("CMD exited 0 but its result is empty (0 bytes); nothing published for "
             + runSpec.outputKey() + " (pass --allow-empty if an empty result is a result)");
       } catch (TaskFailedException e) {
+        if (e.getCause() instanceof StoreFailedBeforeCmd before) {
+          throw before.getCause();
+        }
         if (e.getCause() instanceof TaskProcess.CommandFailed failed) {
           if (output.json) {
             out.println(Json.object().put("status", "TASK_FAILED").put("key", runSpec.outputKey().toString())
@@ -116,6 +123,34 @@ final class RunCommand implements Callable<Integer> {
       }
       Reports.print(out, err, output, runSpec, report, writerId);
       return Reports.exitCode(report);
+    }
+  }
+
+  /**
+   * Proves the store for writing once the key is known not to be published and just before CMD starts,
+   * so a refused store (exit 8) or an unreachable one costs no run of CMD, and the skip path no request.
+   */
+  private static void proveBeforeCmd(ObjectStore st) throws StoreFailedBeforeCmd {
+    if (st instanceof ProvenStore proven) {
+      try {
+        proven.requireWritable();
+      } catch (IOException e) {
+        throw new StoreFailedBeforeCmd(e);
+      }
+    }
+  }
+
+  /** Carries a store failure out of the task hook, so it keeps its own exit code instead of 6. */
+  private static final class StoreFailedBeforeCmd extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    StoreFailedBeforeCmd(IOException cause) {
+      super(cause);
+    }
+
+    @Override
+    public synchronized IOException getCause() {
+      return (IOException) super.getCause();
     }
   }
 }

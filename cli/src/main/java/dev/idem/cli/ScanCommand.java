@@ -2,6 +2,7 @@ package dev.idem.cli;
 
 import dev.idem.core.Names;
 import dev.idem.core.OutputKey;
+import dev.idem.core.proof.ProvenStore;
 import dev.idem.core.scan.Basis;
 import dev.idem.core.scan.DivergenceScan;
 import dev.idem.core.scan.KeyVerdict;
@@ -239,7 +240,8 @@ final class ScanCommand implements Callable<Integer> {
    * directory is let through: it is an empty store, and the scan then examines nothing.
    */
   private static void requireIdemStore(ObjectStore st) throws IOException {
-    if (!(st instanceof FsObjectStore fs)) {
+    ObjectStore bare = st instanceof ProvenStore proven ? proven.store() : st;
+    if (!(bare instanceof FsObjectStore fs)) {
       return;
     }
     Path root = fs.root();

@@ -1,6 +1,5 @@
 package dev.idem.cli;
 
-import dev.idem.core.proof.ProvenStore;
 import dev.idem.core.store.ObjectStore;
 import java.io.IOException;
 import java.util.Set;
@@ -46,22 +45,5 @@ final class StoreOption {
   static String openedIn(CommandLine cmd) {
     CommandSpec mixin = cmd.getCommandSpec().mixins().get("store");
     return mixin != null && mixin.userObject() instanceof StoreOption s ? s.opened : null;
-  }
-
-  /**
-   * Opens the store and proves it for writing now ({@link ProvenStore#requireWritable}), for commands
-   * that would otherwise do expensive work (run CMD) before their first write only to be refused.
-   */
-  ObjectStore openForWriting(CliContext ctx) throws IOException {
-    ObjectStore st = ctx.openStore(uri);
-    if (st instanceof ProvenStore proven) {
-      try {
-        proven.requireWritable();
-      } catch (IOException | RuntimeException e) {
-        st.close();
-        throw e;
-      }
-    }
-    return st;
   }
 }

@@ -168,9 +168,10 @@ class StoreProofCommandsTest {
       assertTrue(r.out().contains("\ncredentials: environment"), r.describe());
       assertTrue(r.out().contains("\nclock_skew: "), r.describe());
       assertTrue(r.out().contains("\n  MISSING if-none-match: "), r.describe());
+      assertTrue(r.out().contains("\n  MISSING if-none-match-multipart: "), r.describe());
       assertTrue(r.out().contains("\n  HELD if-match: "), r.describe());
-      assertEquals(1, r.errLines().length, r.describe());
-      assertTrue(r.err().contains(" ignores If-None-Match: * ("), r.describe());
+      assertEquals(2, r.errLines().length, "one line per missing guarantee: " + r.describe());
+      assertTrue(r.errLines()[0].contains(" ignores If-None-Match: * ("), r.describe());
       assertFalse(r.out().contains(S3ProxyServer.SECRET_KEY) || r.err().contains(S3ProxyServer.SECRET_KEY));
       assertEquals(List.of(), keys(bucket));
     }

@@ -12,8 +12,8 @@ import java.nio.channels.FileLock;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileStore;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -41,7 +41,8 @@ import java.util.Optional;
  * Scratch files are named {@code .tmp-…}, so one left by a killed process is removed by sweep. The
  * marker is written to a temporary file, fsynced, and linked to {@code _idem/store} (create-only: a
  * second creator's link fails), then the directory is fsynced. Reading the marker creates nothing: a
- * missing root stays missing.
+ * missing root stays missing. Every path goes through {@link StorePaths}, so a symbolic link under the
+ * root is refused here as everywhere in the store (S2).
  *
  * <h2>Failure states</h2>
  *
@@ -55,12 +56,12 @@ public final class FsStoreProver implements StoreProver {
 
   private final Path root;
   private final FsOps ops;
-  private final Directories dirs;
+  private final StorePaths paths;
 
   private FsStoreProver(Path root, FsOps ops) {
     this.root = root;
     this.ops = ops;
-    this.dirs = new Directories(ops);
+    this.paths = new StorePaths(root, ops);
   }
 
   /** The prover of {@code store}'s root, through the same filesystem seam. */
@@ -91,15 +92,19 @@ public final class FsStoreProver implements StoreProver {
   @Override
   public Optional<StoreMarker> readMarker() throws IOException {
     Path p = markerPath();
-    if (!Files.exists(p, LinkOption.NOFOLLOW_LINKS)) {
+    BasicFileAttributes a = paths.attributes(p);
+    if (a == null) {
       return Optional.empty();
     }
-    if (!Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)) {
+    if (!a.isRegularFile()) {
       throw new StoreRefusedException("store marker " + markerLocation()
-          + " is not a regular file (a link or directory); idem does not write to this store");
+          + " is not a regular file; idem does not write to this store");
     }
     byte[] bytes;
-    try (InputStream in = Files.newInputStream(p, LinkOption.NOFOLLOW_LINKS)) {
+    try (InputStream in = paths.open(p)) {
+      if (in == null) {
+        return Optional.empty();
+      }
       bytes = in.readNBytes(MAX_MARKER_BYTES + 1);
     }
     return Optional.of(StoreMarker.parse(bytes, markerLocation()));
@@ -108,7 +113,7 @@ public final class FsStoreProver implements StoreProver {
   @Override
   public List<ProbeResult> probe() throws IOException {
     Path dir = root.resolve(StoreMarker.PROBE_PREFIX);
-    dirs.ensure(dir);
+    paths.ensureDirectory(dir);
     String id = randomId();
     List<ProbeResult> results = new ArrayList<>();
     Path second = dir.resolve(TempFile.PREFIX + "probe-link." + id);
@@ -179,7 +184,7 @@ public final class FsStoreProver implements StoreProver {
   public boolean createMarker(StoreMarker marker) throws IOException {
     Path p = markerPath();
     Path dir = p.getParent();
-    dirs.ensure(dir);
+    paths.ensureDirectory(dir);
     try (TempFile temp = TempFile.create(ops, dir, "store")) {
       temp.write(ByteBuffer.wrap(marker.toBytes()));
       temp.forceAndClose();
@@ -189,7 +194,7 @@ public final class FsStoreProver implements StoreProver {
         return false;
       }
     }
-    dirs.sync(dir, "created the store marker " + p + " but could not make it durable");
+    paths.sync(dir, "created the store marker " + p + " but could not make it durable");
     return true;
   }
 

@@ -174,6 +174,28 @@ class FsStoreProverTest {
   }
 
   @Test
+  void requireWritable_markerIsADirectory_refused() throws Exception {
+    Path root = dir.resolve("store");
+    Files.createDirectories(root.resolve("_idem/store"));
+
+    StoreRefusedException e = assertThrows(StoreRefusedException.class, () -> proven(root, FsOps.real()).requireWritable());
+
+    assertTrue(e.getMessage().contains("is not a regular file"), e.getMessage());
+  }
+
+  @Test
+  void requireWritable_probeDirectoryIsALinkOutOfTheRoot_refusedAndNothingWrittenThere() throws Exception {
+    Path root = dir.resolve("store");
+    Path outside = Files.createDirectories(dir.resolve("outside"));
+    Files.createDirectories(root.resolve("_idem"));
+    Files.createSymbolicLink(root.resolve("_idem/probe"), outside);
+
+    assertThrows(LinkRefusedException.class, () -> proven(root, FsOps.real()).requireWritable());
+
+    assertEquals(List.of(), filesUnder(outside));
+  }
+
+  @Test
   void requireWritable_markerIsALink_refused() throws Exception {
     Path root = dir.resolve("store");
     Files.createDirectories(root.resolve("_idem"));
@@ -181,8 +203,8 @@ class FsStoreProverTest {
         List.of()).toBytes());
     Files.createSymbolicLink(root.resolve("_idem/store"), elsewhere);
 
-    StoreRefusedException e = assertThrows(StoreRefusedException.class, () -> proven(root, FsOps.real()).requireWritable());
+    LinkRefusedException e = assertThrows(LinkRefusedException.class, () -> proven(root, FsOps.real()).requireWritable());
 
-    assertTrue(e.getMessage().contains("is not a regular file"), e.getMessage());
+    assertTrue(e.getMessage().contains("is a symbolic link under the store root"), e.getMessage());
   }
 }
