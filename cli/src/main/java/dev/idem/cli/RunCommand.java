@@ -1,7 +1,6 @@
 package dev.idem.cli;
 
 import dev.idem.core.RunSpec;
-import dev.idem.core.proof.ProvenStore;
 import dev.idem.core.publish.EmptyResultException;
 import dev.idem.core.publish.PublishReport;
 import dev.idem.core.publish.Publisher;
@@ -99,17 +98,11 @@ final class RunCommand implements Callable<Integer> {
         report = Publisher.create(st, writerId, ctx.clock(), pointerTimeout.advancer(st), true)
             .withMaxClockSkew(skew.maxClockSkew)
             .withEmptyResults(allowEmpty)
-            .publish(runSpec, (runFor, key) -> {
-              proveBeforeCmd(st);
-              return task.produce(runFor, key);
-            });
+            .publish(runSpec, task::produce);
       } catch (EmptyResultException e) {
         throw new EmptyResultException("CMD exited 0 but its result is empty (0 bytes); nothing published for "
             + runSpec.outputKey() + " (pass --allow-empty if an empty result is a result)");
       } catch (TaskFailedException e) {
-        if (e.getCause() instanceof StoreFailedBeforeCmd before) {
-          throw before.getCause();
-        }
         if (e.getCause() instanceof TaskProcess.CommandFailed failed) {
           if (output.json) {
             out.println(Json.object().put("status", "TASK_FAILED").put("key", runSpec.outputKey().toString())
@@ -123,34 +116,6 @@ final class RunCommand implements Callable<Integer> {
       }
       Reports.print(out, err, output, runSpec, report, writerId);
       return Reports.exitCode(report);
-    }
-  }
-
-  /**
-   * Proves the store for writing once the key is known not to be published and just before CMD starts,
-   * so a refused store (exit 8) or an unreachable one costs no run of CMD, and the skip path no request.
-   */
-  private static void proveBeforeCmd(ObjectStore st) throws StoreFailedBeforeCmd {
-    if (st instanceof ProvenStore proven) {
-      try {
-        proven.requireWritable();
-      } catch (IOException e) {
-        throw new StoreFailedBeforeCmd(e);
-      }
-    }
-  }
-
-  /** Carries a store failure out of the task hook, so it keeps its own exit code instead of 6. */
-  private static final class StoreFailedBeforeCmd extends Exception {
-    private static final long serialVersionUID = 1L;
-
-    StoreFailedBeforeCmd(IOException cause) {
-      super(cause);
-    }
-
-    @Override
-    public synchronized IOException getCause() {
-      return (IOException) super.getCause();
     }
   }
 }

@@ -32,7 +32,7 @@ import java.util.Optional;
  * </ol>
  *
  * Writes are {@link #putIfAbsent}, {@link #compareAndSetPointer}, {@link #delete} and {@link #sweep}
- * unless a dry run. Reads never probe and never create anything; {@link #readPointer} reads the marker
+ * unless a dry run; {@link #checkWritable} proves too. Reads never probe and never create anything; {@link #readPointer} reads the marker
  * once, when there is one, and refuses a store whose marker names another pointer mode, since a reader
  * in the other mode would follow a pointer that writers no longer move. A store without a marker is
  * read as it is (legacy buckets idem never wrote).
@@ -159,6 +159,16 @@ public final class ProvenStore implements ObjectStore {
   public PutOutcome putIfAbsent(String key, Payload payload, String writerId) throws IOException {
     requireWritable();
     return store.putIfAbsent(key, payload, writerId);
+  }
+
+  /**
+   * Proves the store (once) and then asks the store itself, so a caller that checks before expensive
+   * work (the publisher, before the task) learns of a refused store then too.
+   */
+  @Override
+  public void checkWritable() throws IOException {
+    requireWritable();
+    store.checkWritable();
   }
 
   @Override
