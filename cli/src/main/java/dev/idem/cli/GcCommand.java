@@ -43,6 +43,11 @@ final class GcCommand implements Callable<Integer> {
   @Option(names = "--dry-run", description = "Print what would be removed; remove nothing.")
   boolean dryRun;
 
+  @Option(names = "--drop-divergent-evidence",
+      description = "Also remove the publish records and kept bytes of divergent generations (by default they"
+          + " outlive retention, and 'idem scan' keeps reporting the key).")
+  boolean dropDivergentEvidence;
+
   @Mixin
   StoreOption store;
 
@@ -55,7 +60,7 @@ final class GcCommand implements Callable<Integer> {
     Retention.Policy policy;
     try {
       Names.requirePipeline(pipeline);
-      policy = new Retention.Policy(keep, olderThan, grace, dryRun);
+      policy = new Retention.Policy(keep, olderThan, grace, dryRun, dropDivergentEvidence);
     } catch (IllegalArgumentException e) {
       throw new UsageException(e.getMessage());
     }
@@ -74,7 +79,9 @@ final class GcCommand implements Callable<Integer> {
         out.println(Json.object().put("pipeline", pipeline).put("dry_run", dryRun)
             .put("pointer_key", report.pointer() == null ? null : report.pointer().key())
             .put("generations", report.generations()).put("kept", kept)
-            .put("removed", report.deleted()).put("swept", report.swept()));
+            .put("removed", report.deleted()).put("records_removed", report.records())
+            .put("records_only_removed", report.recordsOnly()).put("evidence_kept", report.evidenceKept())
+            .put("swept", report.swept()));
       } else if (!output.quiet) {
         if (report.pointer() == null) {
           err.println("idem gc: pipeline " + pipeline + " has no pointer yet; no generation removed");
@@ -82,11 +89,19 @@ final class GcCommand implements Callable<Integer> {
         for (String k : report.deleted()) {
           out.println((dryRun ? "would remove " : "removed ") + k);
         }
+        for (String k : report.evidenceKept()) {
+          out.println("kept the records and evidence of " + k + " (divergent; --drop-divergent-evidence removes them)");
+        }
+        for (String k : report.recordsOnly()) {
+          out.println((dryRun ? "would remove the records of " : "removed the records of ") + k);
+        }
         for (String s : report.swept()) {
           out.println((dryRun ? "would sweep " : "swept ") + s);
         }
         out.println("gc pipeline=" + pipeline + " generations=" + report.generations() + " kept=" + kept
-            + " removed=" + report.deleted().size() + " swept=" + report.swept().size() + (dryRun ? " (dry run)" : ""));
+            + " removed=" + report.deleted().size() + " records=" + report.records()
+            + " evidence_kept=" + report.evidenceKept().size() + " swept=" + report.swept().size()
+            + (dryRun ? " (dry run)" : ""));
       }
       return ExitCodes.OK;
     }

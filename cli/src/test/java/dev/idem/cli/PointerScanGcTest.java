@@ -276,11 +276,36 @@ class PointerScanGcTest {
     }
     Cli.Result r = new Cli().run("gc", "--pipeline", "p", "--keep", "1", "--store", store);
     assertEquals(0, r.code(), r.describe());
-    assertTrue(r.out().endsWith("removed=0 swept=0\n"), "default grace 1h protects fresh objects: " + r.describe());
+    assertTrue(r.out().endsWith("removed=0 records=0 evidence_kept=0 swept=0\n"), "default grace 1h protects fresh objects: " + r.describe());
     Cli.Result none = new Cli().run("gc", "--pipeline", "other", "--keep", "1", "--grace", "0s", "--store", store);
     assertEquals(0, none.code(), none.describe());
     assertTrue(none.err().contains("no pointer"), none.describe());
     Cli.Result bad = new Cli().run("gc", "--pipeline", "p", "--keep", "0", "--store", store);
     assertEquals(ExitCodes.USAGE, bad.code(), bad.describe());
+  }
+
+  @Test
+  void gc_divergentGeneration_evidenceOutlivesRetentionUnlessDropped() throws Exception {
+    for (int n = 0; n < 3; n++) {
+      publish("p", n, "gen " + n);
+    }
+    Cli.Result clash = publish("p", 0, "other bytes");
+    assertEquals(ExitCodes.DIVERGENT, clash.code(), clash.describe());
+
+    Cli.Result r = new Cli().run("gc", "--pipeline", "p", "--keep", "1", "--grace", "0s", "--store", store);
+    assertEquals(0, r.code(), r.describe());
+    assertTrue(r.out().contains("kept the records and evidence of " + key("p", 0) + " (divergent;"), r.describe());
+    assertTrue(r.out().endsWith("removed=2 records=1 evidence_kept=1 swept=0\n"), r.describe());
+    Cli.Result scan = new Cli().run("scan", "--pipeline", "p", "--store", store);
+    assertEquals(ExitCodes.DIVERGENT, scan.code(), "the keying bug is still reported: " + scan.describe());
+    assertTrue(scan.out().contains("DIVERGENT " + key("p", 0)), scan.describe());
+    assertFalse(scan.out().contains(key("p", 1)), "a clean removed generation leaves the history: " + scan.describe());
+
+    Cli.Result drop = new Cli().run("gc", "--pipeline", "p", "--keep", "1", "--grace", "0s",
+        "--drop-divergent-evidence", "--store", store);
+    assertEquals(0, drop.code(), drop.describe());
+    assertTrue(drop.out().contains("removed the records of " + key("p", 0)), drop.describe());
+    Cli.Result clean = new Cli().run("scan", "--pipeline", "p", "--store", store);
+    assertEquals(0, clean.code(), clean.describe());
   }
 }

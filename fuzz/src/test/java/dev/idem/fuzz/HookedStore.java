@@ -57,6 +57,7 @@ final class HookedStore implements ObjectStore {
   @Override public boolean history(String prefix, HistoryVisitor visitor) throws IOException { return d.history(prefix, visitor); }
   @Override public boolean list(String prefix, ListingVisitor visitor) throws IOException { return d.list(prefix, visitor); }
   @Override public boolean delete(String key) throws IOException { return d.delete(key); }
+  @Override public int deleteRecords(String key) throws IOException { return d.deleteRecords(key); }
   @Override public List<String> sweep(Duration grace, boolean dryRun) throws IOException { return d.sweep(grace, dryRun); }
   @Override public void close() {}
 }

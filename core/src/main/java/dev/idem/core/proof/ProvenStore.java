@@ -31,7 +31,8 @@ import java.util.Optional;
  *       check it as in step 1 (two racing first writers both probe; one marker wins).
  * </ol>
  *
- * Writes are {@link #putIfAbsent}, {@link #compareAndSetPointer}, {@link #delete} and {@link #sweep}
+ * Writes are {@link #putIfAbsent}, {@link #compareAndSetPointer}, {@link #delete}, {@link
+ * #deleteRecords} and {@link #sweep}
  * unless a dry run; {@link #checkWritable} proves too. Reads never probe and never create anything; {@link #readPointer} reads the marker
  * once, when there is one, and refuses a store whose marker names another pointer mode, since a reader
  * in the other mode would follow a pointer that writers no longer move. A store without a marker is
@@ -188,6 +189,12 @@ public final class ProvenStore implements ObjectStore {
   public boolean delete(String key) throws IOException {
     requireWritable();
     return store.delete(key);
+  }
+
+  @Override
+  public int deleteRecords(String key) throws IOException {
+    requireWritable();
+    return store.deleteRecords(key);
   }
 
   /** A dry run writes nothing, so it neither probes nor needs a marker. */

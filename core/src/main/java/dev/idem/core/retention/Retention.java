@@ -2,6 +2,9 @@ package dev.idem.core.retention;
 
 import dev.idem.core.Names;
 import dev.idem.core.OutputKey;
+import dev.idem.core.scan.KeyVerdict;
+import dev.idem.core.store.HistoryEntry;
+import dev.idem.core.store.KeyHistory;
 import dev.idem.core.store.ListedObject;
 import dev.idem.core.store.ObjectStore;
 import dev.idem.core.store.Pointer;
@@ -12,10 +15,12 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.PriorityQueue;
+import java.util.Set;
 
 /**
  * Deletes old generations of one pipeline and sweeps the store's leftovers.
@@ -35,6 +40,14 @@ import java.util.PriorityQueue;
  *
  * With no pointer at all nothing is deleted: without it, no generation is known to be superseded.
  *
+ * <p>A deleted generation's publish records and evidence ({@link ObjectStore#deleteRecords}) go with
+ * it, so the store does not grow by one record per run forever and the scan stops counting the key;
+ * except for a key whose history is divergent, whose records and evidence are kept (the proof of a
+ * keying bug outlives retention) unless the policy says {@code dropDivergentEvidence}. The verdict is
+ * made from the key's history before its object is deleted. Records left without an object (by an
+ * earlier run that kept them, or by the previous version, which kept every record) are removed by the
+ * same rules, the grace counted from their newest record.
+ *
  * <p>Memory is bounded by {@code keep} (plus the report's list of deleted keys): the listing is
  * streamed twice, first to find the newest {@code keep} generations with a bounded heap, then to
  * delete. A failure mid-way leaves some
@@ -50,8 +63,10 @@ public final class Retention {
    *     for no age condition
    * @param grace never delete objects written within this period, nor sweep younger leftovers
    * @param dryRun report without deleting
+   * @param dropDivergentEvidence also remove the records and evidence of divergent generations
+   *     (default: kept, with the key still reported by the scan)
    */
-  public record Policy(int keep, Duration olderThan, Duration grace, boolean dryRun) {
+  public record Policy(int keep, Duration olderThan, Duration grace, boolean dryRun, boolean dropDivergentEvidence) {
     public Policy {
       if (keep < 1) {
         throw new IllegalArgumentException("keep must be >= 1 (the pointer's generation is always kept), was " + keep);
@@ -64,6 +79,11 @@ public final class Retention {
         throw new IllegalArgumentException("grace must not be negative, was " + grace);
       }
     }
+
+    /** A policy that keeps the records and evidence of divergent generations. */
+    public Policy(int keep, Duration olderThan, Duration grace, boolean dryRun) {
+      this(keep, olderThan, grace, dryRun, false);
+    }
   }
 
   /**
@@ -72,9 +92,14 @@ public final class Retention {
    * @param pointer the pointer the decisions were made against, or {@code null} when there was none
    * @param generations generations of the pipeline seen
    * @param deleted keys deleted (or, in a dry run, that would be)
+   * @param records publish records and evidence files removed with them (0 in a dry run)
+   * @param evidenceKept deleted keys whose history is divergent, whose records and evidence were kept
+   * @param recordsOnly keys without an object (deleted by an earlier run, or by the previous version,
+   *     which kept every record) whose records and evidence were removed (or would be)
    * @param swept store leftovers removed (or that would be)
    */
-  public record Report(Pointer pointer, long generations, List<String> deleted, List<String> swept) {}
+  public record Report(Pointer pointer, long generations, List<String> deleted, long records,
+      List<String> evidenceKept, List<String> recordsOnly, List<String> swept) {}
 
   private final ObjectStore store;
   private final Clock clock;
@@ -110,27 +135,82 @@ public final class Retention {
     });
 
     List<String> deleted = new ArrayList<>();
+    List<String> evidenceKept = new ArrayList<>();
+    long[] records = {0};
     if (pointer != null) {
       // Deleting already-listed keys while the listing goes on is safe on both stores: the filesystem
       // store lists one directory snapshot at a time, S3 pages continue after the last key returned.
       store.list(pipeline + "/", o -> {
         Optional<Generation> g = parse(pipeline, o);
-        if (g.isPresent() && deletable(g.get(), o, pointer, newest, policy, now)
-            && (policy.dryRun() || store.delete(g.get().key()))) {
-          deleted.add(g.get().key());
+        if (g.isEmpty() || !deletable(g.get(), o, pointer, newest, policy, now)) {
+          return true;
+        }
+        String key = g.get().key();
+        boolean keepRecords = !policy.dropDivergentEvidence() && divergent(key);
+        if (policy.dryRun() || store.delete(key)) {
+          deleted.add(key);
+          if (keepRecords) {
+            evidenceKept.add(key);
+          } else if (!policy.dryRun()) {
+            records[0] += store.deleteRecords(key);
+          }
+        }
+        return true;
+      });
+    }
+    List<String> recordsOnly = new ArrayList<>();
+    if (pointer != null) {
+      Set<String> handled = new HashSet<>(deleted);
+      store.history(pipeline + "/", h -> {
+        Optional<Generation> g = parseKey(pipeline, h.key());
+        if (g.isPresent() && !handled.contains(h.key()) && !newest.contains(g.get())
+            && expired(g.get(), lastWritten(h), pointer, policy, now) && store.stat(h.key()).isEmpty()
+            && (policy.dropDivergentEvidence() || !KeyVerdict.of(h).divergent())) {
+          recordsOnly.add(h.key());
+          if (!policy.dryRun()) {
+            records[0] += store.deleteRecords(h.key());
+          }
         }
         return true;
       });
     }
     List<String> swept = store.sweep(policy.grace(), policy.dryRun());
-    return new Report(pointer, generations[0], deleted, swept);
+    return new Report(pointer, generations[0], deleted, records[0], evidenceKept, recordsOnly, swept);
+  }
+
+  /** The time of the key's newest history entry, or {@code null} when none has a time. */
+  private static Instant lastWritten(KeyHistory h) {
+    Instant last = null;
+    for (HistoryEntry e : h.entries()) {
+      if (e.time() != null && (last == null || e.time().isAfter(last))) {
+        last = e.time();
+      }
+    }
+    return last;
+  }
+
+  /** Whether the history of exactly {@code key} holds more than one content or a divergent attempt. */
+  private boolean divergent(String key) throws IOException {
+    boolean[] divergent = {false};
+    store.history(key, h -> {
+      if (h.key().equals(key) && KeyVerdict.of(h).divergent()) {
+        divergent[0] = true;
+      }
+      return h.key().compareTo(key) <= 0;
+    });
+    return divergent[0];
   }
 
   private static boolean deletable(Generation g, ListedObject o, Pointer pointer, PriorityQueue<Generation> newest,
       Policy policy, Instant now) {
-    if (newest.contains(g)) {
-      return false;
-    }
+    return !newest.contains(g) && expired(g, o.lastModified(), pointer, policy, now);
+  }
+
+  /**
+   * Rules 2 to 4 of the class comment: behind the pointer, old enough by {@code olderThan}, and {@code
+   * written} (the object's time, or a record-only key's newest record) outside the grace.
+   */
+  private static boolean expired(Generation g, Instant written, Pointer pointer, Policy policy, Instant now) {
     if (g.windowStart() >= pointer.windowStart()) {
       return false;
     }
@@ -141,14 +221,18 @@ public final class Retention {
         return false;
       }
     }
-    return o.lastModified() != null && o.lastModified().isBefore(now.minus(policy.grace()));
+    return written != null && written.isBefore(now.minus(policy.grace()));
   }
 
   private static Optional<Generation> parse(String pipeline, ListedObject o) {
-    if (!OutputKey.looksLikeKey(o.key())) {
+    return parseKey(pipeline, o.key());
+  }
+
+  private static Optional<Generation> parseKey(String pipeline, String key) {
+    if (!OutputKey.looksLikeKey(key)) {
       return Optional.empty(); // not an idem generation: retention leaves it alone
     }
-    OutputKey k = OutputKey.parse(o.key());
-    return k.pipeline().equals(pipeline) ? Optional.of(new Generation(k.windowStartEpochSecond(), o.key())) : Optional.empty();
+    OutputKey k = OutputKey.parse(key);
+    return k.pipeline().equals(pipeline) ? Optional.of(new Generation(k.windowStartEpochSecond(), key)) : Optional.empty();
   }
 }

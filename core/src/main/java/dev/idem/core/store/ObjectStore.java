@@ -121,6 +121,17 @@ public interface ObjectStore extends Closeable {
   boolean delete(String key) throws IOException;
 
   /**
+   * Removes what the store recorded about publishes to {@code key}: its publish records and the kept
+   * bytes of its divergent attempts (retention only, after the key's object was deleted: {@code history}
+   * then no longer shows the key). Removing nothing is not an error.
+   *
+   * @return how many records and evidence files or objects were removed
+   * @throws IOException when the store failed; some records may then be gone and others left, and
+   *     running again removes the rest
+   */
+  int deleteRecords(String key) throws IOException;
+
+  /**
    * Removes leftovers that writers killed mid-operation may leave (temporaries, incomplete uploads,
    * superseded pointer-log entries) older than {@code grace}, so that nothing a live writer still
    * uses is touched.

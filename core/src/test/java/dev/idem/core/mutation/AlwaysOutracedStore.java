@@ -35,6 +35,7 @@ final class AlwaysOutracedStore implements ObjectStore {
   @Override public boolean history(String prefix, HistoryVisitor visitor) throws IOException { return d.history(prefix, visitor); }
   @Override public boolean list(String prefix, ListingVisitor visitor) throws IOException { return d.list(prefix, visitor); }
   @Override public boolean delete(String key) { return d.delete(key); }
+  @Override public int deleteRecords(String key) { return d.deleteRecords(key); }
   @Override public List<String> sweep(Duration grace, boolean dryRun) { return d.sweep(grace, dryRun); }
   @Override public void close() {}
 }

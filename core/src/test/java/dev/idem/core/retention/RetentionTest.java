@@ -50,6 +50,73 @@ class RetentionTest {
     assertEquals(List.of(k.get(3), k.get(4)), keys().stream().sorted().toList());
   }
 
+  private List<String> historyKeys() throws IOException {
+    List<String> out = new ArrayList<>();
+    store.history("", h -> out.add(h.key()));
+    return out;
+  }
+
+  @Test
+  void run_cleanGenerationDeleted_itsRecordsGoToo() throws Exception {
+    String old = publish(90, true);
+    String kept = publish(91, true);
+    store.putIfAbsent(old, Payload.ofBytes("day 90".getBytes()), "w2"); // a benign duplicate
+
+    Retention.Report r = new Retention(store, clock).run("daily", new Retention.Policy(1, null, Duration.ZERO, false));
+
+    assertEquals(List.of(old), r.deleted());
+    assertEquals(2, r.records(), "its VERSION and IDENTICAL records");
+    assertEquals(List.of(), r.evidenceKept());
+    assertEquals(List.of(kept), historyKeys(), "the scan no longer counts a removed generation");
+  }
+
+  @Test
+  void run_divergentGenerationDeleted_recordsAndEvidenceKeptUnlessAsked() throws Exception {
+    String old = publish(90, true);
+    String kept = publish(91, true);
+    store.putIfAbsent(old, Payload.ofBytes("other bytes".getBytes()), "w2");
+
+    Retention.Report r = new Retention(store, clock).run("daily", new Retention.Policy(1, null, Duration.ZERO, false));
+
+    assertEquals(List.of(old), r.deleted());
+    assertEquals(List.of(old), r.evidenceKept());
+    assertEquals(0, r.records());
+    assertEquals(List.of(old, kept), historyKeys(), "the evidence of a keying bug outlives retention");
+
+    Retention.Report again = new Retention(store, clock).run("daily", new Retention.Policy(1, null, Duration.ZERO, false));
+    assertEquals(List.of(), again.recordsOnly(), "kept by every run that is not asked to drop them");
+    Retention.Report dropped = new Retention(store, clock).run("daily", new Retention.Policy(1, null, Duration.ZERO, false, true));
+    assertEquals(List.of(old), dropped.recordsOnly());
+    assertEquals(List.of(kept), historyKeys());
+  }
+
+  @Test
+  void run_divergentGenerationWithDropDivergentEvidence_everythingRemoved() throws Exception {
+    String old = publish(90, true);
+    String kept = publish(91, true);
+    store.putIfAbsent(old, Payload.ofBytes("other bytes".getBytes()), "w2");
+
+    Retention.Report r = new Retention(store, clock).run("daily", new Retention.Policy(1, null, Duration.ZERO, false, true));
+
+    assertEquals(List.of(old), r.deleted());
+    assertEquals(List.of(), r.evidenceKept());
+    assertEquals(2, r.records());
+    assertEquals(List.of(kept), historyKeys());
+  }
+
+  @Test
+  void run_dryRun_recordsUntouchedDivergentKeysNamed() throws Exception {
+    String old = publish(90, true);
+    publish(91, true);
+    store.putIfAbsent(old, Payload.ofBytes("other bytes".getBytes()), "w2");
+
+    Retention.Report r = new Retention(store, clock).run("daily", new Retention.Policy(1, null, Duration.ZERO, true));
+
+    assertEquals(List.of(old), r.evidenceKept());
+    assertEquals(0, r.records());
+    assertEquals(2, historyKeys().size());
+  }
+
   @Test
   void run_pointerBehindNewest_keepsPointerAndEverythingNewer() throws Exception {
     String a = publish(90, true);

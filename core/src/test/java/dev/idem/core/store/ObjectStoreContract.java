@@ -332,6 +332,21 @@ public abstract class ObjectStoreContract {
     assertEquals(PutStatus.CREATED, store.putIfAbsent(k, bytes("alpha"), "writer-a").status());
   }
 
+  @Test
+  void deleteRecords_divergentKeyDeleted_evidenceGoneFromHistory() throws IOException {
+    String k = key("orders", 360);
+    store.putIfAbsent(k, bytes("alpha"), "writer-a");
+    assertEquals(PutStatus.DIVERGENT, store.putIfAbsent(k, bytes("omega"), "writer-b").status());
+    store.delete(k);
+
+    assertTrue(store.deleteRecords(k) >= 1, "at least the divergent attempt's evidence");
+
+    List<HistoryEntry> left = new ArrayList<>();
+    store.history(k, h -> left.addAll(h.entries()));
+    assertFalse(left.stream().anyMatch(e -> e.kind() == HistoryEntry.Kind.DIVERGENT_ATTEMPT), left.toString());
+    assertEquals(0, store.deleteRecords(k), "removing nothing is not an error");
+  }
+
   // --- helpers ---
 
   private static String sha256Of(byte[] b) {

@@ -166,6 +166,13 @@ public final class InMemoryObjectStore implements ObjectStore {
     return objects.remove(checked(key)) != null;
   }
 
+  /** Forgets the key's history (its versions and attempts, evidence included). */
+  @Override
+  public synchronized int deleteRecords(String key) {
+    List<HistoryEntry> h = history.remove(checked(key));
+    return h == null ? 0 : h.size();
+  }
+
   @Override
   public List<String> sweep(Duration grace, boolean dryRun) {
     return List.of();

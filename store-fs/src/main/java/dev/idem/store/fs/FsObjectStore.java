@@ -14,6 +14,7 @@ import dev.idem.core.store.PutStatus;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
+import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
@@ -23,9 +24,11 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.security.MessageDigest;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * An {@link ObjectStore} in a local directory: create-only publish by hard link, a kernel-locked
@@ -131,6 +134,8 @@ public final class FsObjectStore implements ObjectStore {
   private final KnownKeys knownKeys;
   /** Keys this instance created: forced and linked, their directory fsynced, so durable (G1). */
   private final KnownKeys createdHere;
+  /** Counts deletes, so a lookup that raced with one does not cache a key the delete just evicted. */
+  private final AtomicLong deletions = new AtomicLong();
   private final PointerFiles pointers;
 
   private FsObjectStore(Path root, Options options) {
@@ -220,11 +225,23 @@ public final class FsObjectStore implements ObjectStore {
       return true;
     }
     Path target = layout.resolveKey(key);
+    long seen = deletions.get();
     boolean present = paths.regularFile(target) != null;
     if (present) {
-      knownKeys.add(key);
+      remember(knownKeys, key, seen);
     }
     return present;
+  }
+
+  /**
+   * Caches {@code key} as present unless a delete ran since {@code seen} was read: a delete counts
+   * itself before it evicts, so either it evicts after this add, or this sees its count and evicts.
+   */
+  private void remember(KnownKeys cache, String key, long seen) {
+    cache.add(key);
+    if (deletions.get() != seen) {
+      cache.remove(key);
+    }
   }
 
   /**
@@ -268,6 +285,7 @@ public final class FsObjectStore implements ObjectStore {
     Path target = layout.resolveKey(key);
     Objects.requireNonNull(payload, "payload");
     Names.requireWriterId(writerId);
+    long seen = deletions.get();
     Path dir = target.getParent();
     Path records = layout.recordDir(key);
     paths.ensureDirectory(dir);
@@ -292,8 +310,8 @@ public final class FsObjectStore implements ObjectStore {
       for (int attempt = 1; ; attempt++) {
         if (link(temp.path(), target)) {
           paths.sync(dir, "published " + target + " but could not make it durable");
-          knownKeys.add(key);
-          createdHere.add(key);
+          remember(knownKeys, key, seen);
+          remember(createdHere, key, seen);
           ObjectInfo created = new ObjectInfo(key, sha, size, writerId, Instant.now());
           record(records, target, PutStatus.CREATED, created.publishedAt(), sha, size, writerId,
               "published " + target + " but could not write its record");
@@ -302,7 +320,7 @@ public final class FsObjectStore implements ObjectStore {
         Optional<ObjectInfo> stored = stat(key, target);
         if (stored.isPresent()) {
           paths.sync(dir, "found " + target + " but could not make it durable");
-          knownKeys.add(key);
+          remember(knownKeys, key, seen);
           return existing(key, target, stored.get(), temp.path(), sha, size, writerId, records);
         }
         requireFileOrNothing(target, "object");
@@ -388,6 +406,7 @@ public final class FsObjectStore implements ObjectStore {
   @Override
   public boolean delete(String key) throws IOException {
     Path target = layout.resolveKey(key);
+    deletions.incrementAndGet();
     knownKeys.remove(key);
     createdHere.remove(key);
     if (paths.regularFile(target) == null) {
@@ -399,6 +418,51 @@ public final class FsObjectStore implements ObjectStore {
       paths.sync(target.getParent(), "deleted " + target + " but could not make the delete durable");
     }
     return deleted;
+  }
+
+  /**
+   * Deletes the key's records (and the previous version's ledger) and the kept bytes of its divergent
+   * attempts, then fsyncs the directories they were in. Directories stay, like the object's: a
+   * concurrent publisher may be about to write in one.
+   *
+   * @throws IOException when a file could not be deleted or a directory synced; the files deleted
+   *     before stay deleted (a power loss may bring them back until the sync), the rest are left
+   */
+  @Override
+  public int deleteRecords(String key) throws IOException {
+    Path target = layout.resolveKey(key);
+    int removed = 0;
+    Path recordDir = layout.recordDir(key);
+    List<Path> records = Records.filesOf(paths, recordDir, target.getFileName().toString());
+    Path ledger = layout.ledgerFile(key);
+    if (paths.regularFile(ledger) != null) {
+      records.add(ledger);
+    }
+    for (Path r : records) {
+      removed += ops.deleteIfExists(r) ? 1 : 0;
+    }
+    if (records.remove(ledger)) {
+      paths.sync(ledger.getParent(), "deleted " + ledger + " but could not make the delete durable");
+    }
+    if (!records.isEmpty()) {
+      paths.sync(recordDir, "deleted the records of " + target + " but could not make the delete durable");
+    }
+    Path evidence = layout.evidenceDir(key);
+    List<Path> kept = new ArrayList<>();
+    DirectoryStream<Path> listing = paths.list(evidence);
+    if (listing != null) {
+      try (DirectoryStream<Path> files = listing) {
+        files.forEach(kept::add);
+      }
+    }
+    for (Path e : kept) {
+      BasicFileAttributes a = paths.entry(e);
+      removed += a != null && a.isRegularFile() && ops.deleteIfExists(e) ? 1 : 0;
+    }
+    if (!kept.isEmpty()) {
+      paths.sync(evidence, "deleted the evidence of " + target + " but could not make the delete durable");
+    }
+    return removed;
   }
 
   // ---------------------------------------------------------------------------------------------

@@ -6,8 +6,10 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * A bounded set of keys known to hold an object, so the skip path's {@link FsObjectStore#exists}
  * costs no system call for a key this process has already seen. Published objects only go away by
- * retention, and {@link FsObjectStore#delete} evicts; a delete by another process is not seen, which
- * the SPI allows ({@code exists} is a pre-check; {@code stat} is authoritative).
+ * retention: {@link FsObjectStore#delete} on this store evicts, and a lookup that raced with it does
+ * not put the key back (the store counts deletes). A delete by another process or store instance is
+ * not seen: {@code exists} is a pre-check, {@code stat} is authoritative, and nothing that needs the
+ * truth (the pointer's durability check, the scan's pointer check) reads this cache.
  *
  * <p>Bounded by clearing when full: crude, but O(1), lock-free, and a miss only costs one {@code stat}.
  */

@@ -94,12 +94,12 @@ class FsObjectStoreSweepDeleteTest {
   }
 
   @Test
-  void delete_existing_objectGoneLedgerKeptRepublishable() throws IOException {
+  void delete_existing_objectGoneRecordsKeptRepublishable() throws IOException {
     assertTrue(store.delete(k));
 
     assertFalse(Files.exists(root.resolve(k)));
     assertFalse(store.exists(k));
-    assertEquals(1, ledgerLines(root, k).size(), "the ledger is history and stays");
+    assertEquals(1, ledgerLines(root, k).size(), "the records are history and stay");
     assertEquals(PutStatus.CREATED, store.putIfAbsent(k, bytes("alpha"), "writer-b").status());
     assertEquals("writer-b", store.stat(k).orElseThrow().writer());
   }
@@ -116,5 +116,54 @@ class FsObjectStoreSweepDeleteTest {
     assertFalse(store.delete(key("orders", 120)));
     assertFalse(store.delete("orders"));
     assertTrue(Files.isDirectory(root.resolve("orders")));
+  }
+
+  @Test
+  void deleteRecords_divergentKeyAfterDelete_recordsAndEvidenceGoneKeyLeavesHistory() throws IOException {
+    assertEquals(PutStatus.DIVERGENT, store.putIfAbsent(k, bytes("omega"), "writer-b").status());
+    store.delete(k);
+
+    int removed = store.deleteRecords(k);
+
+    assertEquals(3, removed, "CREATED and DIVERGENT records and the divergent bytes");
+    assertEquals(List.of(), Fixtures.history(store, ""));
+    assertEquals(List.of(), filesUnder(root.resolve("_idem/records")));
+    assertEquals(List.of(), filesUnder(root.resolve("_idem/evidence")));
+    assertEquals(0, store.deleteRecords(k), "removing nothing is not an error");
+  }
+
+  @Test
+  void deleteRecords_ledgerOfThePreviousVersion_removedToo() throws IOException {
+    Path ledger = root.resolve("_idem/ledger").resolve(k + ".log");
+    Files.createDirectories(ledger.getParent());
+    Files.writeString(ledger, "v1 2024-01-01T00:00:00Z IDENTICAL " + dev.idem.core.Sha256.of(utf8("alpha")) + " 5 w\n");
+    store.delete(k);
+
+    assertEquals(2, store.deleteRecords(k));
+    assertFalse(Files.exists(ledger));
+  }
+
+  @Test
+  void exists_deleteRunsBetweenItsStatAndItsCaching_keyNotCachedAsPresent() throws IOException {
+    FsObjectStore[] holder = new FsObjectStore[1];
+    boolean[] deleteNow = {false};
+    FsOps deletesDuringTheStat = new ForwardingOps() {
+      @Override
+      public java.nio.file.attribute.BasicFileAttributes readAttributes(Path path) throws IOException {
+        java.nio.file.attribute.BasicFileAttributes a = super.readAttributes(path);
+        if (deleteNow[0] && path.equals(root.resolve(k))) {
+          deleteNow[0] = false;
+          holder[0].delete(k); // retention, on another thread, right after exists saw the file
+        }
+        return a;
+      }
+    };
+    holder[0] = FsObjectStore.open(root, FsObjectStore.Options.defaults().withOps(deletesDuringTheStat));
+    deleteNow[0] = true;
+
+    assertTrue(holder[0].exists(k), "the stat saw the object");
+
+    assertFalse(Files.exists(root.resolve(k)));
+    assertFalse(holder[0].exists(k), "the answer given before the delete was not cached after it");
   }
 }

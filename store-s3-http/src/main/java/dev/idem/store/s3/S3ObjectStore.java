@@ -15,6 +15,8 @@ import dev.idem.core.store.PutStatus;
 import dev.idem.store.s3.auth.CredentialChain;
 import dev.idem.store.s3.auth.CredentialsProvider;
 import dev.idem.store.s3.client.ObjectHead;
+import dev.idem.store.s3.client.ObjectSummary;
+import dev.idem.store.s3.client.ObjectsPage;
 import dev.idem.store.s3.client.RequestBody;
 import dev.idem.store.s3.client.S3Client;
 import dev.idem.store.s3.client.S3Client.Condition;
@@ -26,6 +28,7 @@ import java.io.InputStream;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -356,6 +359,35 @@ public final class S3ObjectStore implements ObjectStore {
     }
     knownKeys.invalidate(key);
     return was;
+  }
+
+  /**
+   * Deletes the key's evidence objects ({@code _idem/evidence/KEY!SHA256}, its records on this store:
+   * the object's own metadata records its publish). Listed with ListObjectsV2 under {@code KEY!}, then
+   * deleted one by one; in a versioned bucket the versions of the object stay (as do those of the
+   * evidence, behind delete markers) and the scan reads them: remove them with a lifecycle rule on
+   * noncurrent versions.
+   */
+  @Override
+  public int deleteRecords(String key) throws IOException {
+    Names.requireSafeKey(key);
+    String listPrefix = layout.evidencePrefix() + key + "!";
+    List<String> found = new ArrayList<>();
+    String token = null;
+    do {
+      ObjectsPage page = client.listObjects(location.bucket(), listPrefix, null, token, options.pageSize());
+      for (ObjectSummary o : page.objects()) {
+        KeyLayout.Evidence e = layout.parseEvidence(o.key());
+        if (e != null && e.key().equals(key)) {
+          found.add(o.key());
+        }
+      }
+      token = page.truncated() ? page.nextContinuationToken() : null;
+    } while (token != null);
+    for (String objectKey : found) {
+      client.delete(location.bucket(), objectKey);
+    }
+    return found.size();
   }
 
   @Override
