@@ -95,7 +95,7 @@ public class SkipPathBench {
   }
 
   @Benchmark
-  public boolean idemExistsCached() {
+  public boolean idemExistsCached() throws IOException {
     return cached.exists(key);
   }
 
@@ -105,7 +105,7 @@ public class SkipPathBench {
   }
 
   @Benchmark
-  public boolean idemExistsNoCache() {
+  public boolean idemExistsNoCache() throws IOException {
     return uncached.exists(key);
   }
 
