@@ -60,6 +60,9 @@ final class PublishCommand implements Callable<Integer> {
   @Mixin
   PointerTimeoutOption pointerTimeout;
 
+  @Mixin
+  MetricsOptions metrics;
+
   @Override
   public Integer call() throws IOException {
     CliContext ctx = IdemCommand.context(spec);
@@ -72,7 +75,8 @@ final class PublishCommand implements Callable<Integer> {
       requireResult(source, "--file '" + file + "'");
     }
     Path spool = null;
-    try (ObjectStore st = store.open(ctx)) {
+    BatchMetrics outcome = metrics.start(ctx, "publish", runSpec, spec.commandLine().getErr());
+    try (outcome; ObjectStore st = store.open(ctx)) {
       if (source == null) {
         // A store may read the payload twice (hash, then upload): stdin can be read only once.
         spool = Files.createTempFile("idem-publish-", ".stdin");
@@ -94,7 +98,11 @@ final class PublishCommand implements Callable<Integer> {
         progress.close();
       }
       Reports.print(spec.commandLine().getOut(), spec.commandLine().getErr(), output, runSpec, report, writerId);
+      outcome.published(report, Reports.exitCode(report));
       return Reports.exitCode(report);
+    } catch (IOException | RuntimeException e) {
+      outcome.failed(ExitCodes.codeOf(e));
+      throw e;
     } finally {
       if (spool != null) {
         Files.deleteIfExists(spool);

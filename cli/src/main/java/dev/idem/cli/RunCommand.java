@@ -65,6 +65,9 @@ final class RunCommand implements Callable<Integer> {
   @Mixin
   PointerTimeoutOption pointerTimeout;
 
+  @Mixin
+  MetricsOptions metrics;
+
   @Option(names = "--stdout", description = "Publish CMD's standard output instead of the file at $IDEM_OUTPUT.")
   boolean stdoutResult;
 
@@ -91,7 +94,9 @@ final class RunCommand implements Callable<Integer> {
     String writerId = writer.resolve(ctx);
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
-    try (ObjectStore st = store.open(ctx);
+    BatchMetrics outcome = metrics.start(ctx, "run", runSpec, err);
+    try (outcome;
+        ObjectStore st = store.open(ctx);
         TaskProcess task = new TaskProcess(command, stdoutResult, grace, output.json ? err : out, err, !output.quiet).arm()) {
       PublishReport report;
       try {
@@ -110,12 +115,17 @@ final class RunCommand implements Callable<Integer> {
           } else if (!output.quiet) {
             err.println("idem run: CMD exited with code " + failed.code + "; nothing published for " + runSpec.outputKey());
           }
+          outcome.taskFailed(failed.code);
           return failed.code;
         }
         throw e;
       }
       Reports.print(out, err, output, runSpec, report, writerId);
+      outcome.published(report, Reports.exitCode(report));
       return Reports.exitCode(report);
+    } catch (Exception e) {
+      outcome.failed(ExitCodes.codeOf(e));
+      throw e;
     }
   }
 }

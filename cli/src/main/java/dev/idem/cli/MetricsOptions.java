@@ -1,0 +1,78 @@
+package dev.idem.cli;
+
+import dev.idem.core.RunSpec;
+import java.io.PrintWriter;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
+import java.time.Duration;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code --metrics-file}, {@code --push-metrics} and {@code --push-timeout}, shared by run and publish.
+ * Exists so that both report a batch outcome to Prometheus the same way ({@link BatchMetrics}). The
+ * flags are checked before anything runs: a metrics path whose directory does not exist, or a push URL
+ * that is not http(s), is a usage error (exit 2) with nothing written, not a warning after the work.
+ */
+final class MetricsOptions {
+  @Option(names = "--metrics-file", paramLabel = "F",
+      description = "When the command ends, write its outcome to F in the Prometheus text format (replaced "
+          + "atomically; name it *.prom in node-exporter's textfile directory). A failure to write only warns: "
+          + "the exit code is unchanged.")
+  String metricsFile;
+
+  @Option(names = "--push-metrics", paramLabel = "URL",
+      description = "When the command ends, PUT its outcome to the Pushgateway at URL, under "
+          + "URL/metrics/job/idem/pipeline/PIPELINE. A failure to push only warns: the exit code is unchanged.")
+  String pushUrl;
+
+  @Option(names = "--push-timeout", paramLabel = "D", converter = Durations.class, defaultValue = "5s",
+      description = "Give up the push after D in all (connect, reply). Default: ${DEFAULT-VALUE}")
+  Duration pushTimeout;
+
+  /** Checks the flags and starts the clock; the result reports on {@link BatchMetrics#close()}. */
+  BatchMetrics start(CliContext ctx, String command, RunSpec spec, PrintWriter err) {
+    Path file = metricsFile == null ? null : metricsPath(metricsFile);
+    URI push = pushUrl == null ? null : pushUri(pushUrl, spec.pipeline());
+    return new BatchMetrics(command, spec, file, push, pushTimeout, ctx.clock(), err);
+  }
+
+  static Path metricsPath(String name) {
+    Path p;
+    try {
+      p = Path.of(name).toAbsolutePath();
+    } catch (InvalidPathException e) {
+      throw new UsageException("--metrics-file '" + name + "': " + e.getReason());
+    }
+    if (Files.isDirectory(p)) {
+      throw new UsageException("--metrics-file '" + name + "': is a directory");
+    }
+    if (p.getParent() == null || !Files.isDirectory(p.getParent())) {
+      throw new UsageException("--metrics-file '" + name + "': directory " + p.getParent() + " does not exist");
+    }
+    return p;
+  }
+
+  /** The Pushgateway path with job and pipeline as grouping labels; a pipeline name is one safe path segment. */
+  static URI pushUri(String url, String pipeline) {
+    URI base;
+    try {
+      base = new URI(url);
+    } catch (URISyntaxException e) {
+      throw new UsageException("--push-metrics '" + url + "': " + e.getReason());
+    }
+    if (!("http".equals(base.getScheme()) || "https".equals(base.getScheme())) || base.getHost() == null) {
+      throw new UsageException("--push-metrics '" + url + "': not an http:// or https:// URL with a host");
+    }
+    if (base.getQuery() != null || base.getFragment() != null) {
+      throw new UsageException("--push-metrics '" + url + "': a query or fragment has no place in a Pushgateway URL");
+    }
+    String path = base.getRawPath() == null ? "" : base.getRawPath();
+    while (path.endsWith("/")) {
+      path = path.substring(0, path.length() - 1);
+    }
+    return URI.create(base.getScheme() + "://" + base.getRawAuthority() + path + "/metrics/job/idem/pipeline/" + pipeline);
+  }
+}
