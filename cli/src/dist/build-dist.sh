@@ -18,6 +18,10 @@ rm -rf "$target/dist"
 mkdir -p "$out/app" "$out/bin"
 
 cp "$target/idem-cli.jar" "$out/app/"
+# Shell completion and man pages, generated from the command model in prepare-package (DocGenerator).
+cp -r "$target/completion" "$out/completion"
+mkdir -p "$out/man"
+cp -r "$target/man/man1" "$out/man/man1"
 cp -r "$target/lib" "$out/app/lib"
 
 # picocli's jar is Java 5 bytecode, which CDS and the AOT cache skip ("old class"), so about 200 of

@@ -65,23 +65,40 @@ public final class IdemCommand implements Callable<Integer> {
         + String.join(", ", spec.subcommands().keySet()));
   }
 
-  /** The version baked into the jar by the build (resource filtering), read without reflection. */
+  /**
+   * The version, commit and build date baked into the jar by the build (version.properties, filtered
+   * with what cli/src/build/build-info.sh found), read without reflection. A fact the build could not
+   * know (a source tarball has no commit) or a jar built without the filter reads "unknown".
+   */
   static final class Version implements IVersionProvider {
     @Override
     public String[] getVersion() {
-      return new String[] {"idem " + version(), "Java " + Runtime.version() + " (" + System.getProperty("java.vm.name") + ")"};
+      Properties p = properties();
+      return new String[] {
+          "idem " + value(p, "version") + " (commit " + value(p, "commit") + ", built " + value(p, "built") + ")",
+          "Java " + Runtime.version() + " (" + System.getProperty("java.vm.name") + ")"};
     }
 
     static String version() {
+      return value(properties(), "version");
+    }
+
+    /** The property, or "unknown" when it is missing, empty or an unfiltered ${...} placeholder. */
+    static String value(Properties p, String name) {
+      String v = p.getProperty(name, "").strip();
+      return v.isEmpty() || v.startsWith("${") ? "unknown" : v;
+    }
+
+    private static Properties properties() {
       Properties p = new Properties();
       try (InputStream in = IdemCommand.class.getResourceAsStream("version.properties")) {
         if (in != null) {
           p.load(in);
         }
       } catch (IOException e) {
-        return "unknown";
+        return new Properties();
       }
-      return p.getProperty("version", "unknown");
+      return p;
     }
   }
 }

@@ -23,7 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The packaged jar as real processes: racing replicas, SIGTERM, bad input. Runs after {@code package}
- * (surefire's e2e execution), with the jar's path in {@code idem.jar}.
+ * (surefire's e2e execution), with the jar's path in {@code idem.jar}; with {@code -Didem.binary=PATH}
+ * the same tests run a native binary instead (the release workflow does, on every platform it ships).
  */
 class ProcessesE2E {
   private static final Duration LIMIT = Duration.ofSeconds(60);
@@ -60,12 +61,7 @@ class ProcessesE2E {
   Process startTracked(String... args) throws IOException {
     Path out = dir.resolve("out-" + outputs.size());
     Path err = dir.resolve("err-" + outputs.size());
-    String jar = System.getProperty("idem.jar");
-    if (jar == null || !Files.isRegularFile(Path.of(jar))) {
-      fail("idem.jar not built: " + jar);
-    }
-    List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Djava.io.tmpdir=" + tmp, "-jar", jar));
+    List<String> cmd = new ArrayList<>(launcher());
     cmd.addAll(List.of(args));
     ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile())
         .redirectOutput(out.toFile()).redirectError(err.toFile());
@@ -74,6 +70,24 @@ class ProcessesE2E {
     Process p = pb.start();
     outputs.put(p, new Path[] {out, err});
     return p;
+  }
+
+  /** The native binary when {@code idem.binary} names one, else the packaged jar on this JVM. */
+  List<String> launcher() {
+    String binary = System.getProperty("idem.binary", "");
+    if (!binary.isEmpty()) {
+      if (!Files.isExecutable(Path.of(binary))) {
+        fail("idem.binary is not an executable file: " + binary);
+      }
+      // A native image reads -D options at run time like a JVM.
+      return List.of(binary, "-Djava.io.tmpdir=" + tmp);
+    }
+    String jar = System.getProperty("idem.jar");
+    if (jar == null || !Files.isRegularFile(Path.of(jar))) {
+      fail("idem.jar not built: " + jar);
+    }
+    return List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Djava.io.tmpdir=" + tmp, "-jar", jar);
   }
 
   private String read(Process p, String which) throws IOException {

@@ -1,0 +1,126 @@
+package dev.idem.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The release pipeline's files agree with the build they drive: every Maven command in
+ * .github/workflows/release.yml and Dockerfile.native names profiles and modules that exist, the
+ * workflow runs the end-to-end tests against the native binary through the property ProcessesE2E
+ * reads, and the paths both copy are the ones the build writes. Line-based: only these facts are read,
+ * so no YAML parser is needed.
+ */
+class PackagingTest {
+  static final Path CLI = Path.of("").toAbsolutePath();
+  static final Path ROOT = CLI.getParent();
+
+  static String read(Path p) throws IOException {
+    assertTrue(Files.isRegularFile(p), p + " exists");
+    return Files.readString(p);
+  }
+
+  static Set<String> matches(String text, String regex) {
+    Matcher m = Pattern.compile(regex).matcher(text);
+    Set<String> found = new java.util.LinkedHashSet<>();
+    while (m.find()) {
+      found.add(m.group(1));
+    }
+    return found;
+  }
+
+  /** Every ./mvnw command line (a RUN or run: line may continue over backslash-newlines). */
+  static List<String> mavenCommands(String text) {
+    List<String> cmds = new ArrayList<>();
+    for (String line : text.replace("\\\n", " ").split("\n")) {
+      int i = line.indexOf("./mvnw ");
+      if (i >= 0) {
+        cmds.add(line.substring(i));
+      }
+    }
+    return cmds;
+  }
+
+  static void assertBuildable(String file, String cmd, Set<String> profiles, Set<String> modules) {
+    for (String p : matches(cmd, "-P([\\w,-]+)")) {
+      for (String id : p.split(",")) {
+        assertTrue(profiles.contains(id), file + ": profile '" + id + "' is not in cli/pom.xml " + profiles + ": " + cmd);
+      }
+    }
+    for (String pl : matches(cmd, "-pl ([\\w,-]+)")) {
+      for (String m : pl.split(",")) {
+        assertTrue(modules.contains(m), file + ": module '" + m + "' is not in pom.xml " + modules + ": " + cmd);
+      }
+    }
+  }
+
+  @Test
+  void workflowAndDockerfile_mavenCommandsNameExistingProfilesAndModules() throws IOException {
+    Set<String> profiles = matches(read(CLI.resolve("pom.xml")), "<profile>\\s*<id>([\\w-]+)</id>");
+    Set<String> modules = matches(read(ROOT.resolve("pom.xml")), "<module>([\\w-]+)</module>");
+    assertTrue(profiles.containsAll(Set.of("native", "musl", "dist")), profiles.toString());
+
+    String workflow = read(ROOT.resolve(".github/workflows/release.yml"));
+    List<String> wf = mavenCommands(workflow);
+    assertTrue(wf.stream().anyMatch(c -> c.contains("-Pnative") && c.contains("package") && c.contains("-pl cli")), wf.toString());
+    wf.forEach(c -> assertBuildable("release.yml", c, profiles, modules));
+
+    String docker = read(ROOT.resolve("Dockerfile.native"));
+    List<String> df = mavenCommands(docker);
+    assertTrue(df.stream().anyMatch(c -> c.contains("-Pnative,musl") && c.contains("-pl cli")), df.toString());
+    df.forEach(c -> assertBuildable("Dockerfile.native", c, profiles, modules));
+  }
+
+  @Test
+  void workflow_runsTheEndToEndTestsAgainstTheNativeBinary() throws IOException {
+    String workflow = read(ROOT.resolve(".github/workflows/release.yml"));
+    String pom = read(CLI.resolve("pom.xml"));
+    String e2e = read(CLI.resolve("src/test/java/dev/idem/cli/ProcessesE2E.java"));
+    String image = matches(pom, "<imageName>([\\w-]+)</imageName>").iterator().next();
+
+    assertTrue(mavenCommands(workflow).stream().anyMatch(c -> c.contains("verify")
+        && c.contains("-Didem.binary=\"$PWD/cli/target/" + image + "\"")), "e2e against cli/target/" + image);
+    assertTrue(pom.contains("<idem.binary>${idem.binary}</idem.binary>"), "surefire hands idem.binary to the tests");
+    assertTrue(e2e.contains("System.getProperty(\"idem.binary\""), "ProcessesE2E reads idem.binary");
+    assertTrue(workflow.contains("cp cli/target/" + image + " "), "the workflow ships the binary the build names");
+  }
+
+  @Test
+  void workflow_buildsEveryPlatformOnATagWithChecksums() throws IOException {
+    String workflow = read(ROOT.resolve(".github/workflows/release.yml"));
+    assertTrue(workflow.contains("tags: [\"v*\"]"), "runs on v* tags");
+    Set<String> runners = matches(workflow, "- os: ([\\w.-]+)");
+    assertEquals(Set.of("ubuntu-latest", "ubuntu-24.04-arm", "macos-latest"), runners);
+    assertTrue(workflow.contains("uses: graalvm/setup-graalvm@"), "GraalVM on each runner");
+    assertTrue(workflow.contains("shasum -a 256"), "checksums");
+    assertTrue(workflow.contains("file: Dockerfile.native"), "the image is built from Dockerfile.native");
+    // The archive carries what the build generates (DocGenerator into target/).
+    assertTrue(workflow.contains("cp -r cli/target/completion") && workflow.contains("cp -r cli/target/man"), "completion and man pages");
+    assertTrue(read(CLI.resolve("pom.xml")).contains("<argument>dev.idem.cli.DocGenerator</argument>"));
+  }
+
+  @Test
+  void dockerfile_staticBinaryFromScratchAsNonRoot() throws IOException {
+    List<String> lines = read(ROOT.resolve("Dockerfile.native")).lines().filter(l -> !l.startsWith("#")).toList();
+    List<String> froms = lines.stream().filter(l -> l.startsWith("FROM ")).toList();
+    assertEquals(2, froms.size(), froms.toString());
+    assertTrue(froms.get(0).contains("native-image") && froms.get(0).contains("muslib"), froms.get(0));
+    assertEquals("FROM scratch", froms.get(1));
+    String user = lines.stream().filter(l -> l.startsWith("USER ")).collect(Collectors.joining());
+    assertTrue(user.matches("USER [1-9][0-9]*:[1-9][0-9]*"), "a numeric non-root user: " + user);
+    assertTrue(lines.stream().anyMatch(l -> l.startsWith("COPY --from=build") && l.contains("/tmp")), "a /tmp");
+    assertTrue(lines.stream().anyMatch(l -> l.startsWith("COPY --from=build") && l.contains("ca-certificates")), "CA certificates");
+    assertTrue(lines.stream().anyMatch(l -> l.startsWith("COPY --from=build") && l.contains("bash-completion")), "completion");
+    assertTrue(lines.stream().anyMatch(l -> l.startsWith("COPY --from=build") && l.contains("/man/")), "man pages");
+  }
+}
