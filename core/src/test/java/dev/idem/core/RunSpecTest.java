@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * K1/K2 golden vectors. The expected keys were computed outside Java (Python's hashlib and
- * struct.pack('>QQI') over the reference layout of DESIGN.md), so a change to the encoding fails here
+ * struct.pack('>QQI') over the reference layout of docs/DESIGN.md), so a change to the encoding fails here
  * even if it stays self-consistent.
  */
 class RunSpecTest {

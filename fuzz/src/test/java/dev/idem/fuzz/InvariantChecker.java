@@ -29,7 +29,7 @@ import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
- * Checks every contract of DESIGN.md that a finished scenario run can show, on a freshly opened store
+ * Checks every contract of docs/DESIGN.md that a finished scenario run can show, on a freshly opened store
  * (what is durable, not what one instance cached). Each violation is one line naming the contract.
  *
  * <ul>

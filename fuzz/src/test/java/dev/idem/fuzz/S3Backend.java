@@ -19,7 +19,7 @@ import java.util.List;
 
 /**
  * {@code S3ObjectStore} in {@link PointerMode#LOG} against S3Proxy (whose {@code If-Match} is not
- * atomic, so CAS mode cannot be raced there; DESIGN.md). One versioned bucket per backend, one prefix
+ * atomic, so CAS mode cannot be raced there; docs/DESIGN.md). One versioned bucket per backend, one prefix
  * per scenario. Every replica talks to S3Proxy through its own {@link FaultyHttpProxy}, which plays its
  * fate; readers and the checks talk to S3Proxy directly.
  *

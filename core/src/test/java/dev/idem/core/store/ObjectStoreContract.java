@@ -33,7 +33,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The behaviour every {@link ObjectStore} must have, as one suite each store runs (contracts P1–P4,
- * G1–G3 of DESIGN.md). A store's test class extends this and supplies a fresh, empty store.
+ * G1–G3 of docs/DESIGN.md). A store's test class extends this and supplies a fresh, empty store.
  *
  * <p>Stores whose pointer compare-and-swap cannot be tested for atomicity under concurrency on the
  * test server (S3Proxy's {@code If-Match} is not atomic) override {@link #pointerCasIsAtomic()}.
