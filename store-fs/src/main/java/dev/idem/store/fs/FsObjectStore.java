@@ -14,7 +14,6 @@ import dev.idem.core.store.PutStatus;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
-import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
@@ -24,7 +23,6 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.security.MessageDigest;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -420,49 +418,10 @@ public final class FsObjectStore implements ObjectStore {
     return deleted;
   }
 
-  /**
-   * Deletes the key's records (and the previous version's ledger) and the kept bytes of its divergent
-   * attempts, then fsyncs the directories they were in. Directories stay, like the object's: a
-   * concurrent publisher may be about to write in one.
-   *
-   * @throws IOException when a file could not be deleted or a directory synced; the files deleted
-   *     before stay deleted (a power loss may bring them back until the sync), the rest are left
-   */
+  /** Deletes the key's records and kept divergent bytes, directories synced; see {@link Records#deleteAll}. */
   @Override
   public int deleteRecords(String key) throws IOException {
-    Path target = layout.resolveKey(key);
-    int removed = 0;
-    Path recordDir = layout.recordDir(key);
-    List<Path> records = Records.filesOf(paths, recordDir, target.getFileName().toString());
-    Path ledger = layout.ledgerFile(key);
-    if (paths.regularFile(ledger) != null) {
-      records.add(ledger);
-    }
-    for (Path r : records) {
-      removed += ops.deleteIfExists(r) ? 1 : 0;
-    }
-    if (records.remove(ledger)) {
-      paths.sync(ledger.getParent(), "deleted " + ledger + " but could not make the delete durable");
-    }
-    if (!records.isEmpty()) {
-      paths.sync(recordDir, "deleted the records of " + target + " but could not make the delete durable");
-    }
-    Path evidence = layout.evidenceDir(key);
-    List<Path> kept = new ArrayList<>();
-    DirectoryStream<Path> listing = paths.list(evidence);
-    if (listing != null) {
-      try (DirectoryStream<Path> files = listing) {
-        files.forEach(kept::add);
-      }
-    }
-    for (Path e : kept) {
-      BasicFileAttributes a = paths.entry(e);
-      removed += a != null && a.isRegularFile() && ops.deleteIfExists(e) ? 1 : 0;
-    }
-    if (!kept.isEmpty()) {
-      paths.sync(evidence, "deleted the evidence of " + target + " but could not make the delete durable");
-    }
-    return removed;
+    return Records.deleteAll(paths, ops, layout, key);
   }
 
   // ---------------------------------------------------------------------------------------------

@@ -124,6 +124,51 @@ final class Records {
     return lines;
   }
 
+  /**
+   * Deletes {@code key}'s records (and the previous version's ledger) and the kept bytes of its
+   * divergent attempts, then fsyncs the directories they were in; what {@link
+   * FsObjectStore#deleteRecords} does. Directories stay: a concurrent publisher may be about to write in one.
+   *
+   * @return how many files were deleted
+   * @throws IOException when a file could not be deleted or a directory synced; the files deleted
+   *     before stay deleted (a power loss may bring them back until the sync), the rest are left
+   */
+  static int deleteAll(StorePaths paths, FsOps ops, Layout layout, String key) throws IOException {
+    Path target = layout.resolveKey(key);
+    int removed = 0;
+    Path recordDir = layout.recordDir(key);
+    List<Path> records = filesOf(paths, recordDir, target.getFileName().toString());
+    Path ledger = layout.ledgerFile(key);
+    if (paths.regularFile(ledger) != null) {
+      records.add(ledger);
+    }
+    for (Path r : records) {
+      removed += ops.deleteIfExists(r) ? 1 : 0;
+    }
+    if (records.remove(ledger)) {
+      paths.sync(ledger.getParent(), "deleted " + ledger + " but could not make the delete durable");
+    }
+    if (!records.isEmpty()) {
+      paths.sync(recordDir, "deleted the records of " + target + " but could not make the delete durable");
+    }
+    Path evidence = layout.evidenceDir(key);
+    List<Path> kept = new ArrayList<>();
+    DirectoryStream<Path> listing = paths.list(evidence);
+    if (listing != null) {
+      try (DirectoryStream<Path> files = listing) {
+        files.forEach(kept::add);
+      }
+    }
+    for (Path e : kept) {
+      BasicFileAttributes a = paths.entry(e);
+      removed += a != null && a.isRegularFile() && ops.deleteIfExists(e) ? 1 : 0;
+    }
+    if (!kept.isEmpty()) {
+      paths.sync(evidence, "deleted the evidence of " + target + " but could not make the delete durable");
+    }
+    return removed;
+  }
+
   private static Optional<Ledger.Line> readOne(StorePaths paths, Path file) throws IOException {
     BasicFileAttributes a = paths.regularFile(file);
     InputStream opened = a == null ? null : paths.open(file);
