@@ -1,6 +1,5 @@
 package dev.idem.core;
 
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.Arrays;
@@ -50,6 +49,8 @@ public final class RunSpec {
   private final Window window;
   private final int schemaVersion;
   private final SortedMap<String, byte[]> inputs;
+  /** Length of {@link #canonicalBytes()}; at most 16 MiB and a bit by the limits above. */
+  private final int encodedSize;
 
   private RunSpec(String pipeline, Window window, int schemaVersion, SortedMap<String, byte[]> inputs) {
     this.pipeline = Names.requirePipeline(pipeline);
@@ -59,6 +60,7 @@ public final class RunSpec {
     }
     this.schemaVersion = schemaVersion;
     this.inputs = inputs;
+    this.encodedSize = encodedSize(this.pipeline, inputs);
   }
 
   /** A spec with the four base fields and no extra inputs. */
@@ -116,25 +118,58 @@ public final class RunSpec {
 
   /** The canonical encoding described in the class comment; what the key hashes. */
   public byte[] canonicalBytes() {
-    byte[] p = pipeline.getBytes(StandardCharsets.UTF_8);
-    int size = p.length + 20;
+    // Written by hand into one array sized up front: this runs on every key derivation, and a
+    // ByteBuffer plus a getBytes copy per name cost as much as the digest itself with a few inputs.
+    // Pipeline and input names are ASCII by validation, so each char is its own UTF-8 byte, and
+    // String order equals UTF-8 byte order (the TreeMap's order is the canonical one).
+    byte[] b = new byte[encodedSize];
+    int at = putAscii(b, 0, pipeline);
+    at = putLong(b, at, window.startEpochSecond());
+    at = putLong(b, at, window.lengthSeconds());
+    at = putInt(b, at, schemaVersion);
+    if (!inputs.isEmpty()) {
+      System.arraycopy(INPUTS_TAG, 0, b, at, INPUTS_TAG.length);
+      at = putInt(b, at + INPUTS_TAG.length, inputs.size());
+      for (Map.Entry<String, byte[]> e : inputs.entrySet()) {
+        String name = e.getKey();
+        byte[] value = e.getValue();
+        at = putAscii(b, putInt(b, at, name.length()), name);
+        at = putLong(b, at, value.length);
+        System.arraycopy(value, 0, b, at, value.length);
+        at += value.length;
+      }
+    }
+    return b;
+  }
+
+  private static int encodedSize(String pipeline, SortedMap<String, byte[]> inputs) {
+    int size = pipeline.length() + 20;
     if (!inputs.isEmpty()) {
       size += INPUTS_TAG.length + 4;
       for (Map.Entry<String, byte[]> e : inputs.entrySet()) {
-        size += 4 + e.getKey().getBytes(StandardCharsets.UTF_8).length + 8 + e.getValue().length;
+        size += 4 + e.getKey().length() + 8 + e.getValue().length;
       }
     }
-    ByteBuffer b = ByteBuffer.allocate(size); // big-endian by default
-    b.put(p).putLong(window.startEpochSecond()).putLong(window.lengthSeconds()).putInt(schemaVersion);
-    if (!inputs.isEmpty()) {
-      b.put(INPUTS_TAG).putInt(inputs.size());
-      // Names are ASCII by validation, so String order equals UTF-8 byte order.
-      for (Map.Entry<String, byte[]> e : inputs.entrySet()) {
-        byte[] name = e.getKey().getBytes(StandardCharsets.UTF_8);
-        b.putInt(name.length).put(name).putLong(e.getValue().length).put(e.getValue());
-      }
+    return size;
+  }
+
+  private static int putAscii(byte[] b, int at, String s) {
+    for (int i = 0; i < s.length(); i++) {
+      b[at + i] = (byte) s.charAt(i);
     }
-    return b.array();
+    return at + s.length();
+  }
+
+  private static int putInt(byte[] b, int at, int v) {
+    b[at] = (byte) (v >>> 24);
+    b[at + 1] = (byte) (v >>> 16);
+    b[at + 2] = (byte) (v >>> 8);
+    b[at + 3] = (byte) v;
+    return at + 4;
+  }
+
+  private static int putLong(byte[] b, int at, long v) {
+    return putInt(b, putInt(b, at, (int) (v >>> 32)), (int) v);
   }
 
   /** The output key (K1–K3); a pure function of this spec. */

@@ -1,5 +1,6 @@
 package dev.idem.core;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
@@ -81,5 +82,39 @@ class RunSpecProperties {
   void canonicalBytes_differentSpecs_differentBytes(@ForAll("fields") Fields a, @ForAll("fields") Fields b) {
     // Injectivity of the encoding itself, independent of SHA-256.
     assertEquals(a.sameAs(b), Arrays.equals(a.spec().canonicalBytes(), b.spec().canonicalBytes()));
+  }
+
+  @Property(tries = 500, seed = "20261202")
+  void canonicalBytes_anyFields_matchTheDocumentedLayout(
+      @ForAll("fields") Fields f,
+      @ForAll long start,
+      @ForAll long length,
+      @ForAll int schema) {
+    // The encoder writes bytes by hand for speed; this is the class comment's layout written the plain
+    // way, over the whole range of every number (sign bits and high bytes included).
+    Fields wide = new Fields(f.pipeline(), Math.abs(start % (Long.MAX_VALUE / 2)),
+        1 + Math.abs(length % (1L << 40)), Math.abs(schema % Integer.MAX_VALUE), f.inputs());
+    java.io.ByteArrayOutputStream expected = new java.io.ByteArrayOutputStream();
+    java.io.DataOutputStream out = new java.io.DataOutputStream(expected);
+    try {
+      out.write(wide.pipeline().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      out.writeLong(wide.start());
+      out.writeLong(wide.length());
+      out.writeInt(wide.schema());
+      if (!wide.inputs().isEmpty()) {
+        out.write("\0idem-inputs-v1\0".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        out.writeInt(wide.inputs().size());
+        for (Map.Entry<String, byte[]> e : new TreeMap<>(wide.inputs()).entrySet()) {
+          byte[] name = e.getKey().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+          out.writeInt(name.length);
+          out.write(name);
+          out.writeLong(e.getValue().length);
+          out.write(e.getValue());
+        }
+      }
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+    assertArrayEquals(expected.toByteArray(), wide.spec().canonicalBytes());
   }
 }
