@@ -8,7 +8,6 @@ import dev.idem.store.s3.client.RequestBody;
 import dev.idem.store.s3.client.S3Client;
 import dev.idem.store.s3.client.S3Client.Condition;
 import dev.idem.store.s3.client.S3Client.ObjectBytes;
-import dev.idem.store.s3.client.S3Exception;
 import dev.idem.store.s3.client.WriteResult;
 import java.io.IOException;
 import java.util.Arrays;
@@ -29,7 +28,10 @@ import java.util.Optional;
  * </ul>
  *
  * 412 (or 404 to an {@code If-Match}: the pointer vanished) is CONFLICT. A 409
- * ConditionalRequestConflict that outlives the client's retries is BUSY. A write retried after a lost
+ * ConditionalRequestConflict that outlives the client's retries, or the caller's deadline, is BUSY. Under
+ * a deadline ({@link S3Client#within}) the PUT, its retries and the re-read below all end by it; a
+ * deadline that runs out on anything else (503s, a stalled server) throws {@link
+ * dev.idem.store.s3.client.DeadlineExceededException} naming the request and what it last met. A write retried after a lost
  * reply may meet its own success as a 412; the pointer is then re-read and, when it holds exactly the
  * bytes this call wrote, the result is SWAPPED.
  *
@@ -65,15 +67,15 @@ final class CasPointers implements PointerProtocol {
   }
 
   @Override
-  public CasResult compareAndSet(String pipeline, String expectedToken, Pointer next) throws IOException {
+  public CasResult compareAndSet(S3Client via, String pipeline, String expectedToken, Pointer next) throws IOException {
     String key = layout.latest(pipeline);
     byte[] doc = next.toBytes();
     Condition condition = expectedToken == null ? Condition.ifNoneMatch() : Condition.ifMatch(expectedToken);
     WriteResult w;
     try {
-      w = client.put(bucket, key, RequestBody.ofBytes(doc), condition, Map.of());
-    } catch (S3Exception e) {
-      if (e.status() == 409) {
+      w = via.put(bucket, key, RequestBody.ofBytes(doc), condition, Map.of());
+    } catch (IOException e) {
+      if (PointerProtocol.conditionalConflict(e)) {
         return CasResult.BUSY;
       }
       throw e;
@@ -82,7 +84,7 @@ final class CasPointers implements PointerProtocol {
       return CasResult.SWAPPED;
     }
     if (w.attempts() > 1) {
-      Optional<ObjectBytes> now = client.getBytes(bucket, key, MAX_DOCUMENT);
+      Optional<ObjectBytes> now = via.getBytes(bucket, key, MAX_DOCUMENT);
       if (now.isPresent() && Arrays.equals(now.get().bytes(), doc)) {
         return CasResult.SWAPPED;
       }

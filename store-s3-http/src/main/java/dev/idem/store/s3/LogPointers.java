@@ -11,7 +11,6 @@ import dev.idem.store.s3.client.RequestBody;
 import dev.idem.store.s3.client.S3Client;
 import dev.idem.store.s3.client.S3Client.Condition;
 import dev.idem.store.s3.client.S3Client.ObjectBytes;
-import dev.idem.store.s3.client.S3Exception;
 import dev.idem.store.s3.client.WriteResult;
 import java.io.IOException;
 import java.util.Arrays;
@@ -34,7 +33,11 @@ import java.util.Optional;
  *       over the dense range above it; then a GET of the newest entry. An empty log with a {@code latest}
  *       object (a pipeline that ran in CAS mode before) reads as that object with token {@code 0}.
  *   <li>Compare-and-swap from token {@code n} ({@code null} means 0): create entry {@code n+1} with
- *       {@code If-None-Match: *}. 412: CONFLICT. 409 after retries: BUSY. Created: list the log from
+ *       {@code If-None-Match: *}. 412: CONFLICT. 409 after retries (or at the caller's deadline): BUSY.
+ *       Under a deadline ({@link S3Client#within}) every request of the swap below, the copy included,
+ *       ends by it; a deadline that runs out on anything else throws {@link
+ *       dev.idem.store.s3.client.DeadlineExceededException} (an entry may then have been created; the
+ *       log stays a chain, see the failure states). Created: list the log from
  *       {@code n+1}; if the entry above it was written before it, CONFLICT (see below) and nothing more
  *       is written. Else
  *       SWAPPED, then copy the document to {@code latest} forward only: read the copy, leave it when it
@@ -110,34 +113,34 @@ final class LogPointers implements PointerProtocol {
   }
 
   @Override
-  public CasResult compareAndSet(String pipeline, String expectedToken, Pointer next) throws IOException {
+  public CasResult compareAndSet(S3Client via, String pipeline, String expectedToken, Pointer next) throws IOException {
     long expected = expectedToken == null ? 0 : parseToken(expectedToken);
     long seq = expected + 1;
     String entry = layout.logEntry(pipeline, seq);
     byte[] doc = next.toBytes();
     WriteResult w;
     try {
-      w = client.put(bucket, entry, RequestBody.ofBytes(doc), Condition.ifNoneMatch(), Map.of());
-    } catch (S3Exception e) {
-      if (e.status() == 409) {
+      w = via.put(bucket, entry, RequestBody.ofBytes(doc), Condition.ifNoneMatch(), Map.of());
+    } catch (IOException e) {
+      if (PointerProtocol.conditionalConflict(e)) {
         return CasResult.BUSY;
       }
       throw e;
     }
     boolean mine = w.status() == WriteResult.Status.WRITTEN;
     if (!mine && w.attempts() > 1) {
-      Optional<ObjectBytes> now = client.getBytes(bucket, entry, MAX_DOCUMENT);
+      Optional<ObjectBytes> now = via.getBytes(bucket, entry, MAX_DOCUMENT);
       mine = now.isPresent() && Arrays.equals(now.get().bytes(), doc);
     }
     if (!mine) {
       return CasResult.CONFLICT;
     }
-    if (createdBelowOlderEntry(pipeline, seq)) {
+    if (createdBelowOlderEntry(via, pipeline, seq)) {
       heads.invalidate(pipeline);
       return CasResult.CONFLICT;
     }
     heads.put(pipeline, new Head(seq, next));
-    copyForward(pipeline, next, doc);
+    copyForward(via, pipeline, next, doc);
     return CasResult.SWAPPED;
   }
 
@@ -146,10 +149,10 @@ final class LogPointers implements PointerProtocol {
    * entry refilled by a stalled writer, never the head. (An entry above written after it was written by
    * someone who read it as the head.)
    */
-  private boolean createdBelowOlderEntry(String pipeline, long seq) throws IOException {
+  private boolean createdBelowOlderEntry(S3Client via, String pipeline, long seq) throws IOException {
     String logPrefix = layout.logPrefix(pipeline);
     String from = seq == 1 ? null : layout.logEntry(pipeline, seq - 1);
-    ObjectsPage page = client.listObjects(bucket, logPrefix, from, null, 2);
+    ObjectsPage page = via.listObjects(bucket, logPrefix, from, null, 2);
     ObjectSummary mine = null;
     ObjectSummary above = null;
     for (ObjectSummary o : page.objects()) {
@@ -164,10 +167,10 @@ final class LogPointers implements PointerProtocol {
   }
 
   /** Replaces the plain {@code latest} copy with {@code next} only if that moves it forward; best effort. */
-  private void copyForward(String pipeline, Pointer next, byte[] doc) {
+  private void copyForward(S3Client via, String pipeline, Pointer next, byte[] doc) {
     String latest = layout.latest(pipeline);
     try {
-      Optional<ObjectBytes> current = client.getBytes(bucket, latest, MAX_DOCUMENT);
+      Optional<ObjectBytes> current = via.getBytes(bucket, latest, MAX_DOCUMENT);
       Condition condition = Condition.ifNoneMatch();
       if (current.isPresent()) {
         String etag = current.get().head().etag();
@@ -176,7 +179,7 @@ final class LogPointers implements PointerProtocol {
         }
         condition = Condition.ifMatch(etag);
       }
-      WriteResult w = client.put(bucket, latest, RequestBody.ofBytes(doc), condition, Map.of());
+      WriteResult w = via.put(bucket, latest, RequestBody.ofBytes(doc), condition, Map.of());
       if (w.status() != WriteResult.Status.WRITTEN) {
         // Another advance replaced the copy since it was read; the log is the truth and the next advance
         // brings the copy forward if that one was behind.

@@ -332,7 +332,25 @@ public final class S3ObjectStore implements ObjectStore {
     if (!next.pipeline().equals(pipeline)) {
       throw new IllegalArgumentException("pointer for pipeline " + next.pipeline() + " offered to " + pipeline);
     }
-    return pointers.compareAndSet(pipeline, expectedToken, next);
+    return pointers.compareAndSet(client, pipeline, expectedToken, next);
+  }
+
+  /**
+   * As {@link #compareAndSetPointer(String, String, Pointer)}, with every request of the swap (the
+   * conditional PUT, its retries and backoffs, the re-reads and checks after it) ending by {@code
+   * maxWait} plus one request timeout ({@link S3Client#within}). S3's 409 ConditionalRequestConflict
+   * until the deadline is BUSY; a deadline that runs out on 503s or a stalled server throws {@link
+   * dev.idem.store.s3.client.DeadlineExceededException} naming the request and what it last met. The
+   * pointer then holds the old or the new document, whole.
+   */
+  @Override
+  public CasResult compareAndSetPointer(String pipeline, String expectedToken, Pointer next, Duration maxWait)
+      throws IOException {
+    Names.requirePipeline(pipeline);
+    if (!next.pipeline().equals(pipeline)) {
+      throw new IllegalArgumentException("pointer for pipeline " + next.pipeline() + " offered to " + pipeline);
+    }
+    return pointers.compareAndSet(client.within(maxWait), pipeline, expectedToken, next);
   }
 
   // ---------------------------------------------------------------- history, listing, retention

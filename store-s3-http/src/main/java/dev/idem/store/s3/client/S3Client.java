@@ -30,6 +30,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
 
 /**
  * A small S3 client over {@code java.net.http}: the dozen S3 operations idem needs, each request
@@ -69,19 +70,47 @@ public final class S3Client {
   private final String region;
   private final S3Transport transport;
   private final CredentialsProvider credentials;
-  private final Set<String> knownBuckets = ConcurrentHashMap.newKeySet();
+  private final Set<String> knownBuckets;
 
   private S3Client(Builder b) {
     this.addressing = new S3Addressing(b.endpoint, b.pathStyle);
     this.region = b.region;
     this.credentials = b.credentials;
+    this.knownBuckets = ConcurrentHashMap.newKeySet();
     HttpClient http = b.http != null ? b.http : HttpClient.newBuilder()
         .version(HttpClient.Version.HTTP_1_1)
         .connectTimeout(b.connectTimeout)
         .followRedirects(HttpClient.Redirect.NEVER)
         .build();
     this.transport = new S3Transport(http, addressing, region, b.credentials, new SigV4Signer(b.clock), b.retry,
-        b.sleeper, b.requestTimeout);
+        b.sleeper, b.requestTimeout, b.ticker);
+  }
+
+  private S3Client(S3Client base, S3Transport transport) {
+    this.addressing = base.addressing;
+    this.region = base.region;
+    this.credentials = base.credentials;
+    this.knownBuckets = base.knownBuckets;
+    this.transport = transport;
+  }
+
+  /**
+   * This client with every call made through the returned view bounded by one deadline, {@code
+   * maxWait} from now (B1): retries end at it (a retry whose backoff would end past it is not begun) and
+   * each request's timeout and body deadline are capped at the time left before one request timeout
+   * past it. So a sequence of calls that meets a server answering 503 forever, or stalling, ends within
+   * {@code maxWait} plus one request timeout, with {@link DeadlineExceededException} naming the request,
+   * the deadline and what the last attempt met. With {@link Duration#ZERO} each request is sent once, as long
+   * as the hard end has not passed. Shares this client's connections and state.
+   *
+   * @param maxWait {@code >= 0}
+   */
+  public S3Client within(Duration maxWait) {
+    Objects.requireNonNull(maxWait, "maxWait");
+    if (maxWait.isNegative()) {
+      throw new IllegalArgumentException("maxWait must be >= 0, was " + maxWait);
+    }
+    return new S3Client(this, transport.within(maxWait));
   }
 
   /**
@@ -104,6 +133,7 @@ public final class S3Client {
     private Duration connectTimeout = Duration.ofSeconds(10);
     private Duration requestTimeout = Duration.ofSeconds(60);
     private HttpClient http;
+    private LongSupplier ticker = System::nanoTime;
 
     private Builder(URI endpoint, String region, CredentialsProvider credentials) {
       this.endpoint = S3Addressing.requireEndpoint(endpoint);
@@ -131,6 +161,15 @@ public final class S3Client {
     /** How backoff waits; tests pass one that records instead of sleeping. */
     public Builder sleeper(Sleeper sleeper) {
       this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
+      return this;
+    }
+
+    /**
+     * The monotonic time, in nanoseconds as {@link System#nanoTime}, that deadlines ({@link #within})
+     * are measured on; tests pass one their {@link #sleeper} advances.
+     */
+    public Builder ticker(LongSupplier ticker) {
+      this.ticker = Objects.requireNonNull(ticker, "ticker");
       return this;
     }
 

@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.LongSupplier;
 
 /**
  * Sends one {@link S3Client} request: signs, sends, retries and maps errors, the second to fourth steps
@@ -46,6 +47,13 @@ import java.util.Set;
  * IOException} naming the request and the number of attempts. A credentials failure is thrown as the
  * provider reported it, without a retry here.
  *
+ * <p>Under a caller's deadline ({@link #within}, B1) the attempts end at the deadline too: a retry whose
+ * backoff would end at or after it is not begun, and each request's timeout and body deadline are
+ * capped at the time left before a hard end one request timeout past the deadline (so the request
+ * started last can finish, and a stalled server costs at most the deadline plus one request timeout).
+ * Giving up at the deadline throws {@link DeadlineExceededException}, carrying the last attempt's
+ * failure.
+ *
  * <p>Instances are immutable and thread-safe.
  */
 final class S3Transport {
@@ -61,9 +69,18 @@ final class S3Transport {
   private final RetryPolicy retry;
   private final Sleeper sleeper;
   private final Duration requestTimeout;
+  private final LongSupplier ticker;
+  /** The caller's deadline over every request of this transport, or {@code null}: unbounded. */
+  private final Deadline deadline;
 
   S3Transport(HttpClient http, S3Addressing addressing, String region, CredentialsProvider credentials,
-      SigV4Signer signer, RetryPolicy retry, Sleeper sleeper, Duration requestTimeout) {
+      SigV4Signer signer, RetryPolicy retry, Sleeper sleeper, Duration requestTimeout, LongSupplier ticker) {
+    this(http, addressing, region, credentials, signer, retry, sleeper, requestTimeout, ticker, null);
+  }
+
+  private S3Transport(HttpClient http, S3Addressing addressing, String region, CredentialsProvider credentials,
+      SigV4Signer signer, RetryPolicy retry, Sleeper sleeper, Duration requestTimeout, LongSupplier ticker,
+      Deadline deadline) {
     this.http = http;
     this.addressing = addressing;
     this.region = region;
@@ -72,6 +89,28 @@ final class S3Transport {
     this.retry = retry;
     this.sleeper = sleeper;
     this.requestTimeout = requestTimeout;
+    this.ticker = ticker;
+    this.deadline = deadline;
+  }
+
+  /**
+   * A caller's deadline, in {@link #ticker} nanoseconds: no retry starts at or after {@code retryUntil};
+   * no request runs past {@code hardEnd}, one request timeout later, so the request started last can
+   * finish.
+   */
+  private record Deadline(Duration maxWait, long retryUntil, long hardEnd) {}
+
+  /**
+   * This transport with every later request bounded by {@code maxWait} from now (see {@link
+   * S3Client#within}); an already bounded transport keeps the earlier of the two deadlines.
+   */
+  S3Transport within(Duration maxWait) {
+    long until = ticker.getAsLong() + maxWait.toNanos();
+    Deadline d = new Deadline(maxWait, until, until + requestTimeout.toNanos());
+    if (deadline != null && deadline.retryUntil - until <= 0) {
+      d = deadline;
+    }
+    return new S3Transport(http, addressing, region, credentials, signer, retry, sleeper, requestTimeout, ticker, d);
   }
 
   /** One request as the operations describe it. */
@@ -103,18 +142,15 @@ final class S3Transport {
     URI uri = addressing.uri(c.bucket, c.key, c.query);
     for (int attempt = 1; ; attempt++) {
       // Outside the retry: a credentials failure is the provider's to retry, and is reported as it is.
-      HttpRequest request = request(c, uri);
+      HttpRequest request = request(c, uri, attempt);
       HttpResponse<InputStream> response;
       try {
         response = http.send(request, HttpResponse.BodyHandlers.ofInputStream());
       } catch (IOException e) {
         rethrowLocalBodyFailure(e);
-        if (attempt < retry.maxAttempts()) {
-          backoff(attempt + 1);
-          continue;
-        }
-        throw new IOException(describe(c) + " failed: " + reason(e)
-            + " (after " + attempt + (attempt == 1 ? " attempt)" : " attempts)"), e);
+        retryOrThrow(c, attempt, new IOException(describe(c) + " failed: " + reason(e)
+            + " (after " + attempt + (attempt == 1 ? " attempt)" : " attempts)"), e));
+        continue;
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         throw new InterruptedIOException("interrupted during " + describe(c));
@@ -133,23 +169,55 @@ final class S3Transport {
       } catch (MalformedReplyException e) {
         throw e;
       } catch (IOException e) {
-        if (attempt < retry.maxAttempts()) {
-          backoff(attempt + 1);
-          continue;
-        }
-        throw new IOException(describe(c) + " failed reading the reply: "
-            + reason(e) + " (after " + attempt + " attempts)", e);
+        retryOrThrow(c, attempt, new IOException(describe(c) + " failed reading the reply: "
+            + reason(e) + " (after " + attempt + " attempts)", e));
+        continue;
       }
       if ((success && !(c.errorIn200 && S3Xml.isError(body))) || c.accept.contains(status)) {
         return new Reply(status, response.headers(), body, null, attempt);
       }
       S3Exception error = error(c, status, response.headers(), body);
-      if (error.isRetryable() && attempt < retry.maxAttempts()) {
-        backoff(attempt + 1);
-        continue;
+      if (!error.isRetryable()) {
+        throw error;
       }
-      throw error;
+      retryOrThrow(c, attempt, error);
     }
+  }
+
+  /**
+   * Returns after the backoff before attempt {@code attempt + 1}, or throws: {@code failure} when the
+   * attempts are used up, {@link DeadlineExceededException} when the retry would start at or after the
+   * caller's deadline (a retry that cannot start in time is never begun).
+   */
+  private void retryOrThrow(Call c, int attempt, IOException failure) throws IOException {
+    if (attempt >= retry.maxAttempts()) {
+      throw failure;
+    }
+    Duration delay = retry.delayBefore(attempt + 1);
+    if (deadline != null && deadline.retryUntil - ticker.getAsLong() - delay.toNanos() <= 0) {
+      throw new DeadlineExceededException(describe(c), deadline.maxWait, attempt, failure);
+    }
+    try {
+      sleeper.sleep(delay);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted while backing off an S3 retry");
+    }
+  }
+
+  /**
+   * {@code wanted}, capped at the time left before the caller's hard end; throws when none is left, so
+   * a request is never sent that could only time out.
+   */
+  private Duration capped(Duration wanted, Call c, int attempt) throws DeadlineExceededException {
+    if (deadline == null) {
+      return wanted;
+    }
+    long left = deadline.hardEnd - ticker.getAsLong();
+    if (left <= 0) {
+      throw new DeadlineExceededException(describe(c), deadline.maxWait, attempt - 1, null);
+    }
+    return left < wanted.toNanos() ? Duration.ofNanos(left) : wanted;
   }
 
   /**
@@ -158,10 +226,16 @@ final class S3Transport {
    */
   private Duration bodyDeadline(HttpHeaders headers, long unknownLength) {
     long length = headers.firstValueAsLong("Content-Length").orElse(unknownLength);
-    return BodyDeadline.forBytes(requestTimeout, length);
+    Duration wanted = BodyDeadline.forBytes(requestTimeout, length);
+    if (deadline == null) {
+      return wanted;
+    }
+    // Past the hard end the body gets the least positive wait, so its read fails at once, naming the request.
+    long left = Math.max(1, deadline.hardEnd - ticker.getAsLong());
+    return left < wanted.toNanos() ? Duration.ofNanos(left) : wanted;
   }
 
-  private HttpRequest request(Call c, URI uri) throws IOException {
+  private HttpRequest request(Call c, URI uri, int attempt) throws IOException {
     AwsCredentials creds = credentials.resolve();
     Map<String, List<String>> toSign = new LinkedHashMap<>();
     c.headers.forEach((name, value) -> toSign.put(name, List.of(value)));
@@ -169,20 +243,11 @@ final class S3Transport {
     Map<String, String> added = signer.sign(c.method, uri, toSign, payloadSha, creds, region, "s3");
     long extraSeconds = c.body.length() / MIN_UPLOAD_BYTES_PER_SECOND;
     HttpRequest.Builder b = HttpRequest.newBuilder(uri)
-        .timeout(requestTimeout.plusSeconds(extraSeconds))
+        .timeout(capped(requestTimeout.plusSeconds(extraSeconds), c, attempt))
         .method(c.method, c.body.publisher());
     c.headers.forEach(b::header);
     added.forEach(b::header);
     return b.build();
-  }
-
-  private void backoff(int nextAttempt) throws IOException {
-    try {
-      sleeper.sleep(retry.delayBefore(nextAttempt));
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new InterruptedIOException("interrupted while backing off an S3 retry");
-    }
   }
 
   private static void rethrowLocalBodyFailure(IOException e) throws IOException {

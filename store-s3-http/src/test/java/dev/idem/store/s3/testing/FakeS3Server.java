@@ -22,13 +22,13 @@ import java.util.concurrent.LinkedBlockingQueue;
 /**
  * A scripted, misbehaving HTTP/1.1 server on 127.0.0.1 for the failure paths a real S3 server will not
  * produce on demand: 503 SlowDown, 500, 409, connections reset before or during a reply, malformed
- * XML, replies that stall after their headers. Each connection serves one request ({@code Connection: close}) with the next scripted {@link
+ * XML, replies that stall after their headers or before them. Each connection serves one request ({@code Connection: close}) with the next scripted {@link
  * Action}; when the script is empty it answers 500. Signatures are not checked. Requests are recorded.
  */
 public final class FakeS3Server implements AutoCloseable {
 
   /** What to do with one request. */
-  public sealed interface Action permits Reply, Reset, CutReply, Stall {}
+  public sealed interface Action permits Reply, Reset, CutReply, Stall, Silent {}
 
   /** Answer with this status, headers and body. */
   public record Reply(int status, Map<String, String> headers, byte[] body) implements Action {}
@@ -44,6 +44,12 @@ public final class FakeS3Server implements AutoCloseable {
    * nothing more until the client hangs up (or a minute passes): a server that stalls mid-body.
    */
   public record Stall(int status, Map<String, String> headers, byte[] body) implements Action {}
+
+  /**
+   * Read the request, then send nothing at all until the client hangs up (or a minute passes): a server
+   * that stalls before its headers, which only the request timeout ends.
+   */
+  public record Silent() implements Action {}
 
   /** A stall after a 200's headers and the first bytes of {@code body}. */
   public static Stall stall(String body) {
@@ -153,13 +159,9 @@ public final class FakeS3Server implements AutoCloseable {
       out.write(statusAndHeaders(r.status(), r.headers(), r.body().length + 100));
       out.write(r.body());
       out.flush();
-      // Serving one connection at a time, so the stall ends when the client gives up on it.
-      s.setSoTimeout(60_000);
-      try {
-        in.read();
-      } catch (java.net.SocketTimeoutException e) {
-        // the client never hung up; let the next request through
-      }
+      awaitHangUp(s, in);
+    } else if (action instanceof Silent) {
+      awaitHangUp(s, in);
     } else if (action instanceof CutReply r) {
       out.write(statusAndHeaders(r.status(), r.headers(), r.body().length + 100));
       out.write(r.body());
@@ -167,6 +169,16 @@ public final class FakeS3Server implements AutoCloseable {
       s.setSoLinger(true, 0);
     } else {
       s.setSoLinger(true, 0);
+    }
+  }
+
+  /** Serving one connection at a time, so a stall ends when the client gives up on it. */
+  private static void awaitHangUp(Socket s, InputStream in) throws IOException {
+    s.setSoTimeout(60_000);
+    try {
+      in.read();
+    } catch (java.net.SocketTimeoutException e) {
+      // the client never hung up; let the next request through
     }
   }
 
