@@ -1,0 +1,156 @@
+package dev.idem.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The distribution's launcher ({@code src/dist/idem}) under {@code dash}, the strictest common POSIX
+ * sh, installed in a directory whose name has a space. Its {@code runtime/bin/java} is a stand-in that
+ * prints its process id and arguments, so every test sees exactly what the JVM would be given, and
+ * whether the launcher replaced itself with it (exec). DistArchiveE2E runs the real archive.
+ */
+class LauncherTest {
+  private static final Path LAUNCHER = Path.of("src/dist/idem").toAbsolutePath();
+  private static final List<String> VM_FLAGS =
+      List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xlog:disable", "-Xlog:all=error:stderr");
+
+  @TempDir
+  Path dir;
+
+  Path install;
+
+  record Launched(long pid, long javaPid, List<String> javaArgs) {}
+
+  @BeforeEach
+  void install() throws IOException {
+    install = dir.resolve("opt dir/idem 1.0");
+    Files.createDirectories(install.resolve("bin"));
+    Files.createDirectories(install.resolve("app"));
+    Files.createDirectories(install.resolve("runtime/bin"));
+    Files.copy(LAUNCHER, install.resolve("bin/idem"));
+    executable(install.resolve("bin/idem"));
+    Path java = install.resolve("runtime/bin/java");
+    Files.writeString(java, "#!/bin/sh\necho \"pid=$$\"\nfor a in \"$@\"; do printf '[%s]\\n' \"$a\"; done\n");
+    executable(java);
+  }
+
+  @Test
+  void launcher_pathWithSpace_passesArgumentsVerbatim() throws Exception {
+    List<String> args = List.of("key", "two words", "", "*", "$HOME", "a'b\"c", "--x=`id`", "-");
+
+    Launched run = dash(install.resolve("bin/idem"), Map.of(), args);
+
+    assertEquals(expected(List.of(), args), run.javaArgs());
+  }
+
+  @Test
+  void launcher_always_execsTheJvmSoSignalsReachIt() throws Exception {
+    Launched run = dash(install.resolve("bin/idem"), Map.of(), List.of("--help"));
+
+    assertEquals(run.pid(), run.javaPid(), "java ran in a child of the shell, not in its place");
+  }
+
+  @Test
+  void launcher_symlinkChainFromElsewhere_findsItsInstall() throws Exception {
+    Path usrBin = Files.createDirectories(dir.resolve("usr local/bin"));
+    Path links = Files.createDirectories(dir.resolve("links"));
+    // Relative first link (as `ln -s ../../opt...`), absolute second: both kinds are resolved.
+    Files.createSymbolicLink(links.resolve("idem-current"), install.resolve("bin/idem"));
+    Files.createSymbolicLink(usrBin.resolve("idem"), usrBin.relativize(links.resolve("idem-current")));
+
+    Launched run = dash(usrBin.resolve("idem"), Map.of(), List.of("--version"));
+
+    assertEquals(expected(List.of(), List.of("--version")), run.javaArgs());
+  }
+
+  @Test
+  void launcher_invokedByBareNameFromItsDirectory_findsItsInstall() throws Exception {
+    Launched run = run(install.resolve("bin"), List.of("dash", "idem", "--version"), Map.of());
+
+    assertEquals(expected(List.of(), List.of("--version")), run.javaArgs());
+  }
+
+  @Test
+  void launcher_idemJavaOpts_splitOnBlanksNotGlobbedAndAfterIdemsFlags() throws Exception {
+    Files.writeString(install.resolve("app/glob-bait"), "");
+
+    Launched run = dash(install.resolve("bin/idem"), Map.of("IDEM_JAVA_OPTS", " -Xmx64m  -Dx=* "), List.of("--help"));
+
+    assertEquals(expected(List.of("-Xmx64m", "-Dx=*"), List.of("--help")), run.javaArgs());
+  }
+
+  @Test
+  void launcher_aotCacheBeside_isPassedToTheJvm() throws Exception {
+    Files.writeString(install.resolve("app/idem.aot"), "");
+
+    Launched run = dash(install.resolve("bin/idem"), Map.of(), List.of("--help"));
+
+    String cache = "-XX:AOTCache=" + install.toRealPath().resolve("app/idem.aot");
+    assertEquals(expected(List.of(cache), List.of(), List.of("--help")), run.javaArgs());
+  }
+
+  /** The JVM's arguments with no class-data archive present. */
+  private List<String> expected(List<String> javaOpts, List<String> args) throws IOException {
+    return expected(List.of(), javaOpts, args);
+  }
+
+  private List<String> expected(List<String> archive, List<String> javaOpts, List<String> args) throws IOException {
+    List<String> want = new ArrayList<>(VM_FLAGS);
+    want.addAll(archive);
+    want.add("-Djava.io.tmpdir=/tmp");
+    want.addAll(javaOpts);
+    want.add("-cp");
+    want.add(install.toRealPath().resolve("app/idem-cli.jar").toString());
+    want.add("dev.idem.cli.Main");
+    want.addAll(args);
+    return want;
+  }
+
+  private Launched dash(Path launcher, Map<String, String> env, List<String> args) throws Exception {
+    List<String> command = new ArrayList<>(List.of("dash", launcher.toString()));
+    command.addAll(args);
+    return run(dir, command, env);
+  }
+
+  private Launched run(Path cwd, List<String> command, Map<String, String> env) throws Exception {
+    ProcessBuilder pb = new ProcessBuilder(command).directory(cwd.toFile()).redirectErrorStream(true);
+    pb.environment().remove("IDEM_JAVA_OPTS");
+    pb.environment().remove("TMPDIR");
+    pb.environment().remove("CDPATH");
+    pb.environment().putAll(env);
+    Process p = pb.start();
+    p.getOutputStream().close();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    if (!p.waitFor(30, TimeUnit.SECONDS)) {
+      p.destroyForcibly();
+      fail("launcher did not finish: " + out);
+    }
+    assertEquals(0, p.exitValue(), out);
+    List<String> lines = out.lines().toList();
+    if (lines.isEmpty() || !lines.get(0).startsWith("pid=")) {
+      fail("the stand-in java did not run: " + out);
+    }
+    List<String> javaArgs = new ArrayList<>();
+    for (String line : lines.subList(1, lines.size())) {
+      javaArgs.add(line.substring(1, line.length() - 1));
+    }
+    return new Launched(p.pid(), Long.parseLong(lines.get(0).substring(4)), javaArgs);
+  }
+
+  private static void executable(Path file) throws IOException {
+    Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rwxr-xr-x"));
+  }
+}
