@@ -55,6 +55,7 @@ final class HookedStore implements ObjectStore {
     return around("compareAndSetPointer", () -> d.compareAndSetPointer(pipeline, expectedToken, next));
   }
   @Override public boolean history(String prefix, HistoryVisitor visitor) throws IOException { return d.history(prefix, visitor); }
+  @Override public boolean history(dev.idem.core.store.HistoryQuery query, HistoryVisitor visitor) throws IOException { return d.history(query, visitor); }
   @Override public boolean list(String prefix, ListingVisitor visitor) throws IOException { return d.list(prefix, visitor); }
   @Override public boolean delete(String key) throws IOException { return d.delete(key); }
   @Override public int deleteRecords(String key) throws IOException { return d.deleteRecords(key); }

@@ -1,6 +1,7 @@
 package dev.idem.core.proof;
 
 import dev.idem.core.store.CasResult;
+import dev.idem.core.store.HistoryQuery;
 import dev.idem.core.store.ObjectInfo;
 import dev.idem.core.store.ObjectStore;
 import dev.idem.core.store.Payload;
@@ -237,6 +238,11 @@ public final class ProvenStore implements ObjectStore {
   @Override
   public boolean history(String prefix, HistoryVisitor visitor) throws IOException {
     return store.history(prefix, visitor);
+  }
+
+  @Override
+  public boolean history(HistoryQuery query, HistoryVisitor visitor) throws IOException {
+    return store.history(query, visitor);
   }
 
   @Override

@@ -1,6 +1,7 @@
 package dev.idem.core.scan;
 
 import dev.idem.core.OutputKey;
+import dev.idem.core.store.HistoryQuery;
 import dev.idem.core.store.KeyHistory;
 import dev.idem.core.store.Pointer;
 import dev.idem.core.store.PointerState;
@@ -17,7 +18,6 @@ import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.function.Predicate;
 
 /**
  * Walks a store's history under a prefix and reports every key written with more than one distinct
@@ -77,23 +77,23 @@ public final class DivergenceScan {
   }
 
   public ScanSummary run(ObjectStore store, String prefix, Listener listener) throws IOException {
-    return run(store, prefix, key -> true, Set.of(), listener);
+    return run(store, HistoryQuery.under(prefix), Set.of(), listener);
   }
 
   /**
-   * Scans the keys under {@code prefix} that {@code keyFilter} accepts (e.g. only windows since a
-   * date); rejected keys are neither judged nor counted.
+   * Scans the keys {@code query} accepts (e.g. one pipeline's windows since a date), which the store
+   * lists without building the history of keys outside it; rejected keys are neither judged nor
+   * counted. This scan's {@code maxTime} becomes the query's deadline, so the store checks it for every
+   * key it lists, including those it skips.
    */
-  public ScanSummary run(ObjectStore store, String prefix, Predicate<String> keyFilter, Set<String> alsoCheck,
-      Listener listener) throws IOException {
+  public ScanSummary run(ObjectStore store, HistoryQuery query, Set<String> alsoCheck, Listener listener)
+      throws IOException {
+    String prefix = query.prefix();
     Set<String> pipelines = new TreeSet<>(alsoCheck);
     Instant deadline = maxTime == null ? null : clock.instant().plus(maxTime);
     long[] counts = new long[5]; // keys, entries, benign, divergent, drift windows
     WindowKeys window = new WindowKeys();
-    boolean complete = store.history(prefix, (KeyHistory h) -> {
-      if (!keyFilter.test(h.key())) {
-        return true;
-      }
+    boolean complete = store.history(query.until(clock, deadline), (KeyHistory h) -> {
       KeyVerdict v = KeyVerdict.of(h);
       if (OutputKey.looksLikeKey(h.key())) {
         pipelines.add(h.key().substring(0, h.key().indexOf('/')));

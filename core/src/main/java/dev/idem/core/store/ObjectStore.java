@@ -110,6 +110,20 @@ public interface ObjectStore extends Closeable {
    */
   boolean history(String prefix, HistoryVisitor visitor) throws IOException;
 
+  /**
+   * As {@link #history(String, HistoryVisitor)} for the keys {@code query} accepts ({@link
+   * HistoryQuery#accepts}), stopping (returning {@code false}) once its deadline has passed. Stores
+   * override this to push the query into their listing: no work for a key outside it, the deadline
+   * checked for every listed key and before every page, only the ranges that can hold keys in range
+   * listed, and up to {@link HistoryQuery#listParallelism()} listing requests at once. This default
+   * filters a full walk: correct, but it builds the history of keys it then drops.
+   *
+   * @return whether the walk ran to the end ({@code false} when the visitor or the deadline stopped it)
+   */
+  default boolean history(HistoryQuery query, HistoryVisitor visitor) throws IOException {
+    return history(query.prefix(), h -> !query.expired() && (!query.accepts(h.key()) || visitor.visit(h)));
+  }
+
   /** Streams the current objects under {@code prefix} in ascending key order. */
   boolean list(String prefix, ListingVisitor visitor) throws IOException;
 

@@ -200,7 +200,8 @@ class CountsTest {
       }
     };
     ScanSummary sum = new DivergenceScan(ticking, 0, Duration.ofSeconds(5)).run(s, "", v -> {});
-    assertEquals(1, sum.keys());
+    // The clock reads 10 s past the start when the store checks the deadline before the first key.
+    assertEquals(0, sum.keys());
     assertFalse(sum.complete());
   }
 }

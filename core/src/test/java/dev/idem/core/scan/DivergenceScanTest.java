@@ -8,10 +8,16 @@ import dev.idem.core.RunSpec;
 import dev.idem.core.Window;
 import dev.idem.core.store.HistoryEntry;
 import dev.idem.core.store.HistoryEntry.Kind;
+import dev.idem.core.store.HistoryQuery;
 import dev.idem.core.store.KeyHistory;
+import dev.idem.core.store.ObjectStore;
 import dev.idem.core.store.Payload;
+import dev.idem.core.testing.ForwardingObjectStore;
 import dev.idem.core.testing.InMemoryObjectStore;
+import java.io.IOException;
 import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -107,14 +113,14 @@ class DivergenceScanTest {
   }
 
   @Test
-  void run_keyFilter_skipsRejectedKeysUncounted() throws Exception {
+  void run_windowQuery_skipsKeysOutsideUncounted() throws Exception {
     InMemoryObjectStore store = new InMemoryObjectStore();
     String old = RunSpec.of("p", new Window(60, 60), 1).outputKey().toString();
     String recent = RunSpec.of("p", new Window(6000, 60), 1).outputKey().toString();
     store.putIfAbsent(old, Payload.ofBytes(new byte[] {1}), "w1");
     store.putIfAbsent(old, Payload.ofBytes(new byte[] {2}), "w2");
     store.putIfAbsent(recent, Payload.ofBytes(new byte[] {1}), "w1");
-    ScanSummary s = new DivergenceScan().run(store, "p/", k -> k.equals(recent), java.util.Set.of(), v -> {});
+    ScanSummary s = new DivergenceScan().run(store, HistoryQuery.windows("p", 6000), java.util.Set.of(), v -> {});
     assertEquals(1, s.keys());
     assertTrue(s.clean(), "the divergent key is outside the filter");
   }
@@ -131,7 +137,7 @@ class DivergenceScanTest {
     store.delete(other.outputKey().toString());
     // p's keys are all gone from the listing, so only an explicit check finds its pointer; q is met
     // through its ledger-less history only in stores that keep history, so ask for both.
-    ScanSummary s = new DivergenceScan().run(store, "", k -> true, java.util.Set.of("p", "q"), v -> {});
+    ScanSummary s = new DivergenceScan().run(store, HistoryQuery.under(""), java.util.Set.of("p", "q"), v -> {});
     assertEquals(List.of(spec.outputKey().toString(), other.outputKey().toString()), problemKeys(s));
     assertEquals(PointerTarget.Status.MISSING, s.pointerProblems().get(0).status());
     assertFalse(s.clean());
@@ -170,10 +176,10 @@ class DivergenceScanTest {
   void run_nothingUnderPrefixAndNoPointer_examinedNothingNeverClean() throws Exception {
     InMemoryObjectStore store = new InMemoryObjectStore();
     dev.idem.core.publish.Publisher.create(store, "w").publish(RunSpec.of("p", new Window(60, 60), 1), Payload.ofBytes(new byte[] {1}));
-    ScanSummary typo = new DivergenceScan().run(store, "pp/", k -> true, java.util.Set.of("pp"), v -> {});
+    ScanSummary typo = new DivergenceScan().run(store, HistoryQuery.under("pp/"), java.util.Set.of("pp"), v -> {});
     assertTrue(typo.examinedNothing());
     assertFalse(typo.clean(), "a gate never passes on nothing");
-    ScanSummary hit = new DivergenceScan().run(store, "p/", k -> true, java.util.Set.of("p"), v -> {});
+    ScanSummary hit = new DivergenceScan().run(store, HistoryQuery.under("p/"), java.util.Set.of("p"), v -> {});
     assertEquals(1, hit.pointersExamined());
     assertFalse(hit.examinedNothing());
     assertTrue(hit.clean());
@@ -184,7 +190,7 @@ class DivergenceScanTest {
     // --since past every window: no key judged, but the pointer was read and matches.
     InMemoryObjectStore store = new InMemoryObjectStore();
     dev.idem.core.publish.Publisher.create(store, "w").publish(RunSpec.of("p", new Window(60, 60), 1), Payload.ofBytes(new byte[] {1}));
-    ScanSummary s = new DivergenceScan().run(store, "p/", k -> false, java.util.Set.of("p"), v -> {});
+    ScanSummary s = new DivergenceScan().run(store, HistoryQuery.windows("p", Long.MAX_VALUE), java.util.Set.of("p"), v -> {});
     assertEquals(0, s.keys());
     assertFalse(s.examinedNothing());
     assertTrue(s.clean());
@@ -227,6 +233,41 @@ class DivergenceScanTest {
     store.putIfAbsent(RunSpec.of("p", new Window(60, 60), 1).outputKey().toString(), Payload.ofBytes(new byte[] {1}), "w");
     store.putIfAbsent(RunSpec.of("p", new Window(60, 60), 2).outputKey().toString(), Payload.ofBytes(new byte[] {1}), "w");
     assertEquals(1, new DivergenceScan().run(store, "", v -> {}).driftWindows());
+  }
+
+  @Test
+  void run_slowListingOfKeysOutsideTheWindows_deadlineStopsItIncomplete() throws Exception {
+    // Every listed key costs 500 ms of the injected clock (a slow store); none is in the queried range.
+    // Checking the deadline only for keys that pass the filter walked all 100; now the walk stops
+    // after 2 s of listing plus the key in flight.
+    InMemoryObjectStore backing = new InMemoryObjectStore();
+    for (int i = 1; i <= 100; i++) {
+      backing.putIfAbsent(RunSpec.of("p", new Window(60L * i, 60), 1).outputKey().toString(),
+          Payload.ofBytes(new byte[] {1}), "w");
+    }
+    Instant[] now = {Instant.parse("2024-09-10T00:00:00Z")};
+    Clock clock = new Clock() {
+      @Override public java.time.ZoneId getZone() { return java.time.ZoneOffset.UTC; }
+      @Override public Clock withZone(java.time.ZoneId zone) { return this; }
+      @Override public Instant instant() { return now[0]; }
+    };
+    int[] listed = {0};
+    ObjectStore slow = new ForwardingObjectStore(backing) {
+      @Override
+      public boolean history(String prefix, HistoryVisitor visitor) throws IOException {
+        return backing.history(prefix, h -> {
+          listed[0]++;
+          now[0] = now[0].plusMillis(500);
+          return visitor.visit(h);
+        });
+      }
+    };
+    ScanSummary s = new DivergenceScan(clock, 0, Duration.ofSeconds(2))
+        .run(slow, HistoryQuery.windows("p", 1_000_000), java.util.Set.of(), v -> {});
+    assertEquals(4, listed[0], "2 s at 500 ms per listed key");
+    assertEquals(0, s.keys());
+    assertFalse(s.complete());
+    assertFalse(s.clean());
   }
 
   private static List<String> problemKeys(ScanSummary s) {
