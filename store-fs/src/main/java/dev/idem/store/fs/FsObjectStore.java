@@ -3,6 +3,7 @@ package dev.idem.store.fs;
 import dev.idem.core.Names;
 import dev.idem.core.Sha256;
 import dev.idem.core.store.CasResult;
+import dev.idem.core.store.HistoryQuery;
 import dev.idem.core.store.ListedObject;
 import dev.idem.core.store.ObjectInfo;
 import dev.idem.core.store.ObjectStore;
@@ -439,7 +440,20 @@ public final class FsObjectStore implements ObjectStore {
   public boolean history(String prefix, HistoryVisitor visitor) throws IOException {
     Objects.requireNonNull(prefix, "prefix");
     Objects.requireNonNull(visitor, "visitor");
-    return LedgerHistory.walk(layout, paths, prefix, visitor);
+    return LedgerHistory.walk(layout, paths, HistoryQuery.under(prefix), visitor);
+  }
+
+  /**
+   * As {@link #history(String, HistoryVisitor)} for the keys {@code query} accepts: a window query
+   * enters only the window directories in range, no record is read and nothing hashed for a key
+   * outside the query, and the deadline is checked for every key listed. (Directories are read one
+   * at a time: {@link HistoryQuery#listParallelism()} is for stores that list over a network.)
+   */
+  @Override
+  public boolean history(HistoryQuery query, HistoryVisitor visitor) throws IOException {
+    Objects.requireNonNull(query, "query");
+    Objects.requireNonNull(visitor, "visitor");
+    return LedgerHistory.walk(layout, paths, query, visitor);
   }
 
   /** Streams the current objects under {@code prefix} in ascending key order. */

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Predicate;
 
 /**
  * Walks the keys of a store in ascending key order, merging the object tree with the bookkeeping trees
@@ -67,6 +68,16 @@ final class KeyWalker {
    * @return {@code false} when the visitor stopped the walk
    */
   static boolean walk(StorePaths paths, Layout layout, String prefix, Visitor visitor) throws IOException {
+    return walk(paths, layout, prefix, dir -> true, visitor);
+  }
+
+  /**
+   * As {@link #walk(StorePaths, Layout, String, Visitor)}, entering a directory only when {@code descend}
+   * accepts its key prefix ({@code p/1725999960/}), so a query skips the trees that cannot hold its keys
+   * without listing them.
+   */
+  static boolean walk(StorePaths paths, Layout layout, String prefix, Predicate<String> descend, Visitor visitor)
+      throws IOException {
     int slash = prefix.lastIndexOf('/');
     String dirPrefix = slash < 0 ? "" : prefix.substring(0, slash + 1);
     if (!dirPrefix.isEmpty()) {
@@ -89,15 +100,15 @@ final class KeyWalker {
     } catch (InvalidPathException unmappable) {
       return true;
     }
-    return walkDir(paths, dirPrefix, dirs, prefix, visitor);
+    return walkDir(paths, dirPrefix, dirs, prefix, descend, visitor);
   }
 
   private static Path under(Path tree, String dirPrefix) {
     return dirPrefix.isEmpty() ? tree : tree.resolve(dirPrefix);
   }
 
-  private static boolean walkDir(StorePaths paths, String dirPrefix, Path[] dirs, String prefix, Visitor visitor)
-      throws IOException {
+  private static boolean walkDir(StorePaths paths, String dirPrefix, Path[] dirs, String prefix,
+      Predicate<String> descend, Visitor visitor) throws IOException {
     TreeMap<String, Found> entries = new TreeMap<>();
     boolean top = dirPrefix.isEmpty();
     for (Tree t : Tree.values()) {
@@ -109,13 +120,13 @@ final class KeyWalker {
       String name = e.getKey();
       String full = dirPrefix + name;
       if (name.endsWith("/")) {
-        if (full.startsWith(prefix) || prefix.startsWith(full)) {
+        if ((full.startsWith(prefix) || prefix.startsWith(full)) && descend.test(full)) {
           String child = name.substring(0, name.length() - 1);
           Path[] below = new Path[dirs.length];
           for (int i = 0; i < dirs.length; i++) {
             below[i] = dirs[i] == null ? null : dirs[i].resolve(child);
           }
-          if (!walkDir(paths, full, below, prefix, visitor)) {
+          if (!walkDir(paths, full, below, prefix, descend, visitor)) {
             return false;
           }
         }

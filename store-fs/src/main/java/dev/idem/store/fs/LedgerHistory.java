@@ -2,6 +2,7 @@ package dev.idem.store.fs;
 
 import dev.idem.core.Sha256;
 import dev.idem.core.store.HistoryEntry;
+import dev.idem.core.store.HistoryQuery;
 import dev.idem.core.store.KeyHistory;
 import dev.idem.core.store.ObjectStore.HistoryVisitor;
 import dev.idem.core.store.PutStatus;
@@ -33,9 +34,19 @@ import java.util.Set;
 final class LedgerHistory {
   private LedgerHistory() {}
 
-  /** Visits the history of each key under {@code prefix}; {@code false} when the visitor stopped. */
-  static boolean walk(Layout layout, StorePaths paths, String prefix, HistoryVisitor visitor) throws IOException {
-    return KeyWalker.walk(paths, layout, prefix, (key, found) -> {
+  /**
+   * Visits the history of each key {@code query} accepts, entering only the directories that can hold
+   * one; {@code false} when the visitor or the query's deadline (checked for every key listed) stopped it.
+   */
+  static boolean walk(Layout layout, StorePaths paths, HistoryQuery query, HistoryVisitor visitor)
+      throws IOException {
+    return KeyWalker.walk(paths, layout, query.prefix(), query::mayHoldKeysUnder, (key, found) -> {
+      if (query.expired()) {
+        return false;
+      }
+      if (!query.accepts(key)) {
+        return true; // outside the query: no record read, nothing hashed
+      }
       List<Ledger.Line> lines = linesOf(paths, layout, key, found);
       List<HistoryEntry> entries = new ArrayList<>(lines.size() + 1);
       for (Ledger.Line l : lines) {

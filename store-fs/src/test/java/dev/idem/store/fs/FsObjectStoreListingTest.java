@@ -14,11 +14,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.idem.core.Sha256;
 import dev.idem.core.scan.KeyVerdict;
 import dev.idem.core.store.HistoryEntry;
+import dev.idem.core.store.HistoryQuery;
 import dev.idem.core.store.KeyHistory;
 import dev.idem.core.store.ListedObject;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
@@ -69,6 +74,40 @@ class FsObjectStoreListingTest {
     for (ListedObject o : seen) {
       assertEquals(("content of " + o.key()).length(), o.size());
     }
+  }
+
+  @Test
+  void historyQuery_windowRange_entersOnlyWindowsInRange() throws IOException {
+    putAll(List.of(key("p", 60), key("p", 120), key("p", 3000), key("p", 6000), key("q", 6000)));
+    // A link in a window outside the range would be refused if that window's directory were entered.
+    Files.createSymbolicLink(root.resolve("p/60/state-link"), dir);
+    Files.writeString(root.resolve("p/6000/legacy.csv"), "not an idem key");
+    List<String> seen = new ArrayList<>();
+    assertTrue(store.history(HistoryQuery.windows("p", 3000), h -> seen.add(h.key())));
+    assertEquals(List.of(key("p", 3000), key("p", 6000)), seen);
+  }
+
+  @Test
+  void historyQuery_deadlinePassesMidWalk_stopsAtTheNextListedKey() throws IOException {
+    List<String> keys = new ArrayList<>();
+    for (int i = 1; i <= 20; i++) {
+      keys.add(key("p", 60L * i));
+    }
+    putAll(keys);
+    Instant start = Instant.parse("2024-09-10T00:00:00Z");
+    Instant[] now = {start};
+    Clock clock = new Clock() {
+      @Override public ZoneId getZone() { return ZoneOffset.UTC; }
+      @Override public Clock withZone(ZoneId zone) { return this; }
+      @Override public Instant instant() { return now[0]; }
+    };
+    List<String> seen = new ArrayList<>();
+    boolean complete = store.history(HistoryQuery.under("p/").until(clock, start.plusSeconds(2)), h -> {
+      now[0] = now[0].plusMillis(500); // each key costs the caller 500 ms
+      return seen.add(h.key());
+    });
+    assertFalse(complete);
+    assertEquals(sorted(keys).subList(0, 4), seen);
   }
 
   @Test
