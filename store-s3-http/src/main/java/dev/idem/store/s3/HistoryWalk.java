@@ -2,6 +2,7 @@ package dev.idem.store.s3;
 
 import dev.idem.core.OutputKey;
 import dev.idem.core.store.HistoryEntry;
+import dev.idem.core.store.HistoryQuery;
 import dev.idem.core.store.KeyHistory;
 import dev.idem.core.store.ObjectStore.HistoryVisitor;
 import dev.idem.core.store.ObjectStore.ListingVisitor;
@@ -81,16 +82,31 @@ final class HistoryWalk {
     this.executor = executor;
   }
 
-  boolean history(String prefix, HistoryVisitor visitor) throws IOException {
-    try (PageCursor<Marker, ObjectVersion> versions = versions(layout.object(prefix));
-        PageCursor<Marker, ObjectSummary> evidence = objects(layout.evidencePrefix() + prefix)) {
+  /**
+   * Streams the history of the keys {@code query} accepts. A window query lists from its first window
+   * in range ({@link HistoryQuery#listFrom()}); a key outside the query costs no request beyond its
+   * share of a listing page; the deadline is checked for every listed entry, so the walk ends at most
+   * one page request after it passes.
+   */
+  boolean history(HistoryQuery query, HistoryVisitor visitor) throws IOException {
+    String from = query.listFrom();
+    Marker start = from == null ? Marker.START : new Marker(layout.object(from), null, null);
+    Marker evidenceStart = from == null ? Marker.START : new Marker(layout.evidencePrefix() + from, null, null);
+    try (PageCursor<Marker, ObjectVersion> versions = versions(layout.object(query.prefix()), start);
+        PageCursor<Marker, ObjectSummary> evidence = objects(layout.evidencePrefix() + query.prefix(), evidenceStart)) {
       while (true) {
+        if (query.expired()) {
+          return false;
+        }
         ObjectVersion v = skipInternal(versions);
         String key = v == null ? null : layout.logical(v.key());
         for (Evidence e = peekEvidence(evidence); e != null && (key == null || KeyOrder.compare(e.key, key) < 0);
             e = peekEvidence(evidence)) {
           List<Evidence> group = takeEvidence(evidence, e.key);
-          if (!visitor.visit(new KeyHistory(e.key, resolve(e.key, List.of(), group)))) {
+          if (query.expired()) {
+            return false;
+          }
+          if (query.accepts(e.key) && !visitor.visit(new KeyHistory(e.key, resolve(e.key, List.of(), group)))) {
             return false;
           }
         }
@@ -99,10 +115,14 @@ final class HistoryWalk {
         }
         List<ObjectVersion> group = new ArrayList<>();
         while (v != null && v.key().equals(layout.object(key))) {
+          if (query.expired()) {
+            return false; // a key with many versions spans pages: the deadline holds inside it too
+          }
           group.add(versions.next());
           v = versions.peek();
         }
-        if (!visitor.visit(new KeyHistory(key, resolve(key, group, takeEvidence(evidence, key))))) {
+        List<Evidence> attempts = takeEvidence(evidence, key);
+        if (query.accepts(key) && !visitor.visit(new KeyHistory(key, resolve(key, group, attempts)))) {
           return false;
         }
       }
@@ -110,7 +130,7 @@ final class HistoryWalk {
   }
 
   boolean list(String prefix, ListingVisitor visitor) throws IOException {
-    try (PageCursor<Marker, ObjectSummary> objects = objects(layout.object(prefix))) {
+    try (PageCursor<Marker, ObjectSummary> objects = objects(layout.object(prefix), Marker.START)) {
       for (ObjectSummary o = objects.peek(); o != null; o = objects.peek()) {
         if (layout.isInternal(o.key())) {
           objects.restart(new Marker(layout.afterInternal(), null, null));
@@ -127,7 +147,7 @@ final class HistoryWalk {
 
   // ---------------------------------------------------------------- listings
 
-  private PageCursor<Marker, ObjectVersion> versions(String listPrefix) throws IOException {
+  private PageCursor<Marker, ObjectVersion> versions(String listPrefix, Marker start) throws IOException {
     PageCursor.Fetch<Marker, ObjectVersion> fetch = m -> {
       VersionsPage p = client.listVersions(bucket, listPrefix, m.key, m.versionId, pageSize);
       return new PageCursor.Page<>(p.versions(),
@@ -135,10 +155,10 @@ final class HistoryWalk {
     };
     PageCursor.Page<Marker, ObjectVersion> first;
     try {
-      first = fetch.fetch(Marker.START);
+      first = fetch.fetch(start);
     } catch (S3Exception e) {
       if (e.status() == 501 || e.status() == 405 || "NotImplemented".equals(e.code())) {
-        return currentOnly(listPrefix);
+        return currentOnly(listPrefix, start);
       }
       throw e;
     }
@@ -146,7 +166,7 @@ final class HistoryWalk {
   }
 
   /** For servers without versions: each current object as the key's only version. */
-  private PageCursor<Marker, ObjectVersion> currentOnly(String listPrefix) throws IOException {
+  private PageCursor<Marker, ObjectVersion> currentOnly(String listPrefix, Marker start) throws IOException {
     PageCursor.Fetch<Marker, ObjectVersion> fetch = m -> {
       ObjectsPage p = client.listObjects(bucket, listPrefix, m.key, m.token, pageSize);
       List<ObjectVersion> out = new ArrayList<>(p.objects().size());
@@ -155,16 +175,16 @@ final class HistoryWalk {
       }
       return new PageCursor.Page<>(out, p.truncated() ? new Marker(null, null, p.nextContinuationToken()) : null);
     };
-    return PageCursor.open(fetch, Marker.START, executor, "ListObjectsV2 of " + source(listPrefix));
+    return PageCursor.open(fetch, start, executor, "ListObjectsV2 of " + source(listPrefix));
   }
 
-  private PageCursor<Marker, ObjectSummary> objects(String listPrefix) throws IOException {
+  private PageCursor<Marker, ObjectSummary> objects(String listPrefix, Marker start) throws IOException {
     PageCursor.Fetch<Marker, ObjectSummary> fetch = m -> {
       ObjectsPage p = client.listObjects(bucket, listPrefix, m.key, m.token, pageSize);
       return new PageCursor.Page<>(p.objects(),
           p.truncated() ? new Marker(null, null, p.nextContinuationToken()) : null);
     };
-    return PageCursor.open(fetch, Marker.START, executor, "ListObjectsV2 of " + source(listPrefix));
+    return PageCursor.open(fetch, start, executor, "ListObjectsV2 of " + source(listPrefix));
   }
 
   private String source(String listPrefix) {

@@ -5,6 +5,7 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.idem.core.Names;
 import dev.idem.core.Sha256;
 import dev.idem.core.store.CasResult;
+import dev.idem.core.store.HistoryQuery;
 import dev.idem.core.store.ObjectInfo;
 import dev.idem.core.store.ObjectStore;
 import dev.idem.core.store.Payload;
@@ -357,7 +358,13 @@ public final class S3ObjectStore implements ObjectStore {
 
   @Override
   public boolean history(String prefix, HistoryVisitor visitor) throws IOException {
-    return walk.history(Objects.requireNonNull(prefix, "prefix"), visitor);
+    return walk.history(HistoryQuery.under(Objects.requireNonNull(prefix, "prefix")), visitor);
+  }
+
+  /** Pushes {@code query} into the listings; see {@link HistoryWalk#history}. */
+  @Override
+  public boolean history(HistoryQuery query, HistoryVisitor visitor) throws IOException {
+    return walk.history(Objects.requireNonNull(query, "query"), visitor);
   }
 
   @Override

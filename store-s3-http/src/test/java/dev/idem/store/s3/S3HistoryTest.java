@@ -11,6 +11,7 @@ import dev.idem.core.publish.PointerAdvancer;
 import dev.idem.core.scan.Basis;
 import dev.idem.core.scan.KeyVerdict;
 import dev.idem.core.store.HistoryEntry;
+import dev.idem.core.store.HistoryQuery;
 import dev.idem.core.store.KeyHistory;
 import dev.idem.core.store.ListedObject;
 import dev.idem.core.store.Payload;
@@ -21,7 +22,10 @@ import dev.idem.store.s3.client.RequestBody;
 import dev.idem.store.s3.testing.S3ProxyServer;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -135,6 +139,52 @@ class S3HistoryTest {
     Map<String, KeyHistory> small = history(S3StoreOptions.defaults(), "");
     Map<String, KeyHistory> large = history(S3StoreOptions.defaults().toBuilder().pageSize(1000).build(), "");
     assertEquals(large, small);
+  }
+
+  @Test
+  void historyQuery_windowRange_onlyKeysInRangeAndNoHeadForTheRest() throws IOException {
+    // "now" has four digits, so the listing starts at orders/1000; the divergent key(120) and the
+    // two-ETag key(180) list after that marker (three digits sort by their first), and their HEADs
+    // (two each) are what the query saves besides the skipped range.
+    HistoryQuery range = HistoryQuery.windows("orders", 1000)
+        .until(Clock.fixed(Instant.ofEpochSecond(5000), ZoneOffset.UTC), null);
+    int before = requests.get();
+    List<String> seen = new ArrayList<>();
+    try (S3ObjectStore store = open(S3StoreOptions.defaults())) {
+      assertTrue(store.history(range, h -> seen.add(h.key())));
+    }
+    int windowRequests = requests.get() - before;
+    before = requests.get();
+    history(S3StoreOptions.defaults(), "orders/");
+    int fullRequests = requests.get() - before;
+    List<String> expected = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      if (300 + 60L * i >= 1000) {
+        expected.add(key(300 + 60L * i));
+      }
+    }
+    expected.sort(KeyOrder::compare);
+    assertEquals(expected, seen);
+    assertTrue(windowRequests + 4 <= fullRequests, windowRequests + " requests for the range, " + fullRequests
+        + " for the pipeline");
+  }
+
+  @Test
+  void historyQuery_deadlinePassesMidListing_stopsIncomplete() throws IOException {
+    Instant[] now = {Instant.ofEpochSecond(5000)};
+    Clock ticking = new Clock() {
+      @Override public ZoneId getZone() { return ZoneOffset.UTC; }
+      @Override public Clock withZone(ZoneId zone) { return this; }
+      @Override public Instant instant() { return now[0]; }
+    };
+    List<String> seen = new ArrayList<>();
+    try (S3ObjectStore store = open(S3StoreOptions.defaults())) {
+      assertFalse(store.history(HistoryQuery.under("orders/").until(ticking, now[0].plusSeconds(2)), h -> {
+        now[0] = now[0].plusMillis(500); // each key costs the caller 500 ms
+        return seen.add(h.key());
+      }));
+    }
+    assertEquals(4, seen.size(), "2 s at 500 ms per key: " + seen);
   }
 
   @Test
