@@ -1,7 +1,6 @@
 package dev.idem.cli;
 
 import dev.idem.core.Names;
-import dev.idem.core.OutputKey;
 import dev.idem.core.proof.ProvenStore;
 import dev.idem.core.scan.Basis;
 import dev.idem.core.scan.DivergenceScan;
@@ -10,6 +9,7 @@ import dev.idem.core.scan.PointerTarget;
 import dev.idem.core.scan.ScanSummary;
 import dev.idem.core.scan.WindowDrift;
 import dev.idem.core.store.HistoryEntry;
+import dev.idem.core.store.HistoryQuery;
 import dev.idem.core.store.ObjectStore;
 import dev.idem.store.fs.FsObjectStore;
 import java.io.IOException;
@@ -21,7 +21,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import java.util.function.Predicate;
 import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 import picocli.CommandLine.ArgGroup;
@@ -82,7 +81,8 @@ final class ScanCommand implements Callable<Integer> {
     String pipeline;
 
     @Option(names = "--since", paramLabel = "D", converter = Durations.class,
-        description = "Only windows that started within D before now (e.g. 24h).")
+        description = "Only windows that started within D before now (e.g. 24h). Pushed into the store's "
+            + "listing: keys of older windows are not listed where the layout allows, and never HEADed or hashed.")
     Duration since;
   }
 
@@ -91,7 +91,8 @@ final class ScanCommand implements Callable<Integer> {
   long maxKeys;
 
   @Option(names = "--max-time", paramLabel = "D", converter = Durations.class,
-      description = "Stop after D. A cut-short scan is never reported clean.")
+      description = "Stop after D, checked for every listed key (in range or not), so the scan returns within D "
+          + "plus the listing request in flight. A cut-short scan is never reported clean, nor empty.")
   Duration maxTime;
 
   @Option(names = "--allow-empty",
@@ -135,17 +136,18 @@ final class ScanCommand implements Callable<Integer> {
     PrintWriter err = spec.commandLine().getErr();
     try (ObjectStore st = store.open(ctx)) {
       requireIdemStore(st);
-      Predicate<String> keys = key -> true;
+      // The store lists only what the query accepts: --since is not a filter applied after the work.
+      HistoryQuery query = HistoryQuery.under(prefix).until(ctx.clock(), null);
       if (pipeline != null && scope.pipeline.since != null) {
-        long min = ctx.clock().instant().minus(scope.pipeline.since).getEpochSecond();
-        keys = key -> OutputKey.looksLikeKey(key) && OutputKey.parse(key).windowStartEpochSecond() >= min;
+        long min = Math.max(0, ctx.clock().instant().minus(scope.pipeline.since).getEpochSecond());
+        query = HistoryQuery.windows(pipeline, min).until(ctx.clock(), null);
       }
       DivergenceScan scan = new DivergenceScan(ctx.clock(), maxKeys, maxTime);
       ScanSummary summary;
       Progress progress = Progress.start(err, !output.quiet, 5000,
           () -> "scanning " + st.describe() + " prefix=" + prefix + ": " + keysSeen + " keys, " + entriesSeen + " entries");
       try {
-        summary = scan.run(st, prefix, keys, pointersToCheck(pipeline, prefix), new DivergenceScan.Listener() {
+        summary = scan.run(st, query, pointersToCheck(pipeline, prefix), new DivergenceScan.Listener() {
           @Override
           public void divergent(KeyVerdict v) {
             if (output.json) {

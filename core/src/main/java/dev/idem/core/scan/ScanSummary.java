@@ -45,9 +45,13 @@ public record ScanSummary(String prefix, long keys, long entries, long benignDup
     return "scanned prefix=" + prefix + " divergent_keys=" + divergentKeys;
   }
 
-  /** No key and no pointer was met: the scan saw nothing it could judge. */
+  /**
+   * The whole listing ran and met no key and no pointer: the scan saw nothing it could judge. A scan cut
+   * short before its first key is not empty but incomplete (it may have stopped before the keys), so
+   * nothing that passes an empty scan (such as {@code --allow-empty}) passes it.
+   */
   public boolean examinedNothing() {
-    return keys == 0 && pointersExamined == 0;
+    return keys == 0 && pointersExamined == 0 && complete;
   }
 
   /**
