@@ -54,10 +54,11 @@ import picocli.CommandLine.Spec;
             + "directory or the bucket does not exist. --json prints one JSON object per line: each divergent "
             + "key with its versions, then a summary. A pointer an operator rewound ('idem pointer rewind') is "
             + "shown (POINTER-REWOUND on stderr, pointer_rewinds in --json); it does not fail the gate.",
-        "A window holding more than one key is listed (DRIFT on stderr, type drift in --json): two builds "
-            + "that declared different inputs for one window without bumping --schema (keying drift). The "
-            + "overlap of a --schema bump holds two keys per window too, since stores do not record a key's "
-            + "schema; --fail-on-drift makes either exit 1.",
+        "A position (window and schema) holding more than one key is listed (DRIFT on stderr, type drift "
+            + "in --json): two builds that declared different inputs for one window without bumping --schema "
+            + "(keying drift). Stores record each key's schema, so the overlap of a --schema bump (one key per "
+            + "schema) is not drift. A window with a key whose schema is not recorded (written by an older "
+            + "idem or another tool) is judged whole: schema=unknown. --fail-on-drift makes drift exit 1.",
         ""
     })
 final class ScanCommand implements Callable<Integer> {
@@ -101,8 +102,8 @@ final class ScanCommand implements Callable<Integer> {
   boolean allowEmpty;
 
   @Option(names = "--fail-on-drift",
-      description = "Exit 1 when a window holds more than one key (keying drift: an input changed without a "
-          + "--schema bump). Scan with --since past a schema bump's rollout, whose overlap also holds two keys.")
+      description = "Exit 1 when a position (window and schema) holds more than one key (keying drift: an input "
+          + "changed without a --schema bump), or a window of several keys has one whose schema is not recorded.")
   boolean failOnDrift;
 
   @Mixin
@@ -166,11 +167,13 @@ final class ScanCommand implements Callable<Integer> {
           public void drift(WindowDrift w) {
             if (output.json) {
               out.println(Json.object().put("type", "drift").put("pipeline", w.pipeline())
-                  .put("window_start", w.windowStart()).put("keys", w.keys()));
+                  .put("window_start", w.windowStart()).put("schema", w.schema()).put("keys", w.keys()));
               out.flush();
             } else if (!output.quiet) {
-              err.println("idem scan: DRIFT " + w.pipeline() + " window_start=" + w.windowStart() + " holds "
-                  + w.keys().size() + " keys: " + String.join(" ", w.keys()));
+              err.println("idem scan: DRIFT " + w.pipeline() + " window_start=" + w.windowStart() + " schema="
+                  + (w.schemaUnknown() ? "unknown" : w.schema()) + " holds " + w.keys().size() + " keys: "
+                  + String.join(" ", w.keys())
+                  + (w.schemaUnknown() ? " (a key's schema is not recorded: the window is judged whole)" : ""));
             }
           }
 
@@ -184,7 +187,7 @@ final class ScanCommand implements Callable<Integer> {
         progress.close();
       }
       boolean passEmpty = summary.examinedNothing() && allowEmpty;
-      boolean driftFails = failOnDrift && summary.driftWindows() > 0;
+      boolean driftFails = failOnDrift && summary.driftPositions() > 0;
       int code = (summary.clean() && !driftFails) || passEmpty ? ExitCodes.OK
           : summary.examinedNothing() ? ExitCodes.NOTHING_EXAMINED : ExitCodes.DIVERGENT;
       if (output.json) {
@@ -194,8 +197,8 @@ final class ScanCommand implements Callable<Integer> {
         err.println("idem scan: examined " + summary.keys() + " keys (" + summary.entries()
             + " versions and publish records) and " + summary.pointersExamined() + " pointers; "
             + summary.benignDuplicateKeys() + " benign duplicate keys (same bytes written again), "
-            + summary.divergentKeys() + " divergent, " + summary.driftWindows()
-            + " windows with more than one key" + (driftFails ? " (failing: --fail-on-drift)" : ""));
+            + summary.divergentKeys() + " divergent, " + summary.driftPositions()
+            + " positions with more than one key" + (driftFails ? " (failing: --fail-on-drift)" : ""));
         if (!summary.complete()) {
           err.println("idem scan: stopped early by --max-keys/--max-time: not a clean result");
         }
@@ -297,7 +300,7 @@ final class ScanCommand implements Callable<Integer> {
         .put("pointer_problems", problems)
         .put("pointer_rewinds", rewindsJson(summary))
         .put("nothing_examined", summary.examinedNothing())
-        .put("drift_windows", summary.driftWindows())
+        .put("drift_positions", summary.driftPositions())
         .put("clean", summary.clean())
         .put("exit_code", code);
   }

@@ -3,6 +3,8 @@ package dev.idem.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.idem.core.store.Payload;
+import dev.idem.store.fs.FsObjectStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -24,9 +26,13 @@ class KeyingDriftCliTest {
   }
 
   Cli.Result publish(String content, String... inputs) throws Exception {
+    return publishSchema("3", content, inputs);
+  }
+
+  Cli.Result publishSchema(String schema, String content, String... inputs) throws Exception {
     Path f = Files.writeString(Files.createTempFile(dir, "payload", ""), content);
     List<String> args = new java.util.ArrayList<>(List.of("publish", "--file", f.toString(), "--pipeline", "border-state",
-        "--window", "60s", "--at", "1726000030", "--schema", "3", "--store", store));
+        "--window", "60s", "--at", "1726000030", "--schema", schema, "--store", store));
     for (String i : inputs) {
       if (!i.startsWith("--")) {
         args.add("--input");
@@ -81,12 +87,12 @@ class KeyingDriftCliTest {
     Cli.Result r = new Cli().run("scan", "--pipeline", "border-state", "--store", store);
     assertEquals(0, r.code(), r.describe());
     assertEquals("scanned prefix=border-state/ divergent_keys=0\n", r.out(), "stdout keeps the reference lines: " + r.describe());
-    assertTrue(r.err().contains("idem scan: DRIFT border-state window_start=1725999960 holds 2 keys: "), r.describe());
+    assertTrue(r.err().contains("idem scan: DRIFT border-state window_start=1725999960 schema=3 holds 2 keys: "), r.describe());
     assertTrue(r.err().contains(key("snapshot=v1")) && r.err().contains(key("snapshot=v1", "columns=v2")), r.describe());
 
     Cli.Result gate = new Cli().run("scan", "--pipeline", "border-state", "--store", store, "--fail-on-drift");
     assertEquals(ExitCodes.DIVERGENT, gate.code(), gate.describe());
-    assertTrue(gate.err().contains("1 windows with more than one key (failing: --fail-on-drift)"), gate.describe());
+    assertTrue(gate.err().contains("1 positions with more than one key (failing: --fail-on-drift)"), gate.describe());
 
     Cli.Result json = new Cli().run("scan", "--pipeline", "border-state", "--store", store, "--json", "--fail-on-drift");
     assertEquals(ExitCodes.DIVERGENT, json.code(), json.describe());
@@ -95,10 +101,42 @@ class KeyingDriftCliTest {
     Map<String, Object> drift = MiniJson.object(lines[0]);
     assertEquals("drift", drift.get("type"));
     assertEquals(1725999960L, drift.get("window_start"));
+    assertEquals(3L, drift.get("schema"));
     assertEquals(2, ((List<?>) drift.get("keys")).size(), json.describe());
     Map<String, Object> summary = MiniJson.object(lines[1]);
-    assertEquals(1L, summary.get("drift_windows"));
+    assertEquals(1L, summary.get("drift_positions"));
     assertEquals(1L, summary.get("exit_code"));
+  }
+
+  @Test
+  void scan_schemaBumpOverlap_cleanWithFailOnDrift() throws Exception {
+    // The old build (schema 1) and the new one (schema 2, another input) publish the same window
+    // during the deploy: one key per position, not drift.
+    assertEquals(0, publishSchema("1", "rows", "snapshot=v1").code());
+    assertEquals(0, publishSchema("2", "rows,cols", "snapshot=v1", "columns=v2").code());
+    Cli.Result r = new Cli().run("scan", "--pipeline", "border-state", "--store", store, "--fail-on-drift");
+    assertEquals(0, r.code(), r.describe());
+    assertTrue(!r.err().contains("DRIFT"), r.describe());
+    Cli.Result json = new Cli().run("scan", "--pipeline", "border-state", "--store", store, "--json", "--fail-on-drift");
+    assertEquals(0, json.code(), json.describe());
+    assertEquals(1, json.outLines().length, "no drift object, only the summary: " + json.describe());
+  }
+
+  @Test
+  void scan_legacyKeysWithoutSchema_windowJudgedWholeAndSaysSo() throws Exception {
+    // Objects published without a schema (an older idem, or a library caller bypassing Publisher).
+    try (FsObjectStore fs = FsObjectStore.open(dir.resolve("store"))) {
+      fs.putIfAbsent(key("snapshot=v1"), Payload.ofBytes(new byte[] {1}), "old-build");
+      fs.putIfAbsent(key("snapshot=v2"), Payload.ofBytes(new byte[] {2}), "old-build");
+    }
+    Cli.Result r = new Cli().run("scan", "--pipeline", "border-state", "--store", store, "--fail-on-drift");
+    assertEquals(ExitCodes.DIVERGENT, r.code(), r.describe());
+    assertTrue(r.err().contains("idem scan: DRIFT border-state window_start=1725999960 schema=unknown holds 2 keys: "),
+        r.describe());
+    assertTrue(r.err().contains("(a key's schema is not recorded: the window is judged whole)"), r.describe());
+    Cli.Result json = new Cli().run("scan", "--pipeline", "border-state", "--store", store, "--json");
+    Map<String, Object> drift = MiniJson.object(json.outLines()[0]);
+    assertTrue(drift.containsKey("schema") && drift.get("schema") == null, json.describe());
   }
 
   @Test
@@ -107,6 +145,6 @@ class KeyingDriftCliTest {
     publish("rows", "snapshot=v1");
     Cli.Result r = new Cli().run("scan", "--pipeline", "border-state", "--store", store, "--fail-on-drift");
     assertEquals(0, r.code(), r.describe());
-    assertTrue(r.err().contains("0 windows with more than one key"), r.describe());
+    assertTrue(r.err().contains("0 positions with more than one key"), r.describe());
   }
 }

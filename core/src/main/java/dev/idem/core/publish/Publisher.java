@@ -30,7 +30,8 @@ import java.util.Optional;
  *   <li>run the task to produce the payload (only now: the expensive work runs only when needed); a
  *       0-byte payload is refused unless empty results were allowed (P6), since a task that wrote
  *       nothing has produced no result;
- *   <li>publish create-only: CREATED, IDENTICAL or DIVERGENT (P2–P4);
+ *   <li>publish create-only: CREATED, IDENTICAL or DIVERGENT (P2–P4), with the spec's schema version
+ *       on the payload ({@link Payload#withSchema}) for the store to record;
  *   <li>advance the pipeline's pointer to the object now at the key, by the monotonic rule (G1–G3).
  *       This also happens on skip, so a replica that died between publishing and advancing is
  *       completed by the next one.
@@ -168,7 +169,8 @@ public final class Publisher {
   }
 
   private PublishReport publishPayload(RunSpec spec, OutputKey key, Payload payload) throws IOException {
-    PutOutcome put = store.putIfAbsent(key.toString(), payload, writerId);
+    // The schema travels with the bytes, so the store records it beside them (the scan's position).
+    PutOutcome put = store.putIfAbsent(key.toString(), payload.withSchema(spec.schemaVersion()), writerId);
     PublishStatus status = switch (put.status()) {
       case CREATED -> PublishStatus.CREATED;
       case IDENTICAL -> PublishStatus.IDENTICAL;

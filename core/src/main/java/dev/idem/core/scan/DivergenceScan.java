@@ -30,7 +30,8 @@ import java.util.TreeSet;
  * records. A {@code maxKeys} or {@code maxTime} bound
  * stops early; the summary then says the scan was incomplete, and an incomplete scan is never reported
  * clean. Neither is a scan that met no key and no pointer ({@link ScanSummary#examinedNothing()}).
- * Windows holding more than one key are reported as {@link WindowDrift} and counted; whether they fail
+ * Positions (window and schema) holding more than one key are reported as {@link WindowDrift} and
+ * counted; a window whose keys do not all have a recorded schema is judged whole. Whether drift fails
  * a gate is the caller's choice.
  *
  * <p>An {@link IOException} from the store ends the scan with no verdict; nothing is written either way.
@@ -43,8 +44,8 @@ public final class DivergenceScan {
     void divergent(KeyVerdict verdict) throws IOException;
 
     /**
-     * A window holding more than one key (keying drift, or the overlap of a schema bump), reported once
-     * the listing has moved past the window.
+     * A position holding more than one key (keying drift), or a window of more than one key where a
+     * schema is unknown; reported once the listing has moved past the window.
      */
     default void drift(WindowDrift window) throws IOException {}
 
@@ -91,14 +92,14 @@ public final class DivergenceScan {
     String prefix = query.prefix();
     Set<String> pipelines = new TreeSet<>(alsoCheck);
     Instant deadline = maxTime == null ? null : clock.instant().plus(maxTime);
-    long[] counts = new long[5]; // keys, entries, benign, divergent, drift windows
+    long[] counts = new long[5]; // keys, entries, benign, divergent, drift positions
     WindowKeys window = new WindowKeys();
     boolean complete = store.history(query.until(clock, deadline), (KeyHistory h) -> {
       KeyVerdict v = KeyVerdict.of(h);
       if (OutputKey.looksLikeKey(h.key())) {
         pipelines.add(h.key().substring(0, h.key().indexOf('/')));
         if (v.writes() > 0) {
-          counts[4] += window.add(OutputKey.parse(h.key()), listener);
+          counts[4] += window.add(OutputKey.parse(h.key()), h.schema(), listener);
         }
       }
       counts[0]++;
@@ -136,16 +137,18 @@ public final class DivergenceScan {
   }
 
   /**
-   * The keys of the window the listing is in. Keys come in ascending order, so the keys of one window
-   * (one {@code pipeline/window_start/} prefix) are adjacent: memory stays one window's keys.
+   * The keys of the window the listing is in, with their recorded schemas. Keys come in ascending
+   * order, so the keys of one window (one {@code pipeline/window_start/} prefix) are adjacent: memory
+   * stays one window's keys.
    */
   private static final class WindowKeys {
     private String pipeline;
     private long windowStart;
     private final List<String> keys = new ArrayList<>();
+    private final List<Integer> schemas = new ArrayList<>();
 
-    /** Adds {@code key}; returns 1 when it closed a window that drifted (reported), else 0. */
-    int add(OutputKey key, Listener listener) throws IOException {
+    /** Adds {@code key}; returns how many drifting positions the window it closed held (reported). */
+    int add(OutputKey key, Integer schema, Listener listener) throws IOException {
       int drifted = 0;
       if (!key.pipeline().equals(pipeline) || key.windowStartEpochSecond() != windowStart) {
         drifted = flush(listener);
@@ -153,17 +156,31 @@ public final class DivergenceScan {
         windowStart = key.windowStartEpochSecond();
       }
       keys.add(key.toString());
+      schemas.add(schema);
       return drifted;
     }
 
     int flush(Listener listener) throws IOException {
-      int drifted = 0;
-      if (keys.size() > 1) {
-        listener.drift(new WindowDrift(pipeline, windowStart, keys));
-        drifted = 1;
+      List<WindowDrift> drifts = new ArrayList<>();
+      if (keys.size() > 1 && schemas.contains(null)) {
+        drifts.add(new WindowDrift(pipeline, windowStart, null, keys));
+      } else if (keys.size() > 1) {
+        SortedMap<Integer, List<String>> positions = new TreeMap<>();
+        for (int i = 0; i < keys.size(); i++) {
+          positions.computeIfAbsent(schemas.get(i), s -> new ArrayList<>()).add(keys.get(i));
+        }
+        positions.forEach((schema, held) -> {
+          if (held.size() > 1) {
+            drifts.add(new WindowDrift(pipeline, windowStart, schema, held));
+          }
+        });
+      }
+      for (WindowDrift d : drifts) {
+        listener.drift(d);
       }
       keys.clear();
-      return drifted;
+      schemas.clear();
+      return drifts.size();
     }
   }
 }

@@ -25,12 +25,14 @@ import java.util.TreeMap;
  * @param pointerRewinds the last operator rewind recorded in the pointer of each scanned pipeline that
  *     has one, by pipeline name in ascending order: shown so that a moved-back pointer is never a
  *     silent one; not a failure of the gate (it was a deliberate, compare-and-swapped repair)
- * @param driftWindows windows holding more than one key ({@link WindowDrift}); not part of {@link
- *     #clean()}, since a schema bump's overlap looks the same to the scan: callers choose to fail on it
+ * @param driftPositions positions (window and schema) holding more than one key, counting a window
+ *     judged whole because a key's schema is unknown as one ({@link WindowDrift}); not part of {@link
+ *     #clean()}: the objects are complete and a retry would not change them, so callers choose to fail
+ *     on it ({@code idem scan --fail-on-drift})
  */
 public record ScanSummary(String prefix, long keys, long entries, long benignDuplicateKeys, long divergentKeys,
     boolean complete, long pointersExamined, List<PointerTarget> pointerProblems,
-    SortedMap<String, Pointer.Rewind> pointerRewinds, long driftWindows) {
+    SortedMap<String, Pointer.Rewind> pointerRewinds, long driftPositions) {
 
   public ScanSummary {
     pointerProblems = List.copyOf(pointerProblems);

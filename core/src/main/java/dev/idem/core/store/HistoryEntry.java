@@ -15,9 +15,13 @@ import java.util.Objects;
  * @param sha256 content SHA-256 recorded by idem, or {@code null} for objects idem did not write
  * @param etag the store's ETag (unquoted), or {@code null} where there is none
  * @param writer writer id where known, else {@code null}
+ * @param schema the schema version idem recorded with the publish ({@link Payload#schema()}), or {@code
+ *     null} when unknown: objects idem did not write, publishes by a version of idem that recorded none,
+ *     records lost to a crash, and on S3 entries whose metadata the listing did not read (the S3 store
+ *     reads it for keys that share their window with another key, where the scan needs it)
  */
-public record HistoryEntry(
-    String key, Kind kind, String versionId, Instant time, long size, String sha256, String etag, String writer) {
+public record HistoryEntry(String key, Kind kind, String versionId, Instant time, long size, String sha256,
+    String etag, String writer, Integer schema) {
 
   public enum Kind {
     /** A version of the object as stored (current or noncurrent). */

@@ -54,7 +54,10 @@ public interface ObjectStore extends Closeable {
   Optional<InputStream> open(String key) throws IOException;
 
   /**
-   * Create-only publish of {@code payload} at {@code key} (P2–P4).
+   * Create-only publish of {@code payload} at {@code key} (P2–P4). The payload's {@link Payload#schema()},
+   * when it has one, is recorded create-only with the object and with a recorded attempt, and {@link
+   * #history} reports it ({@link HistoryEntry#schema()}); a store that records none leaves the scan
+   * judging the key's window whole (schema unknown).
    *
    * @throws IOException when the store failed; the key then holds either nothing or a complete object
    *     (never a partial one), and a retry is safe: it returns CREATED, or IDENTICAL if the failed

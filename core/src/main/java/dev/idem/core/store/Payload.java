@@ -15,6 +15,13 @@ import java.util.Objects;
  * <p>A file payload is hashed once, lazily. Stores re-hash while they copy and must refuse to publish
  * when the two hashes differ (the file changed under them), so a payload's bytes and its declared
  * SHA-256 never disagree in the store.
+ *
+ * <p>A payload may also carry the schema version of its format ({@link #withSchema}; the publisher
+ * sets it from the spec). Stores record it create-only with the object and with divergence evidence,
+ * and report it in {@link HistoryEntry#schema()}, so the scan can tell a schema bump's overlap from
+ * keying drift. It travels on the payload rather than as another {@code putIfAbsent} argument so that
+ * a store wrapper that forwards the payload forwards the schema too; a store that ignores it records
+ * none, which the scan treats as unknown (the cautious reading).
  */
 public interface Payload {
 
@@ -25,6 +32,45 @@ public interface Payload {
 
   /** A new stream over the whole content; the caller closes it. */
   InputStream open() throws IOException;
+
+  /** The schema version of the content's format (contract G2), or {@code null} when not given. */
+  default Integer schema() {
+    return null;
+  }
+
+  /** The same bytes, declared to be in format {@code schema}. */
+  default Payload withSchema(int schema) {
+    if (schema < 0) {
+      throw new IllegalArgumentException("schema version must be >= 0, was " + schema);
+    }
+    Payload bytes = this;
+    return new Payload() {
+      @Override
+      public long size() throws IOException {
+        return bytes.size();
+      }
+
+      @Override
+      public String sha256() throws IOException {
+        return bytes.sha256();
+      }
+
+      @Override
+      public InputStream open() throws IOException {
+        return bytes.open();
+      }
+
+      @Override
+      public Integer schema() {
+        return schema;
+      }
+
+      @Override
+      public String toString() {
+        return bytes.toString();
+      }
+    };
+  }
 
   /** Raised by a store when the bytes it read do not hash to {@link #sha256()}. */
   final class ChangedWhileReadingException extends IOException {

@@ -80,7 +80,7 @@ class CountsTest {
   // --- KeyVerdict ---
 
   private static HistoryEntry entry(HistoryEntry.Kind kind, String sha, String etag) {
-    return new HistoryEntry("k", kind, null, null, 1, sha, etag, null);
+    return new HistoryEntry("k", kind, null, null, 1, sha, etag, null, null);
   }
 
   @Test
@@ -113,8 +113,8 @@ class CountsTest {
   @Test
   void verdict_sameEtagOnTwoVersions_onePayload() {
     KeyVerdict v = KeyVerdict.of(new KeyHistory("k", List.of(
-        new HistoryEntry("k", HistoryEntry.Kind.VERSION, "v1", null, 1, null, "e1", null),
-        new HistoryEntry("k", HistoryEntry.Kind.VERSION, "v2", null, 2, null, "e1", null))));
+        new HistoryEntry("k", HistoryEntry.Kind.VERSION, "v1", null, 1, null, "e1", null, null),
+        new HistoryEntry("k", HistoryEntry.Kind.VERSION, "v2", null, 2, null, "e1", null, null))));
     assertEquals(1, v.payloads());
     assertTrue(v.benignDuplicate());
   }

@@ -2,6 +2,7 @@ package dev.idem.core.mutation;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.idem.core.Sha256;
 import dev.idem.core.store.Payload;
@@ -46,5 +47,20 @@ class PayloadTest {
     assertEquals(Sha256.of(content), p.sha256(), "hashed once, then remembered");
     assertArrayEquals(content, readAll(p));
     assertEquals(f.toString(), p.toString());
+  }
+
+  @Test
+  void withSchema_sameBytesAndNameCarryingTheSchema() throws IOException {
+    Payload plain = Payload.ofBytes(new byte[] {1, 2, 3});
+    Payload p = plain.withSchema(7);
+    assertEquals(null, plain.schema(), "a payload says no schema until given one");
+    assertEquals(Integer.valueOf(7), p.schema());
+    assertEquals(3, p.size());
+    assertEquals(plain.sha256(), p.sha256());
+    assertArrayEquals(new byte[] {1, 2, 3}, readAll(p));
+    assertEquals("bytes(3)", p.toString(), "errors keep naming the source");
+    assertEquals(Integer.valueOf(0), plain.withSchema(0).schema());
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> plain.withSchema(-1));
+    assertEquals("schema version must be >= 0, was -1", e.getMessage());
   }
 }

@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
 class DivergenceScanTest {
 
   private static HistoryEntry etag(String key, String etag) {
-    return new HistoryEntry(key, Kind.VERSION, "v-" + etag, null, 3, null, etag, null);
+    return new HistoryEntry(key, Kind.VERSION, "v-" + etag, null, 3, null, etag, null, null);
   }
 
   @Test
@@ -40,7 +40,7 @@ class DivergenceScanTest {
   void of_onlyDivergentAttemptsLeft_divergent() {
     // Retention deleted the object (or an unversioned bucket lost its history); the evidence stays.
     String sha = "cd".repeat(32);
-    HistoryEntry attempt = new HistoryEntry("k", Kind.DIVERGENT_ATTEMPT, null, null, 4, sha, null, "w");
+    HistoryEntry attempt = new HistoryEntry("k", Kind.DIVERGENT_ATTEMPT, null, null, 4, sha, null, "w", null);
     KeyVerdict v = KeyVerdict.of(new KeyHistory("k", List.of(attempt, attempt)));
     assertTrue(v.divergent(), v.toString());
     assertFalse(v.benignDuplicate());
@@ -56,7 +56,7 @@ class DivergenceScanTest {
 
   @Test
   void of_deleteMarkers_areNotContent() {
-    HistoryEntry marker = new HistoryEntry("k", Kind.DELETE_MARKER, "v9", null, -1, null, null, null);
+    HistoryEntry marker = new HistoryEntry("k", Kind.DELETE_MARKER, "v9", null, -1, null, null, null, null);
     KeyVerdict v = KeyVerdict.of(new KeyHistory("k", List.of(etag("k", "a"), marker, etag("k", "a"))));
     assertEquals(2, v.writes());
     assertEquals(1, v.payloads());
@@ -67,8 +67,8 @@ class DivergenceScanTest {
     // Multipart or SSE-KMS: ETags differ for identical bytes; idem compares its own SHA-256.
     String sha = "ab".repeat(32);
     KeyVerdict v = KeyVerdict.of(new KeyHistory("k", List.of(
-        new HistoryEntry("k", Kind.VERSION, "1", null, 3, sha, "etag-1-2", "w"),
-        new HistoryEntry("k", Kind.VERSION, "2", null, 3, sha, "etag-2-2", "w"))));
+        new HistoryEntry("k", Kind.VERSION, "1", null, 3, sha, "etag-1-2", "w", null),
+        new HistoryEntry("k", Kind.VERSION, "2", null, 3, sha, "etag-2-2", "w", null))));
     assertFalse(v.divergent());
     assertEquals(Basis.SHA256, v.basis());
   }
@@ -76,9 +76,20 @@ class DivergenceScanTest {
   @Test
   void of_mixedBases_saidSo() {
     KeyVerdict v = KeyVerdict.of(new KeyHistory("k", List.of(
-        new HistoryEntry("k", Kind.VERSION, "1", null, 3, "ab".repeat(32), "e1", "w"), etag("k", "e2"))));
+        new HistoryEntry("k", Kind.VERSION, "1", null, 3, "ab".repeat(32), "e1", "w", null), etag("k", "e2"))));
     assertEquals(Basis.MIXED, v.basis());
     assertTrue(v.divergent());
+  }
+
+  @Test
+  void schema_entriesAgreeOrSomeUnknown_theRecordedOneElseNull() {
+    String sha = "ab".repeat(32);
+    HistoryEntry two = new HistoryEntry("k", Kind.VERSION, null, null, 3, sha, null, "w", 2);
+    HistoryEntry unknown = new HistoryEntry("k", Kind.IDENTICAL_ATTEMPT, null, null, 3, sha, null, "w", null);
+    HistoryEntry three = new HistoryEntry("k", Kind.DIVERGENT_ATTEMPT, null, null, 3, sha, null, "w", 3);
+    assertEquals(Integer.valueOf(2), new KeyHistory("k", List.of(unknown, two, two)).schema());
+    assertEquals(null, new KeyHistory("k", List.of(unknown)).schema());
+    assertEquals(null, new KeyHistory("k", List.of(two, three)).schema(), "entries that disagree are not believed");
   }
 
   @Test
@@ -223,7 +234,7 @@ class DivergenceScanTest {
     assertEquals("p", d.pipeline());
     assertEquals(120, d.windowStart());
     assertEquals(java.util.Set.of(oldBuild.outputKey().toString(), newBuild.outputKey().toString()), java.util.Set.copyOf(d.keys()));
-    assertEquals(1, s.driftWindows());
+    assertEquals(1, s.driftPositions());
     assertTrue(s.clean(), "drift is the caller's to fail on");
   }
 
@@ -232,7 +243,72 @@ class DivergenceScanTest {
     InMemoryObjectStore store = new InMemoryObjectStore();
     store.putIfAbsent(RunSpec.of("p", new Window(60, 60), 1).outputKey().toString(), Payload.ofBytes(new byte[] {1}), "w");
     store.putIfAbsent(RunSpec.of("p", new Window(60, 60), 2).outputKey().toString(), Payload.ofBytes(new byte[] {1}), "w");
-    assertEquals(1, new DivergenceScan().run(store, "", v -> {}).driftWindows());
+    assertEquals(1, new DivergenceScan().run(store, "", v -> {}).driftPositions());
+  }
+
+  /** Publishes one byte for {@code spec} as a publisher does (the schema travels with the payload). */
+  private static void publish(InMemoryObjectStore store, RunSpec spec) throws Exception {
+    dev.idem.core.publish.Publisher.create(store, "w").publish(spec, Payload.ofBytes(new byte[] {1}));
+  }
+
+  private static List<WindowDrift> drifts(InMemoryObjectStore store, ScanSummary[] summary) throws Exception {
+    List<WindowDrift> drifts = new ArrayList<>();
+    summary[0] = new DivergenceScan().run(store, "", new DivergenceScan.Listener() {
+      @Override
+      public void divergent(KeyVerdict verdict) {
+        throw new AssertionError("no key diverged: " + verdict);
+      }
+
+      @Override
+      public void drift(WindowDrift window) {
+        drifts.add(window);
+      }
+    });
+    return drifts;
+  }
+
+  @Test
+  void run_oneWindowTwoSchemas_noDrift() throws Exception {
+    // The overlap of a --schema bump: the old and the new build each publish their own position.
+    InMemoryObjectStore store = new InMemoryObjectStore();
+    publish(store, RunSpec.of("p", new Window(120, 60), 1).withInput("snapshot", "v1"));
+    publish(store, RunSpec.of("p", new Window(120, 60), 2).withInput("snapshot", "v1").withInput("columns", "v2"));
+    ScanSummary[] s = new ScanSummary[1];
+    assertEquals(List.of(), drifts(store, s));
+    assertEquals(0, s[0].driftPositions());
+  }
+
+  @Test
+  void run_oneWindowOneSchemaTwoKeys_driftNamesTheSchema() throws Exception {
+    InMemoryObjectStore store = new InMemoryObjectStore();
+    RunSpec oldBuild = RunSpec.of("p", new Window(120, 60), 2).withInput("snapshot", "v1");
+    RunSpec newBuild = RunSpec.of("p", new Window(120, 60), 2).withInput("snapshot", "v1").withInput("columns", "v2");
+    publish(store, oldBuild);
+    publish(store, newBuild);
+    publish(store, RunSpec.of("p", new Window(120, 60), 3).withInput("snapshot", "v1"));
+    ScanSummary[] s = new ScanSummary[1];
+    List<WindowDrift> drifts = drifts(store, s);
+    assertEquals(1, drifts.size(), drifts.toString());
+    assertEquals(Integer.valueOf(2), drifts.get(0).schema());
+    assertEquals(java.util.Set.of(oldBuild.outputKey().toString(), newBuild.outputKey().toString()),
+        java.util.Set.copyOf(drifts.get(0).keys()));
+    assertEquals(1, s[0].driftPositions());
+  }
+
+  @Test
+  void run_schemaUnknownInTheWindow_fallsBackToTheWindow() throws Exception {
+    // A legacy store (or a writer that recorded no schema) beside a key with a known schema: the
+    // unknown key may share either position, so the window is judged whole and says so.
+    InMemoryObjectStore store = new InMemoryObjectStore();
+    RunSpec known = RunSpec.of("p", new Window(120, 60), 1);
+    String legacy = RunSpec.of("p", new Window(120, 60), 2).outputKey().toString();
+    publish(store, known);
+    store.putIfAbsent(legacy, Payload.ofBytes(new byte[] {1}), "w");
+    ScanSummary[] s = new ScanSummary[1];
+    List<WindowDrift> drifts = drifts(store, s);
+    assertEquals(1, drifts.size(), drifts.toString());
+    assertEquals(null, drifts.get(0).schema());
+    assertEquals(java.util.Set.of(known.outputKey().toString(), legacy), java.util.Set.copyOf(drifts.get(0).keys()));
   }
 
   @Test

@@ -23,8 +23,11 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
@@ -300,6 +303,34 @@ public abstract class ObjectStoreContract {
     List<String> onlyA = new ArrayList<>();
     store.history("a/", h -> onlyA.add(h.key()));
     assertEquals(keys.stream().filter(k -> k.startsWith("a/")).toList(), onlyA);
+  }
+
+  @Test
+  void history_keysSharingAWindow_recordTheSchemaOfEachPublish() throws IOException {
+    // A schema bump's overlap: two keys in one window; the scan needs each one's schema (G2 position).
+    String one = RunSpec.of("orders", new Window(420, 60), 1).outputKey().toString();
+    String two = RunSpec.of("orders", new Window(420, 60), 2).outputKey().toString();
+    store.putIfAbsent(one, bytes("rows").withSchema(1), "writer-a");
+    store.putIfAbsent(two, bytes("rows,cols").withSchema(2), "writer-a");
+    assertEquals(PutStatus.DIVERGENT, store.putIfAbsent(two, bytes("other").withSchema(2), "writer-b").status());
+    Map<String, KeyHistory> seen = new HashMap<>();
+    store.history("orders/", h -> seen.put(h.key(), h) == null);
+    assertEquals(Integer.valueOf(1), seen.get(one).schema(), seen.toString());
+    assertEquals(Integer.valueOf(2), seen.get(two).schema(), seen.toString());
+    assertTrue(seen.get(two).entries().stream().anyMatch(e ->
+            e.kind() == HistoryEntry.Kind.DIVERGENT_ATTEMPT && Integer.valueOf(2).equals(e.schema())),
+        "the divergent attempt's evidence carries its schema too: " + seen.get(two));
+  }
+
+  @Test
+  void history_payloadWithoutSchema_schemaUnknown() throws IOException {
+    String one = RunSpec.of("orders", new Window(480, 60), 1).outputKey().toString();
+    String two = RunSpec.of("orders", new Window(480, 60), 2).outputKey().toString();
+    store.putIfAbsent(one, bytes("rows"), "writer-a");
+    store.putIfAbsent(two, bytes("rows,cols"), "writer-a");
+    List<Integer> schemas = new ArrayList<>();
+    store.history("orders/", h -> schemas.add(h.schema()));
+    assertEquals(Arrays.asList(null, null), schemas);
   }
 
   @Test

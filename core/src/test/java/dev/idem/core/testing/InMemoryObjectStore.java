@@ -87,14 +87,17 @@ public final class InMemoryObjectStore implements ObjectStore {
       if (existing == null) {
         ObjectInfo info = new ObjectInfo(key, sha, bytes.length, writerId, now);
         objects.put(key, new Stored(bytes, info));
-        h.add(new HistoryEntry(key, HistoryEntry.Kind.VERSION, null, now, bytes.length, sha, null, writerId));
+        h.add(new HistoryEntry(key, HistoryEntry.Kind.VERSION, null, now, bytes.length, sha, null, writerId,
+            payload.schema()));
         return new PutOutcome(PutStatus.CREATED, info, sha, bytes.length, null);
       }
       if (existing.info().sha256().equals(sha)) {
-        h.add(new HistoryEntry(key, HistoryEntry.Kind.IDENTICAL_ATTEMPT, null, now, bytes.length, sha, null, writerId));
+        h.add(new HistoryEntry(key, HistoryEntry.Kind.IDENTICAL_ATTEMPT, null, now, bytes.length, sha, null, writerId,
+            payload.schema()));
         return new PutOutcome(PutStatus.IDENTICAL, existing.info(), sha, bytes.length, null);
       }
-      h.add(new HistoryEntry(key, HistoryEntry.Kind.DIVERGENT_ATTEMPT, null, now, bytes.length, sha, null, writerId));
+      h.add(new HistoryEntry(key, HistoryEntry.Kind.DIVERGENT_ATTEMPT, null, now, bytes.length, sha, null, writerId,
+            payload.schema()));
       return new PutOutcome(PutStatus.DIVERGENT, existing.info(), sha, bytes.length, "memory-evidence/" + key + "/" + sha);
     }
   }

@@ -312,7 +312,7 @@ public final class FsObjectStore implements ObjectStore {
           remember(knownKeys, key, seen);
           remember(createdHere, key, seen);
           ObjectInfo created = new ObjectInfo(key, sha, size, writerId, Instant.now());
-          record(records, target, PutStatus.CREATED, created.publishedAt(), sha, size, writerId,
+          record(records, target, PutStatus.CREATED, created.publishedAt(), sha, size, writerId, payload.schema(),
               "published " + target + " but could not write its record");
           return new PutOutcome(PutStatus.CREATED, created, sha, size, null);
         }
@@ -320,7 +320,7 @@ public final class FsObjectStore implements ObjectStore {
         if (stored.isPresent()) {
           paths.sync(dir, "found " + target + " but could not make it durable");
           remember(knownKeys, key, seen);
-          return existing(key, target, stored.get(), temp.path(), sha, size, writerId, records);
+          return existing(key, target, stored.get(), temp.path(), sha, size, writerId, payload.schema(), records);
         }
         requireFileOrNothing(target, "object");
         if (attempt == PUBLISH_ATTEMPTS) {
@@ -332,9 +332,9 @@ public final class FsObjectStore implements ObjectStore {
   }
 
   private PutOutcome existing(String key, Path target, ObjectInfo stored, Path temp, String sha, long size,
-      String writerId, Path records) throws IOException {
+      String writerId, Integer schema, Path records) throws IOException {
     if (stored.sha256().equals(sha)) {
-      record(records, target, PutStatus.IDENTICAL, Instant.now(), sha, size, writerId,
+      record(records, target, PutStatus.IDENTICAL, Instant.now(), sha, size, writerId, schema,
           "identical publish of " + target + " could not be recorded");
       return new PutOutcome(PutStatus.IDENTICAL, stored, sha, size, null);
     }
@@ -350,7 +350,7 @@ public final class FsObjectStore implements ObjectStore {
       paths.sync(evidence.getParent(), "kept divergent bytes at " + evidence + " but could not make them durable");
       evidenceKey = Layout.EVIDENCE_PREFIX + key + "/" + sha;
     }
-    record(records, target, PutStatus.DIVERGENT, Instant.now(), sha, size, writerId,
+    record(records, target, PutStatus.DIVERGENT, Instant.now(), sha, size, writerId, schema,
         "divergent publish of " + target + " could not be recorded");
     return new PutOutcome(PutStatus.DIVERGENT, stored, sha, size, evidenceKey);
   }
@@ -387,10 +387,10 @@ public final class FsObjectStore implements ObjectStore {
   }
 
   private void record(Path records, Path target, PutStatus status, Instant time, String sha, long size,
-      String writer, String context) throws IOException {
+      String writer, Integer schema, String context) throws IOException {
     try {
       Records.write(paths, ops, records, target.getFileName().toString(),
-          new Ledger.Line(time, status, sha, size, writer));
+          new Ledger.Line(time, status, sha, size, writer, schema));
     } catch (IOException e) {
       throw failure(context + " in " + records, e);
     }

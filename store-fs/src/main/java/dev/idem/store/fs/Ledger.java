@@ -14,25 +14,39 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The text form of one publish attempt, {@code v1 <ISO-8601 time> <CREATED|IDENTICAL|DIVERGENT> <sha256>
- * <size> <writer>\n}: the content of each {@link Records record}, and the line format of the per-key
- * {@code .log} ledgers the previous version appended to, which are still read so a store written by it
- * keeps its history (never written any more: {@code O_APPEND} is not atomic across NFS clients).
+ * The text form of one publish attempt: the content of each {@link Records record}, and the line format
+ * of the per-key {@code .log} ledgers the previous version appended to, which are still read so a
+ * store written by it keeps its history (never written any more: {@code O_APPEND} is not atomic across
+ * NFS clients).
+ *
+ * <ul>
+ *   <li>{@code v2 <ISO-8601 time> <CREATED|IDENTICAL|DIVERGENT> <sha256> <size> <schema|-> <writer>\n}:
+ *       what is written now; the schema version the publisher declared ({@code -} when none was), so
+ *       the scan can tell a schema bump's overlap from keying drift;
+ *   <li>{@code v1 <time> <status> <sha256> <size> <writer>\n}: records and ledgers of the versions before,
+ *       read with an unknown schema. (A version that reads only {@code v1} reads a {@code v2} record as
+ *       torn, from its name: status and SHA-256 are kept, only time, size, writer and schema are lost.)
+ * </ul>
  *
  * <p>The reader drops any line without its final newline and any line that does not parse, and, where
  * a torn line was followed by a later append on the same text line, reads the later record from its
- * last {@code "v1 "} (no field can contain that sequence: times, statuses, hashes and sizes hold no
- * {@code 'v'} or space, and writer ids hold no space).
+ * last {@code "v1 "} or {@code "v2 "} (no field can contain either sequence: times, statuses, hashes,
+ * sizes and schemas hold no {@code 'v'} or space, and the writer id, which holds no space, comes last).
  */
 final class Ledger {
-  static final String VERSION_TAG = "v1";
+  static final String VERSION_TAG = "v2";
+  private static final String OLD_VERSION_TAG = "v1";
 
   private Ledger() {}
 
-  /** One publish attempt; {@code size} is -1 and {@code writer} null when a torn record lost them. */
-  record Line(Instant time, PutStatus status, String sha256, long size, String writer) {
+  /**
+   * One publish attempt; {@code size} is -1 and {@code writer} null when a torn record lost them, and
+   * {@code schema} null when the publisher declared none, the line is {@code v1}, or a record was torn.
+   */
+  record Line(Instant time, PutStatus status, String sha256, long size, String writer, Integer schema) {
     String format() {
-      return VERSION_TAG + " " + time + " " + status + " " + sha256 + " " + size + " " + writer + "\n";
+      return VERSION_TAG + " " + time + " " + status + " " + sha256 + " " + size + " "
+          + (schema == null ? "-" : schema.toString()) + " " + writer + "\n";
     }
   }
 
@@ -57,22 +71,25 @@ final class Ledger {
 
   /** Parses one line (without its newline); empty for anything that is not a whole, valid record. */
   static Optional<Line> parse(String raw) {
-    int at = raw.lastIndexOf(VERSION_TAG + " ");
+    int at = Math.max(raw.lastIndexOf(VERSION_TAG + " "), raw.lastIndexOf(OLD_VERSION_TAG + " "));
     if (at < 0) {
       return Optional.empty();
     }
     String[] f = raw.substring(at).split(" ", -1);
-    if (f.length != 6) {
+    boolean v2 = f[0].equals(VERSION_TAG);
+    if (f.length != (v2 ? 7 : 6)) {
       return Optional.empty();
     }
     try {
       Instant time = Instant.parse(f[1]);
       PutStatus status = PutStatus.valueOf(f[2]);
       long size = Long.parseLong(f[4]);
-      if (!Sha256.isHex(f[3]) || size < 0 || !validWriter(f[5])) {
+      Integer schema = v2 && !f[5].equals("-") ? Integer.valueOf(f[5]) : null;
+      String writer = f[f.length - 1];
+      if (!Sha256.isHex(f[3]) || size < 0 || (schema != null && schema < 0) || !validWriter(writer)) {
         return Optional.empty();
       }
-      return Optional.of(new Line(time, status, f[3], size, f[5]));
+      return Optional.of(new Line(time, status, f[3], size, writer, schema));
     } catch (DateTimeParseException | IllegalArgumentException e) {
       return Optional.empty();
     }

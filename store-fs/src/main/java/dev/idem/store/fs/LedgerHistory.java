@@ -50,14 +50,15 @@ final class LedgerHistory {
       List<Ledger.Line> lines = linesOf(paths, layout, key, found);
       List<HistoryEntry> entries = new ArrayList<>(lines.size() + 1);
       for (Ledger.Line l : lines) {
-        entries.add(new HistoryEntry(key, kindOf(l.status()), null, l.time(), l.size(), l.sha256(), null, l.writer()));
+        entries.add(new HistoryEntry(key, kindOf(l.status()), null, l.time(), l.size(), l.sha256(), null, l.writer(),
+            l.schema()));
       }
       if (found.object != null && StoredObjects.vouching(lines, found.object) == null) {
         StoredObjects.Hashed h = StoredObjects.hash(paths, layout.root().resolve(key));
         if (h != null && lines.stream()
             .noneMatch(l -> l.status() == PutStatus.CREATED && l.sha256().equals(h.sha256()))) {
           entries.add(new HistoryEntry(key, HistoryEntry.Kind.VERSION, null,
-              found.object.lastModifiedTime().toInstant(), h.size(), h.sha256(), null, null));
+              found.object.lastModifiedTime().toInstant(), h.size(), h.sha256(), null, null, null));
         }
       }
       if (found.evidence) {
@@ -100,7 +101,7 @@ final class LedgerHistory {
         BasicFileAttributes a = Sha256.isHex(sha) && !recorded.contains(sha) ? paths.entry(f) : null;
         if (a != null && a.isRegularFile()) {
           entries.add(new HistoryEntry(key, HistoryEntry.Kind.DIVERGENT_ATTEMPT, null,
-              a.lastModifiedTime().toInstant(), a.size(), sha, null, null));
+              a.lastModifiedTime().toInstant(), a.size(), sha, null, null, null));
         }
       }
     }

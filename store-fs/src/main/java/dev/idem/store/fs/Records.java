@@ -28,9 +28,12 @@ import java.util.concurrent.ThreadLocalRandom;
  * replace or tear another's, on any filesystem that honours {@code O_EXCL}.
  *
  * <p><b>The name is the verdict.</b> Status and SHA-256 are in the name, which a directory entry makes
- * visible atomically; the content adds time, size and writer. A crash between create and write leaves
- * a record whose content is missing or torn: it is read from its name (time from the file, size and
- * writer unknown), so a DIVERGENT record is never lost to a torn write.
+ * visible atomically; the content adds time, size, the schema version the publisher declared, and the
+ * writer (a {@code v2} line; {@code v1} records of earlier versions are read with an unknown schema). A crash between create and write leaves
+ * a record whose content is missing or torn: it is read from its name (time from the file, size,
+ * writer and schema unknown), so a DIVERGENT record is never lost to a torn write. (The schema is in the
+ * content, not the name: it only sharpens the scan's drift rule, where an unknown schema is the cautious
+ * reading, and the name's length already bounds the object names a store can take.)
  *
  * <p><b>Durability, in the order of the objects.</b> A record is written after the object or evidence
  * it describes is durable. DIVERGENT and IDENTICAL records are forced and their directory fsynced before
@@ -188,7 +191,7 @@ final class Records {
       return content;
     }
     // Content missing or torn by a crash: the name still says what happened.
-    return Optional.of(new Ledger.Line(a.lastModifiedTime().toInstant(), status, f[1], -1, null));
+    return Optional.of(new Ledger.Line(a.lastModifiedTime().toInstant(), status, f[1], -1, null, null));
   }
 
   private static PutStatus status(String s) {

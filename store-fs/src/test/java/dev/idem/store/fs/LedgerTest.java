@@ -21,14 +21,26 @@ class LedgerTest {
   @TempDir Path dir;
 
   @Test
-  void read_ledgerOfThePreviousVersion_roundTrips() throws IOException {
+  void read_ledgerOfThePreviousVersion_readWithUnknownSchema() throws IOException {
     Path f = dir.resolve("k.log");
-    Ledger.Line a = new Ledger.Line(Instant.parse("2024-09-10T20:27:00.123456789Z"), PutStatus.CREATED, SHA, 0, "host:1@x");
-    Ledger.Line b = new Ledger.Line(Instant.parse("2024-09-10T20:28:00Z"), PutStatus.DIVERGENT, SHA, 7, "w");
-    Files.writeString(f, a.format() + b.format()); // as the previous version appended them
+    // As the previous version appended them: v1 lines, no schema.
+    Files.writeString(f, "v1 2024-09-10T20:27:00.123456789Z CREATED " + SHA + " 0 host:1@x\n"
+        + "v1 2024-09-10T20:28:00Z DIVERGENT " + SHA + " 7 w\n");
 
-    assertEquals(List.of(a, b), Ledger.read(new StorePaths(dir, FsOps.real()), f));
-    assertEquals("v1 2024-09-10T20:27:00.123456789Z CREATED " + SHA + " 0 host:1@x\n", a.format());
+    assertEquals(List.of(
+            new Ledger.Line(Instant.parse("2024-09-10T20:27:00.123456789Z"), PutStatus.CREATED, SHA, 0, "host:1@x", null),
+            new Ledger.Line(Instant.parse("2024-09-10T20:28:00Z"), PutStatus.DIVERGENT, SHA, 7, "w", null)),
+        Ledger.read(new StorePaths(dir, FsOps.real()), f));
+  }
+
+  @Test
+  void format_withAndWithoutSchema_v2LinesThatParseBack() {
+    Ledger.Line a = new Ledger.Line(Instant.parse("2024-09-10T20:27:00Z"), PutStatus.CREATED, SHA, 5, "hostv2", 3);
+    Ledger.Line b = new Ledger.Line(Instant.parse("2024-09-10T20:27:00Z"), PutStatus.IDENTICAL, SHA, 5, "v1", null);
+    assertEquals("v2 2024-09-10T20:27:00Z CREATED " + SHA + " 5 3 hostv2\n", a.format());
+    assertEquals("v2 2024-09-10T20:27:00Z IDENTICAL " + SHA + " 5 - v1\n", b.format());
+    assertEquals(a, Ledger.parse(a.format().strip()).orElseThrow());
+    assertEquals(b, Ledger.parse(b.format().strip()).orElseThrow(), "a writer named like a tag is still the writer");
   }
 
   @Test
@@ -42,7 +54,8 @@ class LedgerTest {
         "v1 yesterday CREATED " + SHA + " 1 w", "v1 2024-01-01T00:00:00Z MAYBE " + SHA + " 1 w",
         "v1 2024-01-01T00:00:00Z CREATED abc 1 w", "v1 2024-01-01T00:00:00Z CREATED " + SHA + " -1 w",
         "v1 2024-01-01T00:00:00Z CREATED " + SHA + " 1", "v1 2024-01-01T00:00:00Z CREATED " + SHA + " 1 w extra",
-        "v1 2024-01-01T00:00:00Z CREATED " + SHA + " 1 -bad")) {
+        "v1 2024-01-01T00:00:00Z CREATED " + SHA + " 1 -bad", "v2 2024-01-01T00:00:00Z CREATED " + SHA + " 1 x w",
+        "v2 2024-01-01T00:00:00Z CREATED " + SHA + " 1 -3 w", "v2 2024-01-01T00:00:00Z CREATED " + SHA + " 1 3 w x")) {
       assertTrue(Ledger.parse(bad).isEmpty(), bad);
     }
   }

@@ -27,8 +27,8 @@ class RecordsTest {
 
   @Test
   void write_twoAttemptsOnOneObject_twoFilesReadBackOldestFirst() throws IOException {
-    Ledger.Line a = new Ledger.Line(Instant.parse("2024-09-10T20:27:00Z"), PutStatus.CREATED, SHA, 0, "w1");
-    Ledger.Line b = new Ledger.Line(Instant.parse("2024-09-10T20:28:00Z"), PutStatus.DIVERGENT, OTHER, 1, "w2");
+    Ledger.Line a = new Ledger.Line(Instant.parse("2024-09-10T20:27:00Z"), PutStatus.CREATED, SHA, 0, "w1", 4);
+    Ledger.Line b = new Ledger.Line(Instant.parse("2024-09-10T20:28:00Z"), PutStatus.DIVERGENT, OTHER, 1, "w2", null);
     Records.write(paths(), FsOps.real(), dir, "state-x", b);
     Records.write(paths(), FsOps.real(), dir, "state-x", a);
     Records.write(paths(), FsOps.real(), dir, "state-y", a);
@@ -47,14 +47,14 @@ class RecordsTest {
 
     List<Ledger.Line> lines = Records.read(paths(), Records.filesOf(paths(), dir, "state-x"));
 
-    assertEquals(List.of(new Ledger.Line(Instant.parse("2024-09-10T20:30:00Z"), PutStatus.DIVERGENT, OTHER, -1, null)),
+    assertEquals(List.of(new Ledger.Line(Instant.parse("2024-09-10T20:30:00Z"), PutStatus.DIVERGENT, OTHER, -1, null, null)),
         lines);
   }
 
   @Test
   void read_contentContradictsTheName_nameWins() throws IOException {
     Path f = dir.resolve("state-x!DIVERGENT." + OTHER + ".00000000000000ab");
-    Files.writeString(f, new Ledger.Line(Instant.EPOCH, PutStatus.CREATED, SHA, 3, "w").format());
+    Files.writeString(f, new Ledger.Line(Instant.EPOCH, PutStatus.CREATED, SHA, 3, "w", 1).format());
 
     Ledger.Line l = Records.read(paths(), List.of(f)).get(0);
 

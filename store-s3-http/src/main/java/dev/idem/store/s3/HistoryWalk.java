@@ -42,8 +42,13 @@ import java.util.concurrent.Future;
  *   <li>the key is an idem key ({@link OutputKey#looksLikeKey}) with more than one distinct ETag: the
  *       ETags may differ for identical bytes (multipart versus single PUT, SSE-KMS), so HEAD one version
  *       per distinct ETag;
+ *   <li>the key is an idem key that shares its window ({@code pipeline/window_start/}) with the key
+ *       listed before or after it: HEAD one version per distinct ETag, for the schema version idem
+ *       recorded ({@code idem-schema}), which the scan needs to tell a schema bump's overlap from keying
+ *       drift (a window holds one key in the steady state, so this costs nothing there);
  *   <li>otherwise (one version, or all versions with one ETag, or a legacy key): no request; the
- *       entries carry ETags only, which the scan compares the way the reference scan does.
+ *       entries carry ETags only, which the scan compares the way the reference scan does, and no
+ *       schema.
  * </ul>
  *
  * HEADs for one key run in parallel (bounded); the next listing page is fetched while the current one is
@@ -94,6 +99,7 @@ final class HistoryWalk {
     Marker evidenceStart = from == null ? Marker.START : new Marker(layout.evidencePrefix() + from, null, null);
     try (PageCursor<Marker, ObjectVersion> versions = versions(layout.object(query.prefix()), start);
         PageCursor<Marker, ObjectSummary> evidence = objects(layout.evidencePrefix() + query.prefix(), evidenceStart)) {
+      String previousWindow = null;
       while (true) {
         if (query.expired()) {
           return false;
@@ -106,9 +112,11 @@ final class HistoryWalk {
           if (query.expired()) {
             return false;
           }
-          if (query.accepts(e.key) && !visitor.visit(new KeyHistory(e.key, resolve(e.key, List.of(), group)))) {
+          // Evidence is HEADed anyway, and carries the schema.
+          if (query.accepts(e.key) && !visitor.visit(new KeyHistory(e.key, resolve(e.key, List.of(), group, false)))) {
             return false;
           }
+          previousWindow = windowOf(e.key);
         }
         if (key == null) {
           return true;
@@ -122,9 +130,15 @@ final class HistoryWalk {
           v = versions.peek();
         }
         List<Evidence> attempts = takeEvidence(evidence, key);
-        if (query.accepts(key) && !visitor.visit(new KeyHistory(key, resolve(key, group, attempts)))) {
+        Evidence nextEvidence = peekEvidence(evidence);
+        String window = windowOf(key);
+        boolean sharesWindow = window != null && (window.equals(previousWindow)
+            || (v != null && window.equals(windowOf(layout.logical(v.key()))))
+            || (nextEvidence != null && window.equals(windowOf(nextEvidence.key))));
+        if (query.accepts(key) && !visitor.visit(new KeyHistory(key, resolve(key, group, attempts, sharesWindow)))) {
           return false;
         }
+        previousWindow = window;
       }
     }
   }
@@ -224,15 +238,24 @@ final class HistoryWalk {
 
   // ---------------------------------------------------------------- SHA-256 resolution
 
-  private List<HistoryEntry> resolve(String key, List<ObjectVersion> versions, List<Evidence> evidence)
-      throws IOException {
+  /** The {@code pipeline/window_start} of an idem key, else {@code null}. */
+  private static String windowOf(String key) {
+    return OutputKey.looksLikeKey(key) ? key.substring(0, key.lastIndexOf('/')) : null;
+  }
+
+  /**
+   * The key's entries, HEADing versions when evidence or several ETags ask for SHA-256s, or when
+   * {@code needSchema} (the key shares its window) asks for the recorded schema.
+   */
+  private List<HistoryEntry> resolve(String key, List<ObjectVersion> versions, List<Evidence> evidence,
+      boolean needSchema) throws IOException {
     Map<String, ObjectVersion> byEtag = new LinkedHashMap<>();
     for (ObjectVersion v : versions) {
       if (!v.deleteMarker() && v.etag() != null) {
         byEtag.putIfAbsent(v.etag(), v);
       }
     }
-    boolean headVersions = !evidence.isEmpty() || (byEtag.size() > 1 && OutputKey.looksLikeKey(key));
+    boolean headVersions = !evidence.isEmpty() || needSchema || (byEtag.size() > 1 && OutputKey.looksLikeKey(key));
     List<Callable<Optional<ObjectHead>>> heads = new ArrayList<>();
     List<String> etags = new ArrayList<>();
     if (headVersions) {
@@ -257,13 +280,14 @@ final class HistoryWalk {
     for (ObjectVersion v : versions) {
       if (v.deleteMarker()) {
         out.add(new HistoryEntry(key, HistoryEntry.Kind.DELETE_MARKER, v.versionId(), v.lastModified(), -1, null,
-            null, null));
+            null, null, null));
         continue;
       }
       ObjectHead h = v.etag() == null ? null : headByEtag.get(v.etag());
       boolean headed = h != null && byEtag.get(v.etag()) == v;
       out.add(new HistoryEntry(key, HistoryEntry.Kind.VERSION, v.versionId(), v.lastModified(), v.size(),
-          h == null ? null : IdemMetadata.sha256(h), v.etag(), headed ? IdemMetadata.writer(h) : null));
+          h == null ? null : IdemMetadata.sha256(h), v.etag(), headed ? IdemMetadata.writer(h) : null,
+          h == null ? null : IdemMetadata.schema(h)));
     }
     for (int i = 0; i < evidence.size(); i++) {
       Evidence e = evidence.get(i);
@@ -271,7 +295,7 @@ final class HistoryWalk {
       out.add(new HistoryEntry(key, HistoryEntry.Kind.DIVERGENT_ATTEMPT, null,
           h.map(IdemMetadata::published).orElse(e.listed.lastModified()),
           h.map(IdemMetadata::size).orElse(e.listed.size()), e.sha256, null,
-          h.map(IdemMetadata::writer).orElse(null)));
+          h.map(IdemMetadata::writer).orElse(null), h.map(IdemMetadata::schema).orElse(null)));
     }
     return out;
   }

@@ -20,7 +20,10 @@ import java.util.Map;
  *   <li>{@code idem-published}: ISO-8601 instant of the publish;
  *   <li>{@code idem-attempt}: a random id of the publish call, so a retried PUT that meets 412 can tell
  *       its own earlier write from another replica's;
- *   <li>{@code idem-size}: on evidence markers without bytes, the size of the attempt.
+ *   <li>{@code idem-size}: on evidence markers without bytes, the size of the attempt;
+ *   <li>{@code idem-schema}: the schema version the publisher declared (decimal), on the object and on
+ *       divergence evidence, so the scan tells a schema bump's overlap from keying drift; absent when
+ *       none was declared (and on objects of earlier versions of idem), which reads as unknown.
  * </ul>
  */
 final class IdemMetadata {
@@ -29,16 +32,30 @@ final class IdemMetadata {
   static final String PUBLISHED = "idem-published";
   static final String ATTEMPT = "idem-attempt";
   static final String SIZE = "idem-size";
+  static final String SCHEMA = "idem-schema";
 
   private IdemMetadata() {}
 
-  static Map<String, String> of(String sha256, String writer, Instant published, String attempt) {
+  static Map<String, String> of(String sha256, String writer, Instant published, String attempt, Integer schema) {
     Map<String, String> m = new LinkedHashMap<>();
     m.put(SHA256, sha256);
     m.put(WRITER, writer);
     m.put(PUBLISHED, published.toString());
     m.put(ATTEMPT, attempt);
+    if (schema != null) {
+      m.put(SCHEMA, schema.toString());
+    }
     return m;
+  }
+
+  /** The recorded schema version, or {@code null} when there is none or it is not a version number. */
+  static Integer schema(ObjectHead head) {
+    String s = head.meta(SCHEMA);
+    if (s == null || s.isEmpty() || s.length() > 10 || !s.chars().allMatch(c -> c >= '0' && c <= '9')) {
+      return null;
+    }
+    long v = Long.parseLong(s);
+    return v <= Integer.MAX_VALUE ? (int) v : null;
   }
 
   /** The recorded SHA-256, or {@code null} when the object was not written by idem. */

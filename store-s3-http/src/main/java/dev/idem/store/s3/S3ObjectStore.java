@@ -247,7 +247,7 @@ public final class S3ObjectStore implements ObjectStore {
     long size = payload.size();
     Instant published = options.clock().instant();
     String attempt = randomId();
-    Map<String, String> meta = IdemMetadata.of(sha, writerId, published, attempt);
+    Map<String, String> meta = IdemMetadata.of(sha, writerId, published, attempt, payload.schema());
     for (int round = 1; round <= MAX_REPUBLISH; round++) {
       CreateOnlyUpload.Result r = uploader.upload(layout.object(key), payload, sha, size, meta);
       if (r.outcome() == CreateOnlyUpload.Outcome.CREATED) {
