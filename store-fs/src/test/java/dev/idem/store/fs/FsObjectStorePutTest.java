@@ -36,7 +36,7 @@ import org.junit.jupiter.api.io.TempDir;
 /** {@link FsObjectStore#putIfAbsent} and the reads that follow it: outcomes, ledger, evidence. */
 class FsObjectStorePutTest {
   private static final Pattern LINE =
-      Pattern.compile("v1 \\d{4}-\\d\\d-\\d\\dT\\S+Z (CREATED|IDENTICAL|DIVERGENT) [0-9a-f]{64} \\d+ \\S+");
+      Pattern.compile("v2 \\d{4}-\\d\\d-\\d\\dT\\S+Z (CREATED|IDENTICAL|DIVERGENT) [0-9a-f]{64} \\d+ (\\d+|-) \\S+");
 
   @TempDir Path dir;
   Path root;
@@ -51,7 +51,7 @@ class FsObjectStorePutTest {
   @Test
   void putIfAbsent_newKey_createdDurableWithLedgerLineAndNoTemp() throws IOException {
     String k = key("orders", 60);
-    PutOutcome out = store.putIfAbsent(k, bytes("alpha"), "writer-a");
+    PutOutcome out = store.putIfAbsent(k, bytes("alpha").withSchema(4), "writer-a");
 
     assertEquals(PutStatus.CREATED, out.status());
     assertEquals(new ObjectInfo(k, Sha256.of(utf8("alpha")), 5, "writer-a", out.stored().publishedAt()), out.stored());
@@ -59,7 +59,7 @@ class FsObjectStorePutTest {
     List<String> lines = ledgerLines(root, k);
     assertEquals(1, lines.size(), lines.toString());
     assertTrue(LINE.matcher(lines.get(0)).matches(), lines.get(0));
-    assertEquals("v1 " + out.stored().publishedAt() + " CREATED " + out.attemptSha256() + " 5 writer-a", lines.get(0));
+    assertEquals("v2 " + out.stored().publishedAt() + " CREATED " + out.attemptSha256() + " 5 4 writer-a", lines.get(0));
     assertEquals(List.of(), tempFiles(root));
     assertEquals(out.stored(), store.stat(k).orElseThrow(), "stat reads what the ledger recorded");
   }
@@ -74,7 +74,7 @@ class FsObjectStorePutTest {
     assertEquals(first.stored(), second.stored());
     List<String> lines = ledgerLines(root, k);
     assertEquals(2, lines.size());
-    assertTrue(lines.get(1).matches("v1 \\S+ IDENTICAL " + first.attemptSha256() + " 5 writer-b"), lines.get(1));
+    assertTrue(lines.get(1).matches("v2 \\S+ IDENTICAL " + first.attemptSha256() + " 5 - writer-b"), lines.get(1));
     assertEquals(List.of(), tempFiles(root));
   }
 
@@ -93,7 +93,7 @@ class FsObjectStorePutTest {
     assertArrayEquals(utf8("beta!"), read(store, out.evidenceKey()), "evidence readable through open()");
     assertArrayEquals(utf8("alpha"), read(store, k), "P2: the first bytes stay");
     List<String> lines = ledgerLines(root, k);
-    assertTrue(lines.get(1).matches("v1 \\S+ DIVERGENT " + betaSha + " 5 writer-b"), lines.get(1));
+    assertTrue(lines.get(1).matches("v2 \\S+ DIVERGENT " + betaSha + " 5 - writer-b"), lines.get(1));
     assertEquals(List.of(), tempFiles(root));
   }
 

@@ -296,4 +296,35 @@ class S3HistoryTest {
       assertEquals("null", seen.get(1).entries().get(0).versionId());
     }
   }
+
+  @Test
+  void history_schemaReadOnlyForKeysSharingAWindow() throws IOException {
+    // A schema bump's overlap (window 60: schemas 1 and 2) among windows of one key each: the walk
+    // HEADs the two keys that share a window, for their idem-schema, and nothing else.
+    String schemas = s3.createBucket(true);
+    AtomicInteger used = new AtomicInteger();
+    CredentialsProvider counting = () -> {
+      used.incrementAndGet();
+      return AwsCredentials.of(S3ProxyServer.ACCESS_KEY, S3ProxyServer.SECRET_KEY);
+    };
+    String one = RunSpec.of("orders", new Window(60, 60), 1).outputKey().toString();
+    String two = RunSpec.of("orders", new Window(60, 60), 2).outputKey().toString();
+    try (S3ObjectStore store = S3ObjectStore.open(s3.location(schemas, "p"), counting, S3StoreOptions.defaults())) {
+      store.putIfAbsent(one, text("rows").withSchema(1), "host-a");
+      store.putIfAbsent(two, text("rows,cols").withSchema(2), "host-b");
+      for (long w = 120; w <= 300; w += 60) {
+        store.putIfAbsent(key(w), text("gen " + w).withSchema(2), "host-b");
+      }
+      Map<String, Integer> seen = new TreeMap<>();
+      used.set(0);
+      store.history("orders/", h -> seen.put(h.key(), h.schema()) == null);
+      assertEquals(6, seen.size(), seen.toString());
+      assertEquals(Integer.valueOf(1), seen.get(one));
+      assertEquals(Integer.valueOf(2), seen.get(two));
+      for (long w = 120; w <= 300; w += 60) {
+        assertEquals(null, seen.get(key(w)), "alone in its window: not read, the scan needs no schema there");
+      }
+      assertEquals(2 + 2, used.get(), "one page of versions, one of evidence, and the two HEADs");
+    }
+  }
 }
