@@ -2,8 +2,6 @@ package dev.idem.cli;
 
 import dev.idem.core.proof.StoreRefusedException;
 import dev.idem.core.publish.TaskFailedException;
-import dev.idem.store.s3.auth.CredentialsException;
-import dev.idem.store.s3.client.S3Exception;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
@@ -109,8 +107,7 @@ public final class ExitCodes implements IExitCodeExceptionMapper {
       if (c instanceof NothingExaminedException) {
         return NOTHING_EXAMINED;
       }
-      if (c instanceof CredentialsException || c instanceof AuthFailureException
-          || c instanceof S3Exception s3 && (s3.isCredentialsRejected() || s3.status() == 403)) {
+      if (c instanceof AuthFailureException || isS3AuthFailure(c)) {
         return AUTH;
       }
       if (c instanceof InterruptedException || c instanceof InterruptedIOException) {
@@ -131,6 +128,14 @@ public final class ExitCodes implements IExitCodeExceptionMapper {
       }
     }
     return INTERNAL;
+  }
+
+  /**
+   * Only the S3 store's own exceptions can be its auth failures. Asking {@link S3Stores} about any
+   * other would load the S3 classes into every failing {@code file:} command.
+   */
+  private static boolean isS3AuthFailure(Throwable c) {
+    return c.getClass().getName().startsWith("dev.idem.store.s3.") && S3Stores.isAuthFailure(c);
   }
 
   /** One line, never a stack trace: what failed and, for file errors, which file. */

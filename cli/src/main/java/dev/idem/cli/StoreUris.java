@@ -3,15 +3,7 @@ package dev.idem.cli;
 import dev.idem.core.proof.ProvenStore;
 import dev.idem.store.fs.FsObjectStore;
 import dev.idem.store.fs.FsStoreProver;
-import dev.idem.store.s3.PointerMode;
-import dev.idem.store.s3.S3Location;
-import dev.idem.store.s3.S3ObjectStore;
-import dev.idem.store.s3.S3StoreOptions;
-import dev.idem.store.s3.S3StoreProver;
-import dev.idem.store.s3.auth.CredentialChain;
-import java.net.http.HttpClient;
 import java.time.Clock;
-import java.time.Duration;
 import java.io.IOException;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
@@ -32,7 +24,8 @@ import java.util.Map;
  *
  * Anything else is a usage error with a one-line message; nothing is opened or created. Every store is
  * proven before its first write ({@link ProvenStore}): a store that fails a probe, or whose marker
- * names another pointer mode, is refused.
+ * names another pointer mode, is refused. The S3 store is reached only through {@link S3Stores}, so
+ * the S3, HTTP and XML classes are loaded only for an {@code s3://} URI.
  */
 public final class StoreUris {
   public static final String ENV = "IDEM_STORE";
@@ -44,7 +37,7 @@ public final class StoreUris {
   /** {@code file:PATH}. */
   public record FileUri(Path root) implements StoreUri {}
 
-  /** {@code s3://bucket/prefix[?region=R&addressing=path|virtual]}, as {@link S3Location#parse} reads it. */
+  /** {@code s3://bucket/prefix[?region=R&addressing=path|virtual]}, as the S3 store's {@code S3Location} reads it. */
   public record S3Uri(String uri) implements StoreUri {}
 
   private StoreUris() {}
@@ -88,7 +81,7 @@ public final class StoreUris {
     if (uri.startsWith("s3://")) {
       try {
         // Full validation (bucket, prefix, ?region=, ?addressing=) is the S3 store's own.
-        S3Location.parse(uri, Map.of());
+        S3Stores.validate(uri);
       } catch (IllegalArgumentException e) {
         throw bad(uri, e.getMessage());
       }
@@ -111,34 +104,11 @@ public final class StoreUris {
       FsObjectStore fs = FsObjectStore.open(f.root());
       return ProvenStore.wrap(fs, FsStoreProver.of(fs), creator, Clock.systemUTC());
     }
-    S3ObjectStore s3 = openS3((S3Uri) parsed, env);
-    return ProvenStore.wrap(s3, S3StoreProver.of(s3), creator, Clock.systemUTC());
-  }
-
-  /**
-   * The S3 store with endpoint, region and credentials from {@code env} (not {@code System.getenv()},
-   * so tests and embedders can pass their own). Credentials are resolved lazily, on the first request:
-   * a missing or refused credential surfaces there as an auth failure.
-   */
-  private static S3ObjectStore openS3(S3Uri uri, Map<String, String> env) {
-    S3Location location;
-    S3StoreOptions.Builder options = S3StoreOptions.builder();
     try {
-      location = S3Location.parse(uri.uri(), env);
-      String mode = env.get("IDEM_S3_POINTER_MODE");
-      if (mode != null && !mode.isBlank()) {
-        options.pointerMode(PointerMode.parse(mode));
-      }
+      return S3Stores.open(((S3Uri) parsed).uri(), env, creator);
     } catch (IllegalArgumentException e) {
-      throw bad(uri.uri(), e.getMessage());
+      throw bad(uri, e.getMessage());
     }
-    HttpClient http = HttpClient.newBuilder()
-        .connectTimeout(Duration.ofSeconds(1))
-        .followRedirects(HttpClient.Redirect.NEVER)
-        .build();
-    String home = env.getOrDefault("HOME", System.getProperty("user.home"));
-    CredentialChain credentials = CredentialChain.standard(env, Path.of(home), http, Clock.systemUTC());
-    return S3ObjectStore.open(location, credentials, options.build());
   }
 
   private static UsageException bad(String uri, String reason) {

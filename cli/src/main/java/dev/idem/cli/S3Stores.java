@@ -1,0 +1,68 @@
+package dev.idem.cli;
+
+import dev.idem.core.proof.ProvenStore;
+import dev.idem.store.s3.PointerMode;
+import dev.idem.store.s3.S3Location;
+import dev.idem.store.s3.S3ObjectStore;
+import dev.idem.store.s3.S3StoreOptions;
+import dev.idem.store.s3.S3StoreProver;
+import dev.idem.store.s3.auth.CredentialChain;
+import dev.idem.store.s3.auth.CredentialsException;
+import dev.idem.store.s3.client.S3Exception;
+import java.net.http.HttpClient;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Map;
+
+/**
+ * The S3 half of {@link StoreUris} and {@link ExitCodes}: the one command-line class that names the S3
+ * store, its credentials or the JDK's HTTP client. The JVM loads a class on first use, so a process
+ * that never meets an {@code s3://} URI never loads this one, and with it none of {@code
+ * dev.idem.store.s3}, {@code java.net.http} or {@code javax.xml}: {@code idem --help}, {@code idem
+ * key} and a {@code file:} publish start without them (LazyStoreLoadingE2E checks it in a child JVM).
+ * Nothing here reads or writes a store; opening one creates nothing.
+ */
+final class S3Stores {
+  private S3Stores() {}
+
+  /**
+   * Checks an {@code s3://} URI the way the S3 store reads it (bucket, prefix, {@code ?region=},
+   * {@code ?addressing=}).
+   *
+   * @throws IllegalArgumentException with a one-line reason
+   */
+  static void validate(String uri) {
+    S3Location.parse(uri, Map.of());
+  }
+
+  /**
+   * The S3 store with endpoint, region and credentials from {@code env} (not {@code System.getenv()},
+   * so tests and embedders can pass their own), proven before its first write. Credentials are resolved
+   * lazily, on the first request: a missing or refused credential surfaces there as an auth failure.
+   *
+   * @throws IllegalArgumentException for a bad location or {@code IDEM_S3_POINTER_MODE}, with a one-line reason
+   */
+  static ProvenStore open(String uri, Map<String, String> env, String creator) {
+    S3Location location = S3Location.parse(uri, env);
+    S3StoreOptions.Builder options = S3StoreOptions.builder();
+    String mode = env.get("IDEM_S3_POINTER_MODE");
+    if (mode != null && !mode.isBlank()) {
+      options.pointerMode(PointerMode.parse(mode));
+    }
+    HttpClient http = HttpClient.newBuilder()
+        .connectTimeout(Duration.ofSeconds(1))
+        .followRedirects(HttpClient.Redirect.NEVER)
+        .build();
+    String home = env.getOrDefault("HOME", System.getProperty("user.home"));
+    CredentialChain credentials = CredentialChain.standard(env, Path.of(home), http, Clock.systemUTC());
+    S3ObjectStore s3 = S3ObjectStore.open(location, credentials, options.build());
+    return ProvenStore.wrap(s3, S3StoreProver.of(s3), creator, Clock.systemUTC());
+  }
+
+  /** Whether {@code t} (one link of a cause chain) says the credentials are missing, broken or refused. */
+  static boolean isAuthFailure(Throwable t) {
+    return t instanceof CredentialsException
+        || t instanceof S3Exception s3 && (s3.isCredentialsRejected() || s3.status() == 403);
+  }
+}
