@@ -83,20 +83,27 @@ fi
 cp "$(dirname "$0")/idem" "$out/bin/idem"
 chmod 755 "$out/bin/idem"
 
-# 4. Training run: dev.idem.cli.Training drives the paths a job and a gate take (help, key, run's
-#    publisher on the filesystem store, pointer, get, scan) in one JVM, so the archive holds their
-#    classes. It runs with the same class path as bin/idem, which the archive requires.
+# 4. Training run: dev.idem.cli.Training drives the paths a job and a gate take (help, key, publish,
+#    run, pointer show, get, scan) in one JVM, on a file: store and on an S3 store served by S3Proxy
+#    (the jar the cli's tests use, started by Training on a free 127.0.0.1 port with this JDK's java
+#    and stopped when it ends), so the archive holds their classes. When S3Proxy cannot run, the build
+#    goes on and says the S3 path was not trained. It runs with the same class path as bin/idem,
+#    which the archive requires.
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 if [ "$major" -ge 25 ]; then
-  flag="-XX:AOTCacheOutput=$out/app/idem.aot"
+  # Without AOT class linking the cached classes load when first used, as from a jar, instead of all
+  # at startup: idem --help then loads no S3, HTTP or XML class although the cache holds them (the S3
+  # path is trained), and the cache is 2.2 MB smaller (0.4 MB packed).
+  flags=("-XX:AOTCacheOutput=$out/app/idem.aot" -XX:-AOTClassLinking)
   kind="AOT cache"
 else
-  flag="-XX:ArchiveClassesAtExit=$out/app/idem.jsa"
+  flags=("-XX:ArchiveClassesAtExit=$out/app/idem.jsa")
   kind="dynamic CDS archive"
 fi
-(cd "$work" && "$out/runtime/bin/java" -XX:TieredStopAtLevel=1 -XX:+UseSerialGC "$flag" \
-  -Xlog:disable -Xlog:all=error:stderr -cp "$out/app/idem-cli.jar" dev.idem.cli.Training "$work/store")
+(cd "$work" && "$out/runtime/bin/java" -XX:TieredStopAtLevel=1 -XX:+UseSerialGC "${flags[@]}" \
+  -Xlog:disable -Xlog:all=error:stderr -cp "$out/app/idem-cli.jar" dev.idem.cli.Training "$work/store" \
+  "$target/s3proxy/s3proxy.jar" "$jdk/bin/java")
 echo "dist: $kind from a training run"
 
 # 5. Smoke test of the unpacked layout, then pack.

@@ -87,6 +87,35 @@ class DistArchiveE2E {
   }
 
   @Test
+  void helpKeyAndFilePublish_fromTheAotCache_loadNoS3HttpOrXmlClass() throws Exception {
+    // The cache holds the S3 path's classes (training ran it); they must still load only when used.
+    Path payload = Files.writeString(dir.resolve("lazy payload"), "lazy\n");
+    List<String[]> commands = List.of(new String[] {"--help"},
+        new String[] {"key", "--pipeline", "lazy", "--window", "1h", "--schema", "1", "--input", "snapshot=v1"},
+        new String[] {"publish", "--file", payload.toString(), "--pipeline", "lazy", "--window", "60s", "--at",
+            "1726000030", "--schema", "1", "--store", "file:" + dir.resolve("lazy store")});
+    for (String[] command : commands) {
+      Path log = Files.createTempFile(dir, "classes", ".log");
+
+      Done done = idem(Map.of("IDEM_JAVA_OPTS", "-Xlog:class+load=info:file=" + log), command);
+
+      assertEquals(0, done.code(), done.err());
+      List<String> lines = Files.readAllLines(log);
+      assertTrue(lines.stream().anyMatch(l -> l.contains("source: shared objects file")), "the AOT cache was not used");
+      assertEquals(List.of(), lines.stream()
+          .filter(l -> l.matches(".* (dev\\.idem\\.store\\.s3\\.|java\\.net\\.http\\.|javax\\.xml\\.)\\S+ source:.*"))
+          .toList(), String.join(" ", command));
+    }
+  }
+
+  @Test
+  void archive_packed_staysUnder30MB() throws IOException {
+    // A guard against regressions at today's size (29.3 MB): issue 13 asks for 25 MB, which is not
+    // reached yet. What takes the space, measured: README "Packaging".
+    assertTrue(Files.size(archive) <= 30_000_000L, archive + " is " + Files.size(archive) + " bytes");
+  }
+
+  @Test
   void badInput_throughLauncher_oneLineAndUsageCode() throws Exception {
     Done bad = idem(Map.of(), "key", "--pipeline", "two words", "--window", "1h", "--schema", "1");
 
