@@ -380,11 +380,21 @@ public final class S3Client {
   /** ListObjectVersions, one page of at most {@code maxKeys} entries. */
   public VersionsPage listVersions(String bucket, String prefix, String keyMarker, String versionIdMarker,
       int maxKeys) throws IOException {
+    return listVersions(bucket, prefix, null, keyMarker, versionIdMarker, maxKeys);
+  }
+
+  /**
+   * ListObjectVersions with a {@code delimiter} ({@code null} for none): keys with the delimiter after
+   * the prefix roll up into {@link VersionsPage#commonPrefixes()}, which count toward {@code maxKeys}.
+   */
+  public VersionsPage listVersions(String bucket, String prefix, String delimiter, String keyMarker,
+      String versionIdMarker, int maxKeys) throws IOException {
     Map<String, String> query = new TreeMap<>();
     query.put("versions", "");
     query.put("encoding-type", "url");
     query.put("max-keys", Integer.toString(requireMaxKeys(maxKeys)));
     putIf(query, "prefix", prefix);
+    putIf(query, "delimiter", delimiter);
     putIf(query, "key-marker", keyMarker);
     if (keyMarker != null) {
       putIf(query, "version-id-marker", versionIdMarker);

@@ -56,7 +56,12 @@ final class S3Xml {
     XmlNode root = expectRoot(body, what, "ListVersionsResult");
     boolean url = isUrlEncoded(root);
     List<ObjectVersion> out = new ArrayList<>();
+    List<String> commonPrefixes = new ArrayList<>();
     for (XmlNode n : root.children()) {
+      if (n.name().equals("CommonPrefixes")) {
+        commonPrefixes.add(decode(required(n, "Prefix", what), url, what));
+        continue;
+      }
       boolean marker = n.name().equals("DeleteMarker");
       if (!marker && !n.name().equals("Version")) {
         continue;
@@ -78,7 +83,8 @@ final class S3Xml {
     if (truncated && (nextKey == null || nextKey.isEmpty())) {
       throw new MalformedReplyException(what, "listing is truncated but has no NextKeyMarker");
     }
-    return new VersionsPage(out, truncated, truncated ? decode(nextKey, url, what) : null, nextVersion);
+    return new VersionsPage(out, truncated, truncated ? decode(nextKey, url, what) : null, nextVersion,
+        commonPrefixes);
   }
 
   static ObjectsPage parseObjects(byte[] body, String what) throws MalformedReplyException {

@@ -10,10 +10,12 @@ import java.util.List;
  * @param truncated whether another page follows
  * @param nextKeyMarker where the next page starts (set when truncated)
  * @param nextVersionIdMarker with {@code nextKeyMarker}; may be {@code null}
+ * @param commonPrefixes with a delimiter: the prefixes that roll up the keys below them, ascending
  */
-public record VersionsPage(
-    List<ObjectVersion> versions, boolean truncated, String nextKeyMarker, String nextVersionIdMarker) {
+public record VersionsPage(List<ObjectVersion> versions, boolean truncated, String nextKeyMarker,
+    String nextVersionIdMarker, List<String> commonPrefixes) {
   public VersionsPage {
     versions = List.copyOf(versions);
+    commonPrefixes = List.copyOf(commonPrefixes);
   }
 }
