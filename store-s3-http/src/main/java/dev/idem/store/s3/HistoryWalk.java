@@ -52,7 +52,16 @@ import java.util.concurrent.Future;
  * </ul>
  *
  * HEADs for one key run in parallel (bounded); the next listing page is fetched while the current one is
- * processed ({@link PageCursor}). Memory holds at most two pages per listing plus one key's history.
+ * processed ({@link PageCursor}).
+ *
+ * <h2>Listing at S3 latency</h2>
+ *
+ * A query's listing is cut into key ranges ({@link KeyRanges}: the pipelines and directories a delimiter
+ * listing finds, a pipeline's windows split by start time) and up to {@link
+ * HistoryQuery#listParallelism()} ranges are listed at once, read in key order ({@link RangeCursor}); the
+ * evidence listing is cut at the same keys when it spans more than one page. Keys outside any layout
+ * are listed like the others, in whichever range holds them. Memory holds at most two pages per open
+ * range (so {@code 2 × listParallelism} pages per listing) plus one key's history.
  *
  * <p>Keys under {@code _idem/} are skipped by restarting the listing after that range. Servers that
  * cannot list versions (501 NotImplemented) are read with ListObjectsV2, one version per key. S3Proxy
@@ -95,10 +104,21 @@ final class HistoryWalk {
    */
   boolean history(HistoryQuery query, HistoryVisitor visitor) throws IOException {
     String from = query.listFrom();
-    Marker start = from == null ? Marker.START : new Marker(layout.object(from), null, null);
-    Marker evidenceStart = from == null ? Marker.START : new Marker(layout.evidencePrefix() + from, null, null);
-    try (PageCursor<Marker, ObjectVersion> versions = versions(layout.object(query.prefix()), start);
-        PageCursor<Marker, ObjectSummary> evidence = objects(layout.evidencePrefix() + query.prefix(), evidenceStart)) {
+    String listPrefix = layout.object(query.prefix());
+    String start = from == null ? null : layout.object(from);
+    List<String> markers = plan(listPrefix, start, query);
+    String evidencePrefix = layout.evidencePrefix() + query.prefix();
+    String evidenceStart = start == null ? null : layout.evidenceMarker(start);
+    // Evidence is rare (only divergent attempts): cut its listing too only when it spans pages, since
+    // every range costs a request even when it is empty.
+    List<String> evidenceMarkers = markers.isEmpty()
+        || !client.listObjects(bucket, evidencePrefix, evidenceStart, null, pageSize).truncated()
+        ? List.of() : markers.stream().map(layout::evidenceMarker).toList();
+    int ranges = query.listParallelism();
+    try (RangeCursor<ObjectVersion> versions = new RangeCursor<>((after, upTo) -> versions(listPrefix,
+            new Marker(after, null, null), upTo), ObjectVersion::key, start, markers, executor, ranges);
+        RangeCursor<ObjectSummary> evidence = new RangeCursor<>((after, upTo) -> objects(evidencePrefix,
+            new Marker(after, null, null), upTo), ObjectSummary::key, evidenceStart, evidenceMarkers, executor, ranges)) {
       String previousWindow = null;
       while (true) {
         if (query.expired()) {
@@ -144,7 +164,7 @@ final class HistoryWalk {
   }
 
   boolean list(String prefix, ListingVisitor visitor) throws IOException {
-    try (PageCursor<Marker, ObjectSummary> objects = objects(layout.object(prefix), Marker.START)) {
+    try (PageCursor<Marker, ObjectSummary> objects = objects(layout.object(prefix), Marker.START, null)) {
       for (ObjectSummary o = objects.peek(); o != null; o = objects.peek()) {
         if (layout.isInternal(o.key())) {
           objects.restart(new Marker(layout.afterInternal(), null, null));
@@ -161,18 +181,61 @@ final class HistoryWalk {
 
   // ---------------------------------------------------------------- listings
 
-  private PageCursor<Marker, ObjectVersion> versions(String listPrefix, Marker start) throws IOException {
+  /**
+   * Where to cut the listing of {@code listPrefix} for the query's parallelism ({@link KeyRanges}); no
+   * cut for a server that cannot list versions (it is then read with ListObjectsV2, one range).
+   */
+  private List<String> plan(String listPrefix, String start, HistoryQuery query) throws IOException {
+    try {
+      return KeyRanges.plan(listPrefix, start, layout.prefix(), query.clock().instant().getEpochSecond(),
+          query.listParallelism(), new KeyRanges.Discovery() {
+            @Override
+            public List<String> commonPrefixes(String prefix, String startAfter, int pages) throws IOException {
+              List<String> out = new ArrayList<>();
+              String key = startAfter;
+              String versionId = null;
+              for (int i = 0; i < pages; i++) {
+                VersionsPage p = client.listVersions(bucket, prefix, "/", key, versionId, pageSize);
+                out.addAll(p.commonPrefixes());
+                if (!p.truncated()) {
+                  break;
+                }
+                key = p.nextKeyMarker();
+                versionId = p.nextVersionIdMarker();
+              }
+              return out;
+            }
+
+            @Override
+            public String firstKey(String prefix, String startAfter) throws IOException {
+              List<ObjectVersion> first = client.listVersions(bucket, prefix, startAfter, null, 1).versions();
+              return first.isEmpty() ? null : first.get(0).key();
+            }
+          });
+    } catch (S3Exception e) {
+      if (versionsUnsupported(e)) {
+        return List.of();
+      }
+      throw e;
+    }
+  }
+
+  private static boolean versionsUnsupported(S3Exception e) {
+    return e.status() == 501 || e.status() == 405 || "NotImplemented".equals(e.code());
+  }
+
+  private PageCursor<Marker, ObjectVersion> versions(String listPrefix, Marker start, String upTo) throws IOException {
     PageCursor.Fetch<Marker, ObjectVersion> fetch = m -> {
       VersionsPage p = client.listVersions(bucket, listPrefix, m.key, m.versionId, pageSize);
-      return new PageCursor.Page<>(p.versions(),
-          p.truncated() ? new Marker(p.nextKeyMarker(), p.nextVersionIdMarker(), null) : null);
+      return RangeCursor.cut(new PageCursor.Page<>(p.versions(),
+          p.truncated() ? new Marker(p.nextKeyMarker(), p.nextVersionIdMarker(), null) : null), upTo, ObjectVersion::key);
     };
     PageCursor.Page<Marker, ObjectVersion> first;
     try {
       first = fetch.fetch(start);
     } catch (S3Exception e) {
-      if (e.status() == 501 || e.status() == 405 || "NotImplemented".equals(e.code())) {
-        return currentOnly(listPrefix, start);
+      if (versionsUnsupported(e)) {
+        return currentOnly(listPrefix, start, upTo);
       }
       throw e;
     }
@@ -180,23 +243,25 @@ final class HistoryWalk {
   }
 
   /** For servers without versions: each current object as the key's only version. */
-  private PageCursor<Marker, ObjectVersion> currentOnly(String listPrefix, Marker start) throws IOException {
+  private PageCursor<Marker, ObjectVersion> currentOnly(String listPrefix, Marker start, String upTo)
+      throws IOException {
     PageCursor.Fetch<Marker, ObjectVersion> fetch = m -> {
       ObjectsPage p = client.listObjects(bucket, listPrefix, m.key, m.token, pageSize);
       List<ObjectVersion> out = new ArrayList<>(p.objects().size());
       for (ObjectSummary o : p.objects()) {
         out.add(new ObjectVersion(o.key(), null, true, false, o.lastModified(), o.etag(), o.size()));
       }
-      return new PageCursor.Page<>(out, p.truncated() ? new Marker(null, null, p.nextContinuationToken()) : null);
+      return RangeCursor.cut(new PageCursor.Page<>(out, p.truncated() ? new Marker(null, null, p.nextContinuationToken()) : null),
+          upTo, ObjectVersion::key);
     };
     return PageCursor.open(fetch, start, executor, "ListObjectsV2 of " + source(listPrefix));
   }
 
-  private PageCursor<Marker, ObjectSummary> objects(String listPrefix, Marker start) throws IOException {
+  private PageCursor<Marker, ObjectSummary> objects(String listPrefix, Marker start, String upTo) throws IOException {
     PageCursor.Fetch<Marker, ObjectSummary> fetch = m -> {
       ObjectsPage p = client.listObjects(bucket, listPrefix, m.key, m.token, pageSize);
-      return new PageCursor.Page<>(p.objects(),
-          p.truncated() ? new Marker(null, null, p.nextContinuationToken()) : null);
+      return RangeCursor.cut(new PageCursor.Page<>(p.objects(),
+          p.truncated() ? new Marker(null, null, p.nextContinuationToken()) : null), upTo, ObjectSummary::key);
     };
     return PageCursor.open(fetch, start, executor, "ListObjectsV2 of " + source(listPrefix));
   }
@@ -206,16 +271,16 @@ final class HistoryWalk {
   }
 
   /** The next version outside {@code _idem/}, restarting the listing past that range when it is met. */
-  private ObjectVersion skipInternal(PageCursor<Marker, ObjectVersion> versions) throws IOException {
+  private ObjectVersion skipInternal(RangeCursor<ObjectVersion> versions) throws IOException {
     ObjectVersion v = versions.peek();
     while (v != null && layout.isInternal(v.key())) {
-      versions.restart(new Marker(layout.afterInternal(), null, null));
+      versions.skipTo(layout.afterInternal());
       v = versions.peek();
     }
     return v;
   }
 
-  private Evidence peekEvidence(PageCursor<Marker, ObjectSummary> evidence) throws IOException {
+  private Evidence peekEvidence(RangeCursor<ObjectSummary> evidence) throws IOException {
     for (ObjectSummary o = evidence.peek(); o != null; o = evidence.peek()) {
       KeyLayout.Evidence parsed = layout.parseEvidence(o.key());
       if (parsed != null) {
@@ -226,7 +291,7 @@ final class HistoryWalk {
     return null;
   }
 
-  private List<Evidence> takeEvidence(PageCursor<Marker, ObjectSummary> evidence, String key)
+  private List<Evidence> takeEvidence(RangeCursor<ObjectSummary> evidence, String key)
       throws IOException {
     List<Evidence> out = new ArrayList<>();
     for (Evidence e = peekEvidence(evidence); e != null && e.key.equals(key); e = peekEvidence(evidence)) {

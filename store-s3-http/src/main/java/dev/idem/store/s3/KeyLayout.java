@@ -75,6 +75,15 @@ final class KeyLayout {
     return prefix + EVIDENCE;
   }
 
+  /**
+   * The evidence listing's counterpart of a marker in the object listing: the evidence of a key sorts
+   * after it exactly when the key sorts after {@code objectMarker}, for keys without characters below
+   * {@code !} (every key idem publishes, and so every key that has evidence).
+   */
+  String evidenceMarker(String objectMarker) {
+    return evidencePrefix() + logical(objectMarker) + "!" + MAX_CHAR;
+  }
+
   /** The logical key that records an attempt with {@code sha256} at {@code key}. */
   static String evidenceKey(String key, String sha256) {
     return EVIDENCE + key + "!" + sha256;

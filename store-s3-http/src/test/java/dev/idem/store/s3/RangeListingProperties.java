@@ -1,0 +1,270 @@
+package dev.idem.store.s3;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.idem.core.RunSpec;
+import dev.idem.core.Window;
+import dev.idem.store.s3.client.ObjectVersion;
+import java.io.IOException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.statistics.Statistics;
+import net.jqwik.api.lifecycle.AfterContainer;
+import net.jqwik.api.constraints.IntRange;
+
+/**
+ * A listing cut into ranges ({@link KeyRanges}) and read through {@link RangeCursor} yields exactly the
+ * entries of one sequential listing, in the same order, whatever the layout: idem keys of several
+ * pipelines, legacy keys beside and inside them, delete markers, several versions per key, the store's
+ * own area, page boundaries anywhere, and a window query's start marker. And it never holds more than
+ * two pages per open range.
+ */
+class RangeListingProperties {
+  private static final String STORE = "t/";
+  private static final long NOW = 1_726_000_000L;
+  private static final ExecutorService EXECUTOR = Executors.newCachedThreadPool(r -> {
+    Thread t = new Thread(r, "range-listing-test");
+    t.setDaemon(true);
+    return t;
+  });
+
+  @AfterContainer
+  static void stop() {
+    EXECUTOR.shutdownNow();
+  }
+
+  /** One listed key with its versions (newest first), some of them delete markers. */
+  record Key(String key, int versions, int deleteMarkerAt) {}
+
+  @Provide
+  Arbitrary<List<Key>> buckets() {
+    Arbitrary<String> idem = Combinators.combine(Arbitraries.of("a", "b-c", "p1", "zz"),
+        Arbitraries.longs().between(NOW - 400_000, NOW), Arbitraries.integers().between(1, 3))
+        .as((p, start, schema) -> RunSpec.of(p, new Window(start - start % 60, 60), schema).outputKey().toString());
+    Arbitrary<String> legacy = Arbitraries.oneOf(
+        Arbitraries.strings().withChars("abz019._-/ !~").ofMinLength(1).ofMaxLength(10),
+        Arbitraries.integers().between(0, 300).map(i -> "exports/job-" + (i % 7) + "/window-" + i + ".csv"),
+        Arbitraries.of("a/1726000000/legacy.csv", "a/", "a", "a0", "_idem/pointers/a/latest", "_idem/evidence/x!y",
+            "p1/17/x", "p1/999999999/state-x"));
+    Arbitrary<String> keys = Arbitraries.frequencyOf(
+        net.jqwik.api.Tuple.of(3, idem), net.jqwik.api.Tuple.of(2, legacy));
+    Arbitrary<Key> key = Combinators.combine(keys, Arbitraries.integers().between(1, 4),
+        Arbitraries.integers().between(-1, 3)).as(Key::new);
+    return key.list().ofMaxSize(120);
+  }
+
+  @Property(tries = 300)
+  void rangedListing_sameEntriesInOrderAsSequential(@ForAll("buckets") List<Key> keys,
+      @ForAll @IntRange(min = 1, max = 9) int pageSize, @ForAll @IntRange(min = 1, max = 12) int parallelism,
+      @ForAll boolean fromAWindow) throws IOException {
+    FakeVersions bucket = new FakeVersions(STORE, keys);
+    String listPrefix = fromAWindow ? STORE + "p1/" : STORE;
+    String start = fromAWindow ? STORE + "p1/" + (NOW - 200_000) : null;
+    List<String> expected = bucket.expected(listPrefix, start);
+    assertEquals(expected, read(bucket, listPrefix, start, List.of(), 1, pageSize, null), "one sequential listing");
+    List<String> markers = KeyRanges.plan(listPrefix, start, STORE, NOW, parallelism, bucket.discovery(pageSize));
+    for (int i = 1; i < markers.size(); i++) {
+      assertTrue(KeyOrder.compare(markers.get(i - 1), markers.get(i)) < 0, "ascending: " + markers);
+    }
+    Statistics.label("split markers").collect(markers.isEmpty() ? "none" : markers.size() < 8 ? "1-7" : "8+");
+    int[] maxHeld = {0};
+    List<String> ranged = read(bucket, listPrefix, start, markers, parallelism, pageSize, maxHeld);
+    assertEquals(expected, ranged, "markers " + markers);
+    assertTrue(maxHeld[0] <= 2 * parallelism, maxHeld[0] + " pages held at once for parallelism " + parallelism);
+  }
+
+  /**
+   * Every entry as {@code key#versionId}, read through a {@link RangeCursor}; {@code maxHeld} receives
+   * the most pages fetched and not yet passed by the reader.
+   */
+  private static List<String> read(FakeVersions bucket, String listPrefix, String start, List<String> markers,
+      int parallelism, int pageSize, int[] maxHeld) throws IOException {
+    List<String> out = new ArrayList<>();
+    AtomicInteger position = new AtomicInteger();
+    Set<int[]> held = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    RangeCursor.Opener<ObjectVersion> opener = (after, upTo) -> {
+      PageCursor.Fetch<String[], ObjectVersion> fetch = m -> {
+        FakeVersions.Page p = bucket.list(listPrefix, null, m[0], m[1], pageSize);
+        // A page is held from its fetch until the reader passes its last entry in this range.
+        int last = p.lastIndexUpTo(upTo);
+        if (last >= 0) {
+          held.add(new int[] {last});
+        }
+        return RangeCursor.cut(new PageCursor.Page<>(p.versions(),
+            p.truncated() ? new String[] {p.nextKey(), p.nextVersion()} : null), upTo, ObjectVersion::key);
+      };
+      return PageCursor.open(fetch, new String[] {after, null}, EXECUTOR, "fake");
+    };
+    try (RangeCursor<ObjectVersion> cursor = new RangeCursor<>(opener, ObjectVersion::key, start, markers, EXECUTOR,
+        parallelism)) {
+      for (ObjectVersion v = cursor.next(); v != null; v = cursor.next()) {
+        out.add(v.key() + "#" + v.versionId());
+        int at = bucket.indexOf(v);
+        position.set(at + 1);
+        held.removeIf(p -> p[0] < position.get());
+        if (maxHeld != null) {
+          maxHeld[0] = Math.max(maxHeld[0], held.size());
+        }
+        assertTrue(cursor.openRanges() <= parallelism);
+      }
+    }
+    return out;
+  }
+
+  /** A versioned bucket's ListObjectVersions, S3's semantics, in memory. */
+  static final class FakeVersions {
+    private final List<ObjectVersion> entries = new ArrayList<>();
+
+    record Page(List<ObjectVersion> versions, boolean truncated, String nextKey, String nextVersion,
+        List<String> commonPrefixes, List<Integer> indexes) {
+      /** The index of the last entry at or below {@code upTo}, or -1. */
+      int lastIndexUpTo(String upTo) {
+        int last = -1;
+        for (int i = 0; i < versions.size(); i++) {
+          if (RangeCursor.inRange(versions.get(i).key(), upTo)) {
+            last = indexes.get(i);
+          }
+        }
+        return last;
+      }
+    }
+
+    FakeVersions(String storePrefix, List<Key> keys) {
+      Set<String> unique = new LinkedHashSet<>();
+      for (Key k : keys) {
+        unique.add(k.key);
+      }
+      List<String> sorted = new ArrayList<>(unique);
+      sorted.sort(KeyOrder::compare);
+      for (String key : sorted) {
+        Key k = keys.stream().filter(x -> x.key.equals(key)).findFirst().orElseThrow();
+        for (int v = 0; v < k.versions; v++) {
+          boolean marker = v == k.deleteMarkerAt;
+          entries.add(new ObjectVersion(storePrefix + key, key.hashCode() + "-" + v, v == 0, marker,
+              Instant.ofEpochSecond(NOW - v), marker ? null : "etag" + (key.length() + v) % 3, marker ? 0 : 1));
+        }
+      }
+    }
+
+    /** Every entry under {@code prefix} after {@code start}, as {@code key#versionId}: the oracle. */
+    List<String> expected(String prefix, String start) {
+      return entries.stream().filter(v -> v.key().startsWith(prefix))
+          .filter(v -> start == null || KeyOrder.compare(v.key(), start) > 0)
+          .map(v -> v.key() + "#" + v.versionId()).toList();
+    }
+
+    int indexOf(ObjectVersion v) {
+      for (int i = 0; i < entries.size(); i++) {
+        if (entries.get(i).key().equals(v.key()) && entries.get(i).versionId().equals(v.versionId())) {
+          return i;
+        }
+      }
+      throw new AssertionError("not listed: " + v);
+    }
+
+    Page list(String prefix, String delimiter, String keyMarker, String versionMarker, int max) {
+      List<ObjectVersion> out = new ArrayList<>();
+      List<Integer> indexes = new ArrayList<>();
+      List<String> prefixes = new ArrayList<>();
+      int i = 0;
+      if (keyMarker != null) {
+        while (i < entries.size() && KeyOrder.compare(entries.get(i).key(), keyMarker) < 0) {
+          i++;
+        }
+        if (versionMarker == null) {
+          while (i < entries.size() && entries.get(i).key().equals(keyMarker)) {
+            i++;
+          }
+        } else {
+          while (i < entries.size() && entries.get(i).key().equals(keyMarker)) {
+            boolean found = entries.get(i).versionId().equals(versionMarker);
+            i++;
+            if (found) {
+              break;
+            }
+          }
+        }
+      }
+      String lastKey = null;
+      String lastVersion = null;
+      for (; i < entries.size(); i++) {
+        ObjectVersion v = entries.get(i);
+        if (!v.key().startsWith(prefix)) {
+          continue;
+        }
+        if (delimiter != null) {
+          int d = v.key().indexOf(delimiter, prefix.length());
+          if (d >= 0) {
+            String cp = v.key().substring(0, d + delimiter.length());
+            if (cp.equals(lastKey) || keyMarker != null && cp.equals(keyMarker)) {
+              continue;
+            }
+            if (out.size() + prefixes.size() == max) {
+              break;
+            }
+            prefixes.add(cp);
+            lastKey = cp;
+            lastVersion = null;
+            continue;
+          }
+        }
+        if (out.size() + prefixes.size() == max) {
+          break;
+        }
+        out.add(v);
+        indexes.add(i);
+        lastKey = v.key();
+        lastVersion = v.versionId();
+      }
+      boolean truncated = false;
+      for (int j = i; j < entries.size(); j++) {
+        String k = entries.get(j).key();
+        if (k.startsWith(prefix) && !(delimiter != null && lastKey != null && lastVersion == null && k.startsWith(lastKey))) {
+          truncated = true;
+          break;
+        }
+      }
+      return new Page(out, truncated, truncated ? lastKey : null, truncated ? lastVersion : null, prefixes, indexes);
+    }
+
+    KeyRanges.Discovery discovery(int pageSize) {
+      return new KeyRanges.Discovery() {
+        @Override
+        public List<String> commonPrefixes(String listPrefix, String startAfter, int pages) {
+          List<String> out = new ArrayList<>();
+          String key = startAfter;
+          String version = null;
+          for (int p = 0; p < pages; p++) {
+            Page page = list(listPrefix, "/", key, version, pageSize);
+            out.addAll(page.commonPrefixes());
+            if (!page.truncated()) {
+              break;
+            }
+            key = page.nextKey();
+            version = page.nextVersion();
+          }
+          return out;
+        }
+
+        @Override
+        public String firstKey(String listPrefix, String startAfter) {
+          List<ObjectVersion> first = list(listPrefix, null, startAfter, null, 1).versions();
+          return first.isEmpty() ? null : first.get(0).key();
+        }
+      };
+    }
+  }
+}
