@@ -96,6 +96,12 @@ final class ScanCommand implements Callable<Integer> {
           + "plus the listing request in flight. A cut-short scan is never reported clean, nor empty.")
   Duration maxTime;
 
+  @Option(names = "--list-parallelism", paramLabel = "N", defaultValue = "16",
+      description = "Listing requests in flight at once (1-64, default ${DEFAULT-VALUE}). S3 lists the key "
+          + "ranges of pipelines, windows and directories concurrently, output still in key order; memory grows "
+          + "with N (two listing pages per request). 1: one sequential listing. The filesystem store ignores it.")
+  int listParallelism;
+
   @Option(names = "--allow-empty",
       description = "Pass (exit 0) when the scan examines nothing, e.g. the first rollout of a new pipeline. "
           + "Without it a scan that met no key and no pointer exits 9.")
@@ -124,6 +130,10 @@ final class ScanCommand implements Callable<Integer> {
     if (maxTime != null && maxTime.isZero()) {
       throw new UsageException("--max-time must be positive");
     }
+    if (listParallelism < 1 || listParallelism > HistoryQuery.MAX_LIST_PARALLELISM) {
+      throw new UsageException("--list-parallelism must be 1-" + HistoryQuery.MAX_LIST_PARALLELISM + ", was "
+          + listParallelism);
+    }
     String pipeline = scope != null && scope.pipeline != null ? scope.pipeline.pipeline : null;
     if (pipeline != null) {
       try {
@@ -138,11 +148,12 @@ final class ScanCommand implements Callable<Integer> {
     try (ObjectStore st = store.open(ctx)) {
       requireIdemStore(st);
       // The store lists only what the query accepts: --since is not a filter applied after the work.
-      HistoryQuery query = HistoryQuery.under(prefix).until(ctx.clock(), null);
+      HistoryQuery query = HistoryQuery.under(prefix);
       if (pipeline != null && scope.pipeline.since != null) {
         long min = Math.max(0, ctx.clock().instant().minus(scope.pipeline.since).getEpochSecond());
-        query = HistoryQuery.windows(pipeline, min).until(ctx.clock(), null);
+        query = HistoryQuery.windows(pipeline, min);
       }
+      query = query.until(ctx.clock(), null).withListParallelism(listParallelism);
       DivergenceScan scan = new DivergenceScan(ctx.clock(), maxKeys, maxTime);
       ScanSummary summary;
       Progress progress = Progress.start(err, !output.quiet, 5000,

@@ -98,4 +98,14 @@ class ScanAtScaleCliTest {
         .run("scan", "--store", "mem:", "--pipeline", "p", "--since", "1h", "--max-time", "2s", "--allow-empty");
     assertEquals(ExitCodes.DIVERGENT, allowEmpty.code(), allowEmpty.describe());
   }
+
+  @Test
+  void scan_listParallelismOutOfRange_usageErrorOneLine() throws IOException {
+    InMemoryObjectStore store = keys(1);
+    for (String n : new String[] {"0", "65"}) {
+      Cli.Result r = new Cli().opener(uri -> store).run("scan", "--store", "mem:", "--list-parallelism", n);
+      assertEquals(ExitCodes.USAGE, r.code(), r.describe());
+      assertEquals("idem scan: --list-parallelism must be 1-64, was " + n, r.err().strip(), r.describe());
+    }
+  }
 }
