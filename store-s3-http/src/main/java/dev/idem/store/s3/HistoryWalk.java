@@ -207,9 +207,11 @@ final class HistoryWalk {
             }
 
             @Override
-            public String firstKey(String prefix, String startAfter) throws IOException {
-              List<ObjectVersion> first = client.listVersions(bucket, prefix, startAfter, null, 1).versions();
-              return first.isEmpty() ? null : first.get(0).key();
+            public String[] firstPageSpan(String prefix, String startAfter) throws IOException {
+              VersionsPage first = client.listVersions(bucket, prefix, startAfter, null, pageSize);
+              List<ObjectVersion> v = first.versions();
+              return !first.truncated() || v.isEmpty() ? null
+                  : new String[] {v.get(0).key(), v.get(v.size() - 1).key()};
             }
           });
     } catch (S3Exception e) {

@@ -15,7 +15,10 @@ import java.util.TreeSet;
  *
  * <p>Why it exists: S3 answers a listing page in tens of milliseconds and hands out the next page's
  * position only with the page, so one listing of 100 pages costs 100 round trips before any parsing.
- * Ranges cut by markers can be listed concurrently and still be read in key order.
+ * Ranges cut by markers can be listed concurrently and still be read in key order. The pages within one
+ * range still follow each other, and a range ahead of the reader buffers at most two ({@link
+ * RangeCursor}), so the listing is fastest when ranges are about a page long: a directory of ten pages
+ * is listed in ten round trips whatever the parallelism.
  *
  * <p>Guarantee: any strictly ascending markers partition the key space, each key in exactly one range,
  * whatever the layout: markers only decide how evenly the work is spread, never what is listed. Keys
@@ -23,12 +26,14 @@ import java.util.TreeSet;
  * them. The markers come from the layout:
  *
  * <ul>
- *   <li>a pipeline's keys ({@code P/<window_start>/…}): window starts evenly spaced between the first
- *       window listed and now (window starts are unpadded decimals; the split is made only when the
- *       first and now have the same number of digits, where string order is numeric order);
- *   <li>anything else: the common prefixes of a delimiter listing ({@code /}) of at most {@link
- *       #DISCOVERY_PAGES} pages (pipelines, the directories of a legacy layout), each pipeline among them
- *       split by windows when they are fewer than the parallelism asks for.
+ *   <li>a pipeline's keys ({@code P/<window_start>/…}): window starts from the first page's last window
+ *       to now, as far apart as the first page's first and last windows, so that a pipeline on a schedule
+ *       gets ranges of about one page each (window starts are unpadded decimals; the cut is made only
+ *       when they have as many digits as now, where string order is numeric order);
+ *   <li>anything else (a prefix named like a pipeline whose first key is no idem key included): the
+ *       common prefixes of a delimiter listing ({@code /}) of at most {@link
+ *       #DISCOVERY_PAGES} pages (pipelines, the directories of a legacy layout; thousands are grouped),
+ *       each pipeline among them cut by windows when they are fewer than the parallelism.
  * </ul>
  *
  * Failures: a discovery request that fails throws its {@link IOException}; nothing has been listed yet.
@@ -36,8 +41,13 @@ import java.util.TreeSet;
 final class KeyRanges {
   /** Delimiter pages read to find the common prefixes; beyond them the last range runs to the end. */
   static final int DISCOVERY_PAGES = 2;
-  /** Ranges per listing request in flight: enough that one slow range does not leave the others idle. */
-  static final int RANGES_PER_REQUEST = 2;
+  /**
+   * Ranges per listing request in flight at most, from common prefixes: every range costs a request even
+   * when it holds little, so thousands of small directories are grouped.
+   */
+  static final int PREFIX_RANGES_PER_REQUEST = 8;
+  /** The most ranges a pipeline's windows are cut into. */
+  static final int MAX_WINDOW_RANGES = 1024;
 
   /** The listings the plan is made from. */
   interface Discovery {
@@ -47,8 +57,11 @@ final class KeyRanges {
      */
     List<String> commonPrefixes(String listPrefix, String startAfter, int pages) throws IOException;
 
-    /** The first key under {@code listPrefix} after {@code startAfter}, or {@code null} when there is none. */
-    String firstKey(String listPrefix, String startAfter) throws IOException;
+    /**
+     * The first and the last key of the first listing page under {@code listPrefix} after {@code
+     * startAfter}, or {@code null} when there is no key or that page is the only one (nothing to cut).
+     */
+    String[] firstPageSpan(String listPrefix, String startAfter) throws IOException;
   }
 
   private KeyRanges() {}
@@ -65,19 +78,23 @@ final class KeyRanges {
     if (parallelism <= 1) {
       return List.of();
     }
-    int target = parallelism * RANGES_PER_REQUEST;
+    // A listing of one page is not cut: every range would cost a request of its own.
+    String[] firstPage = discovery.firstPageSpan(listPrefix, start);
+    if (firstPage == null) {
+      return List.of();
+    }
     TreeSet<String> markers = new TreeSet<>(KeyOrder::compare);
     if (isPipelinePrefix(listPrefix, storePrefix)) {
-      markers.addAll(windowSplit(listPrefix, discovery.firstKey(listPrefix, start), storePrefix, nowEpochSecond,
-          target));
-    } else {
-      List<String> prefixes = discovery.commonPrefixes(listPrefix, start, DISCOVERY_PAGES);
+      markers.addAll(windowSplit(listPrefix, firstPage, storePrefix, nowEpochSecond));
+    }
+    if (markers.isEmpty()) { // not a pipeline, or one whose keys follow another layout: its directories
+      List<String> prefixes = thin(discovery.commonPrefixes(listPrefix, start, DISCOVERY_PAGES),
+          parallelism * PREFIX_RANGES_PER_REQUEST);
       markers.addAll(prefixes);
       List<String> pipelines = prefixes.stream().filter(p -> isPipelinePrefix(p, storePrefix)).toList();
-      if (prefixes.size() < parallelism && !pipelines.isEmpty()) {
-        int each = Math.max(2, target / pipelines.size());
+      if (prefixes.size() < parallelism) {
         for (String p : pipelines) {
-          markers.addAll(windowSplit(p, discovery.firstKey(p, start), storePrefix, nowEpochSecond, each));
+          markers.addAll(windowSplit(p, discovery.firstPageSpan(p, start), storePrefix, nowEpochSecond));
         }
       }
     }
@@ -85,6 +102,18 @@ final class KeyRanges {
       markers.headSet(start, true).clear();
     }
     return new ArrayList<>(markers);
+  }
+
+  /** At most {@code max} of {@code markers}, evenly spaced, keeping their order. */
+  static List<String> thin(List<String> markers, int max) {
+    if (markers.size() <= max) {
+      return markers;
+    }
+    List<String> out = new ArrayList<>(max);
+    for (int i = 0; i < max; i++) {
+      out.add(markers.get((int) ((long) i * markers.size() / max)));
+    }
+    return out;
   }
 
   /** Whether {@code prefix} is {@code storePrefix + P + "/"} for a valid pipeline name {@code P}. */
@@ -97,28 +126,35 @@ final class KeyRanges {
   }
 
   /**
-   * Markers {@code pipelinePrefix + v} for {@code pieces - 1} window starts {@code v} evenly spaced from
-   * the first key's window to now, so each range holds about as many windows as the others when a
-   * pipeline runs on a schedule; none when the first key is not an idem key or the two starts differ in
-   * digits (string order would not be numeric order between them).
+   * Markers {@code pipelinePrefix + v} for window starts {@code v} from the first page's last window to
+   * now, spaced as far apart as the first page's windows are (its first to its last), so each range
+   * holds about one page when the pipeline runs on a schedule; none when the first page is the only one,
+   * its keys are not idem keys, or a start has fewer digits than now (string order would not be numeric
+   * order between them).
    */
-  static List<String> windowSplit(String pipelinePrefix, String firstKey, String storePrefix, long now, int pieces) {
-    if (firstKey == null || !firstKey.startsWith(storePrefix)
-        || !OutputKey.looksLikeKey(firstKey.substring(storePrefix.length()))) {
+  static List<String> windowSplit(String pipelinePrefix, String[] firstPage, String storePrefix, long now) {
+    if (firstPage == null) {
       return List.of();
     }
-    long lo = OutputKey.parse(firstKey.substring(storePrefix.length())).windowStartEpochSecond();
-    if (lo >= now || Long.toString(lo).length() != Long.toString(now).length()) {
+    long lo = windowOf(firstPage[0], storePrefix);
+    long hi = windowOf(firstPage[1], storePrefix);
+    int digits = Long.toString(now).length();
+    if (lo < 0 || hi < lo || hi >= now || Long.toString(lo).length() != digits) {
       return List.of();
     }
+    long step = Math.max(1, Math.max(hi - lo, (now - hi) / MAX_WINDOW_RANGES));
     List<String> out = new ArrayList<>();
-    for (int j = 1; j < pieces; j++) {
-      long v = lo + (long) ((double) (now - lo) * j / pieces);
-      String marker = pipelinePrefix + v;
-      if (v > lo && (out.isEmpty() || !out.get(out.size() - 1).equals(marker))) {
-        out.add(marker);
-      }
+    for (long v = hi + step; v < now; v += step) {
+      out.add(pipelinePrefix + v);
     }
     return out;
+  }
+
+  /** The window start of an idem key under {@code storePrefix}, or -1 for any other key. */
+  private static long windowOf(String objectKey, String storePrefix) {
+    if (!objectKey.startsWith(storePrefix) || !OutputKey.looksLikeKey(objectKey.substring(storePrefix.length()))) {
+      return -1;
+    }
+    return OutputKey.parse(objectKey.substring(storePrefix.length())).windowStartEpochSecond();
   }
 }
