@@ -24,8 +24,12 @@ import java.util.concurrent.Executors;
  * a fixed-path legacy fleet leaves them; every DIVERGE_EVERY-th key's newest version has other bytes
  * (another ETag), all other rewrites are byte-identical. Requests are not authenticated.
  *
- * <p>Usage: java scripts/VersionListingServer.java PORT_FILE KEYS VERSIONS DIVERGE_EVERY — binds a
- * free port, writes it to PORT_FILE, serves until killed.
+ * <p>Every reply waits LATENCY_MS first, as an S3 LIST does (published S3 LIST latencies sit between
+ * 20 and 100 ms), on its own thread, so concurrent requests wait concurrently as they would on S3. A
+ * {@code delimiter} rolls keys up into CommonPrefixes, as S3 does.
+ *
+ * <p>Usage: java scripts/VersionListingServer.java PORT_FILE KEYS VERSIONS DIVERGE_EVERY [LATENCY_MS] —
+ * binds a free port, writes it to PORT_FILE, serves until killed.
  */
 public class VersionListingServer {
   private static final String NS = "http://s3.amazonaws.com/doc/2006-03-01/";
@@ -33,28 +37,40 @@ public class VersionListingServer {
   private final List<String> keys = new ArrayList<>();
   private final int versions;
   private final int divergeEvery;
+  private final long latencyMillis;
 
-  VersionListingServer(int keyCount, int versions, int divergeEvery) {
+  VersionListingServer(int keyCount, int versions, int divergeEvery, long latencyMillis) {
     for (int k = 0; k < keyCount; k++) {
       keys.add(String.format("exports/job-%03d/window-%06d.csv", k % 100, k));
     }
     Collections.sort(keys);
     this.versions = versions;
     this.divergeEvery = divergeEvery;
+    this.latencyMillis = latencyMillis;
   }
 
   public static void main(String[] args) throws Exception {
     VersionListingServer s = new VersionListingServer(
-        Integer.parseInt(args[1]), Integer.parseInt(args[2]), Integer.parseInt(args[3]));
-    HttpServer http = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 64);
+        Integer.parseInt(args[1]), Integer.parseInt(args[2]), Integer.parseInt(args[3]),
+        args.length > 4 ? Long.parseLong(args[4]) : 0);
+    HttpServer http = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 256);
     http.createContext("/", s::handle);
-    http.setExecutor(Executors.newFixedThreadPool(4));
+    // One thread per request in flight: the latency is a wait, not work, and must not queue.
+    http.setExecutor(Executors.newCachedThreadPool());
     http.start();
     java.nio.file.Files.writeString(java.nio.file.Path.of(args[0]), Integer.toString(http.getAddress().getPort()));
   }
 
   private void handle(HttpExchange ex) throws IOException {
     try (ex) {
+      if (latencyMillis > 0) {
+        try {
+          Thread.sleep(latencyMillis);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return;
+        }
+      }
       Map<String, String> q = query(ex.getRequestURI().getRawQuery());
       String path = ex.getRequestURI().getPath();
       boolean bucketOnly = path.indexOf('/', 1) < 0 || path.indexOf('/', 1) == path.length() - 1;
@@ -64,6 +80,13 @@ public class VersionListingServer {
         send(ex, versionsPage(path, q));
       } else if (ex.getRequestMethod().equals("GET") && bucketOnly && "2".equals(q.get("list-type"))) {
         send(ex, emptyObjectsPage(path, q));
+      } else if (ex.getRequestMethod().equals("GET") && !bucketOnly) {
+        // No object is stored (the bucket is its version listing only): the store marker idem reads
+        // before a scan, like any object, is not there.
+        byte[] body = ("<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>NoSuchKey</Code><Message>"
+            + "no such key</Message><RequestId>0</RequestId></Error>").getBytes(StandardCharsets.UTF_8);
+        ex.sendResponseHeaders(404, body.length);
+        ex.getResponseBody().write(body);
       } else {
         byte[] body = ("<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>NotImplemented</Code><Message>"
             + "read-only listing server</Message><RequestId>0</RequestId></Error>").getBytes(StandardCharsets.UTF_8);
@@ -94,13 +117,27 @@ public class VersionListingServer {
         .append("</Name><Prefix>").append(prefix).append("</Prefix><KeyMarker>").append(keyMarker)
         .append("</KeyMarker><VersionIdMarker>").append(versionMarker).append("</VersionIdMarker><MaxKeys>")
         .append(max).append("</MaxKeys>");
+    String delimiter = q.get("delimiter");
     StringBuilder items = new StringBuilder(max * 300);
     int n = 0;
     String lastKey = null;
     String lastVersion = null;
+    String lastPrefix = null;
     for (; k < keys.size() && n < max; k++, v = 0) {
       String key = keys.get(k);
       if (!key.startsWith(prefix)) {
+        continue;
+      }
+      int d = delimiter == null || delimiter.isEmpty() ? -1 : key.indexOf(delimiter, prefix.length());
+      if (d >= 0) {
+        String common = key.substring(0, d + delimiter.length());
+        if (!common.equals(lastPrefix) && !common.equals(keyMarker)) {
+          items.append("<CommonPrefixes><Prefix>").append(common).append("</Prefix></CommonPrefixes>");
+          lastPrefix = common;
+          lastKey = common;
+          lastVersion = null;
+          n++;
+        }
         continue;
       }
       int index = Integer.parseInt(key.substring(key.length() - 10, key.length() - 4));
@@ -109,7 +146,7 @@ public class VersionListingServer {
         String versionId = "v" + index + "-" + v;
         items.append("<Version><Key>").append(key).append("</Key><VersionId>").append(versionId)
             .append("</VersionId><IsLatest>").append(v == 0).append("</IsLatest><LastModified>")
-            .append(String.format("2024-09-10T20:%02d:%02d.000Z", (versions - v) % 60, index % 60))
+            .append("2024-09-10T20:").append(two((versions - v) % 60)).append(':').append(two(index % 60)).append(".000Z")
             .append("</LastModified><ETag>&quot;").append(etag(index, diverged)).append("&quot;</ETag><Size>")
             .append(diverged ? 31 : 20).append("</Size><StorageClass>STANDARD</StorageClass></Version>");
         lastKey = key;
@@ -125,8 +162,10 @@ public class VersionListingServer {
     }
     b.append("<IsTruncated>").append(truncated).append("</IsTruncated>");
     if (truncated) {
-      b.append("<NextKeyMarker>").append(lastKey).append("</NextKeyMarker><NextVersionIdMarker>")
-          .append(lastVersion).append("</NextVersionIdMarker>");
+      b.append("<NextKeyMarker>").append(lastKey).append("</NextKeyMarker>");
+      if (lastVersion != null) {
+        b.append("<NextVersionIdMarker>").append(lastVersion).append("</NextVersionIdMarker>");
+      }
     }
     return b.append(items).append("</ListVersionsResult>").toString();
   }
@@ -137,13 +176,21 @@ public class VersionListingServer {
         + "<IsTruncated>false</IsTruncated></ListBucketResult>";
   }
 
-  private static String etag(int index, boolean diverged) {
+  private static final ThreadLocal<MessageDigest> MD5 = ThreadLocal.withInitial(() -> {
     try {
-      MessageDigest md = MessageDigest.getInstance("MD5");
-      return HexFormat.of().formatHex(md.digest(("rows " + index + (diverged ? " build 43" : "")).getBytes(StandardCharsets.UTF_8)));
+      return MessageDigest.getInstance("MD5");
     } catch (java.security.NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
     }
+  });
+
+  private static String etag(int index, boolean diverged) {
+    byte[] text = ("rows " + index + (diverged ? " build 43" : "")).getBytes(StandardCharsets.UTF_8);
+    return HexFormat.of().formatHex(MD5.get().digest(text));
+  }
+
+  private static String two(int n) {
+    return n < 10 ? "0" + n : Integer.toString(n);
   }
 
   private static String bucket(String path) {

@@ -1,17 +1,27 @@
 #!/usr/bin/env bash
 # Measures `idem scan` against the reference divergence scan (AWS CLI + jq, from the design's source
-# article) on the same versioned bucket history, served on loopback, side by side in one run.
+# article) on the same versioned bucket history, served on loopback with an S3-like per-request latency,
+# side by side in one run.
 #
-#   scripts/scan-vs-reference.sh [KEYS] [VERSIONS] [RUNS]     (default 20000 keys x 5 versions, 3 runs)
+#   scripts/scan-vs-reference.sh [SCALES] [LATENCIES_MS] [RUNS]
+#     SCALES        space-separated KEYSxVERSIONS      default "20000x5" (100,000 versions)
+#     LATENCIES_MS  space-separated per-request waits  default "20 50 100"
+#     RUNS          runs per cell, median reported     default 3
+#   REF_MAX_VERSIONS=N  skip the reference above N versions (it holds the whole listing as JSON in
+#                       memory, twice, and parses it in Python): say so in the table (default: never skip)
+#   LIST_PARALLELISM=N  idem scan --list-parallelism (default 16, the command's default)
 #
 # Both scans must report the same divergent keys; the script fails otherwise. It installs awscli, jq
 # and GNU time from Debian's packages when missing, starts the listing server
-# (scripts/VersionListingServer.java) on a free 127.0.0.1 port and stops it on exit. Output: a markdown table on stdout (medians of RUNS runs, ratio, peak RSS).
+# (scripts/VersionListingServer.java) on a free 127.0.0.1 port per cell and stops it on exit. Output: a
+# markdown table on stdout (medians of RUNS runs, ratio, peak RSS).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-keys="${1:-20000}"
-versions="${2:-5}"
+scales="${1:-20000x5}"
+latencies="${2:-20 50 100}"
 runs="${3:-3}"
+ref_max="${REF_MAX_VERSIONS:-0}"
+parallelism="${LIST_PARALLELISM:-16}"
 diverge_every=97
 
 need=()
@@ -33,28 +43,23 @@ fi
 
 work="$(mktemp -d)"
 server_pid=""
+stop_server() {
+  if [ -n "$server_pid" ]; then
+    kill "$server_pid" 2>/dev/null || true
+    wait "$server_pid" 2>/dev/null || true
+    server_pid=""
+  fi
+}
 cleanup() {
-  [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null
+  stop_server
   rm -rf "$work"
 }
 trap cleanup EXIT
 
 bucket=scanbench
 prefix=exports/
-# S3Proxy's ListObjectVersions costs time proportional to the whole bucket on every request (about
-# 3 s per request at 2,000 versions), which would measure S3Proxy rather than the scanners; a
-# synthetic read-only listing server on loopback serves the same history fast instead.
-java scripts/VersionListingServer.java "$work/port" "$keys" "$versions" "$diverge_every" >"$work/server.log" 2>&1 &
-server_pid=$!
-for _ in $(seq 1 300); do [ -s "$work/port" ] && break; sleep 0.1; done
-endpoint="http://127.0.0.1:$(cat "$work/port")"
 export AWS_ACCESS_KEY_ID=scanbench AWS_SECRET_ACCESS_KEY=scanbench-secret AWS_REGION=us-east-1
-export AWS_DEFAULT_REGION=us-east-1 AWS_ENDPOINT_URL="$endpoint" AWS_EC2_METADATA_DISABLED=true
-
-# The reference scan calls plain `aws`; this awscli predates AWS_ENDPOINT_URL, so a shim adds it.
-mkdir -p "$work/bin"
-printf '#!/bin/sh\nexec %s --endpoint-url %s "$@"\n' "$(command -v aws)" "$endpoint" > "$work/bin/aws"
-chmod +x "$work/bin/aws"
+export AWS_DEFAULT_REGION=us-east-1 AWS_EC2_METADATA_DISABLED=true
 
 # The reference scan, as the design's source article gives it (only the shebang line differs).
 cat > "$work/detect_divergence.sh" <<'REF'
@@ -79,7 +84,10 @@ REF
 chmod +x "$work/detect_divergence.sh"
 
 ref() { PATH="$work/bin:$PATH" "$work/detect_divergence.sh" "$bucket" "$prefix"; }
-idem_scan() { java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -jar "$jar" scan --store "s3://$bucket" --prefix "$prefix"; }
+idem_scan() {
+  java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -jar "$jar" scan --store "s3://$bucket" --prefix "$prefix" \
+    --list-parallelism "$parallelism"
+}
 
 # One timed run: wall seconds and peak RSS (KiB), output kept for the comparison.
 timed() { # name
@@ -91,32 +99,68 @@ timed() { # name
   tail -n 1 "$work/$name.rss" > "$work/$name.rss.tmp" && mv "$work/$name.rss.tmp" "$work/$name.rss"
 }
 export -f ref idem_scan
-export work bucket prefix jar
-
-declare -a t_ref t_idem
-for i in $(seq 1 "$runs"); do
-  t_ref+=("$(timed ref)")
-  t_idem+=("$(timed idem_scan)")
-  echo "run $i: reference ${t_ref[-1]} s, idem ${t_idem[-1]} s" >&2
-done
-
-# Same divergent keys, same reference lines.
-if ! diff <(sort "$work/ref.out") <(sort "$work/idem_scan.out") >"$work/diff"; then
-  echo "the two scans disagree:" >&2
-  head -20 "$work/diff" >&2
-  exit 1
-fi
+export work bucket prefix jar parallelism
 
 median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-m_ref="$(median "${t_ref[@]}")"
-m_idem="$(median "${t_idem[@]}")"
-divergent="$(grep -c '^DIVERGENT' "$work/idem_scan.out" || true)"
-cat <<TABLE
-| scan of $((keys * versions)) versions ($keys keys, $divergent divergent), listing server on loopback | median wall (s) of $runs | peak RSS (MiB) |
-|---|---:|---:|
-| reference: aws s3api list-object-versions + jq | $m_ref | $(( $(cat "$work/ref.rss") / 1024 )) |
-| idem scan | $m_idem | $(( $(cat "$work/idem_scan.rss") / 1024 )) |
-| ratio reference / idem | $(echo "scale=1; $m_ref / $m_idem" | bc) | |
 
-Machine: $(nproc) cores, $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -n1); $(java -version 2>&1 | head -n1); $(aws --version 2>&1); $(jq --version)
+rows=()
+for scale in $scales; do
+  keys="${scale%x*}"
+  versions="${scale#*x}"
+  total=$((keys * versions))
+  for latency in $latencies; do
+    rm -f "$work/port"
+    java scripts/VersionListingServer.java "$work/port" "$keys" "$versions" "$diverge_every" "$latency" \
+      >"$work/server.log" 2>&1 &
+    server_pid=$!
+    for _ in $(seq 1 300); do [ -s "$work/port" ] && break; sleep 0.1; done
+    endpoint="http://127.0.0.1:$(cat "$work/port")"
+    export AWS_ENDPOINT_URL="$endpoint"
+    # The reference scan calls plain `aws`; this awscli predates AWS_ENDPOINT_URL, so a shim adds it.
+    mkdir -p "$work/bin"
+    printf '#!/bin/sh\nexec %s --endpoint-url %s "$@"\n' "$(command -v aws)" "$endpoint" > "$work/bin/aws"
+    chmod +x "$work/bin/aws"
+
+    skip_ref=false
+    if [ "$ref_max" -gt 0 ] && [ "$total" -gt "$ref_max" ]; then skip_ref=true; fi
+    t_ref=()
+    t_idem=()
+    for i in $(seq 1 "$runs"); do
+      if ! $skip_ref; then t_ref+=("$(timed ref)"); fi
+      t_idem+=("$(timed idem_scan)")
+      echo "$total versions, ${latency} ms: run $i: reference ${t_ref[-1]:-skipped} s, idem ${t_idem[-1]} s" >&2
+    done
+    stop_server
+
+    divergent="$(grep -c '^DIVERGENT' "$work/idem_scan.out" || true)"
+    expected=$(( (keys + diverge_every - 1) / diverge_every ))
+    if [ "$divergent" -ne "$expected" ]; then
+      echo "idem found $divergent divergent keys, the bucket holds $expected:" >&2
+      tail -5 "$work/idem_scan.err" >&2
+      exit 1
+    fi
+    m_idem="$(median "${t_idem[@]}")"
+    rss_idem=$(( $(cat "$work/idem_scan.rss") / 1024 ))
+    if $skip_ref; then
+      rows+=("| $total | $keys | $latency | skipped (REF_MAX_VERSIONS=$ref_max) | | $m_idem | $rss_idem | | $divergent |")
+    else
+      # Same divergent keys, same reference lines.
+      if ! diff <(sort "$work/ref.out") <(sort "$work/idem_scan.out") >"$work/diff"; then
+        echo "the two scans disagree at $total versions, $latency ms:" >&2
+        head -20 "$work/diff" >&2
+        exit 1
+      fi
+      m_ref="$(median "${t_ref[@]}")"
+      rows+=("| $total | $keys | $latency | $m_ref | $(( $(cat "$work/ref.rss") / 1024 )) | $m_idem | $rss_idem | $(echo "scale=1; $m_ref / $m_idem" | bc) | $divergent (same lines) |")
+    fi
+  done
+done
+
+cat <<TABLE
+| versions | keys | latency per request (ms) | reference wall (s) | reference peak RSS (MiB) | idem wall (s) | idem peak RSS (MiB) | reference / idem | divergent keys |
+|---:|---:|---:|---:|---:|---:|---:|---:|---|
+$(printf '%s\n' "${rows[@]}")
+
+Median of $runs runs per cell; reference: aws s3api list-object-versions + jq; idem: java -jar idem-cli.jar scan --prefix $prefix --list-parallelism $parallelism (-XX:TieredStopAtLevel=1 -XX:+UseSerialGC).
+Machine: $(nproc) cores, $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -n1); load average at the end $(cut -d' ' -f1-3 /proc/loadavg); $(java -version 2>&1 | head -n1); $(aws --version 2>&1); $(jq --version)
 TABLE
