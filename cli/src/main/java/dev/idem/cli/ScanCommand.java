@@ -102,6 +102,12 @@ final class ScanCommand implements Callable<Integer> {
           + "with N (two listing pages per request). 1: one sequential listing. The filesystem store ignores it.")
   int listParallelism;
 
+  @Option(names = "--progress-every", paramLabel = "D", converter = Durations.class, defaultValue = "10s",
+      description = "How often a progress line (keys, versions, rate, elapsed) goes to stderr when it is not a "
+          + "terminal (default ${DEFAULT-VALUE}); on a terminal one live line is redrawn every second. Stdout, "
+          + "--json included, is never written; -q turns it off.")
+  Duration progressEvery;
+
   @Option(names = "--allow-empty",
       description = "Pass (exit 0) when the scan examines nothing, e.g. the first rollout of a new pipeline. "
           + "Without it a scan that met no key and no pointer exits 9.")
@@ -130,6 +136,9 @@ final class ScanCommand implements Callable<Integer> {
     if (maxTime != null && maxTime.isZero()) {
       throw new UsageException("--max-time must be positive");
     }
+    if (progressEvery.isZero()) {
+      throw new UsageException("--progress-every must be positive");
+    }
     if (listParallelism < 1 || listParallelism > HistoryQuery.MAX_LIST_PARALLELISM) {
       throw new UsageException("--list-parallelism must be 1-" + HistoryQuery.MAX_LIST_PARALLELISM + ", was "
           + listParallelism);
@@ -156,8 +165,9 @@ final class ScanCommand implements Callable<Integer> {
       query = query.until(ctx.clock(), null).withListParallelism(listParallelism);
       DivergenceScan scan = new DivergenceScan(ctx.clock(), maxKeys, maxTime);
       ScanSummary summary;
-      Progress progress = Progress.start(err, !output.quiet, 5000,
-          () -> "scanning " + st.describe() + " prefix=" + prefix + ": " + keysSeen + " keys, " + entriesSeen + " entries");
+      String where = st.describe() + " prefix=" + prefix;
+      Progress progress = Progress.start(err, !output.quiet, Progress.onTerminal(), progressEvery.toMillis(),
+          elapsed -> status(where, keysSeen, entriesSeen, elapsed));
       try {
         summary = scan.run(st, query, pointersToCheck(pipeline, prefix), new DivergenceScan.Listener() {
           @Override
@@ -233,6 +243,13 @@ final class ScanCommand implements Callable<Integer> {
       }
       return code;
     }
+  }
+
+  /** The progress line: keys and versions seen, the rate, and the time since the scan started. */
+  static String status(String where, long keys, long versions, long elapsedMillis) {
+    long rate = elapsedMillis <= 0 ? 0 : versions * 1000 / elapsedMillis;
+    return String.format(java.util.Locale.ROOT, "scan %s: %,d keys, %,d versions, %,d versions/s, %ds elapsed",
+        where, keys, versions, rate, elapsedMillis / 1000);
   }
 
   /**

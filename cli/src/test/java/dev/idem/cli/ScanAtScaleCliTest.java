@@ -108,4 +108,12 @@ class ScanAtScaleCliTest {
       assertEquals("idem scan: --list-parallelism must be 1-64, was " + n, r.err().strip(), r.describe());
     }
   }
+
+  @Test
+  void scan_progressEveryZero_usageErrorOneLine() throws IOException {
+    InMemoryObjectStore store = keys(1);
+    Cli.Result r = new Cli().opener(uri -> store).run("scan", "--store", "mem:", "--progress-every", "0s");
+    assertEquals(ExitCodes.USAGE, r.code(), r.describe());
+    assertEquals("idem scan: --progress-every must be positive", r.err().strip(), r.describe());
+  }
 }
