@@ -20,10 +20,12 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The history the divergence scan reads, streamed key by key from two listings merged in key order:
@@ -106,7 +108,13 @@ final class HistoryWalk {
     String from = query.listFrom();
     String listPrefix = layout.object(query.prefix());
     String start = from == null ? null : layout.object(from);
-    List<String> markers = plan(listPrefix, start, query);
+    // The first page is fetched once: it tells whether the listing is worth cutting (a one-page listing
+    // is not), how dense a pipeline's windows are, and it is the first range's first page.
+    Marker startMarker = new Marker(start, null, null);
+    VersionsPage first = firstPage(listPrefix, start);
+    List<String> markers = first == null || !first.truncated() || first.versions().isEmpty() ? List.of()
+        : plan(listPrefix, start, first, query);
+    AtomicBoolean firstUnused = new AtomicBoolean(first != null);
     String evidencePrefix = layout.evidencePrefix() + query.prefix();
     String evidenceStart = start == null ? null : layout.evidenceMarker(start);
     // Evidence is rare (only divergent attempts): cut its listing too only when it spans pages, since
@@ -115,8 +123,11 @@ final class HistoryWalk {
         || !client.listObjects(bucket, evidencePrefix, evidenceStart, null, pageSize).truncated()
         ? List.of() : markers.stream().map(layout::evidenceMarker).toList();
     int ranges = query.listParallelism();
-    try (RangeCursor<ObjectVersion> versions = new RangeCursor<>((after, upTo) -> versions(listPrefix,
-            new Marker(after, null, null), upTo), ObjectVersion::key, start, markers, executor, ranges);
+    RangeCursor.Opener<ObjectVersion> opener = (after, upTo) -> Objects.equals(after, start)
+        && firstUnused.getAndSet(false) ? versions(listPrefix, first, upTo)
+        : versions(listPrefix, new Marker(after, null, null), upTo);
+    try (RangeCursor<ObjectVersion> versions = new RangeCursor<>(opener, ObjectVersion::key, start, markers, executor,
+            ranges);
         RangeCursor<ObjectSummary> evidence = new RangeCursor<>((after, upTo) -> objects(evidencePrefix,
             new Marker(after, null, null), upTo), ObjectSummary::key, evidenceStart, evidenceMarkers, executor, ranges)) {
       String previousWindow = null;
@@ -185,9 +196,12 @@ final class HistoryWalk {
    * Where to cut the listing of {@code listPrefix} for the query's parallelism ({@link KeyRanges}); no
    * cut for a server that cannot list versions (it is then read with ListObjectsV2, one range).
    */
-  private List<String> plan(String listPrefix, String start, HistoryQuery query) throws IOException {
+  private List<String> plan(String listPrefix, String start, VersionsPage first, HistoryQuery query)
+      throws IOException {
+    List<ObjectVersion> v = first.versions();
+    String[] span = {v.get(0).key(), v.get(v.size() - 1).key()};
     try {
-      return KeyRanges.plan(listPrefix, start, layout.prefix(), query.clock().instant().getEpochSecond(),
+      return KeyRanges.plan(listPrefix, start, span, layout.prefix(), query.clock().instant().getEpochSecond(),
           query.listParallelism(), new KeyRanges.Discovery() {
             @Override
             public List<String> commonPrefixes(String prefix, String startAfter, int pages) throws IOException {
@@ -226,12 +240,36 @@ final class HistoryWalk {
     return e.status() == 501 || e.status() == 405 || "NotImplemented".equals(e.code());
   }
 
+  /** The listing's first page, or {@code null} when the server cannot list versions. */
+  private VersionsPage firstPage(String listPrefix, String start) throws IOException {
+    try {
+      return client.listVersions(bucket, listPrefix, start, null, pageSize);
+    } catch (S3Exception e) {
+      if (versionsUnsupported(e)) {
+        return null;
+      }
+      throw e;
+    }
+  }
+
+  private PageCursor.Fetch<Marker, ObjectVersion> versionsFetch(String listPrefix, String upTo) {
+    return m -> page(client.listVersions(bucket, listPrefix, m.key, m.versionId, pageSize), upTo);
+  }
+
+  private static PageCursor.Page<Marker, ObjectVersion> page(VersionsPage p, String upTo) {
+    return RangeCursor.cut(new PageCursor.Page<>(p.versions(),
+        p.truncated() ? new Marker(p.nextKeyMarker(), p.nextVersionIdMarker(), null) : null), upTo, ObjectVersion::key);
+  }
+
+  /** A range's cursor starting with {@code first}, already fetched. */
+  private PageCursor<Marker, ObjectVersion> versions(String listPrefix, VersionsPage first, String upTo)
+      throws IOException {
+    return new PageCursor<>(versionsFetch(listPrefix, upTo), page(first, upTo), executor,
+        "ListObjectVersions of " + source(listPrefix));
+  }
+
   private PageCursor<Marker, ObjectVersion> versions(String listPrefix, Marker start, String upTo) throws IOException {
-    PageCursor.Fetch<Marker, ObjectVersion> fetch = m -> {
-      VersionsPage p = client.listVersions(bucket, listPrefix, m.key, m.versionId, pageSize);
-      return RangeCursor.cut(new PageCursor.Page<>(p.versions(),
-          p.truncated() ? new Marker(p.nextKeyMarker(), p.nextVersionIdMarker(), null) : null), upTo, ObjectVersion::key);
-    };
+    PageCursor.Fetch<Marker, ObjectVersion> fetch = versionsFetch(listPrefix, upTo);
     PageCursor.Page<Marker, ObjectVersion> first;
     try {
       first = fetch.fetch(start);

@@ -70,17 +70,16 @@ final class KeyRanges {
    * The split markers for listing {@code listPrefix} after {@code start} with {@code parallelism}
    * requests at once; empty for one sequential listing.
    *
+   * @param firstPage the first and last key of the listing's first page, or {@code null} when that page
+   *     is the only one
+   *
    * @param storePrefix the store's prefix in the bucket: a pipeline's keys start {@code storePrefix + P + "/"}
    * @param nowEpochSecond now, the newest window start a closed window can have
    */
-  static List<String> plan(String listPrefix, String start, String storePrefix, long nowEpochSecond,
-      int parallelism, Discovery discovery) throws IOException {
-    if (parallelism <= 1) {
-      return List.of();
-    }
+  static List<String> plan(String listPrefix, String start, String[] firstPage, String storePrefix,
+      long nowEpochSecond, int parallelism, Discovery discovery) throws IOException {
     // A listing of one page is not cut: every range would cost a request of its own.
-    String[] firstPage = discovery.firstPageSpan(listPrefix, start);
-    if (firstPage == null) {
+    if (parallelism <= 1 || firstPage == null) {
       return List.of();
     }
     TreeSet<String> markers = new TreeSet<>(KeyOrder::compare);

@@ -75,7 +75,9 @@ class RangeListingProperties {
     String start = fromAWindow ? STORE + "p1/" + (NOW - 200_000) : null;
     List<String> expected = bucket.expected(listPrefix, start);
     assertEquals(expected, read(bucket, listPrefix, start, List.of(), 1, pageSize, null), "one sequential listing");
-    List<String> markers = KeyRanges.plan(listPrefix, start, STORE, NOW, parallelism, bucket.discovery(pageSize));
+    KeyRanges.Discovery discovery = bucket.discovery(pageSize);
+    List<String> markers = KeyRanges.plan(listPrefix, start, discovery.firstPageSpan(listPrefix, start), STORE, NOW,
+        parallelism, discovery);
     for (int i = 1; i < markers.size(); i++) {
       assertTrue(KeyOrder.compare(markers.get(i - 1), markers.get(i)) < 0, "ascending: " + markers);
     }
