@@ -3,7 +3,6 @@ package dev.idem.cli;
 import dev.idem.core.Names;
 import dev.idem.core.RunSpec;
 import dev.idem.core.publish.ClosedWindowGuard;
-import dev.idem.core.publish.PointerRewinder;
 import dev.idem.core.publish.RewindReport;
 import dev.idem.core.store.ObjectInfo;
 import dev.idem.core.store.ObjectStore;
@@ -19,14 +18,16 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code idem pointer rewind}: the one way a pointer moves backwards, an operator's repair (core's
- * {@link PointerRewinder}). Exists because the forward-only rule that protects readers from late
- * replicas also keeps a poisoned pointer poisoned forever. The move is a compare-and-swap on the key
- * the operator saw ({@code --expect}), names an object that exists, and is recorded in the pointer
- * (from, to, by, at, why) where {@code pointer show} and {@code scan} print it.
+ * {@link dev.idem.core.publish.PointerRewinder}). Exists because the forward-only rule that protects
+ * readers from late replicas also keeps a poisoned pointer poisoned forever. The move is a
+ * compare-and-swap on the key the operator saw ({@code --expect}), names an object that exists, and is
+ * recorded in the pointer (from, to, by, at, why) where {@code pointer show} and {@code scan} print it.
+ * The swap waits for the pointer's lock at most {@code --pointer-timeout} (B1).
  *
  * <p>Exit codes: 0 rewound; 2 refused (target not behind the pointer, future window, bad reason;
- * nothing written); 3 the pointer is not at {@code --expect} or moved during the swap (nothing
- * written; re-read and decide again); 7 no pointer, or nothing published for the target spec.
+ * nothing written); 3 the pointer is not at {@code --expect} or moved during the swap, or its lock was
+ * not obtained within {@code --pointer-timeout} (nothing written; re-read and decide again, or retry);
+ * 7 no pointer, or nothing published for the target spec.
  */
 @Command(name = "rewind", mixinStandardHelpOptions = true, versionProvider = IdemCommand.Version.class,
     description = {
@@ -55,6 +56,9 @@ final class PointerRewindCommand implements Callable<Integer> {
 
   @Mixin
   ClockSkewOption skew;
+
+  @Mixin
+  PointerTimeoutOption pointerTimeout;
 
   @Mixin
   StoreOption store;
@@ -89,7 +93,7 @@ final class PointerRewindCommand implements Callable<Integer> {
       ObjectInfo info = st.stat(key).orElseThrow(
           () -> new NotFoundException("nothing is published at " + key + " in " + st.describe() + "; a rewind names a published object"));
       Pointer target = Pointer.to(info, runSpec.window().lengthSeconds(), runSpec.schemaVersion(), operator, ctx.clock().instant());
-      RewindReport r = new PointerRewinder(st, windows).rewind(target, expect, operator, reason);
+      RewindReport r = pointerTimeout.rewinder(st, windows).rewind(target, expect, operator, reason);
       return switch (r.status()) {
         case REWOUND -> {
           Pointer.Rewind rec = r.current().rewind();
@@ -107,8 +111,10 @@ final class PointerRewindCommand implements Callable<Integer> {
         case POINTER_MOVED -> throw new ContendedException("pointer of " + runSpec.pipeline() + " is at "
             + (r.current() == null ? "nothing" : r.current().key()) + ", not at --expect " + expect
             + "; nothing written (re-read it with 'idem pointer show' and decide again)");
-        case BUSY -> throw new ContendedException("pointer of " + runSpec.pipeline()
-            + " stayed busy; nothing written, retry later");
+        case BUSY -> throw new ContendedException("the pointer lock of " + runSpec.pipeline()
+            + " was not obtained within " + Durations.format(r.elapsed()) + " (--pointer-timeout "
+            + Durations.format(pointerTimeout.timeout) + "): another writer holds it and has not let go (a stopped "
+            + "or hung process?); nothing written, retry later");
       };
     }
   }

@@ -2,13 +2,20 @@ package dev.idem.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.idem.store.fs.FsObjectStore;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -39,11 +46,15 @@ class PointerRewindTest {
   }
 
   Cli.Result rewind(int to, String expect, String reason, String... extra) {
+    return rewind(new Cli(), to, expect, reason, extra);
+  }
+
+  Cli.Result rewind(Cli cli, int to, String expect, String reason, String... extra) {
     List<String> a = new ArrayList<>(List.of("pointer", "rewind", "--pipeline", "p", "--window", "60s",
         "--at", Long.toString(1726000020L + 60L * to), "--schema", "1", "--store", store, "--writer", "ops-alice",
         "--expect", expect, "--reason", reason));
     a.addAll(List.of(extra));
-    return new Cli().run(a.toArray(new String[0]));
+    return cli.run(a.toArray(new String[0]));
   }
 
   String pointerKey() {
@@ -168,5 +179,28 @@ class PointerRewindTest {
     assertEquals(key(2), rec.get("from"));
     assertEquals("ops-alice", rec.get("by"));
     assertEquals("bad build", rec.get("reason"));
+  }
+
+  @Test
+  void rewind_pointerLockNeverReleased_busyExit3NamingTheLockWaitNothingWritten() throws Exception {
+    publish(1, "good");
+    publish(2, "bad");
+    Path lock;
+    try (Stream<Path> files = Files.walk(dir.resolve("store"))) {
+      lock = files.filter(p -> p.getFileName().toString().equals("latest.lock")).findFirst().orElseThrow();
+    }
+    // Another holder of the kernel lock that never lets go (a stopped process, in effect).
+    try (FileChannel ch = FileChannel.open(lock, StandardOpenOption.WRITE); FileLock held = ch.lock()) {
+      assertTrue(held.isValid());
+      // The store's own lock timeout is an hour, so only --pointer-timeout can end the wait.
+      FsObjectStore patient = FsObjectStore.open(dir.resolve("store"),
+          FsObjectStore.Options.defaults().withLockTimeout(Duration.ofHours(1)));
+      Cli.Result r = assertTimeoutPreemptively(Duration.ofSeconds(60),
+          () -> rewind(new Cli().opener(uri -> patient), 1, key(2), "INC-42: build 43 wrote bad rows", "--pointer-timeout", "0s"));
+      assertEquals(ExitCodes.CONTENDED, r.code(), r.describe());
+      assertTrue(r.err().contains("the pointer lock of p was not obtained within ")
+          && r.err().contains("(--pointer-timeout 0ms): another writer holds it and has not let go"), r.describe());
+    }
+    assertEquals(key(2), pointerKey(), "nothing written");
   }
 }

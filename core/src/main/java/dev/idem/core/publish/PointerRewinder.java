@@ -8,8 +8,10 @@ import dev.idem.core.store.ObjectStore;
 import dev.idem.core.store.Pointer;
 import dev.idem.core.store.PointerState;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.LongSupplier;
 
 /**
  * The one way a pipeline's pointer moves backwards: an operator's repair, for a pointer that names a
@@ -23,6 +25,12 @@ import java.util.Optional;
  * the pointer in between turns the swap into CONFLICT, reported as POINTER_MOVED: the operator decides
  * again on what is there now. One attempt only; a repair is never retried blindly.
  *
+ * <p>Waiting (B1): the call has one total deadline (default {@value PointerAdvancer#DEFAULT_DEADLINE_SECONDS}
+ * s, {@link #withDeadline}), the same as an advance's. The swap is given only the time left of it for
+ * whatever the store waits on (the filesystem store's lock, S3's retries), so a lock held by a process
+ * that never lets go ends the rewind as BUSY at the deadline, nothing written, instead of after the
+ * store's own lock timeout; {@link RewindReport#elapsed()} says how long it waited.
+ *
  * <p>Refused with {@link IllegalArgumentException} before anything is written: a target window that
  * has not closed (G5), a target object that is missing or differs from the pointer's hash and size
  * (G1), a target that is not behind the current pointer (use {@link PointerAdvancer}), a blank or
@@ -31,11 +39,42 @@ import java.util.Optional;
 public final class PointerRewinder {
   private final ObjectStore store;
   private final ClosedWindowGuard windows;
+  private final Duration deadline;
+  private final LongSupplier nanoTime;
 
   /** @param windows judges whether the target's window has closed; its clock stamps the record */
   public PointerRewinder(ObjectStore store, ClosedWindowGuard windows) {
+    this(store, windows, Duration.ofSeconds(PointerAdvancer.DEFAULT_DEADLINE_SECONDS), System::nanoTime);
+  }
+
+  private PointerRewinder(ObjectStore store, ClosedWindowGuard windows, Duration deadline, LongSupplier nanoTime) {
     this.store = Objects.requireNonNull(store, "store");
     this.windows = Objects.requireNonNull(windows, "windows");
+    Objects.requireNonNull(deadline, "deadline");
+    if (deadline.isNegative()) {
+      throw new IllegalArgumentException("deadline must be >= 0, was " + deadline);
+    }
+    this.deadline = deadline;
+    this.nanoTime = nanoTime;
+  }
+
+  /**
+   * This rewinder with another total deadline per {@link #rewind} call.
+   *
+   * @param total {@code >= 0}; zero tries the swap once without waiting for a lock
+   */
+  public PointerRewinder withDeadline(Duration total) {
+    return new PointerRewinder(store, windows, total, nanoTime);
+  }
+
+  /** This rewinder's total deadline per {@link #rewind} call. */
+  public Duration deadline() {
+    return deadline;
+  }
+
+  /** For tests: the same rewinder reading time from {@code ticker} (nanoseconds, as {@link System#nanoTime}). */
+  PointerRewinder withTicker(LongSupplier ticker) {
+    return new PointerRewinder(store, windows, deadline, ticker);
   }
 
   /**
@@ -48,6 +87,7 @@ public final class PointerRewinder {
    * @param reason why, recorded as {@code rewind_reason}; see {@link Pointer.Rewind#requireReason}
    */
   public RewindReport rewind(Pointer target, String expectedKey, String operator, String reason) throws IOException {
+    long start = nanoTime.getAsLong();
     windows.requireClosed(new Window(target.windowStart(), target.windowLength()),
         "rewind " + target.pipeline() + " to");
     Names.requireWriterId(operator);
@@ -60,11 +100,11 @@ public final class PointerRewinder {
     }
     Optional<PointerState> read = store.readPointer(target.pipeline());
     if (read.isEmpty()) {
-      return new RewindReport(RewindStatus.NO_POINTER, null);
+      return report(RewindStatus.NO_POINTER, null, start);
     }
     Pointer current = read.get().pointer();
     if (!current.key().equals(expectedKey)) {
-      return new RewindReport(RewindStatus.POINTER_MOVED, current);
+      return report(RewindStatus.POINTER_MOVED, current, start);
     }
     if (target.position().compareTo(current.position()) >= 0) {
       throw new IllegalArgumentException("refusing to rewind " + target.pipeline() + " to " + target.key() + " "
@@ -73,12 +113,17 @@ public final class PointerRewinder {
     }
     Pointer next = target.withRewind(
         new Pointer.Rewind(current.key(), target.key(), operator, windows.clock().instant(), reason));
-    CasResult r = store.compareAndSetPointer(target.pipeline(), read.get().token(), next);
+    Duration left = Duration.ofNanos(Math.max(0, start + deadline.toNanos() - nanoTime.getAsLong()));
+    CasResult r = store.compareAndSetPointer(target.pipeline(), read.get().token(), next, left);
     return switch (r) {
-      case SWAPPED -> new RewindReport(RewindStatus.REWOUND, next);
-      case BUSY -> new RewindReport(RewindStatus.BUSY, current);
-      case CONFLICT -> new RewindReport(RewindStatus.POINTER_MOVED,
-          store.readPointer(target.pipeline()).map(PointerState::pointer).orElse(null));
+      case SWAPPED -> report(RewindStatus.REWOUND, next, start);
+      case BUSY -> report(RewindStatus.BUSY, current, start);
+      case CONFLICT -> report(RewindStatus.POINTER_MOVED,
+          store.readPointer(target.pipeline()).map(PointerState::pointer).orElse(null), start);
     };
+  }
+
+  private RewindReport report(RewindStatus status, Pointer current, long start) {
+    return new RewindReport(status, current, Duration.ofNanos(nanoTime.getAsLong() - start));
   }
 }

@@ -1,6 +1,7 @@
 package dev.idem.core.publish;
 
 import dev.idem.core.store.Pointer;
+import java.time.Duration;
 import java.util.Objects;
 
 /**
@@ -10,9 +11,12 @@ import java.util.Objects;
  * @param current the pointer as this call last saw it: the one written after REWOUND (its {@link
  *     Pointer#rewind()} is the record), the one that stood in the way after POINTER_MOVED or BUSY,
  *     {@code null} after NO_POINTER
+ * @param elapsed how long the call took, the wait for the store's lock included: after BUSY, how long
+ *     the lock was waited for before the deadline ran out
  */
-public record RewindReport(RewindStatus status, Pointer current) {
+public record RewindReport(RewindStatus status, Pointer current, Duration elapsed) {
   public RewindReport {
     Objects.requireNonNull(status, "status");
+    Objects.requireNonNull(elapsed, "elapsed");
   }
 }

@@ -12,6 +12,9 @@ public enum RewindStatus {
   POINTER_MOVED,
   /** The pipeline has no pointer; there is nothing to move back. */
   NO_POINTER,
-  /** The store could not decide in time (a held lock, S3's 409 after retries); nothing was written. */
+  /**
+   * The store could not decide within the rewind's deadline (a lock held past it, S3's 409 until it);
+   * nothing was written.
+   */
   BUSY
 }

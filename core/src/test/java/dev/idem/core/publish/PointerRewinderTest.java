@@ -10,6 +10,7 @@ import dev.idem.core.Window;
 import dev.idem.core.store.CasResult;
 import dev.idem.core.store.Payload;
 import dev.idem.core.store.Pointer;
+import dev.idem.core.store.PointerState;
 import dev.idem.core.testing.ForwardingObjectStore;
 import dev.idem.core.testing.InMemoryObjectStore;
 import java.io.IOException;
@@ -18,6 +19,10 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 class PointerRewinderTest {
@@ -145,5 +150,43 @@ class PointerRewinderTest {
     new PointerRewinder(store, guard).rewind(good, bad.key(), "ops", "bad build");
     assertEquals(AdvanceStatus.NEWER_PRESENT, advancer().advance(older).status());
     assertEquals(good.key(), store.readPointer("p").orElseThrow().pointer().key());
+  }
+
+  @Test
+  void rewind_lockNeverFreed_busyAtTheDeadlineSwapGivenOnlyTheTimeLeft() throws Exception {
+    Pointer good = published(1);
+    Pointer bad = published(2);
+    advancer().advance(bad);
+    AtomicLong now = new AtomicLong(1_000_000_000L);
+    List<Duration> waitsGiven = new ArrayList<>();
+    // Each read costs 2 s on the fake clock; the swap meets a lock that never frees and waits all it is given.
+    ForwardingObjectStore slowAndLocked = new ForwardingObjectStore(store) {
+      @Override
+      public Optional<PointerState> readPointer(String pipeline) throws IOException {
+        now.addAndGet(Duration.ofSeconds(2).toNanos());
+        return super.readPointer(pipeline);
+      }
+
+      @Override
+      public CasResult compareAndSetPointer(String pipeline, String expectedToken, Pointer next, Duration maxWait) {
+        waitsGiven.add(maxWait);
+        now.addAndGet(maxWait.toNanos());
+        return CasResult.BUSY;
+      }
+    };
+    RewindReport r = new PointerRewinder(slowAndLocked, guard).withDeadline(Duration.ofSeconds(7)).withTicker(now::get)
+        .rewind(good, bad.key(), "ops", "bad build");
+    assertEquals(RewindStatus.BUSY, r.status());
+    assertEquals(List.of(Duration.ofSeconds(5)), waitsGiven, "the swap waits only what the read left of 7 s");
+    assertEquals(Duration.ofSeconds(7), r.elapsed());
+    assertEquals(bad.key(), store.readPointer("p").orElseThrow().pointer().key(), "nothing written");
+  }
+
+  @Test
+  void withDeadline_negative_refused() {
+    PointerRewinder rewinder = new PointerRewinder(store, guard);
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> rewinder.withDeadline(Duration.ofSeconds(-1)));
+    assertEquals("deadline must be >= 0, was PT-1S", e.getMessage());
+    assertEquals(Duration.ofSeconds(PointerAdvancer.DEFAULT_DEADLINE_SECONDS), rewinder.deadline());
   }
 }
