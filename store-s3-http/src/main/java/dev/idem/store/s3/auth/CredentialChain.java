@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -50,7 +51,11 @@ import java.util.concurrent.locks.ReentrantLock;
  *   <li>Temporary credentials are refreshed by re-walking the chain once they expire within
  *       {@link #REFRESH_BEFORE_EXPIRY}. Only one thread refreshes at a time (a lock); while it
  *       does, other threads keep getting the cached credentials if they have not yet expired,
- *       and wait for the refresh if they have.
+ *       and wait for the refresh if they have, each at most its own budget ({@link
+ *       #resolve(Duration)}; {@link #DEFAULT_WAIT} for {@link #resolve()}). A waiter whose budget
+ *       runs out gets a {@link CredentialsException} naming the source the refresh is waiting on,
+ *       and leaves the refresh running (it is bounded by that source's own request timeout and
+ *       body deadline).
  *   <li>If a refresh fails while the cached credentials are still unexpired, those are
  *       returned and the refresh is retried no sooner than {@link #RETRY_INTERVAL} later; once
  *       they have expired, the refresh error is thrown.
@@ -65,6 +70,13 @@ public final class CredentialChain implements CredentialsProvider {
   /** How long before expiry temporary credentials are refreshed. */
   public static final Duration REFRESH_BEFORE_EXPIRY = Duration.ofMinutes(5);
 
+  /**
+   * How long {@link #resolve()} waits for a refresh in progress in another thread: longer than any
+   * one source's refresh takes (IMDS's three requests at 2 s each, STS's 10 s, both with their body
+   * deadlines), so it only runs out on a refresh that is stuck.
+   */
+  public static final Duration DEFAULT_WAIT = Duration.ofSeconds(30);
+
   /** The least time between two refresh attempts while unexpired credentials are served. */
   static final Duration RETRY_INTERVAL = Duration.ofSeconds(30);
 
@@ -77,6 +89,9 @@ public final class CredentialChain implements CredentialsProvider {
 
   /** No refresh attempt before this instant; written only while holding the lock. */
   private volatile Instant nextAttempt = Instant.MIN;
+
+  /** The source a refresh is loading now, for a waiter's message; written only while holding the lock. */
+  private volatile CredentialSource loading;
 
   CredentialChain(List<CredentialSource> sources, Clock clock) {
     this.sources = List.copyOf(sources);
@@ -134,13 +149,33 @@ public final class CredentialChain implements CredentialsProvider {
   }
 
   /**
-   * Returns credentials valid now, from the cache or by walking the chain.
+   * Returns credentials valid now, from the cache or by walking the chain, waiting at most {@link
+   * #DEFAULT_WAIT} for a refresh in progress in another thread.
    *
-   * @throws CredentialsException when no source yields credentials or a source is broken
+   * @throws CredentialsException when no source yields credentials or a source is broken, or the wait
+   *     ran out
    * @throws InterruptedIOException when interrupted while waiting for a refresh
    */
   @Override
   public AwsCredentials resolve() throws IOException {
+    return resolve(DEFAULT_WAIT);
+  }
+
+  /**
+   * As {@link #resolve()}, waiting at most {@code maxWait} for a refresh in progress in another thread.
+   * A refresh this call starts itself is not cut short (its sources' own timeouts bound it).
+   *
+   * @param maxWait {@code >= 0}; zero never waits
+   * @throws CredentialsException when no source yields credentials or a source is broken, or the wait
+   *     ran out (the message names the source the refresh is waiting on)
+   * @throws InterruptedIOException when interrupted while waiting for a refresh
+   */
+  @Override
+  public AwsCredentials resolve(Duration maxWait) throws IOException {
+    Objects.requireNonNull(maxWait, "maxWait");
+    if (maxWait.isNegative()) {
+      throw new IllegalArgumentException("maxWait must be >= 0, was " + maxWait);
+    }
     SourcedCredentials cached = current;
     if (cached != null && !needsRefresh(cached)) {
       return cached.credentials();
@@ -152,7 +187,9 @@ public final class CredentialChain implements CredentialsProvider {
       }
     } else {
       try {
-        refreshLock.lockInterruptibly();
+        if (!refreshLock.tryLock(maxWait.toNanos(), TimeUnit.NANOSECONDS)) {
+          throw waitedTooLong(maxWait);
+        }
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         throw new InterruptedIOException("interrupted while waiting for a credential refresh");
@@ -163,6 +200,13 @@ public final class CredentialChain implements CredentialsProvider {
     } finally {
       refreshLock.unlock();
     }
+  }
+
+  private CredentialsException waitedTooLong(Duration maxWait) {
+    CredentialSource at = loading;
+    return new CredentialsException("a credential refresh in progress in another thread did not finish within "
+        + (maxWait.toMillis() % 1000 == 0 ? maxWait.toSeconds() + "s" : maxWait.toMillis() + "ms")
+        + (at == null ? "" : ": it is waiting on " + at.name() + " (its own request timeout ends it)"));
   }
 
   private AwsCredentials refreshLocked() throws IOException {
@@ -195,6 +239,7 @@ public final class CredentialChain implements CredentialsProvider {
     List<String> tried = new ArrayList<>(sources.size());
     for (CredentialSource source : sources) {
       Optional<SourcedCredentials> found;
+      loading = source;
       try {
         found = source.load();
       } catch (CredentialsException e) {
@@ -204,6 +249,8 @@ public final class CredentialChain implements CredentialsProvider {
           throw new CredentialsException(nothingFound(tried) + "; then " + e.getMessage(), e);
         }
         throw e;
+      } finally {
+        loading = null;
       }
       if (found.isPresent()) {
         return found.get();

@@ -1,13 +1,14 @@
 package dev.idem.store.s3.auth;
 
 import java.io.IOException;
+import java.time.Duration;
 import java.util.Objects;
 
 /**
  * Supplies the credentials to sign the next request with.
  *
  * <p>Exists as the seam between the S3 client and wherever credentials come from: the client
- * calls {@link #resolve()} before every request and never caches the result itself, so a
+ * calls {@link #resolve(Duration)} before every request and never caches the result itself, so a
  * provider that refreshes temporary credentials is honoured. Tests pass a lambda.
  */
 @FunctionalInterface
@@ -21,6 +22,18 @@ public interface CredentialsProvider {
    * @throws IOException when fetching credentials fails for another I/O reason
    */
   AwsCredentials resolve() throws IOException;
+
+  /**
+   * As {@link #resolve()}, waiting at most {@code maxWait} for work another thread is doing on this
+   * provider's behalf (a refresh in progress), so a caller with a deadline is not held past it (B1). A
+   * provider that makes callers wait must override this; one that never does need not.
+   *
+   * @param maxWait {@code >= 0}
+   * @throws CredentialsException also when the wait ran out, naming what it waited on
+   */
+  default AwsCredentials resolve(Duration maxWait) throws IOException {
+    return resolve();
+  }
 
   /** A provider that always returns the same credentials. */
   static CredentialsProvider of(AwsCredentials credentials) {

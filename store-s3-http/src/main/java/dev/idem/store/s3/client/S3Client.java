@@ -43,8 +43,9 @@ import java.util.function.LongSupplier;
  *   <li>Build the URI: path-style ({@code endpoint/bucket/key}) or virtual-hosted ({@code
  *       bucket.host/key}); keys are percent-encoded exactly as SigV4 canonicalizes them, so the URI
  *       sent is the URI signed.
- *   <li>Resolve credentials (per attempt, so refreshed temporary credentials are used) and sign: the
- *       payload's SHA-256 is signed in {@code x-amz-content-sha256}; bodies are streamed from their
+ *   <li>Resolve credentials (per attempt, so refreshed temporary credentials are used; a refresh in
+ *       progress in another thread is waited for at most the request timeout, or the time left under
+ *       a deadline) and sign: the payload's SHA-256 is signed in {@code x-amz-content-sha256}; bodies are streamed from their
  *       source on every attempt, never buffered whole ({@link RequestBody}).
  *   <li>Send. Statuses the operation expects (404 for a HEAD, 412 for a conditional write) come back
  *       as values; any other non-2xx reply is parsed into an {@link S3Exception}.

@@ -27,8 +27,9 @@ import java.util.function.LongSupplier;
  * of the client's protocol.
  *
  * <ol>
- *   <li>Resolve credentials (per attempt, so refreshed temporary credentials are used) and sign: the
- *       payload's SHA-256 is signed in {@code x-amz-content-sha256}; bodies are streamed from their
+ *   <li>Resolve credentials (per attempt, so refreshed temporary credentials are used; a refresh in
+ *       progress in another thread is waited for at most the request timeout, or the time left under
+ *       a deadline) and sign: the payload's SHA-256 is signed in {@code x-amz-content-sha256}; bodies are streamed from their
  *       source on every attempt, never buffered whole ({@link RequestBody}). Uploads get one extra
  *       second of request timeout per MiB of body.
  *   <li>Send. The headers must arrive within the request timeout, and the body, buffered or streamed,
@@ -236,7 +237,8 @@ final class S3Transport {
   }
 
   private HttpRequest request(Call c, URI uri, int attempt) throws IOException {
-    AwsCredentials creds = credentials.resolve();
+    // A refresh in progress in another thread is waited for no longer than this request may take.
+    AwsCredentials creds = credentials.resolve(capped(requestTimeout, c, attempt));
     Map<String, List<String>> toSign = new LinkedHashMap<>();
     c.headers.forEach((name, value) -> toSign.put(name, List.of(value)));
     String payloadSha = c.body.length() == 0 ? SigV4Signer.EMPTY_SHA256 : c.body.sha256();

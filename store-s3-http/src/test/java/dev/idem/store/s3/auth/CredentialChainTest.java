@@ -344,7 +344,7 @@ class CredentialChainTest {
       try {
         List<Future<AwsCredentials>> results = new ArrayList<>();
         for (int i = 0; i < 16; i++) {
-          results.add(pool.submit(chain::resolve));
+          results.add(pool.submit(() -> chain.resolve()));
         }
         assertTrue(source.entered.await(10, TimeUnit.SECONDS));
         source.release.countDown();
@@ -385,7 +385,7 @@ class CredentialChainTest {
       clock.advance(Duration.ofMinutes(58));
       ExecutorService pool = Executors.newSingleThreadExecutor();
       try {
-        Future<AwsCredentials> refreshing = pool.submit(chain::resolve);
+        Future<AwsCredentials> refreshing = pool.submit(() -> chain.resolve());
         assertTrue(refresher.entered.await(10, TimeUnit.SECONDS));
 
         assertSame(old, chain.resolve(), "a concurrent caller must not wait");

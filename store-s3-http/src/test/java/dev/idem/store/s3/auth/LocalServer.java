@@ -64,6 +64,7 @@ final class LocalServer implements AutoCloseable {
   private final Map<String, Function<Request, Response>> routes = new ConcurrentHashMap<>();
   private final Set<String> stalling = ConcurrentHashMap.newKeySet();
   private final CountDownLatch closed = new CountDownLatch(1);
+  private final CountDownLatch stallStarted = new CountDownLatch(1);
 
   private LocalServer(HttpServer server) {
     this.server = server;
@@ -98,6 +99,11 @@ final class LocalServer implements AutoCloseable {
   LocalServer stall(String method, String path) {
     stalling.add(method + " " + path);
     return this;
+  }
+
+  /** Returns once a stalling route has sent its headers to some request. */
+  void awaitStalled() throws InterruptedException {
+    stallStarted.await();
   }
 
   /** {@code http://127.0.0.1:<port>}. */
@@ -145,6 +151,7 @@ final class LocalServer implements AutoCloseable {
         exchange.sendResponseHeaders(200, 100);
         exchange.getResponseBody().write('{');
         exchange.getResponseBody().flush();
+        stallStarted.countDown();
         closed.await();
         return;
       }
