@@ -126,9 +126,13 @@ for scale in $scales; do
     t_ref=()
     t_idem=()
     for i in $(seq 1 "$runs"); do
-      if ! $skip_ref; then t_ref+=("$(timed ref)"); fi
+      last_ref=skipped
+      if ! $skip_ref; then
+        last_ref="$(timed ref)"
+        t_ref+=("$last_ref")
+      fi
       t_idem+=("$(timed idem_scan)")
-      echo "$total versions, ${latency} ms: run $i: reference ${t_ref[-1]:-skipped} s, idem ${t_idem[-1]} s" >&2
+      echo "$total versions, ${latency} ms: run $i: reference $last_ref s, idem ${t_idem[-1]} s" >&2
     done
     stop_server
 
