@@ -20,6 +20,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -56,18 +57,35 @@ class ImageChrootE2E {
     }
   }
 
+  /** Why the image cannot be run here, or null. */
+  static String skip;
+
+  @BeforeEach
+  void runnable() {
+    assumeTrue(skip == null, skip);
+  }
+
   @BeforeAll
   static void unpack() throws Exception {
     Path tar = ImageE2E.imageTar();
-    assumeTrue(System.getProperty("os.name").equals("Linux"), "not Linux: the image cannot run here; skipped");
-    int uid = (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid");
-    assumeTrue(uid == 0, "not root (uid " + uid + "): chroot and the mounts need root; the image was not run");
     Optional<String> c = which("chroot");
     Optional<String> u = which("unshare");
     Optional<String> e = which("env");
     Optional<String> t = which("tar");
-    assumeTrue(c.isPresent() && u.isPresent() && e.isPresent() && t.isPresent(),
-        "chroot, unshare (util-linux), env and tar are needed to run the image; skipped");
+    if (tar == null) {
+      skip = ImageE2E.NO_IMAGE;
+    } else if (!System.getProperty("os.name").equals("Linux")) {
+      skip = "not Linux: the image cannot run here";
+    } else if ((Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid") != 0) {
+      skip = "not root (uid " + Files.getAttribute(Path.of("/proc/self"), "unix:uid")
+          + "): chroot and the mounts need root, so the image was not run";
+    } else if (c.isEmpty() || u.isEmpty() || e.isEmpty() || t.isEmpty()) {
+      skip = "chroot, unshare (util-linux), env and tar are needed to run the image";
+    }
+    if (skip != null) {
+      ImageE2E.announceSkip(skip, ImageChrootE2E.class);
+      return;
+    }
     chroot = c.get();
     unshare = u.get();
     env = e.get();

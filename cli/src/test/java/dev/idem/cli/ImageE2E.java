@@ -19,6 +19,7 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -40,18 +41,39 @@ class ImageE2E {
   static List<OciImage.Layer> layers;
   static Map<String, OciImage.Entry> byPath;
 
-  /** The image tar this build wrote, or a skip that says why there is none. */
+  /** The image tar this build wrote, or null when it made none (the image profile is off). */
   static Path imageTar() {
     String p = System.getProperty("idem.image", "");
-    assumeTrue(!p.isEmpty(), "no container image in this build (the image profile builds one: -Pdist,image); image tests skipped");
+    if (p.isEmpty()) {
+      return null;
+    }
     Path path = Path.of(p);
     assertTrue(Files.isRegularFile(path), "the image profile is on but wrote no " + path);
     return path;
   }
 
+  /**
+   * Prints why a class's tests skip, once, to the build log; each test then skips on its own
+   * assumption, so the report counts and names every one.
+   */
+  static void announceSkip(String reason, Class<?> tests) {
+    System.err.println(tests.getSimpleName() + " skipped: " + reason);
+  }
+
+  static final String NO_IMAGE = "no container image in this build (the image profile builds one: -Pdist,image)";
+
+  @BeforeEach
+  void imageBuilt() {
+    assumeTrue(tar != null, NO_IMAGE);
+  }
+
   @BeforeAll
   static void read() throws IOException {
     tar = imageTar();
+    if (tar == null) {
+      announceSkip(NO_IMAGE, ImageE2E.class);
+      return;
+    }
     image = OciImage.read(tar);
     layers = image.layers();
     byPath = new HashMap<>();
