@@ -15,11 +15,12 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /**
- * The release pipeline's files agree with the build they drive: every Maven command in
- * .github/workflows/release.yml and Dockerfile.native names profiles and modules that exist, the
- * workflow runs the end-to-end tests against the native binary through the property ProcessesE2E
- * reads, and the paths both copy are the ones the build writes. Line-based: only these facts are read,
- * so no YAML parser is needed.
+ * The release pipeline's and CI's files agree with the build they drive: every Maven command in
+ * .github/workflows/release.yml, Dockerfile.native and .ci/run names profiles and modules that exist,
+ * the workflow runs the end-to-end tests against the native binary through the property ProcessesE2E
+ * reads, CI and the workflow build the container image with the dist and run its tests, and the paths
+ * they copy are the ones the build writes. Line-based: only these facts are read, so no YAML parser is
+ * needed.
  */
 class PackagingTest {
   static final Path CLI = Path.of("").toAbsolutePath();
@@ -68,7 +69,7 @@ class PackagingTest {
   void workflowAndDockerfile_mavenCommandsNameExistingProfilesAndModules() throws IOException {
     Set<String> profiles = matches(read(CLI.resolve("pom.xml")), "<profile>\\s*<id>([\\w-]+)</id>");
     Set<String> modules = matches(read(ROOT.resolve("pom.xml")), "<module>([\\w-]+)</module>");
-    assertTrue(profiles.containsAll(Set.of("native", "musl", "dist")), profiles.toString());
+    assertTrue(profiles.containsAll(Set.of("native", "musl", "dist", "image")), profiles.toString());
 
     String workflow = read(ROOT.resolve(".github/workflows/release.yml"));
     List<String> wf = mavenCommands(workflow);
@@ -79,6 +80,27 @@ class PackagingTest {
     List<String> df = mavenCommands(docker);
     assertTrue(df.stream().anyMatch(c -> c.contains("-Pnative,musl") && c.contains("-pl cli")), df.toString());
     df.forEach(c -> assertBuildable("Dockerfile.native", c, profiles, modules));
+  }
+
+  @Test
+  void ciAndWorkflow_buildTheImageWithTheDistOnJdk25AndRunItsTests() throws IOException {
+    Set<String> profiles = matches(read(CLI.resolve("pom.xml")), "<profile>\\s*<id>([\\w-]+)</id>");
+    Set<String> modules = matches(read(ROOT.resolve("pom.xml")), "<module>([\\w-]+)</module>");
+    String ci = read(ROOT.resolve(".ci/run"));
+    List<String> cmds = mavenCommands(ci);
+    cmds.forEach(c -> assertBuildable(".ci/run", c, profiles, modules));
+    // The image is made from the dist directory of the same build, and verify (not package) runs the
+    // image tests; the AOT cache the image ships needs JDK 25.
+    assertTrue(ci.contains("JAVA_HOME=\"$JDK25\" ./mvnw -B -Pdist,image verify -pl cli -am"), cmds.toString());
+    String workflow = read(ROOT.resolve(".github/workflows/release.yml"));
+    assertTrue(mavenCommands(workflow).stream().anyMatch(c -> c.contains("-Pdist,image") && c.contains("verify")),
+        "the release builds and tests the JVM image");
+    String pom = read(CLI.resolve("pom.xml"));
+    assertTrue(pom.contains("<idem.image>${project.build.directory}/idem-image-${project.version}.tar</idem.image>"),
+        "the image tests read the tar the image profile writes");
+    assertTrue(read(CLI.resolve("src/image/build-image.sh")).contains("out=\"$target/idem-image-$version.tar\""),
+        "build-image.sh writes that tar");
+    assertTrue(workflow.contains("cp cli/target/idem-image-*.tar "), "the workflow ships the tar the build names");
   }
 
   @Test
