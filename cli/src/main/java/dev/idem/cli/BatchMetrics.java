@@ -7,8 +7,10 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.URI;
 import java.net.http.HttpClient;
+import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
@@ -213,13 +215,31 @@ final class BatchMetrics implements AutoCloseable {
       return null;
     } catch (TimeoutException e) {
       f.cancel(true);
-      return "no complete reply within " + Durations.format(timeout) + " (--push-timeout)";
+      return timedOut(timeout);
     } catch (ExecutionException e) {
-      return ExitCodes.oneLine(e.getCause() == null ? e : e.getCause());
+      return failed(e.getCause() == null ? e : e.getCause(), timeout);
     } catch (InterruptedException e) {
       f.cancel(true);
       Thread.currentThread().interrupt();
       return "interrupted";
     }
+  }
+
+  /**
+   * What a failed push says. The client's own request timeout and this method's wait are the same
+   * length and race each other: whichever fires first, a timeout reads the same.
+   */
+  static String failed(Throwable cause, Duration timeout) {
+    if (cause instanceof HttpConnectTimeoutException) {
+      return "no connection within " + Durations.format(timeout) + " (--push-timeout)";
+    }
+    if (cause instanceof HttpTimeoutException) {
+      return timedOut(timeout);
+    }
+    return ExitCodes.oneLine(cause);
+  }
+
+  private static String timedOut(Duration timeout) {
+    return "no complete reply within " + Durations.format(timeout) + " (--push-timeout)";
   }
 }

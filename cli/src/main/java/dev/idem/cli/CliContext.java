@@ -5,13 +5,16 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
 
 /**
  * What a command needs from the world besides its arguments: raw stdin/stdout for payload bytes
- * (picocli's writers carry text), the environment, the clock, and how store URIs become stores.
- * {@link Main} builds the real one; tests build their own, so no command touches {@code System.*}.
+ * (picocli's writers carry text), the environment, the clock, how store URIs become stores, and how
+ * long work runs before it reports progress on stderr. {@link Main} builds the real one; tests build
+ * their own, so no command touches {@code System.*} and no test's stderr depends on how loaded the
+ * machine is.
  */
 public final class CliContext {
 
@@ -26,13 +29,32 @@ public final class CliContext {
   private final Map<String, String> env;
   private final Clock clock;
   private final StoreOpener opener;
+  private final Duration progressAfter;
 
+  /** The first progress report {@link #PROGRESS_AFTER} after long work starts. */
   public CliContext(InputStream stdin, OutputStream stdout, Map<String, String> env, Clock clock, StoreOpener opener) {
+    this(stdin, stdout, env, clock, opener, PROGRESS_AFTER);
+  }
+
+  private CliContext(InputStream stdin, OutputStream stdout, Map<String, String> env, Clock clock, StoreOpener opener,
+      Duration progressAfter) {
     this.stdin = Objects.requireNonNull(stdin, "stdin");
     this.stdout = Objects.requireNonNull(stdout, "stdout");
     this.env = Map.copyOf(env);
     this.clock = Objects.requireNonNull(clock, "clock");
     this.opener = opener;
+    this.progressAfter = Objects.requireNonNull(progressAfter, "progressAfter");
+  }
+
+  /** How long a command works before its first progress line: quick commands print none. */
+  public static final Duration PROGRESS_AFTER = Duration.ofSeconds(1);
+
+  /** This context with the first progress report {@code after} the work starts (positive). */
+  public CliContext withProgressAfter(Duration after) {
+    if (after.isNegative() || after.isZero()) {
+      throw new IllegalArgumentException("progress delay must be positive, was " + after);
+    }
+    return new CliContext(stdin, stdout, env, clock, opener, after);
   }
 
   /** The real process: System streams, the real environment, the UTC clock, {@link StoreUris}. */
@@ -60,6 +82,11 @@ public final class CliContext {
 
   public Clock clock() {
     return clock;
+  }
+
+  /** How long work runs before {@link Progress} first reports it. */
+  public Duration progressAfter() {
+    return progressAfter;
   }
 
   /**

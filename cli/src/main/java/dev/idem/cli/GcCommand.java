@@ -68,7 +68,7 @@ final class GcCommand implements Callable<Integer> {
     PrintWriter err = spec.commandLine().getErr();
     try (ObjectStore st = store.open(ctx)) {
       Retention.Report report;
-      Progress progress = Progress.start(err, !output.quiet, 5000, () -> "retention for " + pipeline + " in " + st.describe());
+      Progress progress = Progress.start(err, !output.quiet, ctx.progressAfter(), 5000, () -> "retention for " + pipeline + " in " + st.describe());
       try {
         report = new Retention(st, ctx.clock()).run(pipeline, policy);
       } finally {

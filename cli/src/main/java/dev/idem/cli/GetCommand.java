@@ -104,7 +104,7 @@ final class GetCommand implements Callable<Integer> {
           ? Files.createTempFile("idem-get-", ".tmp")
           : Files.createTempFile(dest.toAbsolutePath().getParent(), "." + dest.getFileName() + ".", ".idem-get");
       String fetching = key;
-      Progress progress = Progress.start(spec.commandLine().getErr(), !output.quiet, 5000,
+      Progress progress = Progress.start(spec.commandLine().getErr(), !output.quiet, ctx.progressAfter(), 5000,
           () -> "fetching " + fetching + " (" + size + " bytes) from " + st.describe());
       try {
         fetchVerified(body.get(), tmp, key, sha, size);

@@ -1,21 +1,21 @@
 package dev.idem.cli;
 
 import java.io.PrintWriter;
+import java.time.Duration;
 import java.util.Timer;
 import java.util.TimerTask;
 import java.util.function.LongFunction;
 import java.util.function.Supplier;
 
 /**
- * A progress report on stderr for work that takes over a second: nothing for quick commands, then, in
- * a log, one whole line after the first second and one per {@code every} after that (no carriage
+ * A progress report on stderr for work that takes a while: nothing for quick commands, then, in a log,
+ * one whole line after {@link CliContext#progressAfter()} (a second) and one per {@code every} after that (no carriage
  * returns, so logs stay readable); on a terminal, one live line redrawn every second in place and
  * erased when the work ends, so the command's own output starts on a clean line. Stdout is never
  * written. The timer thread is a daemon and starts only when needed; a report racing with {@link
  * #close()} is dropped.
  */
 final class Progress implements AutoCloseable {
-  private static final long FIRST_MILLIS = 1000;
   private static final long LIVE_MILLIS = 1000;
 
   private final PrintWriter err;
@@ -41,17 +41,19 @@ final class Progress implements AutoCloseable {
    * Whole lines, as in a log.
    *
    * @param enabled false under {@code --quiet}: then nothing is scheduled
+   * @param after the first report comes this long after the start
    * @param status what to say; called on the timer thread, so it must be thread-safe
    */
-  static Progress start(PrintWriter err, boolean enabled, long everyMillis, Supplier<String> status) {
-    return start(err, enabled, false, everyMillis, elapsed -> status.get() + " (" + elapsed / 1000 + "s)");
+  static Progress start(PrintWriter err, boolean enabled, Duration after, long everyMillis, Supplier<String> status) {
+    return start(err, enabled, false, after, everyMillis, elapsed -> status.get() + " (" + elapsed / 1000 + "s)");
   }
 
   /**
+   * @param after the first report (or live line) comes this long after the start
    * @param terminal stderr is a terminal: one live line, redrawn every second
    * @param status what to say given the milliseconds since the start; called on the timer thread
    */
-  static Progress start(PrintWriter err, boolean enabled, boolean terminal, long everyMillis,
+  static Progress start(PrintWriter err, boolean enabled, boolean terminal, Duration after, long everyMillis,
       LongFunction<String> status) {
     if (!enabled) {
       return new Progress(err, terminal, status, null);
@@ -64,7 +66,7 @@ final class Progress implements AutoCloseable {
       public void run() {
         p.report((System.nanoTime() - started) / 1_000_000L);
       }
-    }, FIRST_MILLIS, terminal ? LIVE_MILLIS : everyMillis);
+    }, after.toMillis(), terminal ? LIVE_MILLIS : everyMillis);
     return p;
   }
 

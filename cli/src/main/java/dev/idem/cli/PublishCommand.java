@@ -87,7 +87,7 @@ final class PublishCommand implements Callable<Integer> {
         requireResult(source, "stdin");
       }
       PublishReport report;
-      Progress progress = Progress.start(spec.commandLine().getErr(), !output.quiet, 5000,
+      Progress progress = Progress.start(spec.commandLine().getErr(), !output.quiet, ctx.progressAfter(), 5000,
           () -> "publishing " + runSpec.outputKey() + " to " + st.describe());
       try {
         report = Publisher.create(st, writerId, ctx.clock(), pointerTimeout.advancer(st), true)

@@ -97,7 +97,8 @@ final class RunCommand implements Callable<Integer> {
     BatchMetrics outcome = metrics.start(ctx, "run", runSpec, err);
     try (outcome;
         ObjectStore st = store.open(ctx);
-        TaskProcess task = new TaskProcess(command, stdoutResult, grace, output.json ? err : out, err, !output.quiet).arm()) {
+        TaskProcess task = new TaskProcess(command, stdoutResult, grace, output.json ? err : out, err, !output.quiet,
+            ctx.progressAfter()).arm()) {
       PublishReport report;
       try {
         report = Publisher.create(st, writerId, ctx.clock(), pointerTimeout.advancer(st), true)

@@ -166,7 +166,7 @@ final class ScanCommand implements Callable<Integer> {
       DivergenceScan scan = new DivergenceScan(ctx.clock(), maxKeys, maxTime);
       ScanSummary summary;
       String where = st.describe() + " prefix=" + prefix;
-      Progress progress = Progress.start(err, !output.quiet, Progress.onTerminal(), progressEvery.toMillis(),
+      Progress progress = Progress.start(err, !output.quiet, Progress.onTerminal(), ctx.progressAfter(), progressEvery.toMillis(),
           elapsed -> status(where, keysSeen, entriesSeen, elapsed));
       try {
         summary = scan.run(st, query, pointersToCheck(pipeline, prefix), new DivergenceScan.Listener() {

@@ -48,6 +48,7 @@ final class TaskProcess implements AutoCloseable {
   private final PrintWriter stdoutSink;
   private final PrintWriter err;
   private final boolean progress;
+  private final Duration progressAfter;
   private final Thread hook = new Thread(this::onSignal, "idem-run-signal");
 
   private Path dir;
@@ -78,14 +79,17 @@ final class TaskProcess implements AutoCloseable {
   /**
    * @param stdoutSink where CMD's stdout goes when it is not the result (idem's stdout, or its
    *     stderr under {@code --json} so stdout holds only the report)
+   * @param progressAfter a long-running CMD is reported on stderr first after this, then every minute
    */
-  TaskProcess(List<String> command, boolean captureStdout, Duration grace, PrintWriter stdoutSink, PrintWriter err, boolean progress) {
+  TaskProcess(List<String> command, boolean captureStdout, Duration grace, PrintWriter stdoutSink, PrintWriter err,
+      boolean progress, Duration progressAfter) {
     this.command = List.copyOf(command);
     this.captureStdout = captureStdout;
     this.grace = grace;
     this.stdoutSink = stdoutSink;
     this.err = err;
     this.progress = progress;
+    this.progressAfter = progressAfter;
   }
 
   /** Installs the signal forwarding; call before the publisher may start CMD. */
@@ -124,7 +128,7 @@ final class TaskProcess implements AutoCloseable {
     }
     Thread pump = captureStdout ? null : pump(p.getInputStream());
     int code;
-    Progress running = Progress.start(err, progress, 60_000, () -> "CMD (pid " + p.pid() + ") still running for " + key);
+    Progress running = Progress.start(err, progress, progressAfter, 60_000, () -> "CMD (pid " + p.pid() + ") still running for " + key);
     try {
       code = p.waitFor();
     } finally {

@@ -6,12 +6,14 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 
 /** Runs the idem command in-process with captured stdout, stderr and raw stdout bytes. */
 final class Cli {
   private final Map<String, String> env = new HashMap<>();
+  private Duration progressAfter = Duration.ofDays(1);
   private byte[] stdin = new byte[0];
   private Clock clock = Clock.systemUTC();
   private CliContext.StoreOpener opener;
@@ -47,6 +49,15 @@ final class Cli {
     return this;
   }
 
+  /**
+   * Progress lines come only after {@code after}; by default a day, so a test's stderr does not depend
+   * on how long the work took on a loaded machine.
+   */
+  Cli progressAfter(Duration after) {
+    progressAfter = after;
+    return this;
+  }
+
   Cli opener(CliContext.StoreOpener o) {
     opener = o;
     return this;
@@ -56,7 +67,8 @@ final class Cli {
     ByteArrayOutputStream raw = new ByteArrayOutputStream();
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
-    CliContext ctx = new CliContext(new ByteArrayInputStream(stdin), raw, env, clock, opener);
+    CliContext ctx = new CliContext(new ByteArrayInputStream(stdin), raw, env, clock, opener)
+        .withProgressAfter(progressAfter);
     int code = Main.execute(ctx, new PrintWriter(out), new PrintWriter(err), args);
     return new Result(code, out.toString(), err.toString(), raw.toByteArray());
   }

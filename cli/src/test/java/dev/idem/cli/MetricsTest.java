@@ -15,6 +15,7 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -233,6 +234,20 @@ class MetricsTest {
     Cli.Result r = new Cli().run(publish("rows 1\n", "--push-metrics", url, "--push-timeout", "1s"));
     assertEquals(0, r.code(), r.describe());
     assertTrue(r.err().contains("no complete reply within 1s (--push-timeout)"), r.describe());
+  }
+
+  /**
+   * The HTTP client's request timeout and the push's own wait race; on a loaded machine the client's
+   * fired first and the warning read "request timed out" instead of naming --push-timeout.
+   */
+  @Test
+  void failed_clientTimeoutsReadLikeTheOwnDeadline() {
+    Duration d = Duration.ofSeconds(1);
+    assertEquals("no complete reply within 1s (--push-timeout)",
+        BatchMetrics.failed(new java.net.http.HttpTimeoutException("request timed out"), d));
+    assertEquals("no connection within 1s (--push-timeout)",
+        BatchMetrics.failed(new java.net.http.HttpConnectTimeoutException("HTTP connect timed out"), d));
+    assertTrue(BatchMetrics.failed(new java.net.ConnectException("Connection refused"), d).contains("Connection refused"));
   }
 
   @Test

@@ -1,0 +1,94 @@
+package dev.idem.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.idem.core.store.Payload;
+import dev.idem.core.store.PutOutcome;
+import dev.idem.core.testing.ForwardingObjectStore;
+import dev.idem.core.testing.InMemoryObjectStore;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Long work says so on stderr after {@link CliContext#progressAfter()}, and only then: the delay is
+ * the context's, so these tests (and every other in-process test, whose harness sets a day) do not
+ * depend on how fast a loaded machine runs them.
+ */
+class ProgressCommandTest {
+  @TempDir
+  Path dir;
+
+  /** A publish whose put waits until a progress line has been printed: slow work, without a sleep. */
+  @Test
+  void publish_slowerThanTheProgressDelay_reportsOnStderrThenSucceeds() throws Exception {
+    StringWriter err = new StringWriter();
+    ForwardingObjectStore slow = new ForwardingObjectStore(new InMemoryObjectStore()) {
+      @Override
+      public PutOutcome putIfAbsent(String key, Payload payload, String writerId) throws IOException {
+        long until = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (!progressPrinted(err)) {
+          if (System.nanoTime() > until) {
+            throw new IOException("no progress line within 60 s: " + err);
+          }
+          try {
+            Thread.sleep(5);
+          } catch (InterruptedException e) {
+            throw new InterruptedIOException();
+          }
+        }
+        return super.putIfAbsent(key, payload, writerId);
+      }
+    };
+    int code = run(err, slow, Duration.ofMillis(20));
+
+    assertEquals(0, code, err.toString());
+    assertTrue(err.toString().contains("idem: publishing border-state/1725999960/state-"), err.toString());
+  }
+
+  @Test
+  void publish_quickerThanTheProgressDelay_printsNoProgress() throws Exception {
+    StringWriter err = new StringWriter();
+    int code = run(err, new InMemoryObjectStore(), Duration.ofDays(1));
+    assertEquals(0, code, err.toString());
+    assertFalse(progressPrinted(err), err.toString());
+  }
+
+  @Test
+  void withProgressAfter_notPositive_refused() {
+    CliContext ctx = new CliContext(new ByteArrayInputStream(new byte[0]), new ByteArrayOutputStream(), Map.of(),
+        Clock.systemUTC(), null);
+    assertEquals(CliContext.PROGRESS_AFTER, ctx.progressAfter());
+    try {
+      ctx.withProgressAfter(Duration.ZERO);
+      throw new AssertionError("a zero delay was accepted");
+    } catch (IllegalArgumentException expected) {
+      assertTrue(expected.getMessage().contains("positive"), expected.getMessage());
+    }
+  }
+
+  private static boolean progressPrinted(StringWriter err) {
+    return err.toString().contains("idem: publishing ");
+  }
+
+  private int run(StringWriter err, dev.idem.core.store.ObjectStore store, Duration after) throws IOException {
+    Path f = Files.writeString(dir.resolve("rows"), "rows\n");
+    CliContext ctx = new CliContext(new ByteArrayInputStream(new byte[0]), new ByteArrayOutputStream(), Map.of(),
+        Clock.systemUTC(), uri -> store).withProgressAfter(after);
+    return Main.execute(ctx, new PrintWriter(new StringWriter()), new PrintWriter(err, true), "publish", "--file",
+        f.toString(), "--pipeline", "border-state", "--window", "60s", "--at", "1726000030", "--schema", "3",
+        "--store", "mem:", "--writer", "ci");
+  }
+}
