@@ -4,8 +4,11 @@ import dev.idem.core.Sha256;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.channels.Channels;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.Objects;
 
 /**
@@ -33,6 +36,34 @@ public interface Payload {
   /** A new stream over the whole content; the caller closes it. */
   InputStream open() throws IOException;
 
+  /**
+   * Whether {@link #openRange} reads a range directly (a file, a byte array), so a store may read
+   * several ranges at once; false means it reads from the start and skips (a stream source), and a
+   * store should read the content in order through {@link #open()} instead.
+   */
+  default boolean readsRanges() {
+    return false;
+  }
+
+  /**
+   * A new stream over the content's bytes from {@code offset}, at most {@code length} of them (fewer
+   * when the content ends first, which a store reads as the content having changed). The default reads
+   * {@link #open()} from the start and skips; the caller closes the stream.
+   *
+   * @throws IllegalArgumentException when {@code offset} or {@code length} is negative
+   */
+  default InputStream openRange(long offset, long length) throws IOException {
+    requireRange(offset, length);
+    InputStream in = open();
+    try {
+      in.skipNBytes(offset);
+    } catch (java.io.EOFException e) {
+      in.close();
+      return InputStream.nullInputStream();
+    }
+    return new BoundedInputStream(in, length);
+  }
+
   /** The schema version of the content's format (contract G2), or {@code null} when not given. */
   default Integer schema() {
     return null;
@@ -58,6 +89,16 @@ public interface Payload {
       @Override
       public InputStream open() throws IOException {
         return bytes.open();
+      }
+
+      @Override
+      public boolean readsRanges() {
+        return bytes.readsRanges();
+      }
+
+      @Override
+      public InputStream openRange(long offset, long length) throws IOException {
+        return bytes.openRange(offset, length);
       }
 
       @Override
@@ -101,6 +142,18 @@ public interface Payload {
       }
 
       @Override
+      public boolean readsRanges() {
+        return true;
+      }
+
+      @Override
+      public InputStream openRange(long offset, long length) {
+        requireRange(offset, length);
+        int from = (int) Math.min(offset, copy.length);
+        return new ByteArrayInputStream(copy, from, (int) Math.min(length, copy.length - from));
+      }
+
+      @Override
       public String toString() {
         return "bytes(" + copy.length + ")";
       }
@@ -134,9 +187,34 @@ public interface Payload {
       }
 
       @Override
+      public boolean readsRanges() {
+        return true;
+      }
+
+      /** Positions a channel at {@code offset}: no bytes before the range are read. */
+      @Override
+      public InputStream openRange(long offset, long length) throws IOException {
+        requireRange(offset, length);
+        FileChannel ch = FileChannel.open(file, StandardOpenOption.READ);
+        try {
+          ch.position(offset);
+        } catch (IOException | RuntimeException e) {
+          ch.close();
+          throw e;
+        }
+        return new BoundedInputStream(Channels.newInputStream(ch), length);
+      }
+
+      @Override
       public String toString() {
         return file.toString();
       }
     };
+  }
+
+  private static void requireRange(long offset, long length) {
+    if (offset < 0 || length < 0) {
+      throw new IllegalArgumentException("range must have offset and length >= 0, was " + offset + "+" + length);
+    }
   }
 }

@@ -63,4 +63,89 @@ class PayloadTest {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> plain.withSchema(-1));
     assertEquals("schema version must be >= 0, was -1", e.getMessage());
   }
+
+  private static byte[] readRange(Payload p, long offset, long length) throws IOException {
+    try (InputStream in = p.openRange(offset, length)) {
+      return in.readAllBytes();
+    }
+  }
+
+  private static byte[] slice(byte[] b, int from, int to) {
+    return java.util.Arrays.copyOfRange(b, from, to);
+  }
+
+  /** Every payload kind hands out exactly the asked range, shorter at the end, empty past it. */
+  private static void assertRanges(Payload p, byte[] content) throws IOException {
+    assertArrayEquals(slice(content, 1000, 1500), readRange(p, 1000, 500));
+    assertArrayEquals(slice(content, 0, 1), readRange(p, 0, 1));
+    assertArrayEquals(slice(content, content.length - 10, content.length), readRange(p, content.length - 10, 500),
+        "a range past the end ends with the content");
+    assertArrayEquals(new byte[0], readRange(p, content.length + 5, 10), "a range after the end is empty");
+    assertArrayEquals(new byte[0], readRange(p, 10, 0));
+    try (InputStream in = p.openRange(3, 4)) {
+      assertEquals(content[3] & 0xff, in.read(), "single-byte reads stay in the range too");
+      assertEquals(3, in.skip(10), "skips stop at the range's end");
+      assertEquals(0, in.available());
+      assertEquals(-1, in.read());
+      assertEquals(-1, in.read(new byte[4], 0, 4));
+    }
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> p.openRange(-1, 4));
+    assertEquals("range must have offset and length >= 0, was -1+4", e.getMessage());
+    assertThrows(IllegalArgumentException.class, () -> p.openRange(0, -4));
+  }
+
+  private static byte[] content() {
+    byte[] content = new byte[5000];
+    for (int i = 0; i < content.length; i++) {
+      content[i] = (byte) (i * 7 + 1);
+    }
+    return content;
+  }
+
+  @Test
+  void ofFile_openRange_readsTheRangeDirectly(@TempDir Path dir) throws IOException {
+    byte[] content = content();
+    Payload p = Payload.ofFile(Files.write(dir.resolve("f.bin"), content));
+    assertEquals(true, p.readsRanges());
+    assertRanges(p, content);
+    try (InputStream in = p.openRange(0, 10)) {
+      assertEquals(false, in.markSupported(), "a mark would let reset() re-read past the range's count");
+    }
+    assertThrows(java.nio.file.NoSuchFileException.class, () -> Payload.ofFile(dir.resolve("gone")).openRange(0, 1));
+  }
+
+  @Test
+  void ofBytes_openRange_readsTheRangeDirectly() throws IOException {
+    byte[] content = content();
+    Payload p = Payload.ofBytes(content);
+    assertEquals(true, p.readsRanges());
+    assertRanges(p, content);
+  }
+
+  @Test
+  void openRange_streamPayload_readsFromTheStartAndSkips() throws IOException {
+    byte[] content = content();
+    Payload bytes = Payload.ofBytes(content);
+    Payload stream = new Payload() {
+      @Override
+      public long size() {
+        return content.length;
+      }
+
+      @Override
+      public String sha256() throws IOException {
+        return bytes.sha256();
+      }
+
+      @Override
+      public InputStream open() {
+        return new java.io.ByteArrayInputStream(content);
+      }
+    };
+    assertEquals(false, stream.readsRanges(), "a stream source says ranges are not direct");
+    assertRanges(stream, content);
+    assertEquals(false, stream.withSchema(1).readsRanges());
+    assertEquals(true, bytes.withSchema(1).readsRanges(), "the schema wrapper forwards ranges");
+    assertArrayEquals(slice(content, 7, 9), readRange(bytes.withSchema(1), 7, 2));
+  }
 }
