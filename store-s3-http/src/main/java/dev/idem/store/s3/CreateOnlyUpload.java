@@ -1,17 +1,14 @@
 package dev.idem.store.s3;
 
-import dev.idem.core.Sha256;
 import dev.idem.core.store.Payload;
 import dev.idem.store.s3.client.RequestBody;
 import dev.idem.store.s3.client.S3Client;
 import dev.idem.store.s3.client.S3Client.Condition;
 import dev.idem.store.s3.client.WriteResult;
 import java.io.IOException;
-import java.io.InputStream;
-import java.security.MessageDigest;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
 
 /**
  * Uploads a payload to a key only if the key holds nothing: the S3 half of the no-clobber publish.
@@ -22,18 +19,21 @@ import java.util.Map;
  *   <li>Up to the multipart threshold: one PutObject with {@code If-None-Match: *}, the content's
  *       SHA-256 signed in {@code x-amz-content-sha256} (S3 rejects bytes that do not match) and the
  *       body streamed from the payload on each attempt.
- *   <li>Above it: CreateMultipartUpload (carrying the metadata), parts of exactly {@code partSize}
- *       bytes (the last one shorter) read one at a time into one reusable buffer, hashed and sent; the
- *       parts' hashes are chained into the whole content's SHA-256, which must equal the payload's
- *       declared one before CompleteMultipartUpload is sent with {@code If-None-Match: *}. Fixed part
- *       boundaries make the multipart ETag a function of the bytes.
+ *   <li>Above it: CreateMultipartUpload (carrying the metadata), then parts of exactly {@code partSize}
+ *       bytes (the last one shorter), up to {@code parallelism} at once ({@link PartUploads}: a file's
+ *       parts each read their own range, a stream is read in order; each part is hashed and its SHA-256
+ *       signed). The bytes read are hashed in order into the whole content's SHA-256, which must equal
+ *       the payload's declared one before CompleteMultipartUpload is sent with {@code If-None-Match: *}
+ *       and the ETags in part order. Fixed part boundaries make the multipart ETag a function of the
+ *       bytes, however many parts were in flight.
  * </ul>
  *
  * <h2>Failure states</h2>
  *
  * S3 makes an object visible only when PutObject or CompleteMultipartUpload succeeds, so every failure
  * leaves the key either untouched or holding the complete object (P1). A failed multipart upload is
- * aborted on every path (an I/O error, a changed payload, a lost race, an interrupt); if the abort
+ * aborted on every path (an I/O error in any part, a changed payload, a lost race, an interrupt), after the
+ * parts in flight have ended; if the abort
  * itself fails (the server is gone) the incomplete upload is invisible to readers and {@code sweep}
  * removes it later. A payload that changes while it is read fails the upload with {@link
  * Payload.ChangedWhileReadingException} and nothing is published.
@@ -58,12 +58,22 @@ final class CreateOnlyUpload {
   private final String bucket;
   private final long threshold;
   private final int partSize;
+  private final int parallelism;
+  private final ExecutorService executor;
 
-  CreateOnlyUpload(S3Client client, String bucket, long threshold, long partSize) {
+  /**
+   * @param parallelism parts of one upload in flight at once
+   * @param executor runs the parts; it must start each task without waiting for another to end (an
+   *     unbounded pool: {@link PartUploads} bounds the parts itself)
+   */
+  CreateOnlyUpload(S3Client client, String bucket, long threshold, long partSize, int parallelism,
+      ExecutorService executor) {
     this.client = client;
     this.bucket = bucket;
     this.threshold = threshold;
     this.partSize = Math.toIntExact(Math.min(partSize, Integer.MAX_VALUE - 16));
+    this.parallelism = parallelism;
+    this.executor = executor;
   }
 
   Result upload(String objectKey, Payload payload, String sha256, long size, Map<String, String> metadata)
@@ -90,33 +100,13 @@ final class CreateOnlyUpload {
     String uploadId = client.createMultipartUpload(bucket, objectKey, metadata);
     boolean done = false;
     try {
-      List<String> etags = new ArrayList<>();
-      MessageDigest whole = Sha256.newDigest();
-      byte[] buffer = new byte[(int) Math.min(partSize, size)];
-      long sent = 0;
-      try (InputStream in = payload.open()) {
-        for (int part = 1; sent < size; part++) {
-          int n = in.readNBytes(buffer, 0, (int) Math.min(buffer.length, size - sent));
-          if (n == 0) {
-            break;
-          }
-          whole.update(buffer, 0, n);
-          MessageDigest partDigest = Sha256.newDigest();
-          partDigest.update(buffer, 0, n);
-          String partSha = Sha256.hex(partDigest.digest());
-          etags.add(client.uploadPart(bucket, objectKey, uploadId, part, RequestBody.ofSlice(buffer, 0, n, partSha)));
-          sent += n;
-        }
-        int extra = in.read();
-        if (extra != -1) {
-          whole.update((byte) extra);
-        }
-      }
+      PartUploads uploads = new PartUploads(client, bucket, objectKey, uploadId, executor, parallelism, partSize, size);
       // A payload that grew, shrank or changed since its hash was taken hashes differently now.
-      String actual = Sha256.hex(whole.digest());
+      String actual = uploads.send(payload);
       if (!actual.equals(sha256)) {
         throw new Payload.ChangedWhileReadingException(payload.toString(), sha256, actual);
       }
+      List<String> etags = uploads.etags();
       WriteResult w = client.completeMultipartUpload(bucket, objectKey, uploadId, etags, Condition.ifNoneMatch());
       switch (w.status()) {
         case WRITTEN -> {

@@ -52,8 +52,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <h2>Publish protocol ({@link #putIfAbsent})</h2>
  *
  * <ol>
+ *   <li>At or above {@link S3StoreOptions#headFirstThreshold()} (8 MiB by default): HEAD the key first.
+ *       When it holds an object, decide as after a 412 (below) and send no payload byte; when it does
+ *       not, go on (a publisher racing in between is still refused by the condition).
  *   <li>Upload with {@code If-None-Match: *} ({@link CreateOnlyUpload}: one PUT, or a multipart upload
- *       with fixed part size above the threshold), tagged with {@code idem-sha256}, {@code idem-writer},
+ *       with fixed part size above the threshold, its parts sent {@link
+ *       S3StoreOptions#uploadParallelism()} at a time), tagged with {@code idem-sha256}, {@code idem-writer},
  *       {@code idem-published} and a random {@code idem-attempt}. Success: CREATED.
  *   <li>412: the key holds something. HEAD it. If its {@code idem-attempt} is this call's, an earlier
  *       attempt of this very call landed and only its reply was lost: CREATED. Otherwise compare its
@@ -92,8 +96,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * twice). A multipart upload is aborted on failure, or swept later if even that fails. Errors carry the endpoint,
  * bucket and key, never credentials.
  *
- * <p>Thread-safe. {@link #close()} stops the background threads used for listing read-ahead and
- * parallel HEADs; the HTTP client has no resources that need closing on Java 17.
+ * <p>Thread-safe. {@link #close()} stops the background threads used for listing read-ahead,
+ * parallel HEADs and parallel parts; the HTTP client has no resources that need closing on Java 17.
  */
 public final class S3ObjectStore implements ObjectStore {
   private static final SecureRandom RANDOM = new SecureRandom();
@@ -116,7 +120,8 @@ public final class S3ObjectStore implements ObjectStore {
     this.options = Objects.requireNonNull(options, "options");
     this.layout = new KeyLayout(location.prefix());
     this.executor = Executors.newCachedThreadPool(daemonThreads("idem-s3-" + location.bucket()));
-    this.uploader = new CreateOnlyUpload(client, location.bucket(), options.multipartThreshold(), options.partSize());
+    this.uploader = new CreateOnlyUpload(client, location.bucket(), options.multipartThreshold(), options.partSize(),
+        options.uploadParallelism(), executor);
     this.pointers = options.pointerMode() == PointerMode.CAS
         ? new CasPointers(client, location.bucket(), layout)
         : new LogPointers(client, location.bucket(), layout, options.pageSize());
@@ -248,41 +253,71 @@ public final class S3ObjectStore implements ObjectStore {
     Instant published = options.clock().instant();
     String attempt = randomId();
     Map<String, String> meta = IdemMetadata.of(sha, writerId, published, attempt, payload.schema());
+    String objectKey = layout.object(key);
+    boolean headFirst = size >= options.headFirstThreshold();
     for (int round = 1; round <= MAX_REPUBLISH; round++) {
-      CreateOnlyUpload.Result r = uploader.upload(layout.object(key), payload, sha, size, meta);
+      if (headFirst) {
+        // A large payload: learn whether the key is taken before sending a byte. A key taken between
+        // this HEAD and the upload is still refused by If-None-Match and decided below.
+        Optional<ObjectHead> existing = client.head(location.bucket(), objectKey, null);
+        if (existing.isPresent()) {
+          Optional<PutOutcome> decided = decide(key, existing.get(), payload, sha, size, meta, attempt);
+          if (decided.isPresent()) {
+            return decided.get();
+          }
+          continue;
+        }
+      }
+      CreateOnlyUpload.Result r = uploader.upload(objectKey, payload, sha, size, meta);
       if (r.outcome() == CreateOnlyUpload.Outcome.CREATED) {
         knownKeys.put(key, Boolean.TRUE);
         return new PutOutcome(PutStatus.CREATED, new ObjectInfo(key, sha, size, writerId, published), sha, size, null);
       }
-      Optional<ObjectHead> head = client.head(location.bucket(), layout.object(key), null);
+      Optional<ObjectHead> head = client.head(location.bucket(), objectKey, null);
       if (head.isEmpty()) {
         // Deleted (retention) between our write and the HEAD; the key is free again.
         continue;
       }
-      knownKeys.put(key, Boolean.TRUE);
-      if (attempt.equals(head.get().meta(IdemMetadata.ATTEMPT))) {
-        return new PutOutcome(PutStatus.CREATED, IdemMetadata.info(key, sha, head.get()), sha, size, null);
+      Optional<PutOutcome> decided = decide(key, head.get(), payload, sha, size, meta, attempt);
+      if (decided.isPresent()) {
+        return decided.get();
       }
-      String storedSha = IdemMetadata.sha256(head.get());
-      ObjectInfo stored;
-      if (storedSha != null) {
-        stored = IdemMetadata.info(key, storedSha, head.get());
-      } else {
-        Optional<ObjectInfo> hashed = hashByDownload(key);
-        if (hashed.isEmpty()) {
-          // Deleted between the HEAD and the GET: as above.
-          continue;
-        }
-        stored = hashed.get();
-      }
-      if (stored.sha256().equals(sha)) {
-        return new PutOutcome(PutStatus.IDENTICAL, stored, sha, size, null);
-      }
-      String evidence = keepEvidence(key, payload, sha, size, meta);
-      return new PutOutcome(PutStatus.DIVERGENT, stored, sha, size, evidence);
     }
     throw new IOException("publish of " + key + " to " + describe() + " met an object that was gone when read "
         + MAX_REPUBLISH + " times in a row (deleted concurrently?); nothing was published by this call");
+  }
+
+  /**
+   * What a publish is when the key holds {@code head}: this call's own object (an attempt whose reply
+   * was lost), IDENTICAL or DIVERGENT (keeping evidence). The one decision for both the refused
+   * conditional write and the HEAD before a large upload.
+   *
+   * @return empty when the object vanished before it could be hashed (the caller publishes again)
+   */
+  private Optional<PutOutcome> decide(String key, ObjectHead head, Payload payload, String sha, long size,
+      Map<String, String> meta, String attempt) throws IOException {
+    knownKeys.put(key, Boolean.TRUE);
+    if (attempt.equals(head.meta(IdemMetadata.ATTEMPT))) {
+      return Optional.of(new PutOutcome(PutStatus.CREATED, IdemMetadata.info(key, sha, head), sha, size, null));
+    }
+    String storedSha = IdemMetadata.sha256(head);
+    ObjectInfo stored;
+    if (storedSha != null) {
+      stored = IdemMetadata.info(key, storedSha, head);
+    } else {
+      Optional<ObjectInfo> hashed = hashByDownload(key);
+      if (hashed.isEmpty()) {
+        // Deleted between the HEAD and the GET: as above.
+        knownKeys.invalidate(key);
+        return Optional.empty();
+      }
+      stored = hashed.get();
+    }
+    if (stored.sha256().equals(sha)) {
+      return Optional.of(new PutOutcome(PutStatus.IDENTICAL, stored, sha, size, null));
+    }
+    String evidence = keepEvidence(key, payload, sha, size, meta);
+    return Optional.of(new PutOutcome(PutStatus.DIVERGENT, stored, sha, size, evidence));
   }
 
   /**

@@ -24,10 +24,20 @@ public final class S3StoreOptions {
    * and get the same multipart ETag ({@code md5(md5(part1)‖…)-N}) whichever replica uploads them.
    */
   public static final long DEFAULT_PART_SIZE = 8L * 1024 * 1024;
+  /**
+   * 8 MiB: payloads of at least this size are looked up with a HEAD before any byte is sent, so an
+   * IDENTICAL (or DIVERGENT) publish uploads nothing. Below it the HEAD's round trip costs about what
+   * sending the bytes does on a local network, and the conditional write alone decides.
+   */
+  public static final long DEFAULT_HEAD_FIRST_THRESHOLD = 8L * 1024 * 1024;
+  /** 4 parts in flight at once: memory for parts is at most this times the part size (32 MiB by default). */
+  public static final int DEFAULT_UPLOAD_PARALLELISM = 4;
 
   private final PointerMode pointerMode;
   private final long multipartThreshold;
   private final long partSize;
+  private final long headFirstThreshold;
+  private final int uploadParallelism;
   private final boolean keepEvidenceBytes;
   private final int pageSize;
   private final long knownKeysCacheSize;
@@ -39,6 +49,8 @@ public final class S3StoreOptions {
     this.pointerMode = b.pointerMode;
     this.multipartThreshold = b.multipartThreshold;
     this.partSize = b.partSize;
+    this.headFirstThreshold = b.headFirstThreshold;
+    this.uploadParallelism = b.uploadParallelism;
     this.keepEvidenceBytes = b.keepEvidenceBytes;
     this.pageSize = b.pageSize;
     this.knownKeysCacheSize = b.knownKeysCacheSize;
@@ -60,6 +72,8 @@ public final class S3StoreOptions {
     b.pointerMode = pointerMode;
     b.multipartThreshold = multipartThreshold;
     b.partSize = partSize;
+    b.headFirstThreshold = headFirstThreshold;
+    b.uploadParallelism = uploadParallelism;
     b.keepEvidenceBytes = keepEvidenceBytes;
     b.pageSize = pageSize;
     b.knownKeysCacheSize = knownKeysCacheSize;
@@ -79,6 +93,14 @@ public final class S3StoreOptions {
 
   public long partSize() {
     return partSize;
+  }
+
+  public long headFirstThreshold() {
+    return headFirstThreshold;
+  }
+
+  public int uploadParallelism() {
+    return uploadParallelism;
   }
 
   public boolean keepEvidenceBytes() {
@@ -108,7 +130,8 @@ public final class S3StoreOptions {
   @Override
   public String toString() {
     return "S3StoreOptions[pointerMode=" + pointerMode + ", multipartThreshold=" + multipartThreshold
-        + ", partSize=" + partSize + ", keepEvidenceBytes=" + keepEvidenceBytes + ", pageSize=" + pageSize
+        + ", partSize=" + partSize + ", headFirstThreshold=" + headFirstThreshold + ", uploadParallelism="
+        + uploadParallelism + ", keepEvidenceBytes=" + keepEvidenceBytes + ", pageSize=" + pageSize
         + ", knownKeysCacheSize=" + knownKeysCacheSize + ", logEntriesKept=" + logEntriesKept
         + ", historyParallelism=" + historyParallelism + "]";
   }
@@ -118,6 +141,8 @@ public final class S3StoreOptions {
     private PointerMode pointerMode = PointerMode.CAS;
     private long multipartThreshold = DEFAULT_MULTIPART_THRESHOLD;
     private long partSize = DEFAULT_PART_SIZE;
+    private long headFirstThreshold = DEFAULT_HEAD_FIRST_THRESHOLD;
+    private int uploadParallelism = DEFAULT_UPLOAD_PARALLELISM;
     private boolean keepEvidenceBytes = true;
     private int pageSize = 1000;
     private long knownKeysCacheSize = 10_000;
@@ -146,6 +171,31 @@ public final class S3StoreOptions {
      */
     public Builder partSize(long bytes) {
       this.partSize = bytes;
+      return this;
+    }
+
+    /**
+     * Payloads of at least this many bytes are looked up with a HEAD before the upload: an existing
+     * object is compared exactly as after a refused conditional write, and nothing is sent. {@code >=
+     * 0}; {@code 0} looks up every payload, {@link Long#MAX_VALUE} none. Default 8 MiB.
+     */
+    public Builder headFirstThreshold(long bytes) {
+      if (bytes < 0) {
+        throw new IllegalArgumentException("head-first threshold must be >= 0, was " + bytes);
+      }
+      this.headFirstThreshold = bytes;
+      return this;
+    }
+
+    /**
+     * Parts of one multipart upload sent at once, 1–64. Each holds a part-sized buffer, so a publish
+     * uses at most this times the part size for parts. Default 4.
+     */
+    public Builder uploadParallelism(int parts) {
+      if (parts < 1 || parts > 64) {
+        throw new IllegalArgumentException("upload parallelism must be 1-64, was " + parts);
+      }
+      this.uploadParallelism = parts;
       return this;
     }
 

@@ -14,7 +14,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * A TCP proxy on 127.0.0.1 in front of a real S3 server that breaks connections on request: it cuts
  * requests once a byte budget is spent (a network failure mid-upload, or a server that dies while
  * reading a body) or drops the next reply after the server has acted on its request (a lost reply).
- * Faults are armed explicitly and counted in bytes or replies, never in time.
+ * Faults are armed explicitly and counted in bytes or replies, never in time. It also counts the
+ * request bytes it relays, so a test can tell how much a client sent.
  */
 public final class ChaosProxy implements AutoCloseable {
   private final ServerSocket socket;
@@ -43,6 +44,16 @@ public final class ChaosProxy implements AutoCloseable {
   public void cutRequestsAfter(long bytes) {
     forwarded.set(0);
     cutAfter.set(bytes);
+  }
+
+  /** Count request bytes (headers and bodies) from zero again; see {@link #requestBytes()}. */
+  public void countFromNow() {
+    forwarded.set(0);
+  }
+
+  /** Request bytes relayed to the server since the proxy started, {@link #countFromNow} or {@link #cutRequestsAfter}. */
+  public long requestBytes() {
+    return forwarded.get();
   }
 
   /** Reset the connection instead of relaying the next {@code n} replies (the server still acted). */
