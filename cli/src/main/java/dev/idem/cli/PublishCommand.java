@@ -29,6 +29,8 @@ import picocli.CommandLine.Spec;
         "pointer=SAME_POSITION_OTHER_KEY means the pointer already names another key for this window and "
             + "schema (keying drift: a build declared other inputs without bumping --schema); the publish "
             + "stands, exit 0, with a KEYING DRIFT line on stderr.",
+        "A publish still running after a second reports on stderr every 5 s: MiB sent of the total and the rate "
+            + "(--quiet silences it; stdout and --json are not touched).",
         ""
     })
 final class PublishCommand implements Callable<Integer> {
@@ -87,13 +89,16 @@ final class PublishCommand implements Callable<Integer> {
         requireResult(source, "stdin");
       }
       PublishReport report;
-      Progress progress = Progress.start(spec.commandLine().getErr(), !output.quiet, ctx.progressAfter(), 5000,
-          () -> "publishing " + runSpec.outputKey() + " to " + st.describe());
+      CountingPayload payload = new CountingPayload(Payload.ofFile(source));
+      long total = Files.size(source);
+      String publishing = "publishing " + runSpec.outputKey() + " to " + st.describe() + ": ";
+      Progress progress = Progress.start(spec.commandLine().getErr(), !output.quiet, Progress.onTerminal(),
+          ctx.progressAfter(), 5000, elapsed -> publishing + CountingPayload.status(payload.bytesRead(), total, elapsed));
       try {
         report = Publisher.create(st, writerId, ctx.clock(), pointerTimeout.advancer(st), true)
             .withMaxClockSkew(skew.maxClockSkew)
             .withEmptyResults(allowEmpty)
-            .publish(runSpec, Payload.ofFile(source));
+            .publish(runSpec, payload);
       } finally {
         progress.close();
       }

@@ -41,7 +41,8 @@ final class S3Stores {
    * so tests and embedders can pass their own), proven before its first write. Credentials are resolved
    * lazily, on the first request: a missing or refused credential surfaces there as an auth failure.
    *
-   * @throws IllegalArgumentException for a bad location or {@code IDEM_S3_POINTER_MODE}, with a one-line reason
+   * @throws IllegalArgumentException for a bad location, {@code IDEM_S3_POINTER_MODE} or {@code
+   *     IDEM_S3_UPLOAD_PARALLELISM} (multipart parts sent at once, 1-64, default 4), with a one-line reason
    */
   static ProvenStore open(String uri, Map<String, String> env, String creator) {
     S3Location location = S3Location.parse(uri, env);
@@ -49,6 +50,10 @@ final class S3Stores {
     String mode = env.get("IDEM_S3_POINTER_MODE");
     if (mode != null && !mode.isBlank()) {
       options.pointerMode(PointerMode.parse(mode));
+    }
+    String parallelism = env.get("IDEM_S3_UPLOAD_PARALLELISM");
+    if (parallelism != null && !parallelism.isBlank()) {
+      options.uploadParallelism(parseParallelism(parallelism));
     }
     HttpClient http = HttpClient.newBuilder()
         .connectTimeout(Duration.ofSeconds(1))
@@ -58,6 +63,15 @@ final class S3Stores {
     CredentialChain credentials = CredentialChain.standard(env, Path.of(home), http, Clock.systemUTC());
     S3ObjectStore s3 = S3ObjectStore.open(location, credentials, options.build());
     return ProvenStore.wrap(s3, S3StoreProver.of(s3), creator, Clock.systemUTC());
+  }
+
+  private static int parseParallelism(String value) {
+    try {
+      return Integer.parseInt(value.trim());
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("IDEM_S3_UPLOAD_PARALLELISM must be a number of parts 1-64, was '" + value
+          + "'");
+    }
   }
 
   /** Whether {@code t} (one link of a cause chain) says the credentials are missing, broken or refused. */

@@ -19,7 +19,8 @@ import java.util.Map;
  *       standard {@code AWS_*} environment ({@code AWS_ENDPOINT_URL}, {@code AWS_REGION}, {@code
  *       AWS_ACCESS_KEY_ID}, {@code AWS_SECRET_ACCESS_KEY}, {@code AWS_SESSION_TOKEN}, {@code
  *       AWS_PROFILE}); {@code IDEM_S3_POINTER_MODE=log} picks the S3 store's log pointer mode for
- *       servers whose {@code If-Match} is not atomic.
+ *       servers whose {@code If-Match} is not atomic; {@code IDEM_S3_UPLOAD_PARALLELISM} (1-64, default
+ *       4) how many multipart parts are sent at once.
  * </ul>
  *
  * Anything else is a usage error with a one-line message; nothing is opened or created. Every store is

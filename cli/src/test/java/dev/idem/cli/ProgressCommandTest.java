@@ -58,6 +58,65 @@ class ProgressCommandTest {
     assertTrue(err.toString().contains("idem: publishing border-state/1725999960/state-"), err.toString());
   }
 
+  /** A put that reads the whole payload, then waits for a progress line counting it: bytes, total and rate. */
+  @Test
+  void publish_longUpload_reportsBytesSentOfTotalAndRate() throws Exception {
+    StringWriter err = new StringWriter();
+    ForwardingObjectStore uploading = new ForwardingObjectStore(new InMemoryObjectStore()) {
+      @Override
+      public PutOutcome putIfAbsent(String key, Payload payload, String writerId) throws IOException {
+        try (java.io.InputStream in = payload.openRange(0, payload.size())) {
+          in.transferTo(java.io.OutputStream.nullOutputStream());
+        }
+        long until = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (!err.toString().contains(" of 1.0 MiB sent, ")) {
+          if (System.nanoTime() > until) {
+            throw new IOException("no byte progress within 60 s: " + err);
+          }
+          try {
+            Thread.sleep(5);
+          } catch (InterruptedException e) {
+            throw new InterruptedIOException();
+          }
+        }
+        return super.putIfAbsent(key, payload, writerId);
+      }
+    };
+    int code = run(err, uploading, Duration.ofMillis(20), new byte[1024 * 1024]);
+
+    assertEquals(0, code, err.toString());
+    assertTrue(err.toString().matches("(?s).*idem: publishing border-state/1725999960/state-\\S+ to \\S+: "
+        + "1\\.0 of 1\\.0 MiB sent, [0-9.]+ MiB/s \\([0-9]+s\\)\\n.*"), err.toString());
+  }
+
+  @Test
+  void status_bytesTotalAndAverageRate() {
+    assertEquals("48.0 of 160.0 MiB sent, 9.6 MiB/s (5s)",
+        CountingPayload.status(48L * 1024 * 1024, 160L * 1024 * 1024, 5000));
+    assertEquals("0.0 of 1.0 MiB sent, 0.0 MiB/s (0s)", CountingPayload.status(0, 1024 * 1024, 0));
+  }
+
+  @Test
+  void countingPayload_countsUploadReadsNotTheHash() throws IOException {
+    CountingPayload p = new CountingPayload(Payload.ofBytes(new byte[1000]).withSchema(2));
+    assertEquals(dev.idem.core.Sha256.of(new byte[1000]), p.sha256());
+    assertEquals(0, p.bytesRead(), "the hash reads the payload itself");
+    try (java.io.InputStream in = p.open()) {
+      assertEquals(0, in.read());
+      assertEquals(10, in.skip(10), "skipped bytes are not sent");
+      assertEquals(100, in.readNBytes(100).length);
+    }
+    try (java.io.InputStream in = p.openRange(900, 500)) {
+      assertEquals(100, in.readAllBytes().length);
+      assertEquals(-1, in.read());
+    }
+    assertEquals(201, p.bytesRead());
+    assertEquals(1000, p.size());
+    assertEquals(Integer.valueOf(2), p.schema());
+    assertTrue(p.readsRanges());
+    assertEquals("bytes(1000)", p.toString());
+  }
+
   @Test
   void publish_quickerThanTheProgressDelay_printsNoProgress() throws Exception {
     StringWriter err = new StringWriter();
@@ -84,7 +143,12 @@ class ProgressCommandTest {
   }
 
   private int run(StringWriter err, dev.idem.core.store.ObjectStore store, Duration after) throws IOException {
-    Path f = Files.writeString(dir.resolve("rows"), "rows\n");
+    return run(err, store, after, "rows\n".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+  }
+
+  private int run(StringWriter err, dev.idem.core.store.ObjectStore store, Duration after, byte[] content)
+      throws IOException {
+    Path f = Files.write(dir.resolve("rows"), content);
     CliContext ctx = new CliContext(new ByteArrayInputStream(new byte[0]), new ByteArrayOutputStream(), Map.of(),
         Clock.systemUTC(), uri -> store).withProgressAfter(after);
     return Main.execute(ctx, new PrintWriter(new StringWriter()), new PrintWriter(err, true), "publish", "--file",
