@@ -182,6 +182,7 @@ final class DemoCommand implements Callable<Integer> {
   private void line(String who, PublishReport r) {
     String what = switch (r.status()) {
       case CREATED -> "published the object";
+      case REPUBLISHED -> "published the object again, in a window idem gc had removed";
       case SKIPPED -> "found it published, did not run the task";
       case IDENTICAL -> "same bytes already there, wrote nothing";
       case DIVERGENT -> "DIFFERENT bytes already there: kept them, recorded this attempt";

@@ -59,6 +59,13 @@ final class HookedStore implements ObjectStore {
   @Override public boolean list(String prefix, ListingVisitor visitor) throws IOException { return d.list(prefix, visitor); }
   @Override public boolean delete(String key) throws IOException { return d.delete(key); }
   @Override public int deleteRecords(String key) throws IOException { return d.deleteRecords(key); }
+  @Override public Optional<dev.idem.core.store.Retirement> readRetirement(String pipeline) throws IOException {
+    return d.readRetirement(pipeline);
+  }
+  @Override public Optional<dev.idem.core.store.Retirement> raiseRetirement(dev.idem.core.store.Retirement proposed)
+      throws IOException {
+    return d.raiseRetirement(proposed);
+  }
   @Override public List<String> sweep(Duration grace, boolean dryRun) throws IOException { return d.sweep(grace, dryRun); }
   @Override public void close() {}
 }

@@ -8,6 +8,7 @@ import dev.idem.core.store.Payload;
 import dev.idem.core.store.Pointer;
 import dev.idem.core.store.PointerState;
 import dev.idem.core.store.PutOutcome;
+import dev.idem.core.store.Retirement;
 import java.io.IOException;
 import java.io.InputStream;
 import java.time.Clock;
@@ -33,7 +34,7 @@ import java.util.Optional;
  * </ol>
  *
  * Writes are {@link #putIfAbsent}, {@link #compareAndSetPointer}, {@link #delete}, {@link
- * #deleteRecords} and {@link #sweep}
+ * #deleteRecords}, {@link #raiseRetirement} and {@link #sweep}
  * unless a dry run; {@link #checkWritable} proves too. Reads never probe and never create anything; {@link #readPointer} reads the marker
  * once, when there is one, and refuses a store whose marker names another pointer mode, since a reader
  * in the other mode would follow a pointer that writers no longer move. A store without a marker is
@@ -198,6 +199,12 @@ public final class ProvenStore implements ObjectStore {
     return store.deleteRecords(key);
   }
 
+  @Override
+  public Optional<Retirement> raiseRetirement(Retirement proposed) throws IOException {
+    requireWritable();
+    return store.raiseRetirement(proposed);
+  }
+
   /** A dry run writes nothing, so it neither probes nor needs a marker. */
   @Override
   public List<String> sweep(Duration grace, boolean dryRun) throws IOException {
@@ -213,6 +220,11 @@ public final class ProvenStore implements ObjectStore {
   public Optional<PointerState> readPointer(String pipeline) throws IOException {
     checkModeForReading();
     return store.readPointer(pipeline);
+  }
+
+  @Override
+  public Optional<Retirement> readRetirement(String pipeline) throws IOException {
+    return store.readRetirement(pipeline);
   }
 
   @Override

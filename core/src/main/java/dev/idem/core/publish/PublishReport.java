@@ -3,6 +3,7 @@ package dev.idem.core.publish;
 import dev.idem.core.OutputKey;
 import dev.idem.core.store.ObjectInfo;
 import dev.idem.core.store.PutOutcome;
+import dev.idem.core.store.Retirement;
 import java.util.Objects;
 
 /**
@@ -13,12 +14,23 @@ import java.util.Objects;
  * @param stored the object now at the key
  * @param put the store's put outcome, or {@code null} when the task was skipped
  * @param pointer the pointer advance, or {@code null} when pointer advancing was off
+ * @param retired for REPUBLISHED, the retirement mark of the pipeline that covers the window (when gc
+ *     retired it, up to which window, by what); {@code null} for every other status
  */
-public record PublishReport(OutputKey key, PublishStatus status, ObjectInfo stored, PutOutcome put, AdvanceReport pointer) {
+public record PublishReport(OutputKey key, PublishStatus status, ObjectInfo stored, PutOutcome put, AdvanceReport pointer,
+    Retirement retired) {
   public PublishReport {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(status, "status");
     Objects.requireNonNull(stored, "stored");
+    if ((status == PublishStatus.REPUBLISHED) != (retired != null)) {
+      throw new IllegalArgumentException("a REPUBLISHED report, and only one, names the retirement it met");
+    }
+  }
+
+  /** A report of any status but REPUBLISHED. */
+  public PublishReport(OutputKey key, PublishStatus status, ObjectInfo stored, PutOutcome put, AdvanceReport pointer) {
+    this(key, status, stored, put, pointer, null);
   }
 
   /** True when this replica found different bytes at its key: the deploy-gate signal. */

@@ -6,6 +6,13 @@ public enum PublishStatus {
   SKIPPED,
   /** This replica's bytes are the published object. */
   CREATED,
+  /**
+   * This replica's bytes are the published object, in a window retention ({@code idem gc}) had
+   * retired: the window's earlier generation was deleted and this one was created in its place ({@link
+   * PublishReport#retired()} says when and by what). A complete publish, not an error; told apart from
+   * CREATED so that a late or replayed job that recreates removed history is seen.
+   */
+  REPUBLISHED,
   /** Another replica published the same bytes first; this replica's write was a no-op. */
   IDENTICAL,
   /** Another replica published different bytes first; they stay, this attempt is kept as evidence. */

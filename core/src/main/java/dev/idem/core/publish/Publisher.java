@@ -8,12 +8,14 @@ import dev.idem.core.store.ObjectStore;
 import dev.idem.core.store.Payload;
 import dev.idem.core.store.Pointer;
 import dev.idem.core.store.PutOutcome;
+import dev.idem.core.store.Retirement;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Runs a scheduled task at most as often as needed and publishes its output safely. This is the class
@@ -31,7 +33,11 @@ import java.util.Optional;
  *       0-byte payload is refused unless empty results were allowed (P6), since a task that wrote
  *       nothing has produced no result;
  *   <li>publish create-only: CREATED, IDENTICAL or DIVERGENT (P2–P4), with the spec's schema version
- *       on the payload ({@link Payload#withSchema}) for the store to record;
+ *       on the payload ({@link Payload#withSchema}) for the store to record. A CREATED in a window the
+ *       pipeline's retirement mark covers ({@link ObjectStore#readRetirement}: gc deleted the window's
+ *       earlier generation) is REPUBLISHED. The mark is read only after a CREATED, and at most once per
+ *       pipeline for the life of this publisher and those derived from it (a gc that runs later is not
+ *       seen by a long-lived publisher that read the mark before it);
  *   <li>advance the pipeline's pointer to the object now at the key, by the monotonic rule (G1–G3).
  *       This also happens on skip, so a replica that died between publishing and advancing is
  *       completed by the next one.
@@ -40,7 +46,8 @@ import java.util.Optional;
  * A refused window publishes nothing and runs no task. A failing task, or an empty result, publishes
  * nothing and leaves the pointer untouched. An {@link IOException} from the store leaves the key holding
  * nothing or a complete object and the pointer whole (old or new); calling {@code publish} again is
- * safe and finishes the job.
+ * safe and finishes the job (a failure reading the retirement mark after a CREATED is such an
+ * exception: the object is published, the pointer not yet advanced, and the retry reports SKIPPED).
  *
  * <p>Thread-safe if the store is (both shipped stores are).
  */
@@ -59,9 +66,11 @@ public final class Publisher {
   private final boolean advancePointer;
   private final ClosedWindowGuard windows;
   private final boolean allowEmpty;
+  /** Retirement marks read so far, by pipeline (empty: the pipeline has none); shared with derived publishers. */
+  private final ConcurrentHashMap<String, Optional<Retirement>> retirements;
 
   private Publisher(ObjectStore store, String writerId, Clock clock, PointerAdvancer advancer, boolean advancePointer,
-      ClosedWindowGuard windows, boolean allowEmpty) {
+      ClosedWindowGuard windows, boolean allowEmpty, ConcurrentHashMap<String, Optional<Retirement>> retirements) {
     this.store = Objects.requireNonNull(store, "store");
     this.writerId = Names.requireWriterId(writerId);
     this.clock = Objects.requireNonNull(clock, "clock");
@@ -69,6 +78,7 @@ public final class Publisher {
     this.advancePointer = advancePointer;
     this.windows = Objects.requireNonNull(windows, "windows");
     this.allowEmpty = allowEmpty;
+    this.retirements = retirements;
   }
 
   /**
@@ -88,19 +98,19 @@ public final class Publisher {
   public static Publisher create(ObjectStore store, String writerId, Clock clock, PointerAdvancer advancer, boolean advancePointer) {
     ClosedWindowGuard windows = new ClosedWindowGuard(clock, ClosedWindowGuard.DEFAULT_MAX_CLOCK_SKEW);
     return new Publisher(store, writerId, clock, advancer == null ? null : advancer.withClosedWindowGuard(windows),
-        advancePointer, windows, false);
+        advancePointer, windows, false, new ConcurrentHashMap<>());
   }
 
   /** The same publisher accepting windows that end up to {@code skew} after its clock's now (G5). */
   public Publisher withMaxClockSkew(Duration skew) {
     ClosedWindowGuard w = new ClosedWindowGuard(clock, skew);
     return new Publisher(store, writerId, clock, advancer == null ? null : advancer.withClosedWindowGuard(w),
-        advancePointer, w, allowEmpty);
+        advancePointer, w, allowEmpty, retirements);
   }
 
   /** The same publisher, publishing a 0-byte payload as a result when {@code allow} is true (P6). */
   public Publisher withEmptyResults(boolean allow) {
-    return new Publisher(store, writerId, clock, advancer, advancePointer, windows, allow);
+    return new Publisher(store, writerId, clock, advancer, advancePointer, windows, allow, retirements);
   }
 
   public ObjectStore store() {
@@ -176,9 +186,26 @@ public final class Publisher {
       case IDENTICAL -> PublishStatus.IDENTICAL;
       case DIVERGENT -> PublishStatus.DIVERGENT;
     };
+    Retirement retired = null;
+    if (status == PublishStatus.CREATED) {
+      retired = retirement(key.pipeline()).filter(r -> r.covers(key.windowStartEpochSecond())).orElse(null);
+      if (retired != null) {
+        status = PublishStatus.REPUBLISHED;
+      }
+    }
     // On DIVERGENT the stored object is still a complete generation for this position: advancing to it
     // completes a first writer that died before its own advance.
-    return new PublishReport(key, status, put.stored(), put, advance(spec, put.stored()));
+    return new PublishReport(key, status, put.stored(), put, advance(spec, put.stored()), retired);
+  }
+
+  /** The pipeline's retirement mark, read from the store the first time it is asked for. */
+  private Optional<Retirement> retirement(String pipeline) throws IOException {
+    Optional<Retirement> known = retirements.get(pipeline);
+    if (known == null) {
+      known = store.readRetirement(pipeline);
+      retirements.putIfAbsent(pipeline, known);
+    }
+    return known;
   }
 
   private AdvanceReport advance(RunSpec spec, ObjectInfo stored) throws IOException {

@@ -9,6 +9,7 @@ import dev.idem.core.store.ListedObject;
 import dev.idem.core.store.ObjectStore;
 import dev.idem.core.store.Pointer;
 import dev.idem.core.store.PointerState;
+import dev.idem.core.store.Retirement;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
@@ -48,10 +49,19 @@ import java.util.Set;
  * earlier run that kept them, or by the previous version, which kept every record) are removed by the
  * same rules, the grace counted from their newest record.
  *
- * <p>Memory is bounded by {@code keep} (plus the report's list of deleted keys): the listing is
+ * <p>Before it deletes anything, a run raises the pipeline's retirement mark ({@link
+ * ObjectStore#raiseRetirement}) to the highest window start it is about to retire (of a generation it
+ * deletes, or of records it removes), stamped with the run's start time and what ran it, so that a
+ * window published again after this run is reported as republished, not as new or divergent. The mark
+ * is one small document per pipeline and only moves forward; a dry run writes nothing. Written first, a
+ * failure can leave the mark ahead of deletes that did not happen (their windows still hold their
+ * objects, so a publish there is SKIPPED or IDENTICAL, never wrongly REPUBLISHED), never behind deletes
+ * that did.
+ *
+ * <p>Memory is bounded by {@code keep} plus the report's list of deleted keys: the listing is
  * streamed twice, first to find the newest {@code keep} generations with a bounded heap, then to
- * delete. A failure mid-way leaves some
- * deletable generations in place; running again finishes the job.
+ * collect the deletable ones, which are deleted after the retirement mark is raised. A failure mid-way
+ * leaves some deletable generations in place; running again finishes the job.
  */
 public final class Retention {
 
@@ -97,16 +107,31 @@ public final class Retention {
    * @param recordsOnly keys without an object (deleted by an earlier run, or by the previous version,
    *     which kept every record) whose records and evidence were removed (or would be)
    * @param swept store leftovers removed (or that would be)
+   * @param retirement the pipeline's retirement mark after the run (in a dry run: the one it would
+   *     propose, nothing written), or {@code null} when the run retired nothing and none was stored, or
+   *     the store keeps no mark
    */
   public record Report(Pointer pointer, long generations, List<String> deleted, long records,
-      List<String> evidenceKept, List<String> recordsOnly, List<String> swept) {}
+      List<String> evidenceKept, List<String> recordsOnly, List<String> swept, Retirement retirement) {}
+
+  /** What a run records as having retired when its caller does not say ({@link Retirement#retiredBy()}). */
+  public static final String DEFAULT_RETIRED_BY = "idem-core retention";
 
   private final ObjectStore store;
   private final Clock clock;
+  private final String retiredBy;
 
   public Retention(ObjectStore store, Clock clock) {
+    this(store, clock, DEFAULT_RETIRED_BY);
+  }
+
+  /** A retention whose runs record {@code retiredBy} (e.g. {@code idem 1.4.0}) in the retirement mark. */
+  public Retention(ObjectStore store, Clock clock, String retiredBy) {
     this.store = Objects.requireNonNull(store, "store");
     this.clock = Objects.requireNonNull(clock, "clock");
+    // Checked now (one line, no control characters), not when the first mark is written.
+    new Retirement("p", 0, Instant.EPOCH, retiredBy);
+    this.retiredBy = retiredBy;
   }
 
   private record Generation(long windowStart, String key) {}
@@ -134,48 +159,65 @@ public final class Retention {
       return true;
     });
 
-    List<String> deleted = new ArrayList<>();
-    List<String> evidenceKept = new ArrayList<>();
-    long[] records = {0};
+    Retirement mark = pointer == null ? null : store.readRetirement(pipeline).orElse(null);
+    // First find what this run retires (the report lists it anyway), then raise the mark, then delete.
+    List<String> deletable = new ArrayList<>();
     if (pointer != null) {
-      // Deleting already-listed keys while the listing goes on is safe on both stores: the filesystem
-      // store lists one directory snapshot at a time, S3 pages continue after the last key returned.
       store.list(pipeline + "/", o -> {
         Optional<Generation> g = parse(pipeline, o);
-        if (g.isEmpty() || !deletable(g.get(), o, pointer, newest, policy, now)) {
-          return true;
-        }
-        String key = g.get().key();
-        boolean keepRecords = !policy.dropDivergentEvidence() && divergent(key);
-        if (policy.dryRun() || store.delete(key)) {
-          deleted.add(key);
-          if (keepRecords) {
-            evidenceKept.add(key);
-          } else if (!policy.dryRun()) {
-            records[0] += store.deleteRecords(key);
-          }
+        if (g.isPresent() && deletable(g.get(), o, pointer, newest, policy, now)) {
+          deletable.add(g.get().key());
         }
         return true;
       });
     }
     List<String> recordsOnly = new ArrayList<>();
     if (pointer != null) {
-      Set<String> handled = new HashSet<>(deleted);
+      Set<String> handled = new HashSet<>(deletable);
+      Retirement m = mark;
       store.history(pipeline + "/", h -> {
         Optional<Generation> g = parseKey(pipeline, h.key());
         if (g.isPresent() && !handled.contains(h.key()) && !newest.contains(g.get())
             && expired(g.get(), lastWritten(h), pointer, policy, now) && store.stat(h.key()).isEmpty()
-            && (policy.dropDivergentEvidence() || !KeyVerdict.of(h).divergent())) {
+            && (policy.dropDivergentEvidence() || !KeyVerdict.of(h, m).divergent())) {
           recordsOnly.add(h.key());
-          if (!policy.dryRun()) {
-            records[0] += store.deleteRecords(h.key());
-          }
         }
         return true;
       });
     }
+    long highest = -1;
+    for (List<String> keys : List.of(deletable, recordsOnly)) {
+      for (String k : keys) {
+        highest = Math.max(highest, OutputKey.parse(k).windowStartEpochSecond());
+      }
+    }
+    Retirement retirement = mark;
+    if (highest >= 0) {
+      Retirement proposed = new Retirement(pipeline, highest, now, retiredBy);
+      retirement = policy.dryRun() ? proposed : store.raiseRetirement(proposed).orElse(null);
+    }
+
+    List<String> deleted = new ArrayList<>();
+    List<String> evidenceKept = new ArrayList<>();
+    long records = 0;
+    for (String key : deletable) {
+      boolean keepRecords = !policy.dropDivergentEvidence() && divergent(key, mark);
+      if (policy.dryRun() || store.delete(key)) {
+        deleted.add(key);
+        if (keepRecords) {
+          evidenceKept.add(key);
+        } else if (!policy.dryRun()) {
+          records += store.deleteRecords(key);
+        }
+      }
+    }
+    if (!policy.dryRun()) {
+      for (String key : recordsOnly) {
+        records += store.deleteRecords(key);
+      }
+    }
     List<String> swept = store.sweep(policy.grace(), policy.dryRun());
-    return new Report(pointer, generations[0], deleted, records[0], evidenceKept, recordsOnly, swept);
+    return new Report(pointer, generations[0], deleted, records, evidenceKept, recordsOnly, swept, retirement);
   }
 
   /** The time of the key's newest history entry, or {@code null} when none has a time. */
@@ -190,10 +232,10 @@ public final class Retention {
   }
 
   /** Whether the history of exactly {@code key} holds more than one content or a divergent attempt. */
-  private boolean divergent(String key) throws IOException {
+  private boolean divergent(String key, Retirement mark) throws IOException {
     boolean[] divergent = {false};
     store.history(key, h -> {
-      if (h.key().equals(key) && KeyVerdict.of(h).divergent()) {
+      if (h.key().equals(key) && KeyVerdict.of(h, mark).divergent()) {
         divergent[0] = true;
       }
       return h.key().compareTo(key) <= 0;

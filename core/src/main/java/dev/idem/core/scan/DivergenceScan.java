@@ -6,12 +6,15 @@ import dev.idem.core.store.KeyHistory;
 import dev.idem.core.store.Pointer;
 import dev.idem.core.store.PointerState;
 import dev.idem.core.store.ObjectStore;
+import dev.idem.core.store.Retirement;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -34,6 +37,10 @@ import java.util.TreeSet;
  * counted; a window whose keys do not all have a recorded schema is judged whole. Whether drift fails
  * a gate is the caller's choice.
  *
+ * <p>Keys published again after retention removed them are judged life by life ({@link KeyVerdict}):
+ * the retirement mark of each pipeline met is read once, when its first key is listed, and a
+ * republished key is reported ({@link Listener#republished}) and counted, not failed.
+ *
  * <p>An {@link IOException} from the store ends the scan with no verdict; nothing is written either way.
  */
 public final class DivergenceScan {
@@ -48,6 +55,12 @@ public final class DivergenceScan {
      * schema is unknown; reported once the listing has moved past the window.
      */
     default void drift(WindowDrift window) throws IOException {}
+
+    /**
+     * A key published again after retention removed it ({@link KeyVerdict#republished()}): reported,
+     * not a failure.
+     */
+    default void republished(KeyVerdict verdict) throws IOException {}
 
     /** Called after each key; cheap enough to ignore. */
     default void progress(long keys, long entries) {}
@@ -92,10 +105,19 @@ public final class DivergenceScan {
     String prefix = query.prefix();
     Set<String> pipelines = new TreeSet<>(alsoCheck);
     Instant deadline = maxTime == null ? null : clock.instant().plus(maxTime);
-    long[] counts = new long[5]; // keys, entries, benign, divergent, drift positions
+    long[] counts = new long[6]; // keys, entries, benign, divergent, drift positions, republished
     WindowKeys window = new WindowKeys();
+    Map<String, Optional<Retirement>> retired = new HashMap<>();
     boolean complete = store.history(query.until(clock, deadline), (KeyHistory h) -> {
-      KeyVerdict v = KeyVerdict.of(h);
+      Retirement mark = null;
+      if (OutputKey.looksLikeKey(h.key())) {
+        String pipeline = h.key().substring(0, h.key().indexOf('/'));
+        if (!retired.containsKey(pipeline)) {
+          retired.put(pipeline, store.readRetirement(pipeline)); // once per pipeline met
+        }
+        mark = retired.get(pipeline).orElse(null);
+      }
+      KeyVerdict v = KeyVerdict.of(h, mark);
       if (OutputKey.looksLikeKey(h.key())) {
         pipelines.add(h.key().substring(0, h.key().indexOf('/')));
         if (v.writes() > 0) {
@@ -107,6 +129,9 @@ public final class DivergenceScan {
       if (v.divergent()) {
         counts[3]++;
         listener.divergent(v);
+      } else if (v.republished()) {
+        counts[5]++;
+        listener.republished(v);
       } else if (v.benignDuplicate()) {
         counts[2]++;
       }
@@ -133,7 +158,7 @@ public final class DivergenceScan {
       }
     }
     return new ScanSummary(prefix, counts[0], counts[1], counts[2], counts[3], complete, pointers, problems, rewinds,
-        counts[4]);
+        counts[4], counts[5]);
   }
 
   /**

@@ -1,7 +1,10 @@
 package dev.idem.core.scan;
 
+import dev.idem.core.OutputKey;
 import dev.idem.core.store.HistoryEntry;
 import dev.idem.core.store.KeyHistory;
+import dev.idem.core.store.Retirement;
+import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -9,62 +12,148 @@ import java.util.Set;
 /**
  * The scan's judgement of one key.
  *
+ * <p>A key's history is cut into <em>lives</em>: a delete marker ends one (retention deleted the
+ * object, and what follows was published again); so does the retirement mark of the key's pipeline
+ * ({@link Retirement}) for entries without a store version id (the filesystem store, an unversioned
+ * bucket), where gc leaves no marker: in a window the mark covers, content written at or before
+ * {@link Retirement#retiredAt()} and a stored version written after it are two lives (a publish attempt
+ * after the mark met the old object, and stays in its life). Contents are compared
+ * within one life only: a window published again with other bytes after gc removed it is
+ * {@link #republished()}, not divergent. A real divergence inside one life still is.
+ *
  * @param key the key
  * @param writes content entries seen: stored versions plus recorded publish attempts (delete markers
  *     are not content and do not count)
- * @param payloads distinct contents among them
+ * @param payloads distinct contents among them, over all lives
  * @param basis what contents were compared by
  * @param divergentAttempts publish attempts idem recorded as DIVERGENT for this key
  * @param entries the history the verdict was made from
+ * @param lives lives holding content (see the class comment)
+ * @param divergentLives lives holding more than one distinct content
+ * @param reborn the key lies in its pipeline's retired range and all of its content was written after
+ *     that retirement: gc removed the window and this is it published again (on the filesystem store gc
+ *     removes the old records, so the history shows only the new life)
  */
-public record KeyVerdict(String key, int writes, int payloads, Basis basis, int divergentAttempts, List<HistoryEntry> entries) {
+public record KeyVerdict(String key, int writes, int payloads, Basis basis, int divergentAttempts,
+    List<HistoryEntry> entries, int lives, int divergentLives, boolean reborn) {
+
+  /** The verdict without lives (one life, not reborn): how verdicts were made before lives existed. */
+  public KeyVerdict(String key, int writes, int payloads, Basis basis, int divergentAttempts, List<HistoryEntry> entries) {
+    this(key, writes, payloads, basis, divergentAttempts, entries, writes > 0 ? 1 : 0, payloads > 1 ? 1 : 0, false);
+  }
 
   /**
-   * A key is divergent when its history holds more than one distinct content, or any recorded DIVERGENT
-   * attempt: such an attempt met different bytes when it was made, so it stays evidence after the
-   * object it met is gone (retention, an unversioned bucket) and the history shows only the attempt.
+   * A key is divergent when one of its lives holds more than one distinct content, or when it has any
+   * recorded DIVERGENT attempt: such an attempt met different bytes when it was made, so it stays
+   * evidence after the object it met is gone (retention, an unversioned bucket) and the history shows
+   * only the attempt.
    */
   public boolean divergent() {
-    return payloads > 1 || divergentAttempts > 0;
+    return divergentLives > 0 || divergentAttempts > 0;
   }
 
-  /** Written more than once, all with one content and no divergent attempt: benign, counted but not flagged. */
+  /**
+   * Published again after retention removed it, and not divergent: more than one life holds content,
+   * or the only life began after the pipeline's retirement covered the window. Reported, counted, not a
+   * failure: each life holds one complete generation.
+   */
+  public boolean republished() {
+    return !divergent() && (lives > 1 || reborn);
+  }
+
+  /**
+   * Written more than once, all with one content and no divergent attempt, and not republished: benign,
+   * counted but not flagged.
+   */
   public boolean benignDuplicate() {
-    return writes > 1 && payloads == 1 && divergentAttempts == 0;
+    return writes > 1 && payloads == 1 && divergentAttempts == 0 && !republished();
   }
 
-  /** Judges one key's history. */
+  /** Judges one key's history, with no retirement mark (lives split at delete markers only). */
   public static KeyVerdict of(KeyHistory history) {
+    return of(history, null);
+  }
+
+  /**
+   * Judges one key's history; {@code retired} is the retirement mark of the key's pipeline, or {@code
+   * null} when there is none (or the key is not an idem key).
+   */
+  public static KeyVerdict of(KeyHistory history, Retirement retired) {
+    Long window = OutputKey.looksLikeKey(history.key()) ? OutputKey.parse(history.key()).windowStartEpochSecond() : null;
+    Retirement mark = retired != null && window != null && retired.covers(window)
+        && history.key().startsWith(retired.pipeline() + "/") ? retired : null;
     Set<String> contents = new LinkedHashSet<>();
+    List<Set<String>> lives = new ArrayList<>();
+    Set<String> life = new LinkedHashSet<>();
     int writes = 0;
     int divergentAttempts = 0;
     boolean sawSha = false;
     boolean sawEtagOnly = false;
+    boolean lifeBeforeMark = false; // the current life holds content written at or before the mark
+    boolean allAfterMark = mark != null;
     for (HistoryEntry e : history.entries()) {
       if (!e.isContent()) {
+        endLife(lives, life);
+        life = new LinkedHashSet<>();
+        lifeBeforeMark = false;
         continue;
+      }
+      if (mark != null && unversioned(e) && e.time() != null) {
+        if (!e.time().isAfter(mark.retiredAt())) {
+          lifeBeforeMark = true;
+        } else if (lifeBeforeMark && e.kind() == HistoryEntry.Kind.VERSION) {
+          // A new object after the mark: the old one was deleted. (An attempt after the mark met the old one.)
+          endLife(lives, life);
+          life = new LinkedHashSet<>();
+          lifeBeforeMark = false;
+        }
+      }
+      if (mark != null && (e.time() == null || !e.time().isAfter(mark.retiredAt()))) {
+        allAfterMark = false;
       }
       writes++;
       if (e.kind() == HistoryEntry.Kind.DIVERGENT_ATTEMPT) {
         divergentAttempts++;
       }
+      String content;
       if (e.sha256() != null) {
         sawSha = true;
-        contents.add("sha256:" + e.sha256());
+        content = "sha256:" + e.sha256();
       } else if (e.etag() != null) {
         sawEtagOnly = true;
-        contents.add("etag:" + e.etag());
+        content = "etag:" + e.etag();
       } else {
         sawEtagOnly = true;
-        contents.add("unknown:" + e.versionId() + ":" + e.size());
+        content = "unknown:" + e.versionId() + ":" + e.size();
       }
+      contents.add(content);
+      life.add(content);
     }
+    endLife(lives, life);
+    int divergentLives = (int) lives.stream().filter(l -> l.size() > 1).count();
     Basis basis = sawSha && sawEtagOnly ? Basis.MIXED : sawSha ? Basis.SHA256 : Basis.ETAG;
-    return new KeyVerdict(history.key(), writes, contents.size(), basis, divergentAttempts, history.entries());
+    return new KeyVerdict(history.key(), writes, contents.size(), basis, divergentAttempts, history.entries(),
+        lives.size(), divergentLives, allAfterMark && writes > 0);
+  }
+
+  private static void endLife(List<Set<String>> lives, Set<String> life) {
+    if (!life.isEmpty()) {
+      lives.add(life);
+    }
+  }
+
+  /** An entry without a store version id: gc's delete leaves no marker in such a history. */
+  private static boolean unversioned(HistoryEntry e) {
+    return e.versionId() == null || e.versionId().equals("null");
   }
 
   /** The reference script's line, kept byte for byte so existing deploy gates keep working. */
   public String referenceLine() {
     return "DIVERGENT " + key + " writes=" + writes + " payloads=" + payloads;
+  }
+
+  /** The line the scan prints for a republished key. */
+  public String republishedLine() {
+    return "REPUBLISHED " + key + " lives=" + lives + " payloads=" + payloads;
   }
 }

@@ -29,10 +29,13 @@ import java.util.TreeMap;
  *     judged whole because a key's schema is unknown as one ({@link WindowDrift}); not part of {@link
  *     #clean()}: the objects are complete and a retry would not change them, so callers choose to fail
  *     on it ({@code idem scan --fail-on-drift})
+ * @param republishedKeys keys published again after retention removed them ({@link
+ *     KeyVerdict#republished()}); not part of {@link #clean()}: each life of such a key holds one
+ *     complete generation
  */
 public record ScanSummary(String prefix, long keys, long entries, long benignDuplicateKeys, long divergentKeys,
     boolean complete, long pointersExamined, List<PointerTarget> pointerProblems,
-    SortedMap<String, Pointer.Rewind> pointerRewinds, long driftPositions) {
+    SortedMap<String, Pointer.Rewind> pointerRewinds, long driftPositions, long republishedKeys) {
 
   public ScanSummary {
     pointerProblems = List.copyOf(pointerProblems);
@@ -40,6 +43,14 @@ public record ScanSummary(String prefix, long keys, long entries, long benignDup
     if (pointerProblems.stream().anyMatch(PointerTarget::matches)) {
       throw new IllegalArgumentException("a pointer whose object matches is not a problem");
     }
+  }
+
+  /** A summary of a scan that met no republished key. */
+  public ScanSummary(String prefix, long keys, long entries, long benignDuplicateKeys, long divergentKeys,
+      boolean complete, long pointersExamined, List<PointerTarget> pointerProblems,
+      SortedMap<String, Pointer.Rewind> pointerRewinds, long driftPositions) {
+    this(prefix, keys, entries, benignDuplicateKeys, divergentKeys, complete, pointersExamined, pointerProblems,
+        pointerRewinds, driftPositions, 0);
   }
 
   /** The reference script's closing line, byte for byte. */

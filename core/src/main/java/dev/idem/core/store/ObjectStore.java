@@ -107,7 +107,10 @@ public interface ObjectStore extends Closeable {
    * Streams the history of every key under {@code prefix} to {@code visitor}, one key at a time in
    * ascending key order (S3 orders by UTF-8 bytes, the filesystem store by {@link String#compareTo};
    * the two agree for every key without characters above U+FFFF), never holding more than one key's history in memory. Includes versions,
-   * delete markers and recorded publish attempts; excludes the store's internal files.
+   * delete markers and recorded publish attempts; excludes the store's internal files. A key's versions
+   * and delete markers come in the order they were written, oldest first, so a delete marker separates
+   * the versions before a delete from those published again after it (the scan judges each such "life"
+   * of a key on its own).
    *
    * @return whether the listing ran to the end ({@code false} when the visitor stopped it)
    */
@@ -147,6 +150,31 @@ public interface ObjectStore extends Closeable {
    *     running again removes the rest
    */
   int deleteRecords(String key) throws IOException;
+
+  /**
+   * The pipeline's retirement mark ({@link Retirement}): how far retention has deleted, when and by
+   * what; empty when no gc run has deleted a generation of it (or the store keeps no such mark).
+   *
+   * @throws Retirement.MalformedRetirementException when the stored document is not a valid mark of
+   *     this pipeline
+   */
+  default Optional<Retirement> readRetirement(String pipeline) throws IOException {
+    return Optional.empty();
+  }
+
+  /**
+   * Moves the pipeline's retirement mark forward to {@code proposed} (retention only), never back: when
+   * the stored mark already covers a window start at least as high, it is kept and nothing is written.
+   * Concurrent calls are safe: the mark ends at the highest proposed, whatever the interleaving.
+   *
+   * @return the mark now stored (the proposed one, or the higher one found); empty only from a store
+   *     that keeps no retirement mark (this default), which then reports every re-publish as CREATED
+   * @throws IOException when the store failed; the stored mark is then the old or the proposed one,
+   *     whole, and calling again finishes the job
+   */
+  default Optional<Retirement> raiseRetirement(Retirement proposed) throws IOException {
+    return Optional.empty();
+  }
 
   /**
    * Removes leftovers that writers killed mid-operation may leave (temporaries, incomplete uploads,

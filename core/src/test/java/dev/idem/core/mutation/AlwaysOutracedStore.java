@@ -36,6 +36,10 @@ final class AlwaysOutracedStore implements ObjectStore {
   @Override public boolean list(String prefix, ListingVisitor visitor) throws IOException { return d.list(prefix, visitor); }
   @Override public boolean delete(String key) { return d.delete(key); }
   @Override public int deleteRecords(String key) { return d.deleteRecords(key); }
+  @Override public Optional<dev.idem.core.store.Retirement> readRetirement(String pipeline) { return d.readRetirement(pipeline); }
+  @Override public Optional<dev.idem.core.store.Retirement> raiseRetirement(dev.idem.core.store.Retirement r) {
+    return d.raiseRetirement(r);
+  }
   @Override public List<String> sweep(Duration grace, boolean dryRun) { return d.sweep(grace, dryRun); }
   @Override public void close() {}
 }

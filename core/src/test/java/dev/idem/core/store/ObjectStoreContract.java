@@ -378,6 +378,56 @@ public abstract class ObjectStoreContract {
     assertEquals(0, store.deleteRecords(k), "removing nothing is not an error");
   }
 
+  // --- retirement mark (issue 11 item 3) ---
+
+  @Test
+  void retirement_noneThenRaisedForwardOnlyPerPipeline() throws IOException {
+    Instant at = Instant.parse("2026-01-01T00:00:00Z");
+    assertTrue(store.readRetirement("orders").isEmpty());
+    Retirement first = new Retirement("orders", 120, at, "gc a");
+    assertEquals(first, store.raiseRetirement(first).orElseThrow());
+    assertEquals(first, store.raiseRetirement(new Retirement("orders", 60, at.plusSeconds(1), "gc b")).orElseThrow(),
+        "a lower mark never replaces a higher one");
+    assertEquals(first, store.raiseRetirement(new Retirement("orders", 120, at.plusSeconds(2), "gc c")).orElseThrow(),
+        "an equal one neither");
+    Retirement higher = new Retirement("orders", 180, at.plusSeconds(3), "gc d");
+    assertEquals(higher, store.raiseRetirement(higher).orElseThrow());
+    assertEquals(higher, store.readRetirement("orders").orElseThrow());
+    assertTrue(store.readRetirement("other").isEmpty(), "one mark per pipeline");
+    List<String> visible = new ArrayList<>();
+    store.history("", h -> visible.add(h.key()));
+    store.list("", o -> visible.add(o.key()));
+    assertEquals(List.of(), visible, "the mark is the store's own: never listed as a key");
+  }
+
+  @Test
+  void retirement_concurrentRaises_endAtTheHighest() throws Exception {
+    int n = threads();
+    Instant at = Instant.parse("2026-01-01T00:00:00Z");
+    Race.run(n, i -> store.raiseRetirement(new Retirement("contended", 60L * ((i * 5) % n), at, "gc " + i)));
+    assertEquals(60L * (n - 1), store.readRetirement("contended").orElseThrow().windowStart());
+  }
+
+  @Test
+  void retirement_windowPublishedAgainAfterGc_republishedNotDivergent() throws IOException {
+    String k = key("orders", 600);
+    store.putIfAbsent(k, bytes("alpha"), "writer-a");
+    // What gc does: raise the mark (stamped with the run's start, before the deletes), delete, drop records.
+    Retirement mark = new Retirement("orders", 600, Instant.now().minusSeconds(30), "contract");
+    store.raiseRetirement(mark);
+    assertTrue(store.delete(k));
+    store.deleteRecords(k);
+
+    assertEquals(PutStatus.CREATED, store.putIfAbsent(k, bytes("omega, rebuilt"), "writer-b").status());
+
+    List<KeyHistory> seen = new ArrayList<>();
+    store.history("orders/", seen::add);
+    assertEquals(1, seen.size(), seen.toString());
+    KeyVerdict v = KeyVerdict.of(seen.get(0), store.readRetirement("orders").orElseThrow());
+    assertFalse(v.divergent(), v.toString());
+    assertTrue(v.republished(), v.toString());
+  }
+
   // --- helpers ---
 
   private static String sha256Of(byte[] b) {

@@ -7,6 +7,7 @@ import dev.idem.core.store.Payload;
 import dev.idem.core.store.Pointer;
 import dev.idem.core.store.PointerState;
 import dev.idem.core.store.PutOutcome;
+import dev.idem.core.store.Retirement;
 import java.io.IOException;
 import java.io.InputStream;
 import java.time.Duration;
@@ -36,6 +37,8 @@ public class ForwardingObjectStore implements ObjectStore {
   @Override public boolean list(String prefix, ListingVisitor visitor) throws IOException { return d.list(prefix, visitor); }
   @Override public boolean delete(String key) throws IOException { return d.delete(key); }
   @Override public int deleteRecords(String key) throws IOException { return d.deleteRecords(key); }
+  @Override public Optional<Retirement> readRetirement(String pipeline) throws IOException { return d.readRetirement(pipeline); }
+  @Override public Optional<Retirement> raiseRetirement(Retirement proposed) throws IOException { return d.raiseRetirement(proposed); }
   @Override public List<String> sweep(Duration grace, boolean dryRun) throws IOException { return d.sweep(grace, dryRun); }
   @Override public void close() throws IOException { d.close(); }
 }

@@ -13,6 +13,7 @@ import dev.idem.core.store.Pointer;
 import dev.idem.core.store.PointerState;
 import dev.idem.core.store.PutOutcome;
 import dev.idem.core.store.PutStatus;
+import dev.idem.core.store.Retirement;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -38,6 +39,7 @@ public final class InMemoryObjectStore implements ObjectStore {
   private final TreeMap<String, Stored> objects = new TreeMap<>();
   private final TreeMap<String, List<HistoryEntry>> history = new TreeMap<>();
   private final Map<String, PointerState> pointers = new HashMap<>();
+  private final Map<String, Retirement> retirements = new HashMap<>();
   private long pointerVersions;
 
   public InMemoryObjectStore(Clock clock) {
@@ -174,6 +176,17 @@ public final class InMemoryObjectStore implements ObjectStore {
   public synchronized int deleteRecords(String key) {
     List<HistoryEntry> h = history.remove(checked(key));
     return h == null ? 0 : h.size();
+  }
+
+  @Override
+  public synchronized Optional<Retirement> readRetirement(String pipeline) {
+    return Optional.ofNullable(retirements.get(Names.requirePipeline(pipeline)));
+  }
+
+  /** Keeps the higher of the stored and the proposed mark (forward only). */
+  @Override
+  public synchronized Optional<Retirement> raiseRetirement(Retirement proposed) {
+    return Optional.of(retirements.merge(proposed.pipeline(), proposed, Retirement::max));
   }
 
   @Override

@@ -12,6 +12,7 @@ import dev.idem.core.store.Pointer;
 import dev.idem.core.store.PointerState;
 import dev.idem.core.store.PutOutcome;
 import dev.idem.core.store.PutStatus;
+import dev.idem.core.store.Retirement;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
@@ -45,6 +46,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * _idem/evidence/&lt;key&gt;/&lt;sha256&gt;          the bytes of a DIVERGENT attempt
  * _idem/pointers/&lt;pipeline&gt;/latest        the pointer document ({@link Pointer#toBytes()})
  * _idem/pointers/&lt;pipeline&gt;/latest.lock   the pointer's lock file (never deleted)
+ * _idem/pointers/&lt;pipeline&gt;/retired       the retirement mark gc raises ({@link RetirementFiles})
  * </pre>
  *
  * Keys are checked by {@link Names#requireSafeKey} and must also not start with a segment {@code
@@ -95,17 +97,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li>never a partial object, and never a replaced one.
  * </ul>
  *
- * <h2>Why no rename fallback where hard links are missing</h2>
- *
- * A publish needs an atomic create-if-absent that also makes the complete content visible at once.
- * {@code link(2)} is that; {@code rename(2)} is not: it replaces the target, so "check, then rename"
- * (or {@code ATOMIC_MOVE} onto a name first reserved with {@code CREATE_NEW}) lets a second writer
- * silently replace the first one's object. The only correct rename scheme serializes every writer of
- * the store on a lock, which stays correct only while every writer takes that path; one writer whose
- * link works next to one whose link failed for another reason would reopen the race, unseen. On the
- * filesystems a store belongs on (ext4, xfs, btrfs, zfs, tmpfs, NFS, APFS, NTFS) links work; where
- * they do not (FAT, exFAT, some FUSE or SMB mounts) the publish fails with {@link
- * HardLinksUnsupportedException} and nothing is published. A loud refusal beats a silent clobber.
+ * <p>Where hard links are missing the publish fails with {@link HardLinksUnsupportedException} (which
+ * says why there is no rename fallback) and nothing is published.
  *
  * <h2>Pointer ({@link #readPointer}, {@link #compareAndSetPointer})</h2>
  *
@@ -136,6 +129,7 @@ public final class FsObjectStore implements ObjectStore {
   /** Counts deletes, so a lookup that raced with one does not cache a key the delete just evicted. */
   private final AtomicLong deletions = new AtomicLong();
   private final PointerFiles pointers;
+  private final RetirementFiles retirements;
 
   private FsObjectStore(Path root, Options options) {
     this.layout = new Layout(root);
@@ -145,6 +139,7 @@ public final class FsObjectStore implements ObjectStore {
     this.knownKeys = new KnownKeys(options.existsCacheSize());
     this.createdHere = new KnownKeys(options.existsCacheSize());
     this.pointers = new PointerFiles(layout, paths, ops, options.lockTimeout(), createdHere::contains);
+    this.retirements = new RetirementFiles(layout, paths, ops, options.lockTimeout());
   }
 
   /** A store at {@code root} with {@link Options#defaults()}. See {@link #open(Path, Options)}. */
@@ -397,7 +392,7 @@ public final class FsObjectStore implements ObjectStore {
   }
 
   /**
-   * Deletes the object (retention). Its records stay: they are history, and the scan still reads them.
+   * Deletes the object (retention); its records stay until {@link #deleteRecords}.
    *
    * @throws IOException when the file could not be deleted (the object is then still whole) or the
    *     directory could not be synced afterwards (the delete may then be undone by a power loss)
@@ -466,7 +461,7 @@ public final class FsObjectStore implements ObjectStore {
   }
 
   // ---------------------------------------------------------------------------------------------
-  // Pointer (the protocol is in PointerFiles)
+  // Pointer and retirement mark (the protocols are in PointerFiles and RetirementFiles)
 
   /**
    * The pipeline's pointer and its token (the SHA-256 of the file's bytes). Never locks.
@@ -505,8 +500,18 @@ public final class FsObjectStore implements ObjectStore {
     return pointers.compareAndSet(pipeline, expectedToken, next, Objects.requireNonNull(maxWait, "maxWait"));
   }
 
-  // ---------------------------------------------------------------------------------------------
-  // Sweep
+  @Override // the pipeline's retired file, read without a lock (RetirementFiles)
+  public Optional<Retirement> readRetirement(String pipeline) throws IOException {
+    return retirements.read(pipeline);
+  }
+
+  /** Raises {@code retired} forward only, under the pointer's lock ({@link RetirementFiles}). */
+  @Override
+  public Optional<Retirement> raiseRetirement(Retirement proposed) throws IOException {
+    return Optional.of(retirements.raise(proposed));
+  }
+
+  // ---------------------------------------------------------------------------------------------- Sweep
 
   /**
    * Deletes {@code .tmp-} files (temporaries of killed publishes and pointer writes) anywhere under the
@@ -526,12 +531,10 @@ public final class FsObjectStore implements ObjectStore {
     return TempFile.sweep(ops, layout.root(), grace, dryRun);
   }
 
-  /** Nothing to release: the store holds no open files between calls. */
   @Override
-  public void close() {}
+  public void close() {} // nothing to release: the store holds no open files between calls
 
-  // ---------------------------------------------------------------------------------------------
-  // Helpers
+  // ---------------------------------------------------------------------------------------------- Helpers
 
   private void requireFileOrNothing(Path p, String what) throws IOException {
     BasicFileAttributes a = paths.attributes(p);

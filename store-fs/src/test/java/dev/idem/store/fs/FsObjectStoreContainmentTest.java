@@ -14,6 +14,7 @@ import dev.idem.core.store.ObjectStore;
 import dev.idem.core.store.Payload;
 import dev.idem.core.store.Pointer;
 import dev.idem.core.store.PutStatus;
+import dev.idem.core.store.Retirement;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.FileAlreadyExistsException;
@@ -37,7 +38,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * S2: a symbolic link pre-placed anywhere under the root (pipeline, window, object name, {@code _idem},
- * ledger, evidence, pointer directory, {@code latest}, {@code latest.lock}) is refused with an error
+ * ledger, evidence, pointer directory, {@code latest}, {@code latest.lock}, the retirement mark {@code
+ * retired}) is refused with an error
  * naming it, and nothing outside the root is read or written. The link points into a complete store
  * kept outside, so following it would show: an object that "exists", a pointer that reads back, a
  * file that changes.
@@ -50,11 +52,12 @@ class FsObjectStoreContainmentTest {
 
   @TempDir Path dir;
 
-  enum Call { EXISTS, STAT, OPEN, OPEN_EVIDENCE, LIST, HISTORY, READ_POINTER, PUT, CAS, DELETE }
+  enum Call { EXISTS, STAT, OPEN, OPEN_EVIDENCE, LIST, HISTORY, READ_POINTER, PUT, CAS, DELETE, READ_RETIRED, RAISE_RETIRED }
 
   private static final Set<Call> OBJECT_PATH = EnumSet.of(Call.EXISTS, Call.STAT, Call.OPEN, Call.LIST,
       Call.HISTORY, Call.PUT, Call.CAS, Call.DELETE);
-  private static final Set<Call> POINTER_PATH = EnumSet.of(Call.READ_POINTER, Call.CAS);
+  private static final Set<Call> POINTER_PATH = EnumSet.of(Call.READ_POINTER, Call.CAS, Call.READ_RETIRED,
+      Call.RAISE_RETIRED);
 
   /**
    * @param link where the link is placed, relative to the root (it points at the same path in the
@@ -71,7 +74,7 @@ class FsObjectStoreContainmentTest {
         new Case("orders/60", false, OBJECT_PATH),
         new Case(objectName, false, OBJECT_PATH),
         new Case("_idem", true, EnumSet.of(Call.STAT, Call.OPEN_EVIDENCE, Call.HISTORY, Call.READ_POINTER, Call.PUT,
-            Call.CAS)),
+            Call.CAS, Call.READ_RETIRED, Call.RAISE_RETIRED)),
         new Case("_idem/ledger", true, EnumSet.of(Call.STAT, Call.HISTORY, Call.PUT)),
         new Case("_idem/ledger/orders", true, EnumSet.of(Call.STAT, Call.HISTORY, Call.PUT)),
         new Case("_idem/records", true, EnumSet.of(Call.STAT, Call.HISTORY, Call.PUT)),
@@ -80,8 +83,9 @@ class FsObjectStoreContainmentTest {
         new Case("_idem/evidence/orders", true, EnumSet.of(Call.OPEN_EVIDENCE, Call.HISTORY, Call.PUT)),
         new Case("_idem/pointers", true, POINTER_PATH),
         new Case("_idem/pointers/orders", true, POINTER_PATH),
-        new Case("_idem/pointers/orders/latest", true, POINTER_PATH),
-        new Case("_idem/pointers/orders/latest.lock", true, EnumSet.of(Call.CAS)));
+        new Case("_idem/pointers/orders/latest", true, EnumSet.of(Call.READ_POINTER, Call.CAS)),
+        new Case("_idem/pointers/orders/latest.lock", true, EnumSet.of(Call.CAS, Call.RAISE_RETIRED)),
+        new Case("_idem/pointers/orders/retired", true, EnumSet.of(Call.READ_RETIRED, Call.RAISE_RETIRED)));
   }
 
   /** A complete store outside the root: object A, divergent B with evidence, pointer, lock file. */
@@ -91,6 +95,7 @@ class FsObjectStoreContainmentTest {
     assertEquals(PutStatus.DIVERGENT, s.putIfAbsent(KEY, Payload.ofBytes(B), "writer-b").status());
     Pointer p = Pointer.to(s.stat(KEY).orElseThrow(), 60, 1, "writer-a", Instant.EPOCH);
     s.compareAndSetPointer("orders", null, p);
+    s.raiseRetirement(new Retirement("orders", 0, Instant.EPOCH, "outside gc"));
     return p;
   }
 
@@ -178,6 +183,8 @@ class FsObjectStoreContainmentTest {
         case PUT -> store.putIfAbsent(KEY, Payload.ofBytes(B), "writer-c");
         case CAS -> store.compareAndSetPointer("orders", null, pointer);
         case DELETE -> store.delete(KEY);
+        case READ_RETIRED -> assertFalse(store.readRetirement("orders").isPresent(), "retirement read from outside");
+        case RAISE_RETIRED -> store.raiseRetirement(new Retirement("orders", 60, Instant.EPOCH, "inside gc"));
         default -> fail("unknown call " + call);
       }
       return Optional.empty();

@@ -30,7 +30,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * The history the divergence scan reads, streamed key by key from two listings merged in key order:
  * ListObjectVersions under the prefix (every version and delete marker), and ListObjectsV2 under {@code
- * _idem/evidence/} (the attempts that met different bytes).
+ * _idem/evidence/} (the attempts that met different bytes). A key's versions and delete markers are
+ * handed on oldest first (the listing's order reversed), then its evidence.
  *
  * <h2>How SHA-256s are found without a request per version</h2>
  *
@@ -394,6 +395,9 @@ final class HistoryWalk {
           h == null ? null : IdemMetadata.sha256(h), v.etag(), headed ? IdemMetadata.writer(h) : null,
           h == null ? null : IdemMetadata.schema(h)));
     }
+    // ListObjectVersions lists a key's versions newest first; history is oldest first, so a delete
+    // marker sits between the versions before a delete and those published again after it.
+    java.util.Collections.reverse(out);
     for (int i = 0; i < evidence.size(); i++) {
       Evidence e = evidence.get(i);
       Optional<ObjectHead> h = results.get(etags.size() + i);

@@ -11,6 +11,8 @@ import dev.idem.core.Sha256;
  * P_idem/evidence/{key}!{sha256}            bytes (or an empty marker) of a DIVERGENT attempt
  * P_idem/pointers/{pipeline}/latest         the pointer (CAS mode), or a plain copy (LOG mode)
  * P_idem/pointers/{pipeline}/log/{seq}      LOG mode entries, seq zero-padded to 20 digits
+ * P_idem/retired/{pipeline}/{window_start}  retirement marks gc creates ({@link RetirementObjects}),
+ *                                           window_start zero-padded to 20 digits; the highest counts
  * </pre>
  *
  * Keys under {@code _idem/} are the store's own: {@code putIfAbsent} refuses them, and listings and
@@ -25,6 +27,7 @@ final class KeyLayout {
   static final String INTERNAL = "_idem/";
   private static final String EVIDENCE = INTERNAL + "evidence/";
   private static final String POINTERS = INTERNAL + "pointers/";
+  private static final String RETIRED = INTERNAL + "retired/";
   private static final int SEQ_DIGITS = 20;
   /** The highest code point: a start-after marker past every key that begins with a given prefix. */
   private static final String MAX_CHAR = new String(Character.toChars(Character.MAX_CODE_POINT));
@@ -111,6 +114,36 @@ final class KeyLayout {
 
   String latest(String pipeline) {
     return prefix + POINTERS + pipeline + "/latest";
+  }
+
+  /** Where the pipeline's retirement marks are; throws {@link IllegalArgumentException} for a bad name. */
+  String retiredPrefix(String pipeline) {
+    return prefix + RETIRED + Names.requirePipeline(pipeline) + "/";
+  }
+
+  /** The mark retiring the pipeline's windows up to {@code windowStart}, zero-padded to 20 digits. */
+  String retiredEntry(String pipeline, long windowStart) {
+    if (windowStart < 0) {
+      throw new IllegalArgumentException("window start must be >= 0, was " + windowStart);
+    }
+    String digits = Long.toString(windowStart);
+    return retiredPrefix(pipeline) + "0".repeat(SEQ_DIGITS - digits.length()) + digits;
+  }
+
+  /** The window start of a mark's key under {@code retiredPrefix}, or {@code -1} for anything else. */
+  static long parseRetired(String objectKey, String retiredPrefix) {
+    if (!objectKey.startsWith(retiredPrefix) || objectKey.length() != retiredPrefix.length() + SEQ_DIGITS) {
+      return -1;
+    }
+    String digits = objectKey.substring(retiredPrefix.length());
+    if (!digits.chars().allMatch(c -> c >= '0' && c <= '9')) {
+      return -1;
+    }
+    try {
+      return Long.parseLong(digits);
+    } catch (NumberFormatException e) {
+      return -1;
+    }
   }
 
   String logPrefix(String pipeline) {

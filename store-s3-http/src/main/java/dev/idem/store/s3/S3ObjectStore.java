@@ -13,6 +13,7 @@ import dev.idem.core.store.Pointer;
 import dev.idem.core.store.PointerState;
 import dev.idem.core.store.PutOutcome;
 import dev.idem.core.store.PutStatus;
+import dev.idem.core.store.Retirement;
 import dev.idem.store.s3.auth.CredentialChain;
 import dev.idem.store.s3.auth.CredentialsProvider;
 import dev.idem.store.s3.client.ObjectHead;
@@ -47,7 +48,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <h2>Layout</h2>
  *
  * Under the location's prefix: published objects at their keys, divergence evidence under {@code
- * _idem/evidence/}, pointers under {@code _idem/pointers/} (see {@link KeyLayout}).
+ * _idem/evidence/}, pointers under {@code _idem/pointers/}, the retirement marks gc raises under {@code
+ * _idem/retired/} (see {@link KeyLayout}).
  *
  * <h2>Publish protocol ({@link #putIfAbsent})</h2>
  *
@@ -111,6 +113,7 @@ public final class S3ObjectStore implements ObjectStore {
   private final PointerProtocol pointers;
   private final HistoryWalk walk;
   private final Sweep sweep;
+  private final RetirementObjects retirements;
   private final ExecutorService executor;
   private final Cache<String, Boolean> knownKeys;
 
@@ -127,6 +130,7 @@ public final class S3ObjectStore implements ObjectStore {
         : new LogPointers(client, location.bucket(), layout, options.pageSize());
     this.walk = new HistoryWalk(client, location.bucket(), layout, options.pageSize(), options.historyParallelism(),
         executor);
+    this.retirements = new RetirementObjects(client, location.bucket(), layout, options.pageSize());
     this.sweep = new Sweep(client, location.bucket(), layout, options.pageSize(), options.logEntriesKept());
     this.knownKeys = Caffeine.newBuilder().maximumSize(options.knownKeysCacheSize()).executor(Runnable::run).build();
   }
@@ -387,6 +391,18 @@ public final class S3ObjectStore implements ObjectStore {
       throw new IllegalArgumentException("pointer for pipeline " + next.pipeline() + " offered to " + pipeline);
     }
     return pointers.compareAndSet(client.within(maxWait), pipeline, expectedToken, next);
+  }
+
+  /** The pipeline's mark under {@code _idem/retired/PIPELINE/} ({@link RetirementObjects}): a LIST and a GET. */
+  @Override
+  public Optional<Retirement> readRetirement(String pipeline) throws IOException {
+    return retirements.read(Names.requirePipeline(pipeline));
+  }
+
+  /** Raises the mark forward only with create-only writes ({@link RetirementObjects}). */
+  @Override
+  public Optional<Retirement> raiseRetirement(Retirement proposed) throws IOException {
+    return Optional.of(retirements.raise(proposed));
   }
 
   // ---------------------------------------------------------------- history, listing, retention
