@@ -138,9 +138,11 @@ final class BatchMetrics implements AutoCloseable {
     String base = "command=\"" + escape(command) + "\",pipeline=\"" + escape(spec.pipeline()) + "\"";
     StringBuilder b = new StringBuilder();
     gauge(b, "idem_run_status", "1 for how the last " + command + " of this pipeline ended: SKIPPED, CREATED, "
-        + "IDENTICAL, DIVERGENT, TASK_FAILED or ERROR.", base + ",status=\"" + status + "\"", "1");
+        + "REPUBLISHED, IDENTICAL, DIVERGENT, TASK_FAILED or ERROR.", base + ",status=\"" + status + "\"", "1");
     gauge(b, "idem_run_skipped", "1 when the output was already published and the task was not run.", base,
         report != null && report.status() == PublishStatus.SKIPPED ? "1" : "0");
+    gauge(b, "idem_run_republished", "1 when the window had been removed by idem gc and this run created it again.",
+        base, report != null && report.status() == PublishStatus.REPUBLISHED ? "1" : "0");
     if (exitCode != null) {
       gauge(b, "idem_run_exit_code", "The exit code of idem.", base, Integer.toString(exitCode));
     }

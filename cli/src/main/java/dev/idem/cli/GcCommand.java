@@ -3,6 +3,7 @@ package dev.idem.cli;
 import dev.idem.core.Names;
 import dev.idem.core.retention.Retention;
 import dev.idem.core.store.ObjectStore;
+import dev.idem.core.store.Retirement;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.time.Duration;
@@ -19,6 +20,10 @@ import picocli.CommandLine.Spec;
         "Remove old generations of a pipeline and stale temporaries. Never removes what the pointer names "
             + "or anything newer, nor anything written within --grace; with no pointer, removes no generation. "
             + "Prints what it removed (or, with --dry-run, what it would).",
+        "Before removing anything it raises the pipeline's retirement mark (one small record per pipeline, "
+            + "only ever moved forward) to the newest window it removes, so that a later publish of a removed "
+            + "window is reported as REPUBLISHED and 'idem scan' does not call it divergent. --dry-run writes "
+            + "nothing.",
         ""
     })
 final class GcCommand implements Callable<Integer> {
@@ -70,7 +75,7 @@ final class GcCommand implements Callable<Integer> {
       Retention.Report report;
       Progress progress = Progress.start(err, !output.quiet, ctx.progressAfter(), 5000, () -> "retention for " + pipeline + " in " + st.describe());
       try {
-        report = new Retention(st, ctx.clock()).run(pipeline, policy);
+        report = new Retention(st, ctx.clock(), "idem " + IdemCommand.Version.version()).run(pipeline, policy);
       } finally {
         progress.close();
       }
@@ -81,7 +86,7 @@ final class GcCommand implements Callable<Integer> {
             .put("generations", report.generations()).put("kept", kept)
             .put("removed", report.deleted()).put("records_removed", report.records())
             .put("records_only_removed", report.recordsOnly()).put("evidence_kept", report.evidenceKept())
-            .put("swept", report.swept()));
+            .put("swept", report.swept()).put("retired", retiredJson(report.retirement())));
       } else if (!output.quiet) {
         if (report.pointer() == null) {
           err.println("idem gc: pipeline " + pipeline + " has no pointer yet; no generation removed");
@@ -98,6 +103,11 @@ final class GcCommand implements Callable<Integer> {
         for (String s : report.swept()) {
           out.println((dryRun ? "would sweep " : "swept ") + s);
         }
+        if (report.retirement() != null) {
+          out.println((dryRun ? "would mark " : "retired ") + "windows up to window_start="
+              + report.retirement().windowStart() + " (at " + report.retirement().retiredAt() + " by "
+              + report.retirement().retiredBy() + ")");
+        }
         out.println("gc pipeline=" + pipeline + " generations=" + report.generations() + " kept=" + kept
             + " removed=" + report.deleted().size() + " records=" + report.records()
             + " evidence_kept=" + report.evidenceKept().size() + " swept=" + report.swept().size()
@@ -105,5 +115,11 @@ final class GcCommand implements Callable<Integer> {
       }
       return ExitCodes.OK;
     }
+  }
+
+  /** The retirement mark as the JSON reports of gc, publish and scan show it; {@code null} for none. */
+  static Json retiredJson(Retirement r) {
+    return r == null ? null : Json.object().put("window_start", r.windowStart())
+        .put("retired_at", r.retiredAt()).put("retired_by", r.retiredBy());
   }
 }

@@ -18,6 +18,11 @@ import java.util.List;
  * replica's output is published and complete, and failing the job would only make a scheduler retry
  * it to the same result. It is said on stderr and in the JSON, and {@code idem scan --fail-on-drift}
  * is the gate that fails on it.
+ *
+ * <p>REPUBLISHED (a window that {@code idem gc} had removed, created again) exits 0 too: the output is
+ * published and complete. It is said on stderr (when gc removed the window, and that it is created again)
+ * and in the JSON ({@code "status":"REPUBLISHED"} and {@code "retired"}), so a late or replayed job
+ * that recreates removed history is seen.
  */
 final class Reports {
   private Reports() {}
@@ -45,6 +50,9 @@ final class Reports {
           + ". The stored object is kept; this attempt is recorded for 'idem scan'. "
           + "Does the key miss an input, or should --schema be bumped?");
     }
+    if (r.retired() != null && !o.quiet) {
+      err.println("idem: " + republishedLine(r));
+    }
     if (r.pointer() != null && r.pointer().status() == AdvanceStatus.SAME_POSITION_OTHER_KEY && !o.quiet) {
       err.println("idem: " + driftLine(r.pointer()));
     }
@@ -52,6 +60,14 @@ final class Reports {
       err.println("idem: the object is published but " + whyGaveUp(r.pointer())
           + "; running the same command again completes it");
     }
+  }
+
+  /** What a REPUBLISHED outcome means, in one line. */
+  static String republishedLine(PublishReport r) {
+    return "REPUBLISHED: window_start=" + r.key().windowStartEpochSecond() + " of " + r.key().pipeline()
+        + " was removed by gc at " + r.retired().retiredAt() + " (" + r.retired().retiredBy()
+        + " retired windows up to window_start=" + r.retired().windowStart() + ") and has been created again at "
+        + r.key() + "; 'idem scan' reports it as republished, not divergent";
   }
 
   /** What keying drift means and what to do, in one line. */
@@ -125,6 +141,7 @@ final class Reports {
       j.put("attempt_sha256", r.put().attemptSha256()).put("attempt_size", r.put().attemptSize());
       j.putIfPresent("evidence_key", r.put().evidenceKey());
     }
+    j.put("retired", GcCommand.retiredJson(r.retired()));
     j.put("pointer", pointerJson(r.pointer()));
     return j;
   }

@@ -59,6 +59,10 @@ import picocli.CommandLine.Spec;
             + "(keying drift). Stores record each key's schema, so the overlap of a --schema bump (one key per "
             + "schema) is not drift. A window with a key whose schema is not recorded (written by an older "
             + "idem or another tool) is judged whole: schema=unknown. --fail-on-drift makes drift exit 1.",
+        "A key published again after 'idem gc' removed it is compared life by life (a delete marker, or the "
+            + "pipeline's retirement mark, separates the lives) and listed as REPUBLISHED (stderr; type "
+            + "republished in --json; republished_keys in the summary), not as divergent; it does not fail the "
+            + "gate. Different bytes within one life still do.",
         ""
     })
 final class ScanCommand implements Callable<Integer> {
@@ -185,6 +189,16 @@ final class ScanCommand implements Callable<Integer> {
           }
 
           @Override
+          public void republished(KeyVerdict v) {
+            if (output.json) {
+              out.println(json(v, "republished").put("lives", v.lives()));
+              out.flush();
+            } else if (!output.quiet) {
+              err.println("idem scan: " + v.republishedLine() + " (published again after idem gc removed it)");
+            }
+          }
+
+          @Override
           public void drift(WindowDrift w) {
             if (output.json) {
               out.println(Json.object().put("type", "drift").put("pipeline", w.pipeline())
@@ -219,7 +233,8 @@ final class ScanCommand implements Callable<Integer> {
             + " versions and publish records) and " + summary.pointersExamined() + " pointers; "
             + summary.benignDuplicateKeys() + " benign duplicate keys (same bytes written again), "
             + summary.divergentKeys() + " divergent, " + summary.driftPositions()
-            + " positions with more than one key" + (driftFails ? " (failing: --fail-on-drift)" : ""));
+            + " positions with more than one key" + (driftFails ? " (failing: --fail-on-drift)" : "")
+            + ", " + summary.republishedKeys() + " republished after gc");
         if (!summary.complete()) {
           err.println("idem scan: stopped early by --max-keys/--max-time: not a clean result");
         }
@@ -329,6 +344,7 @@ final class ScanCommand implements Callable<Integer> {
         .put("pointer_rewinds", rewindsJson(summary))
         .put("nothing_examined", summary.examinedNothing())
         .put("drift_positions", summary.driftPositions())
+        .put("republished_keys", summary.republishedKeys())
         .put("clean", summary.clean())
         .put("exit_code", code);
   }
@@ -341,6 +357,11 @@ final class ScanCommand implements Callable<Integer> {
   }
 
   static Json json(KeyVerdict v) {
+    return json(v, "divergent");
+  }
+
+  /** A judged key with its history, as one JSON object of the given type. */
+  static Json json(KeyVerdict v, String type) {
     List<Json> versions = new ArrayList<>();
     for (HistoryEntry e : v.entries()) {
       versions.add(Json.object()
@@ -353,7 +374,7 @@ final class ScanCommand implements Callable<Integer> {
           .putIfPresent("writer", e.writer()));
     }
     return Json.object()
-        .put("type", "divergent")
+        .put("type", type)
         .put("key", v.key())
         .put("writes", v.writes())
         .put("payloads", v.payloads())
