@@ -71,7 +71,7 @@ public final class ExitCodes implements IExitCodeExceptionMapper {
   /** Shown under "Exit codes:" in every command's help, in the order of the table. */
   public static Map<String, String> helpTable() {
     Map<String, String> m = new LinkedHashMap<>();
-    m.put(" " + OK, "success (also: run found the key already published and skipped CMD)");
+    m.put(" " + OK, "success (also: run found the key already published and skipped CMD; a publish re-created a window gc had removed, REPUBLISHED)");
     m.put(" " + DIVERGENT, "divergence: different bytes met at one key, or a scan found divergent keys, a pointer whose object is missing or holds other bytes, a window with two keys under --fail-on-drift (or was cut short)");
     m.put(" " + USAGE, "usage error: bad flag, value, name, store URI or file, an empty file to publish, or a window not yet closed (beyond --max-clock-skew); nothing written");
     m.put(" " + CONTENDED, "contention: the pointer's lock was not obtained (BUSY) or others kept moving the pointer (CONFLICT) within --pointer-timeout; safe to retry (pointer rewind: the pointer is not at --expect)");

@@ -174,12 +174,11 @@ public final class Retention {
     List<String> recordsOnly = new ArrayList<>();
     if (pointer != null) {
       Set<String> handled = new HashSet<>(deletable);
-      Retirement m = mark;
       store.history(pipeline + "/", h -> {
         Optional<Generation> g = parseKey(pipeline, h.key());
         if (g.isPresent() && !handled.contains(h.key()) && !newest.contains(g.get())
             && expired(g.get(), lastWritten(h), pointer, policy, now) && store.stat(h.key()).isEmpty()
-            && (policy.dropDivergentEvidence() || !KeyVerdict.of(h, m).divergent())) {
+            && (policy.dropDivergentEvidence() || !KeyVerdict.of(h, mark).divergent())) {
           recordsOnly.add(h.key());
         }
         return true;
