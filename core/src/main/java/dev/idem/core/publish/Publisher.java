@@ -33,21 +33,23 @@ import java.util.concurrent.ConcurrentHashMap;
  *       0-byte payload is refused unless empty results were allowed (P6), since a task that wrote
  *       nothing has produced no result;
  *   <li>publish create-only: CREATED, IDENTICAL or DIVERGENT (P2–P4), with the spec's schema version
- *       on the payload ({@link Payload#withSchema}) for the store to record. A CREATED in a window the
- *       pipeline's retirement mark covers ({@link ObjectStore#readRetirement}: gc deleted the window's
- *       earlier generation) is REPUBLISHED. The mark is read only after a CREATED, and at most once per
- *       pipeline for the life of this publisher and those derived from it (a gc that runs later is not
- *       seen by a long-lived publisher that read the mark before it);
+ *       on the payload ({@link Payload#withSchema}) for the store to record;
  *   <li>advance the pipeline's pointer to the object now at the key, by the monotonic rule (G1–G3).
  *       This also happens on skip, so a replica that died between publishing and advancing is
- *       completed by the next one.
+ *       completed by the next one;
+ *   <li>a CREATED in a window the pipeline's retirement mark covers ({@link ObjectStore#readRetirement}:
+ *       gc deleted the window's earlier generation) is REPUBLISHED. The mark is read only after a
+ *       CREATED whose window can be retired (not when this publish advanced a never-rewound pointer to
+ *       it: see {@link #mayBeRetired}), and at most once per pipeline for the life of this publisher and
+ *       those derived from it (a gc that runs later is not seen by a long-lived publisher that read the
+ *       mark before it).
  * </ol>
  *
  * A refused window publishes nothing and runs no task. A failing task, or an empty result, publishes
  * nothing and leaves the pointer untouched. An {@link IOException} from the store leaves the key holding
  * nothing or a complete object and the pointer whole (old or new); calling {@code publish} again is
  * safe and finishes the job (a failure reading the retirement mark after a CREATED is such an
- * exception: the object is published, the pointer not yet advanced, and the retry reports SKIPPED).
+ * exception: the object is published and the advance done or given up, and the retry reports SKIPPED).
  *
  * <p>Thread-safe if the store is (both shipped stores are).
  */
@@ -186,16 +188,29 @@ public final class Publisher {
       case IDENTICAL -> PublishStatus.IDENTICAL;
       case DIVERGENT -> PublishStatus.DIVERGENT;
     };
+    // On DIVERGENT the stored object is still a complete generation for this position: advancing to it
+    // completes a first writer that died before its own advance.
+    AdvanceReport advanced = advance(spec, put.stored());
     Retirement retired = null;
-    if (status == PublishStatus.CREATED) {
+    if (status == PublishStatus.CREATED && mayBeRetired(advanced)) {
       retired = retirement(key.pipeline()).filter(r -> r.covers(key.windowStartEpochSecond())).orElse(null);
       if (retired != null) {
         status = PublishStatus.REPUBLISHED;
       }
     }
-    // On DIVERGENT the stored object is still a complete generation for this position: advancing to it
-    // completes a first writer that died before its own advance.
-    return new PublishReport(key, status, put.stored(), put, advance(spec, put.stored()), retired);
+    return new PublishReport(key, status, put.stored(), put, advanced, retired);
+  }
+
+  /**
+   * Whether the window just created can lie in the retired range. gc deletes only windows strictly
+   * behind the pointer it read, and a pointer that was never rewound only moves forward (G2), so a
+   * window this publish advanced the pointer to is at or after every pointer gc ever saw: not retired,
+   * and the steady state (a new window, ADVANCED) costs no read. Anything else (no advance, a newer
+   * pointer, an advance that gave up, a pointer carrying an operator's rewind) reads the mark.
+   */
+  private static boolean mayBeRetired(AdvanceReport advanced) {
+    return advanced == null || advanced.status() != AdvanceStatus.ADVANCED || advanced.current() == null
+        || advanced.current().rewind() != null;
   }
 
   /** The pipeline's retirement mark, read from the store the first time it is asked for. */

@@ -182,6 +182,39 @@ class RetirementTest {
   }
 
   @Test
+  void publish_newWindowAdvancingANeverRewoundPointer_neverReadsTheMark() throws Exception {
+    for (long d = 90; d < 93; d++) {
+      publisher().publish(spec(d), text("day " + d));
+    }
+    gc(false);
+    retirementReads.set(0);
+    PublishReport next = publisher().publish(spec(93), text("day 93"));
+    assertEquals(PublishStatus.CREATED, next.status());
+    assertEquals(0, retirementReads.get(), "gc deletes only behind the pointer: the steady state costs nothing");
+  }
+
+  @Test
+  void publish_pointerOffOrRewound_readsTheMark() throws Exception {
+    for (long d = 90; d < 94; d++) {
+      publisher().publish(spec(d), text("day " + d));
+    }
+    gc(false); // retires up to day 92
+    storeClock.at.set(now.plusSeconds(60));
+    Publisher noPointer = Publisher.create(store, "w", gcClock, new PointerAdvancer(store), false);
+    assertEquals(PublishStatus.REPUBLISHED, noPointer.publish(spec(91), text("day 91 again")).status());
+
+    // An operator sends the pointer back to day 91; a later publish of day 92 advances it, yet gc
+    // retired day 92 while the pointer stood at day 93.
+    dev.idem.core.store.Pointer to91 = dev.idem.core.store.Pointer.to(memory.stat(spec(91).outputKey().toString())
+        .orElseThrow(), DAY, 1, "op", now);
+    new dev.idem.core.publish.PointerRewinder(store, new dev.idem.core.publish.ClosedWindowGuard(gcClock,
+        Duration.ofMinutes(5))).rewind(to91, spec(93).outputKey().toString(), "op", "incident 7");
+    PublishReport again = publisher().publish(spec(92), text("day 92 again"));
+    assertEquals(dev.idem.core.publish.AdvanceStatus.ADVANCED, again.pointer().status());
+    assertEquals(PublishStatus.REPUBLISHED, again.status(), "a rewound pointer does not prove the window new");
+  }
+
+  @Test
   void publish_skippedOrIdentical_neverReadsTheMark() throws Exception {
     publisher().publish(spec(90), text("day 90"));
     retirementReads.set(0);
