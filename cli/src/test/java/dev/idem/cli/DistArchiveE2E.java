@@ -41,14 +41,21 @@ class DistArchiveE2E {
     String target = System.getProperty("idem.dist.dir", "");
     Assumptions.assumeFalse(target.isEmpty(), "no idem.dist.dir: the archive is built by -Pdist");
     try (Stream<Path> files = Files.list(Path.of(target))) {
-      archive = files.filter(p -> p.getFileName().toString().matches("idem-.*\\.tar\\.gz")).findFirst()
-          .orElseThrow(() -> new AssertionError("no idem-*.tar.gz in " + target));
+      archive = files.filter(p -> p.getFileName().toString().matches("idem-.*\\.tar\\.xz")).findFirst()
+          .orElseThrow(() -> new AssertionError("no idem-*.tar.xz in " + target));
     }
     Path into = Files.createDirectories(dir.resolve("opt dir"));
-    Done untar = exec(into, Map.of(), List.of("tar", "-xzf", archive.toString()));
+    Done untar = exec(into, Map.of(), List.of("tar", "-xJf", archive.toString()));
     assertEquals(0, untar.code(), untar.err());
-    String name = archive.getFileName().toString().replaceFirst("\\.tar\\.gz$", "");
+    String name = archive.getFileName().toString().replaceFirst("\\.tar\\.xz$", "");
     install = into.resolve(name);
+  }
+
+  /** Issue 13's bound on what a user downloads: 25 MB (decimal), the checksum file aside. */
+  @Test
+  void archive_atMost25MB() throws Exception {
+    long size = Files.size(archive);
+    assertTrue(size <= 25_000_000L, archive.getFileName() + " is " + size + " bytes, over 25 MB");
   }
 
   @Test

@@ -101,6 +101,12 @@ class PackagingTest {
     assertTrue(read(CLI.resolve("src/image/build-image.sh")).contains("out=\"$target/idem-image-$version.tar\""),
         "build-image.sh writes that tar");
     assertTrue(workflow.contains("cp cli/target/idem-image-*.tar "), "the workflow ships the tar the build names");
+    // The dist archive: build-dist.sh packs NAME.tar.xz (needing xz, which CI and the workflow install)
+    // and the release ships that file.
+    String dist = read(CLI.resolve("src/dist/build-dist.sh"));
+    assertTrue(dist.contains("> \"$name.tar.xz\"") && dist.contains("sha256sum \"$name.tar.xz\""), "build-dist.sh packs tar.xz");
+    assertTrue(workflow.contains("cp cli/target/idem-*-linux-x86_64.tar.xz "), "the workflow ships the dist the build names");
+    assertTrue(workflow.contains("xz-utils") && ci.contains("xz-utils"), "CI and the workflow install xz");
   }
 
   @Test
