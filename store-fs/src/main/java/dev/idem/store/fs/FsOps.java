@@ -57,6 +57,15 @@ public interface FsOps {
   /** The entries of the directory {@code dir}; the caller closes the stream. */
   DirectoryStream<Path> newDirectoryStream(Path dir) throws IOException;
 
+  /**
+   * Opens the existing regular file {@code file} for reading, only to {@link #force} it; fails rather
+   * than follow a symbolic link at that name. A default, so seams written before it (which only
+   * observe or fail the other calls) keep compiling and behave as before.
+   */
+  default FileChannel openForSync(Path file) throws IOException {
+    return FileChannel.open(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
+  }
+
   /** Writes all of {@code src} to {@code channel}. */
   void write(FileChannel channel, ByteBuffer src) throws IOException;
 

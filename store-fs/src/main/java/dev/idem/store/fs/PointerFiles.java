@@ -10,10 +10,8 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.FileSystemException;
-import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -161,7 +159,7 @@ final class PointerFiles {
     if (paths.regularFile(object) == null) {
       return; // PointerAdvancer checked it exists; retention may have removed it since, which is its call.
     }
-    try (FileChannel ch = FileChannel.open(object, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+    try (FileChannel ch = ops.openForSync(object)) {
       ops.force(ch);
     } catch (NoSuchFileException gone) {
       return;

@@ -20,15 +20,24 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class FaultyOps implements FsOps {
   enum Op { CREATE_NEW, OPEN_LOCK_FILE, WRITE, FORCE, CREATE_LINK, ATOMIC_MOVE, FSYNC_DIRECTORY,
-    CREATE_DIRECTORY, TRY_LOCK, DELETE, READ_ATTRIBUTES, OPEN_READ, LIST;
+    CREATE_DIRECTORY, TRY_LOCK, DELETE, READ_ATTRIBUTES, OPEN_READ, LIST, OPEN_FOR_SYNC;
 
     /** Whether the call changes the filesystem (the rest only read it). */
     boolean mutating() {
-      return this != READ_ATTRIBUTES && this != OPEN_READ && this != LIST;
+      return this != READ_ATTRIBUTES && this != OPEN_READ && this != LIST && this != OPEN_FOR_SYNC;
     }
   }
 
-  record Call(Op op, Path path) {
+  /**
+   * One call: {@code path} is the name it acts on (for a call on a channel, the file the channel was
+   * opened on, {@code null} if it was not opened here); {@code from} the existing name a link or a
+   * rename starts from, else {@code null}.
+   */
+  record Call(Op op, Path path, Path from) {
+    Call(Op op, Path path) {
+      this(op, path, null);
+    }
+
     @Override
     public String toString() {
       return op + " " + (path == null ? "?" : path.getFileName());
@@ -60,9 +69,13 @@ final class FaultyOps implements FsOps {
   }
 
   private void step(Op op, Path path) throws IOException {
+    step(op, path, null);
+  }
+
+  private void step(Op op, Path path, Path from) throws IOException {
     int i = next.getAndIncrement();
     synchronized (this) {
-      calls.add(new Call(op, path));
+      calls.add(new Call(op, path, from));
     }
     if (i == failAt) {
       // Like the real thing: errors of calls on a path name it, errors on a channel (write, force, lock) do not.
@@ -110,6 +123,12 @@ final class FaultyOps implements FsOps {
   }
 
   @Override
+  public FileChannel openForSync(Path file) throws IOException {
+    step(Op.OPEN_FOR_SYNC, file);
+    return track(file, real.openForSync(file));
+  }
+
+  @Override
   public void write(FileChannel channel, ByteBuffer src) throws IOException {
     step(Op.WRITE, channels.get(channel));
     real.write(channel, src);
@@ -123,13 +142,13 @@ final class FaultyOps implements FsOps {
 
   @Override
   public void createLink(Path link, Path existing) throws IOException {
-    step(Op.CREATE_LINK, link);
+    step(Op.CREATE_LINK, link, existing);
     real.createLink(link, existing);
   }
 
   @Override
   public void atomicMove(Path source, Path target) throws IOException {
-    step(Op.ATOMIC_MOVE, target);
+    step(Op.ATOMIC_MOVE, target, source);
     real.atomicMove(source, target);
   }
 
