@@ -68,6 +68,11 @@ final class FaultyOps implements FsOps {
     return List.copyOf(calls);
   }
 
+  /** The files of channels opened through this seam and still open: none once a call has returned. */
+  List<Path> openChannels() {
+    return channels.entrySet().stream().filter(e -> e.getKey().isOpen()).map(Map.Entry::getValue).toList();
+  }
+
   private void step(Op op, Path path) throws IOException {
     step(op, path, null);
   }

@@ -112,7 +112,9 @@ class FsObjectStoreFaultTest {
     List<Call> calls = recordFreshPut();
     return IntStream.range(0, calls.size()).mapToObj(i -> dynamicTest(label(i, calls.get(i)), () -> {
       Path root = dir.resolve("put-" + i);
-      IOException e = failure(() -> open(root, FaultyOps.failingAt(i)).putIfAbsent(KEY, Payload.ofBytes(CONTENT), "writer-a"));
+      FaultyOps faulty = FaultyOps.failingAt(i);
+      IOException e = failure(() -> open(root, faulty).putIfAbsent(KEY, Payload.ofBytes(CONTENT), "writer-a"));
+      assertEquals(List.of(), faulty.openChannels(), "no file left open");
 
       if (calls.get(i).op() == Op.DELETE) {
         assertNull(e, "failing to delete the used temporary does not fail the publish");
@@ -153,7 +155,9 @@ class FsObjectStoreFaultTest {
     return IntStream.range(0, calls.size()).mapToObj(i -> dynamicTest(label(i, calls.get(i)), () -> {
       Path root = dir.resolve("divergent-" + i);
       seed(root);
-      IOException e = failure(() -> open(root, FaultyOps.failingAt(i)).putIfAbsent(KEY, Payload.ofBytes(OTHER), "writer-b"));
+      FaultyOps faulty = FaultyOps.failingAt(i);
+      IOException e = failure(() -> open(root, faulty).putIfAbsent(KEY, Payload.ofBytes(OTHER), "writer-b"));
+      assertEquals(List.of(), faulty.openChannels(), "no file left open");
 
       if (calls.get(i).op() != Op.DELETE) {
         assertNotNull(e);
@@ -192,7 +196,9 @@ class FsObjectStoreFaultTest {
       Path root = dir.resolve("cas-" + i);
       Pointer[] p = seedPointer(root);
       String tokenA = Sha256.of(p[0].toBytes());
-      IOException e = failure(() -> open(root, FaultyOps.failingAt(i)).compareAndSetPointer("orders", tokenA, p[1]));
+      FaultyOps faulty = FaultyOps.failingAt(i);
+      IOException e = failure(() -> open(root, faulty).compareAndSetPointer("orders", tokenA, p[1]));
+      assertEquals(List.of(), faulty.openChannels(), "no file left open, the lock file's included");
 
       if (calls.get(i).op() != Op.DELETE) {
         assertNotNull(e);
