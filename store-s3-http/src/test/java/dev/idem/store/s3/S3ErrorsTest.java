@@ -150,7 +150,12 @@ class S3ErrorsTest {
               if (pos >= size / 2) {
                 halfSent.countDown();
                 try {
-                  killed.await(30, TimeUnit.SECONDS);
+                  // Wait for the kill however long it takes: going on after a timeout let the upload
+                  // finish on a loaded machine (killing the child JVM took over 30 s) and the put
+                  // returned CREATED. A kill that never comes fails the test by the message below.
+                  if (!killed.await(10, TimeUnit.MINUTES)) {
+                    throw new IOException("test payload: the server was never killed");
+                  }
                 } catch (InterruptedException e) {
                   throw new java.io.InterruptedIOException();
                 }
@@ -167,7 +172,7 @@ class S3ErrorsTest {
       try (S3ObjectStore store = S3ObjectStore.open(client, doomed.location(b, ""), S3StoreOptions.defaults())) {
         Thread killer = new Thread(() -> {
           try {
-            halfSent.await(30, TimeUnit.SECONDS);
+            halfSent.await(10, TimeUnit.MINUTES);
             doomed.kill();
           } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
