@@ -5,8 +5,10 @@ import dev.idem.core.publish.PublishReport;
 /**
  * One call of {@code Publisher.publish} by a replica, as the runner saw it.
  *
- * @param result OK, IO_ERROR (an {@link java.io.IOException}: retrying is allowed), ERROR (anything
- *     else: a contract breach unless it is a simulated death), DIED
+ * @param result OK, IO_ERROR (an {@link java.io.IOException}: retrying is allowed), REFUSED (an
+ *     {@link IllegalArgumentException}: the publish was refused before anything was read or written, as
+ *     for a window that has not closed), ERROR (anything else: a contract breach unless it is a
+ *     simulated death), DIED
  * @param status the publish status name, or {@code null}
  * @param advance the pointer advance status name, or {@code null}
  * @param storedSha SHA-256 of the object at the key as the report says, or {@code null}
@@ -14,16 +16,23 @@ import dev.idem.core.publish.PublishReport;
  * @param detail error message, or {@code null}
  * @param invokeNanos no later than the call began, on the runner's clock
  * @param returnNanos no earlier than the call returned, on the runner's clock
+ * @param advanceMillis how long the pointer advance took as its report says, or -1 when there was none
  */
 record Attempt(
     Result result, String status, String advance, String storedSha, String storedWriter, String detail,
-    long invokeNanos, long returnNanos) {
+    long invokeNanos, long returnNanos, long advanceMillis) {
 
-  enum Result { OK, IO_ERROR, ERROR, DIED }
+  enum Result { OK, IO_ERROR, REFUSED, ERROR, DIED }
+
+  Attempt(Result result, String status, String advance, String storedSha, String storedWriter, String detail,
+      long invokeNanos, long returnNanos) {
+    this(result, status, advance, storedSha, storedWriter, detail, invokeNanos, returnNanos, -1);
+  }
 
   static Attempt of(PublishReport r, long invokeNanos, long returnNanos) {
     return new Attempt(Result.OK, r.status().name(), r.pointer() == null ? null : r.pointer().status().name(),
-        r.stored().sha256(), r.stored().writer(), null, invokeNanos, returnNanos);
+        r.stored().sha256(), r.stored().writer(), null, invokeNanos, returnNanos,
+        r.pointer() == null ? -1 : r.pointer().elapsed().toMillis());
   }
 
   static Attempt failed(Result result, Throwable t, long invokeNanos, long returnNanos) {
@@ -31,16 +40,21 @@ record Attempt(
         invokeNanos, returnNanos);
   }
 
+  /** How long the call took on the runner's clock (for a process, a conservative upper bound). */
+  long millis() {
+    return (returnNanos - invokeNanos) / 1_000_000;
+  }
+
   /** One line of a replica process's report; {@link #decode} reads it back (times are the parent's). */
   String encode() {
     return String.join("\t", result.name(), dash(status), dash(advance), dash(storedSha), dash(storedWriter),
-        detail == null ? "-" : detail.replace('\t', ' ').replace('\n', ' '));
+        String.valueOf(advanceMillis), detail == null ? "-" : detail.replace('\t', ' ').replace('\n', ' '));
   }
 
   static Attempt decode(String line, long invokeNanos, long returnNanos) {
-    String[] f = line.split("\t", 6);
-    return new Attempt(Result.valueOf(f[0]), undash(f[1]), undash(f[2]), undash(f[3]), undash(f[4]), undash(f[5]),
-        invokeNanos, returnNanos);
+    String[] f = line.split("\t", 7);
+    return new Attempt(Result.valueOf(f[0]), undash(f[1]), undash(f[2]), undash(f[3]), undash(f[4]), undash(f[6]),
+        invokeNanos, returnNanos, Long.parseLong(f[5]));
   }
 
   private static String dash(String s) {

@@ -54,6 +54,21 @@ interface Backend extends AutoCloseable {
       return List.of();
     }
 
+    /**
+     * Sets up {@code s}'s {@link Scenario.Hazard} before any replica starts; the backends that offer
+     * none ignore it.
+     */
+    default void prepare(Scenario s) throws IOException {}
+
+    /**
+     * After the replicas ended and before the checks: what the hazard shows (for a link, whether
+     * anything outside the root was touched), and the store freed of it, so that the checks that
+     * follow read the store the replicas left.
+     */
+    default List<String> clearHazard() throws IOException {
+      return List.of();
+    }
+
     /** Whether {@code leftover} has the documented form of a temporary. */
     boolean documentedTemporary(String leftover);
 

@@ -34,6 +34,32 @@ public sealed interface Fate {
     }
   }
 
+  /**
+   * Pauses {@code millis} at {@code step}, then goes on as if nothing happened: a stop-the-world pause,
+   * a {@code SIGSTOP}ped process, a writer on an overloaded host. Between an object's link and its
+   * directory fsync it lets others find the object and point at it (G1 then rests on their own sync);
+   * holding the pointer lock it makes every other advance of the pipeline wait (B1: they end BUSY by
+   * their deadline instead of waiting without bound).
+   */
+  record Stalls(Step step, int millis) implements Fate {
+    @Override
+    public String toString() {
+      return "stalls " + millis + "ms " + step + ", then finishes";
+    }
+  }
+
+  /**
+   * Its clock runs a day ahead, so it computes a window that has not closed yet (G5): the publish must
+   * be refused before the task runs and before anything is read or written, and the pointer never
+   * moves there.
+   */
+  record ClockAhead() implements Fate {
+    @Override
+    public String toString() {
+      return "its clock runs a day ahead (a window that has not closed): refused";
+    }
+  }
+
   enum Death {
     SIGKILL("killed with SIGKILL"),
     SIGTERM("stopped with SIGTERM"),
@@ -57,7 +83,8 @@ public sealed interface Fate {
     HTTP_500("HTTP 500"),
     HTTP_503_SLOW_DOWN("HTTP 503 SlowDown"),
     HTTP_409_CONFLICT("HTTP 409 ConditionalRequestConflict"),
-    CONNECTION_RESET("a connection reset mid-body");
+    CONNECTION_RESET("a connection reset mid-body"),
+    HTTP_BODY_STALL("a reply that stalls mid-body");
 
     final String story;
 

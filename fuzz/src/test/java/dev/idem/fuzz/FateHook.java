@@ -6,8 +6,8 @@ import java.util.Map;
 
 /**
  * Counts one replica's store operations and acts at its fate's step: throws an {@link InjectedFault}
- * once, throws {@link SimulatedDeath}, or (in a replica process) announces the step and waits to be
- * killed. A replica runs its operations on one thread, so the counts need no locking; the monitor only
+ * once, throws {@link SimulatedDeath}, pauses for a {@link Fate.Stalls stall}, or (in a replica
+ * process) announces the step and waits to be killed. A replica runs its operations on one thread, so the counts need no locking; the monitor only
  * publishes them to the runner.
  */
 final class FateHook implements StepHook {
@@ -32,11 +32,16 @@ final class FateHook implements StepHook {
     if (fired) {
       return;
     }
-    Step step = fate instanceof Fate.Dies d ? d.step() : fate instanceof Fate.Faulted f ? f.step() : null;
+    Step step = fate instanceof Fate.Dies d ? d.step() : fate instanceof Fate.Faulted f ? f.step()
+        : fate instanceof Fate.Stalls st ? st.step() : null;
     if (step == null || !step.op().equals(op) || step.after() != after || step.nth() != n) {
       return;
     }
     fired = true;
+    if (fate instanceof Fate.Stalls st) {
+      stall(st.millis());
+      return;
+    }
     if (fate instanceof Fate.Faulted) {
       throw new InjectedFault(step);
     }
@@ -45,6 +50,19 @@ final class FateHook implements StepHook {
       throw new SimulatedDeath(step);
     }
     onDeath.die(step);
+  }
+
+  /**
+   * Sleeps through the stall; an interrupt ends it early and is kept for the caller. Holding this
+   * hook's monitor is harmless: a replica's operations run on one thread, and the runner only reads
+   * {@link #fired()} after they ended.
+   */
+  private static void stall(int millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   /** Whether the step was reached. */

@@ -22,8 +22,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>When the hook throws {@link InjectedFault} the proxy plays the replica's fault: an S3 error reply
  * (500 InternalError, 503 SlowDown, 409 ConditionalRequestConflict), no reply until the client's
- * request timeout has passed, or a connection reset in the middle of a body (the request's body before
- * forwarding, the reply's body after). Server errors come twice in a row (an outage the client's own
+ * request timeout has passed, a connection reset in the middle of a body (the request's body before
+ * forwarding, the reply's body after), or a reply whose body stalls after its headers (B1: only the
+ * client's body deadline ends it). Server errors come twice in a row (an outage the client's own
  * retry does not ride out, so the publish-level retry runs too); the others once. When the hook does
  * not return (a death step: it kills the replica process), the connection is dropped.
  *
@@ -35,6 +36,9 @@ final class FaultyHttpProxy implements AutoCloseable {
   /** Operations the story can name. */
   static final List<String> OPS = List.of("HEAD object", "GET object", "PUT object", "PUT evidence", "LIST",
       "GET pointer-log", "HEAD pointer-log", "PUT pointer-log", "PUT pointer-latest");
+
+  /** How long a stalled body is held at most: far beyond the client's body deadline. */
+  static final long BODY_STALL_HOLD_MS = 30_000;
 
   private final ServerSocket server;
   private final String upstreamHost;
@@ -153,6 +157,7 @@ final class FaultyHttpProxy implements AutoCloseable {
         }
         reset(client);
       }
+      case HTTP_BODY_STALL -> stallBody(reply, client, out);
       case CONNECTION_RESET, IO_ERROR -> {
         if (forwarded) {
           // Half of the reply (status, headers, part of the body), then a reset.
@@ -165,6 +170,39 @@ final class FaultyHttpProxy implements AutoCloseable {
         reset(client);
       }
     }
+  }
+
+  /**
+   * Sends the reply's status and headers declaring 100 bytes more than its body, the body, then nothing
+   * until the client hangs up or {@value #BODY_STALL_HOLD_MS} ms pass: a server that stalls mid-body.
+   * Before the server saw the request ({@code reply == null}) the reply is a 200 with an empty body
+   * and the same lie. Only the client's body deadline ends the wait in time; the checker bounds it.
+   */
+  private static void stallBody(byte[] reply, Socket client, OutputStream out) throws IOException {
+    byte[] whole = reply != null ? reply : "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
+    String all = new String(whole, StandardCharsets.ISO_8859_1);
+    int end = all.indexOf("\r\n\r\n");
+    String head = end < 0 ? all : all.substring(0, end);
+    String body = end < 0 ? "" : all.substring(end + 4);
+    StringBuilder h = new StringBuilder();
+    for (String line : head.split("\r\n")) {
+      String lower = line.toLowerCase(Locale.ROOT);
+      if (!lower.startsWith("content-length:") && !lower.startsWith("transfer-encoding:") && !lower.startsWith("connection:")) {
+        h.append(line).append("\r\n");
+      }
+    }
+    h.append("Content-Length: ").append(body.length() + 100).append("\r\n\r\n").append(body);
+    out.write(h.toString().getBytes(StandardCharsets.ISO_8859_1));
+    out.flush();
+    client.setSoTimeout((int) BODY_STALL_HOLD_MS);
+    try {
+      while (client.getInputStream().read() != -1) {
+        // The client sends nothing more on this connection; wait for it to give up.
+      }
+    } catch (IOException gaveUpOrHeld) {
+      // The client closed the connection, or the hold ended.
+    }
+    reset(client);
   }
 
   private static void error(OutputStream out, int status, String code, String message) throws IOException {

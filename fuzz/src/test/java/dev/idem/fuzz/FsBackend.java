@@ -29,12 +29,38 @@ final class FsBackend implements Backend {
           + "|_idem/pointers/[a-z0-9][a-z0-9._-]*/latest(\\.lock)?");
 
   static final Scenarios.Profile PROFILE = new Scenarios.Profile(HookedFsOps.OPS, HookedFsOps.OPS_FAULT_AFTER,
-      List.of(Fate.Fault.IO_ERROR), List.of(Fate.Death.SIGKILL, Fate.Death.SIGTERM, Fate.Death.THREAD_DEATH), 5, 2, 4, 3);
+      List.of(Fate.Fault.IO_ERROR), List.of(Fate.Death.SIGKILL, Fate.Death.SIGTERM, Fate.Death.THREAD_DEATH), 5, 2, 4, 3,
+      List.of(new Step("fsyncDirectory(object dir)", false, 1), new Step("createNew(record)", false, 1),
+          new Step("atomicMove(pointer)", false, 1)),
+      new Step("tryLock(pointer lock)", true, 1),
+      List.of(Scenario.Hazard.LINK_AT_PIPELINE, Scenario.Hazard.LINK_AT_WINDOW, Scenario.Hazard.LINK_AT_RECORDS));
+
+  private static final String SENTINEL = "sentinel";
+  private static final byte[] SENTINEL_BYTES = "outside the store root; idem must never touch this\n".getBytes(
+      java.nio.charset.StandardCharsets.US_ASCII);
 
   private final Path base;
+  private final FsBreakage breakage;
 
   FsBackend() throws IOException {
-    base = Files.createTempDirectory("idem-fuzz-fs");
+    this(FsBreakage.NONE);
+  }
+
+  /** A backend whose replica threads' stores carry {@code breakage}: how the suite shows what it finds. */
+  FsBackend(FsBreakage breakage) throws IOException {
+    base = Files.createTempDirectory(baseDir(), "idem-fuzz-fs");
+    this.breakage = breakage;
+  }
+
+  /**
+   * Where the scenarios' stores live: {@code fuzz.fs.dir} when it names a directory (the long session
+   * uses {@code /dev/shm}: a scenario is then bound by the protocol, not by the disk's fsync latency;
+   * the order of the syncs is checked by {@link DurabilityLog} either way), else the temporary directory.
+   */
+  static Path baseDir() {
+    String dir = System.getProperty("fuzz.fs.dir", "");
+    Path p = dir.isBlank() ? null : Path.of(dir);
+    return p != null && Files.isDirectory(p) && Files.isWritable(p) ? p : Path.of(System.getProperty("java.io.tmpdir"));
   }
 
   @Override
@@ -58,7 +84,46 @@ final class FsBackend implements Backend {
     return new Run() {
       @Override
       public ObjectStore replicaStore(Replica replica, StepHook hook) throws IOException {
-        return open(root, hook, log);
+        return FsObjectStore.open(root, FsObjectStore.Options.defaults().withOps(new HookedFsOps(hook, log, breakage)));
+      }
+
+      private Path link;
+      private Path outside;
+
+      @Override
+      public void prepare(Scenario s) throws IOException {
+        if (s.hazard() == Scenario.Hazard.NONE) {
+          return;
+        }
+        outside = Files.createDirectories(base.resolve(namespace + "-outside"));
+        Files.write(outside.resolve(SENTINEL), SENTINEL_BYTES);
+        link = root.resolve(s.hazard().linkPath(namespace));
+        Files.createDirectories(link.getParent());
+        Files.createSymbolicLink(link, outside);
+      }
+
+      @Override
+      public List<String> clearHazard() throws IOException {
+        if (link == null) {
+          return List.of();
+        }
+        List<String> v = new ArrayList<>();
+        try (Stream<Path> s = Files.walk(outside)) {
+          for (Path p : s.toList()) {
+            if (!p.equals(outside) && !p.equals(outside.resolve(SENTINEL))) {
+              v.add("S2: " + outside.relativize(p) + " appeared outside the root, through the link " + root.relativize(link));
+            }
+          }
+        }
+        if (!java.util.Arrays.equals(Files.readAllBytes(outside.resolve(SENTINEL)), SENTINEL_BYTES)) {
+          v.add("S2: a file outside the root changed through the link " + root.relativize(link));
+        }
+        if (!Files.isSymbolicLink(link)) {
+          v.add("S2: the link " + root.relativize(link) + " was replaced");
+        }
+        Files.deleteIfExists(link);
+        deleteTree(outside);
+        return v;
       }
 
       @Override

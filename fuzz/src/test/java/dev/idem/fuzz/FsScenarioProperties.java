@@ -25,6 +25,7 @@ class FsScenarioProperties {
 
   @AfterContainer
   static void closeBackend() throws Exception {
+    ScenarioCount.print();
     if (backend != null) {
       backend.close();
     }

@@ -12,6 +12,8 @@ import net.jqwik.api.lifecycle.PropertyLifecycleContext;
  *
  * <ul>
  *   <li>{@code fuzz.tries.scale}: multiplies the {@code tries} in {@code @Property} (default 1);
+ *   <li>{@code fuzz.tries.<TestClass>} (e.g. {@code fuzz.tries.S3ScenarioProperties}): the tries of
+ *       that class's properties, overriding the scale (how {@code -Pfuzz} splits its budget);
  *   <li>{@code fuzz.seed}: a number fixes the seed (the build's default, or a failure's seed to replay
  *       it); {@code random} lets jqwik pick one and print it on failure.
  * </ul>
@@ -38,6 +40,10 @@ public final class FuzzBudget implements AroundPropertyHook {
   public PropertyExecutionResult aroundProperty(PropertyLifecycleContext context, PropertyExecutor property) {
     int scale = Integer.getInteger("fuzz.tries.scale", 1);
     context.attributes().tries().ifPresent(t -> context.attributes().setTries(Math.max(1, t * scale)));
+    Integer fixed = Integer.getInteger("fuzz.tries." + context.containerClass().getSimpleName());
+    if (fixed != null && fixed > 0) {
+      context.attributes().setTries(fixed);
+    }
     String seed = System.getProperty("fuzz.seed", "20261202");
     if (!seed.equals("random")) {
       context.attributes().setSeed(seed);

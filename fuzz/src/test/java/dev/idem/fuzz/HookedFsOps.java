@@ -42,11 +42,19 @@ final class HookedFsOps implements FsOps {
   private final StepHook hook;
   private final DurabilityLog log;
   private final Map<FileChannel, String> kinds = Collections.synchronizedMap(new IdentityHashMap<>());
+  private final FsBreakage breakage;
+  /** Set by a skipped object force: the object directory's fsync that follows it is skipped too. */
+  private final ThreadLocal<Boolean> skipObjectDirSync = ThreadLocal.withInitial(() -> false);
 
   /** @param log where durability-relevant calls are recorded, or {@code null} (replica processes) */
   HookedFsOps(StepHook hook, DurabilityLog log) {
+    this(hook, log, FsBreakage.NONE);
+  }
+
+  HookedFsOps(StepHook hook, DurabilityLog log, FsBreakage breakage) {
     this.hook = hook;
     this.log = log;
+    this.breakage = breakage;
   }
 
   @FunctionalInterface
@@ -120,6 +128,12 @@ final class HookedFsOps implements FsOps {
   }
 
   @Override public void force(FileChannel channel) throws IOException {
+    // The only force of a channel this seam did not open is the pointer CAS's force of the object it
+    // is about to name (makeDurable); the breakage drops it and the directory fsync right after it.
+    if (breakage == FsBreakage.NO_OBJECT_SYNC_BEFORE_POINTER && !kinds.containsKey(channel)) {
+      skipObjectDirSync.set(true);
+      return;
+    }
     around("force(" + kind(channel) + ")", () -> {
       d.force(channel);
       return null;
@@ -162,6 +176,10 @@ final class HookedFsOps implements FsOps {
         : s.matches(".*/_idem/records/[a-z0-9][a-z0-9._-]*/[0-9]+") ? "record dir"
         : s.matches(".*/_idem/evidence/[a-z0-9][a-z0-9._-]*/[0-9]+/state-[0-9a-f]{64}") ? "evidence dir"
         : s.matches(".*/[a-z0-9][a-z0-9._-]*/[0-9]+") && !s.contains("/_idem/") ? "object dir" : "parent";
+    if (kind.equals("object dir") && skipObjectDirSync.get()) {
+      skipObjectDirSync.set(false);
+      return;
+    }
     around("fsyncDirectory(" + kind + ")", () -> {
       d.fsyncDirectory(dir);
       return null;
@@ -179,12 +197,17 @@ final class HookedFsOps implements FsOps {
     });
   }
 
+  /** "After" this step means holding the lock: a try that did not get it reaches only the "before" step. */
   @Override public FileLock tryLock(FileChannel channel) throws IOException {
-    return around("tryLock(pointer lock)", () -> d.tryLock(channel), lock -> {
-      if (log != null && lock != null) {
+    hook.at("tryLock(pointer lock)", false);
+    FileLock lock = d.tryLock(channel);
+    if (lock != null) {
+      if (log != null) {
         log.record("tryLock", null, null);
       }
-    });
+      hook.at("tryLock(pointer lock)", true);
+    }
+    return lock;
   }
 
   @Override public boolean deleteIfExists(Path file) throws IOException {

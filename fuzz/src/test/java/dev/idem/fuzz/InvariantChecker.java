@@ -54,6 +54,15 @@ final class InvariantChecker {
   private static final Set<String> COMPLETED = Set.of(
       AdvanceStatus.ADVANCED.name(), AdvanceStatus.ALREADY_CURRENT.name(), AdvanceStatus.NEWER_PRESENT.name());
 
+  /** What an advance may take beyond its deadline: one last compare-and-swap on a loaded machine. */
+  static final long ADVANCE_SLACK_MS = 1_500;
+  /**
+   * What a publish may take when one reply's body stalls: the client's body deadline (its request
+   * timeout, {@value S3Backend#REQUEST_TIMEOUT_MS} ms, plus a second per MiB) for each of its two tries,
+   * and the rest of the publish; far below the stall itself.
+   */
+  static final long BODY_STALL_BOUND_MS = 4 * S3Backend.REQUEST_TIMEOUT_MS + 5_000;
+
   private final ScenarioRunner.RunRecord run;
   private final Backend.Run backend;
   private final List<String> v;
@@ -85,6 +94,10 @@ final class InvariantChecker {
       }
       Map<String, String> storedSha = new HashMap<>();
       for (Map.Entry<String, List<ScenarioRunner.ReplicaRecord>> e : byKey.entrySet()) {
+        if (e.getValue().get(0).replica.fate() instanceof Fate.ClockAhead) {
+          checkFutureKey(store, e.getKey());
+          continue;
+        }
         checkKey(store, e.getKey(), e.getValue(), storedSha);
         checkSkips(e.getKey(), e.getValue());
       }
@@ -116,6 +129,10 @@ final class InvariantChecker {
         v.add("replica " + r.id() + " reported nothing" + (rec.processLog.length() > 0 ? ":\n" + rec.processLog : ""));
         continue;
       }
+      if (run.scenario().hazard().crosses(r)) {
+        checkRefusedByHazard(rec, attempts);
+        continue;
+      }
       for (Attempt a : attempts) {
         switch (a.result()) {
           case ERROR -> v.add("E1: " + who + " failed with something other than an IOException: " + a.detail());
@@ -129,8 +146,30 @@ final class InvariantChecker {
               v.add(who + " got an I/O error with no fault injected: " + a.detail());
             }
           }
+          case REFUSED -> {
+            if (!(r.fate() instanceof Fate.ClockAhead)) {
+              v.add("E1: " + who + " was refused although its window had closed: " + a.detail());
+            }
+          }
           case OK -> checkOutcome(rec, a);
         }
+      }
+      if (r.fate() instanceof Fate.Faulted f && f.fault() == Fate.Fault.HTTP_BODY_STALL) {
+        for (Attempt a : attempts) {
+          if (a.millis() > r.taskMs() + BODY_STALL_BOUND_MS) {
+            v.add("B1: " + who + "'s publish took " + a.millis() + "ms with a reply body stalled for "
+                + FaultyHttpProxy.BODY_STALL_HOLD_MS + "ms: the body deadline did not end the wait");
+          }
+        }
+      }
+      if (r.fate() instanceof Fate.ClockAhead) {
+        if (attempts.size() != 1 || attempts.get(0).result() != Attempt.Result.REFUSED) {
+          v.add("G5: " + who + " offered a window that has not closed and got " + attempts + " instead of a refusal");
+        }
+        if (rec.taskRuns.get() > 0) {
+          v.add("G5: " + who + "'s task ran although its window has not closed");
+        }
+        continue;
       }
       Attempt last = attempts.get(attempts.size() - 1);
       if (last.result() == Attempt.Result.IO_ERROR) {
@@ -168,11 +207,63 @@ final class InvariantChecker {
       }
       default -> { }
     }
-    if (AdvanceStatus.BUSY.name().equals(a.advance()) || AdvanceStatus.CONFLICT.name().equals(a.advance())) {
+    boolean busyExpected = AdvanceStatus.BUSY.name().equals(a.advance()) && lockHeldByStalledReplica(r.pipeline());
+    // A replica stalled past its own deadline may find, when it wakes, that it has no time left.
+    boolean ownStall = rec.stepReached && r.fate() instanceof Fate.Stalls st0 && st0.millis() >= Scenarios.LOCK_STALL_MS;
+    if (!busyExpected && !ownStall
+        && (AdvanceStatus.BUSY.name().equals(a.advance()) || AdvanceStatus.CONFLICT.name().equals(a.advance()))) {
       v.add("G3: " + who + "'s pointer advance gave up (" + a.advance() + ") against " + run.replicas().size() + " replicas");
+    }
+    // A replica's own stall, when it came during its advance, is part of its advance's time.
+    long bound = ReplicaJob.advanceDeadline(run.scenario().backend()).toMillis() + ADVANCE_SLACK_MS
+        + (r.fate() instanceof Fate.Stalls st ? st.millis() : 0);
+    if (a.advanceMillis() > bound) {
+      v.add("B1: " + who + "'s pointer advance took " + a.advanceMillis() + "ms (" + a.advance() + "), past its deadline of "
+          + ReplicaJob.advanceDeadline(run.scenario().backend()).toMillis() + "ms");
     }
     if (a.advance() == null) {
       v.add(who + " published but did not advance the pointer");
+    }
+  }
+
+  /**
+   * S1/S2: a replica whose publish meets the scenario's hazard is refused (a pre-placed link: an error
+   * naming the link; a server that ignores If-None-Match: the store refused after its probe), every
+   * time (a retry too); a death or an injected fault may come first.
+   */
+  private void checkRefusedByHazard(ScenarioRunner.ReplicaRecord rec, List<Attempt> attempts) {
+    for (Attempt a : attempts) {
+      boolean refused = a.result() == Attempt.Result.IO_ERROR && a.detail() != null
+          && a.detail().contains(run.scenario().hazard().refusal());
+      boolean injected = a.result() == Attempt.Result.IO_ERROR && a.detail() != null && a.detail().contains("injected fault");
+      boolean died = a.result() == Attempt.Result.DIED && rec.replica.fate() instanceof Fate.Dies;
+      if (!refused && !injected && !died) {
+        v.add("S2: replica " + rec.replica.id() + " crossed " + run.scenario().hazard().story + " and got " + a
+            + " instead of a refusal (" + run.scenario().hazard().refusal() + ")");
+      }
+    }
+  }
+
+  /** Whether a replica of {@code pipeline} stalled holding the pointer lock: others then end BUSY (B1). */
+  private boolean lockHeldByStalledReplica(int pipeline) {
+    return run.replicas().stream().anyMatch(rec -> rec.replica.pipeline() == pipeline && rec.stepReached
+        && rec.replica.fate() instanceof Fate.Stalls st && st.millis() >= Scenarios.LOCK_STALL_MS);
+  }
+
+  /** G5: nothing of a window that has not closed reaches the store: no object, no record, no evidence. */
+  private void checkFutureKey(ObjectStore store, String key) throws IOException {
+    if (store.stat(key).isPresent()) {
+      v.add("G5: " + key + ", a window that has not closed, was published");
+    }
+    List<KeyHistory> found = new ArrayList<>();
+    store.history(key, h -> {
+      if (h.key().equals(key) && !h.entries().isEmpty()) {
+        found.add(h);
+      }
+      return true;
+    });
+    if (!found.isEmpty()) {
+      v.add("G5: " + key + ", a window that has not closed, has history " + found.get(0).entries());
     }
   }
 
@@ -356,6 +447,9 @@ final class InvariantChecker {
     }
     Pointer p = state.get().pointer();
     finals.put(name, p);
+    if (p.windowStart() >= Replica.FUTURE_WINDOW) {
+      v.add("G5: " + name + "'s pointer moved to " + p.position() + ", a window that has not closed");
+    }
     if (completed != null && p.position().compareTo(completed) < 0) {
       v.add("G3: " + name + "'s pointer stands at " + p.position() + ", behind the completed advance to " + completed);
     }

@@ -6,6 +6,7 @@ import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 import net.jqwik.api.ShrinkingMode;
 import net.jqwik.api.lifecycle.AddLifecycleHook;
+import net.jqwik.api.lifecycle.AfterContainer;
 
 /**
  * Scenarios against core's in-memory model store: threads only, faults and deaths at the SPI
@@ -15,6 +16,11 @@ import net.jqwik.api.lifecycle.AddLifecycleHook;
 @AddLifecycleHook(FuzzBudget.class)
 class MemoryScenarioProperties {
   private final Backend backend = new MemoryBackend();
+
+  @AfterContainer
+  static void printCount() {
+    ScenarioCount.print();
+  }
 
   @Provide
   Arbitrary<Scenario> scenarios() {

@@ -23,6 +23,12 @@ final class ReplicaCodec {
     if (fate instanceof Fate.Faulted f) {
       return "faulted;" + f.fault().name() + ";" + f.step().encode();
     }
+    if (fate instanceof Fate.Stalls st) {
+      return "stalls;" + st.millis() + ";" + st.step().encode();
+    }
+    if (fate instanceof Fate.ClockAhead) {
+      return "clockahead";
+    }
     return "finishes";
   }
 
@@ -31,6 +37,8 @@ final class ReplicaCodec {
     return switch (f[0]) {
       case "dies" -> new Fate.Dies(Fate.Death.valueOf(f[1]), Step.decode(f[2]));
       case "faulted" -> new Fate.Faulted(Fate.Fault.valueOf(f[1]), Step.decode(f[2]));
+      case "stalls" -> new Fate.Stalls(Step.decode(f[2]), Integer.parseInt(f[1]));
+      case "clockahead" -> new Fate.ClockAhead();
       default -> new Fate.Finishes();
     };
   }

@@ -7,11 +7,17 @@ import dev.idem.core.publish.Publisher;
 import dev.idem.core.store.ObjectStore;
 import java.io.IOException;
 import java.time.Clock;
+import java.time.Duration;
 
 /**
  * What one replica does, the same in a thread and in a replica process: publish through core's
  * {@link Publisher} with a task that takes {@code taskMs}; after an I/O error from an injected fault,
  * run once more, as a scheduler's retry would.
+ *
+ * <p>The pointer advance has a total deadline ({@link #advanceDeadline}): {@value #ADVANCE_DEADLINE_MS}
+ * ms where the pointer has a lock (filesystem, in-memory), so that a replica stalled while holding the
+ * lock makes the others end BUSY within it (B1) rather than wait for it; the default elsewhere (S3's
+ * requests have their own timeouts, which a single injected timeout already exceeds).
  */
 final class ReplicaJob {
 
@@ -26,11 +32,19 @@ final class ReplicaJob {
     void attemptEnded(Attempt attempt);
   }
 
+  /** The advance deadline on stores with a pointer lock. */
+  static final long ADVANCE_DEADLINE_MS = 2_000;
+
   private ReplicaJob() {}
 
-  static void run(ObjectStore store, Replica replica, String namespace, Listener listener) {
+  static Duration advanceDeadline(Backend.Kind kind) {
+    return kind == Backend.Kind.S3 ? Duration.ofSeconds(PointerAdvancer.DEFAULT_DEADLINE_SECONDS)
+        : Duration.ofMillis(ADVANCE_DEADLINE_MS);
+  }
+
+  static void run(ObjectStore store, Replica replica, String namespace, Backend.Kind kind, Listener listener) {
     RunSpec spec = replica.spec(namespace);
-    PointerAdvancer advancer = new PointerAdvancer(store, 64, 1);
+    PointerAdvancer advancer = new PointerAdvancer(store, 64, 1).withDeadline(advanceDeadline(kind));
     // Payload 'C' is a legitimately empty result (what --allow-empty publishes): the scenarios keep
     // exercising 0-byte objects beside non-empty ones. The default refusal of empty results (P6) is
     // pinned by PublisherTest and the CLI tests.
@@ -49,6 +63,9 @@ final class ReplicaJob {
         return;
       } catch (IOException e) {
         listener.attemptEnded(Attempt.failed(Attempt.Result.IO_ERROR, e, invoke, System.nanoTime()));
+      } catch (IllegalArgumentException e) {
+        listener.attemptEnded(Attempt.failed(Attempt.Result.REFUSED, e, invoke, System.nanoTime()));
+        return;
       } catch (SimulatedDeath e) {
         listener.attemptEnded(Attempt.failed(Attempt.Result.DIED, e, invoke, System.nanoTime()));
         return;

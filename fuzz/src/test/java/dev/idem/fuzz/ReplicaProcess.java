@@ -38,7 +38,7 @@ public final class ReplicaProcess {
         return;
       }
       Thread.sleep(replica.startMs());
-      ReplicaJob.run(store, replica, namespace, new ReplicaJob.Listener() {
+      ReplicaJob.run(store, replica, namespace, kind, new ReplicaJob.Listener() {
         @Override
         public void taskRan() {
           out.println("TASK");

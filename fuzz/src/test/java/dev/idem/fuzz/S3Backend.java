@@ -1,18 +1,24 @@
 package dev.idem.fuzz;
 
+import dev.idem.core.proof.ProvenStore;
+import dev.idem.core.proof.StoreMarker;
 import dev.idem.core.store.ObjectStore;
 import dev.idem.store.s3.PointerMode;
 import dev.idem.store.s3.S3Location;
 import dev.idem.store.s3.S3ObjectStore;
 import dev.idem.store.s3.S3StoreOptions;
+import dev.idem.store.s3.S3StoreProver;
 import dev.idem.store.s3.auth.AwsCredentials;
 import dev.idem.store.s3.auth.CredentialsProvider;
 import dev.idem.store.s3.client.MultipartUpload;
+import dev.idem.store.s3.client.ObjectSummary;
 import dev.idem.store.s3.client.RetryPolicy;
 import dev.idem.store.s3.client.S3Client;
+import dev.idem.store.s3.testing.HeaderStrippingProxy;
 import dev.idem.store.s3.testing.S3ProxyServer;
 import java.io.IOException;
 import java.net.URI;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,6 +28,11 @@ import java.util.List;
  * atomic, so CAS mode cannot be raced there; docs/DESIGN.md). One versioned bucket per backend, one prefix
  * per scenario. Every replica talks to S3Proxy through its own {@link FaultyHttpProxy}, which plays its
  * fate; readers and the checks talk to S3Proxy directly.
+ *
+ * <p>Replica stores are proven as the command proves them ({@code ProvenStore}): each scenario's store
+ * is proven once before the replicas start, unless the scenario's hazard is a server that ignores
+ * {@code If-None-Match} ({@link Scenario.Hazard#IGNORES_IF_NONE_MATCH}), where every replica must be
+ * refused by its probe and nothing may be written.
  *
  * <p>Replica clients time out after {@value #REQUEST_TIMEOUT_MS} ms and make two attempts per request,
  * so a single fault exercises the client's own retry (a lost reply, then 412 on the retried create,
@@ -33,8 +44,10 @@ final class S3Backend implements Backend {
 
   static final Scenarios.Profile PROFILE = new Scenarios.Profile(FaultyHttpProxy.OPS, FaultyHttpProxy.OPS,
       List.of(Fate.Fault.HTTP_500, Fate.Fault.HTTP_503_SLOW_DOWN, Fate.Fault.HTTP_409_CONFLICT, Fate.Fault.HTTP_TIMEOUT,
-          Fate.Fault.CONNECTION_RESET),
-      List.of(Fate.Death.SIGKILL, Fate.Death.SIGTERM), 3, 1, 2, 3);
+          Fate.Fault.CONNECTION_RESET, Fate.Fault.HTTP_BODY_STALL),
+      List.of(Fate.Death.SIGKILL, Fate.Death.SIGTERM), 3, 1, 2, 3,
+      List.of(new Step("PUT object", true, 1), new Step("PUT pointer-log", false, 1), new Step("PUT pointer-latest", false, 1)),
+      null, List.of(Scenario.Hazard.IGNORES_IF_NONE_MATCH));
 
   private final S3ProxyServer server;
   private final String bucket;
@@ -66,7 +79,15 @@ final class S3Backend implements Backend {
   static ObjectStore openInChild(List<String> args) {
     URI endpoint = URI.create(args.get(0));
     CredentialsProvider creds = CredentialsProvider.of(AwsCredentials.of(S3ProxyServer.ACCESS_KEY, S3ProxyServer.SECRET_KEY));
-    return S3ObjectStore.open(replicaClient(endpoint, creds), location(args.get(1), args.get(2), endpoint), options());
+    return proven(S3ObjectStore.open(replicaClient(endpoint, creds), location(args.get(1), args.get(2), endpoint), options()));
+  }
+
+  /**
+   * A replica's store as the command opens it: proven before its first write (S1), by the marker when
+   * there is one, else by a probe that refuses a server ignoring a conditional header.
+   */
+  static ProvenStore proven(S3ObjectStore store) {
+    return ProvenStore.wrap(store, S3StoreProver.of(store), "idem-fuzz", Clock.systemUTC());
   }
 
   @Override
@@ -75,9 +96,44 @@ final class S3Backend implements Backend {
     String pathPrefix = "/" + bucket + "/" + prefix;
     List<FaultyHttpProxy> proxies = new ArrayList<>();
     return new Run() {
+      private HeaderStrippingProxy stripping;
+
+      /**
+       * Without a hazard the store is proven once, as its first writer would, so that replicas read
+       * the marker; with the hazard every replica talks to S3Proxy through a gateway that strips
+       * {@code If-None-Match}, and nobody has proven the store.
+       */
+      @Override
+      public void prepare(Scenario s) throws IOException {
+        if (s.hazard() == Scenario.Hazard.IGNORES_IF_NONE_MATCH) {
+          stripping = new HeaderStrippingProxy(server, "If-None-Match");
+          return;
+        }
+        try (ObjectStore o = observer()) {
+          proven((S3ObjectStore) o).requireWritable();
+        }
+      }
+
+      @Override
+      public List<String> clearHazard() throws IOException {
+        if (stripping == null) {
+          return List.of();
+        }
+        List<String> v = new ArrayList<>();
+        for (ObjectSummary o : server.client().listObjects(bucket, prefix, null, null, 1000).objects()) {
+          String key = o.key().substring(prefix.length());
+          if (!key.startsWith(StoreMarker.PROBE_PREFIX)) {
+            v.add("S1: " + key + " was written although the server ignores If-None-Match");
+          }
+        }
+        stripping.close();
+        return v;
+      }
+
       private FaultyHttpProxy proxy(Replica replica, StepHook hook) throws IOException {
         Fate.Fault fault = replica.fate() instanceof Fate.Faulted f ? f.fault() : null;
-        FaultyHttpProxy p = new FaultyHttpProxy(server.endpoint(), pathPrefix, hook, fault, REQUEST_TIMEOUT_MS + 300);
+        URI upstream = stripping != null ? stripping.endpoint() : server.endpoint();
+        FaultyHttpProxy p = new FaultyHttpProxy(upstream, pathPrefix, hook, fault, REQUEST_TIMEOUT_MS + 300);
         synchronized (proxies) {
           proxies.add(p);
         }
@@ -87,8 +143,8 @@ final class S3Backend implements Backend {
       @Override
       public ObjectStore replicaStore(Replica replica, StepHook hook) throws IOException {
         FaultyHttpProxy p = proxy(replica, hook);
-        return S3ObjectStore.open(replicaClient(p.endpoint(), server.credentials()), location(bucket, prefix, p.endpoint()),
-            options());
+        return proven(S3ObjectStore.open(replicaClient(p.endpoint(), server.credentials()),
+            location(bucket, prefix, p.endpoint()), options()));
       }
 
       @Override

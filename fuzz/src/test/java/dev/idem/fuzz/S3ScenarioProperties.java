@@ -6,6 +6,7 @@ import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 import net.jqwik.api.ShrinkingMode;
 import net.jqwik.api.lifecycle.AddLifecycleHook;
+import net.jqwik.api.lifecycle.AfterContainer;
 
 /**
  * Scenarios against {@code S3ObjectStore} (LOG pointer mode) on S3Proxy: replica threads and a few
@@ -20,6 +21,11 @@ class S3ScenarioProperties {
       backend = new S3Backend();
     }
     return backend;
+  }
+
+  @AfterContainer
+  static void printCount() {
+    ScenarioCount.print();
   }
 
   @Provide

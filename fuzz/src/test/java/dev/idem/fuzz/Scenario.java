@@ -10,10 +10,71 @@ import java.util.stream.Collectors;
  * @param backend the store it runs against
  * @param replicas 2 to 8 replicas, numbered from 1
  * @param readers reader threads following every pipeline's pointer during the run
+ * @param hazard what is wrong with the store before the replicas start
  */
-public record Scenario(Backend.Kind backend, List<Replica> replicas, int readers) {
+public record Scenario(Backend.Kind backend, List<Replica> replicas, int readers, Hazard hazard) {
   public Scenario {
     replicas = List.copyOf(replicas);
+    java.util.Objects.requireNonNull(hazard, "hazard");
+  }
+
+  public Scenario(Backend.Kind backend, List<Replica> replicas, int readers) {
+    this(backend, replicas, readers, Hazard.NONE);
+  }
+
+  /**
+   * Something wrong with the store that the replicas meet, and must be refused by, writing nothing
+   * (and nothing outside the store).
+   */
+  public enum Hazard {
+    NONE(""),
+    /** A symbolic link pre-placed as pipeline p0's directory, pointing outside the root (S2). */
+    LINK_AT_PIPELINE("a symbolic link pre-placed as p0's directory points outside the root"),
+    /** A symbolic link pre-placed as p0's directory of the common window (S2). */
+    LINK_AT_WINDOW("a symbolic link pre-placed as p0's directory of the same window points outside the root"),
+    /** A symbolic link pre-placed as p0's record directory, {@code _idem/records/p0} (S2). */
+    LINK_AT_RECORDS("a symbolic link pre-placed as p0's record directory points outside the root"),
+    /**
+     * The S3 server ignores {@code If-None-Match} (a gateway strips it), and the store has no marker yet:
+     * the probe before the first write must refuse the store, and nothing is written at any key (S1).
+     */
+    IGNORES_IF_NONE_MATCH("the server ignores If-None-Match (a gateway strips it) and the store has no marker");
+
+    final String story;
+
+    Hazard(String story) {
+      this.story = story;
+    }
+
+    /** Whether {@code r}'s publish goes through the hazard (a refused clock is refused earlier). */
+    boolean crosses(Replica r) {
+      if (this == NONE || r.fate() instanceof Fate.ClockAhead) {
+        return false;
+      }
+      if (this == IGNORES_IF_NONE_MATCH) {
+        return true;
+      }
+      if (r.pipeline() != 0) {
+        return false;
+      }
+      return this != LINK_AT_WINDOW || !r.nextWindow();
+    }
+
+    /** What the error of a replica refused by this hazard says. */
+    String refusal() {
+      return this == IGNORES_IF_NONE_MATCH ? "StoreRefusedException" : "symbolic link";
+    }
+
+    /** The path of the link under the root, for {@code namespace}'s pipeline p0. */
+    String linkPath(String namespace) {
+      String p0 = Replica.pipelineName(namespace, 0);
+      return switch (this) {
+        case NONE, IGNORES_IF_NONE_MATCH -> throw new IllegalStateException("no link");
+        case LINK_AT_PIPELINE -> p0;
+        case LINK_AT_WINDOW -> p0 + "/" + Replica.BASE_WINDOW;
+        case LINK_AT_RECORDS -> "_idem/records/" + p0;
+      };
+    }
   }
 
   int pipelines() {
@@ -23,7 +84,7 @@ public record Scenario(Backend.Kind backend, List<Replica> replicas, int readers
   @Override
   public String toString() {
     return backend.name().toLowerCase(java.util.Locale.ROOT) + " store, " + readers + " reader"
-        + (readers == 1 ? "" : "s") + " following the pointer:\n"
+        + (readers == 1 ? "" : "s") + " following the pointer" + (hazard == Hazard.NONE ? "" : "; " + hazard.story) + ":\n"
         + replicas.stream().map(r -> "  " + r).collect(Collectors.joining("\n"));
   }
 }

@@ -56,9 +56,13 @@ final class ScenarioRunner {
       }
     }
 
-    /** Whether the replica died or hit a fault: it may have done more than it reported. */
+    /**
+     * Whether the replica died or hit a fault: it may have done more than it reported. A stall is not a
+     * disturbance: the replica goes on and owes everything a clean run owes.
+     */
     boolean disturbed() {
-      return killed || stepReached || attempts().stream().anyMatch(a -> a.result() != Attempt.Result.OK);
+      return killed || stepReached && !(replica.fate() instanceof Fate.Stalls)
+          || attempts().stream().anyMatch(a -> a.result() != Attempt.Result.OK);
     }
 
     @Override
@@ -84,6 +88,15 @@ final class ScenarioRunner {
   }
 
   Result runCheckAndCount(Scenario s) throws Exception {
+    long t0 = System.nanoTime();
+    try {
+      return runAndCheckOnce(s);
+    } finally {
+      ScenarioCount.ran(backend.kind(), System.nanoTime() - t0);
+    }
+  }
+
+  private Result runAndCheckOnce(Scenario s) throws Exception {
     String namespace = "f" + Integer.toString(RUNS.incrementAndGet(), 36) + "-" + Long.toString(System.nanoTime() % 1_000_000_000L, 36);
     try (Backend.Run run = backend.begin(namespace)) {
       RunRecord record = execute(s, namespace, run);
@@ -91,7 +104,8 @@ final class ScenarioRunner {
       List<String> fates = new ArrayList<>();
       for (ReplicaRecord rec : record.replicas()) {
         Fate f = rec.replica.fate();
-        String what = f instanceof Fate.Dies d ? d.death().name() : f instanceof Fate.Faulted x ? x.fault().name() : null;
+        String what = f instanceof Fate.Dies d ? d.death().name() : f instanceof Fate.Faulted x ? x.fault().name()
+            : f instanceof Fate.Stalls st ? "STALL" : null;
         if (what != null) {
           boolean hit = rec.stepReached || rec.attempts().stream().anyMatch(a -> a.result() != Attempt.Result.OK);
           fates.add(what + (hit ? " hit" : " step not reached"));
@@ -118,6 +132,7 @@ final class ScenarioRunner {
     List<Thread> threads = new ArrayList<>();
     CountDownLatch go = new CountDownLatch(1);
     try {
+      run.prepare(s);
       for (ReplicaRecord rec : records) {
         if (rec.replica.process()) {
           startProcess(backend.kind(), rec, namespace, run, violations);
@@ -140,7 +155,7 @@ final class ScenarioRunner {
       }
       for (ReplicaRecord rec : records) {
         if (!rec.replica.process()) {
-          Thread t = new Thread(() -> runThread(rec, namespace, run, go, violations), "replica-" + rec.replica.id());
+          Thread t = new Thread(() -> runThread(rec, namespace, run, backend.kind(), go, violations), "replica-" + rec.replica.id());
           t.setDaemon(true);
           rec.thread = t;
           threads.add(t);
@@ -151,9 +166,16 @@ final class ScenarioRunner {
       for (ReplicaRecord rec : records) {
         rec.goNanos = goNanos;
         if (rec.process != null) {
-          OutputStream in = rec.process.getOutputStream();
-          in.write("GO\n".getBytes(StandardCharsets.US_ASCII));
-          in.flush();
+          try {
+            OutputStream in = rec.process.getOutputStream();
+            in.write("GO\n".getBytes(StandardCharsets.US_ASCII));
+            in.flush();
+          } catch (IOException e) {
+            synchronized (rec) {
+              violations.add("replica " + rec.replica.id() + "'s process was gone before GO (" + e.getMessage() + "):\n"
+                  + rec.processLog);
+            }
+          }
         }
       }
       go.countDown();
@@ -187,17 +209,19 @@ final class ScenarioRunner {
         rs.close();
       }
     }
+    violations.addAll(run.clearHazard());
     return new RunRecord(s, namespace, records, violations, contentByKey, readers);
   }
 
-  private static void runThread(ReplicaRecord rec, String namespace, Backend.Run run, CountDownLatch go, List<String> violations) {
+  private static void runThread(ReplicaRecord rec, String namespace, Backend.Run run, Backend.Kind kind, CountDownLatch go,
+      List<String> violations) {
     FateHook hook = new FateHook(rec.replica.fate(), step -> {
       throw new IllegalStateException("a thread replica cannot be killed by a signal");
     });
     try (ObjectStore store = run.replicaStore(rec.replica, hook)) {
       go.await();
       Thread.sleep(rec.replica.startMs());
-      ReplicaJob.run(store, rec.replica, namespace, new ReplicaJob.Listener() {
+      ReplicaJob.run(store, rec.replica, namespace, kind, new ReplicaJob.Listener() {
         @Override
         public void taskRan() {
           rec.taskRuns.incrementAndGet();

@@ -25,23 +25,43 @@ final class Scenarios {
    * @param faults injectable faults
    * @param deaths possible deaths
    * @param processPercent how often a replica with no death by signal still runs in its own JVM
-   * @param deathWeight weight of a death among fates (finishes 5, faulted 3)
+   * @param deathWeight weight of a death among fates, in tens (finishes 50, faulted 30, stalls 30)
    * @param maxProcesses replica JVMs per scenario at most (JVM start-up is the budget's main cost);
    *     replicas past it finish in a thread instead
    * @param maxNth highest occurrence a step may name (a filesystem publish makes several calls of one
    *     kind, e.g. a directory fsync per new directory before the one after the link)
+   * @param critical the steps between an object's write and the pointer move that names it (after the
+   *     link, before its directory fsync; before the record; before the pointer rename): deaths and
+   *     stalls are drawn from them more often than from the rest, since that is where a missing sync
+   *     or a wrong order shows
+   * @param lockStep the step right after the pointer lock was taken, where a stall of {@value
+   *     #LOCK_STALL_MS} ms outlasts every other advance's deadline, or {@code null} for a store without
+   *     a pointer lock
+   * @param hazards what may be wrong with the store before a scenario starts (each drawn once in about
+   *     {@value #HAZARD_ODDS} scenarios)
    */
   record Profile(List<String> ops, List<String> opsFaultAfter, List<Fate.Fault> faults, List<Fate.Death> deaths,
-      int processPercent, int deathWeight, int maxProcesses, int maxNth) {}
+      int processPercent, int deathWeight, int maxProcesses, int maxNth, List<Step> critical, Step lockStep,
+      List<Scenario.Hazard> hazards) {}
+
+  /** One scenario in about this many meets a given hazard of its profile. */
+  static final int HAZARD_ODDS = 15;
+
+  /** How long a stalled lock holder keeps the lock: beyond the advance deadline plus its slack. */
+  static final int LOCK_STALL_MS = 4_000;
 
   static final Profile MEMORY = new Profile(MemoryBackend.OPS, MemoryBackend.OPS, List.of(Fate.Fault.IO_ERROR),
-      List.of(Fate.Death.THREAD_DEATH), 0, 2, 0, 3);
+      List.of(Fate.Death.THREAD_DEATH), 0, 2, 0, 3,
+      List.of(new Step("putIfAbsent", true, 1), new Step("compareAndSetPointer", false, 1)), null, List.of());
 
   static Arbitrary<Scenario> scenarios(Backend.Kind kind, Profile profile) {
     Arbitrary<List<Replica>> replicas = replica(profile).list().ofMinSize(2).ofMaxSize(8)
         .map(rs -> numbered(rs, profile.maxProcesses()));
-    return Combinators.combine(replicas, Arbitraries.integers().between(0, 2))
-        .as((rs, readers) -> new Scenario(kind, rs, readers));
+    Arbitrary<Scenario.Hazard> hazard = profile.hazards().isEmpty() ? Arbitraries.just(Scenario.Hazard.NONE)
+        : Arbitraries.frequencyOf(Tuple.of(HAZARD_ODDS - profile.hazards().size(), Arbitraries.just(Scenario.Hazard.NONE)),
+            Tuple.of(profile.hazards().size(), Arbitraries.of(profile.hazards())));
+    return Combinators.combine(replicas, Arbitraries.integers().between(0, 2), hazard)
+        .as((rs, readers, h) -> new Scenario(kind, rs, readers, h));
   }
 
   private static List<Replica> numbered(List<Replica> rs, int maxProcesses) {
@@ -82,9 +102,28 @@ final class Scenarios {
     Arbitrary<Step> faultAfter = Combinators.combine(Arbitraries.of(profile.opsFaultAfter()), nth).as((op, n) -> new Step(op, true, n));
     Arbitrary<Fate> faulted = Combinators.combine(Arbitraries.of(profile.faults()),
         Arbitraries.frequencyOf(Tuple.of(2, faultBefore), Tuple.of(1, faultAfter))).as(Fate.Faulted::new);
+    // The first critical step (right after the object's link, before its directory fsync) takes half
+    // of the draws: it is the narrowest window and the one a missing sync needs.
+    List<Step> weighted = new ArrayList<>(profile.critical());
+    for (int i = 2; i < profile.critical().size(); i++) {
+      weighted.add(0, profile.critical().get(0));
+    }
+    Arbitrary<Step> criticalStep = Arbitraries.of(weighted);
+    Arbitrary<Fate> diesCritical = Combinators.combine(Arbitraries.of(profile.deaths()), criticalStep).as(Fate.Dies::new);
+    Arbitrary<Integer> millis = Arbitraries.integers().between(20, 200);
+    Arbitrary<Fate> stallCritical = Combinators.combine(criticalStep, millis).as(Fate.Stalls::new);
+    Arbitrary<Fate> stallAnywhere = Combinators.combine(deathStep, millis).as(Fate.Stalls::new);
+    Arbitrary<Fate> stalls = Arbitraries.frequencyOf(Tuple.of(5, stallCritical), Tuple.of(2, stallAnywhere));
+    // A stalled lock holder costs its scenario LOCK_STALL_MS: about one replica in 140 draws it.
+    Arbitrary<Fate> lockStall = profile.lockStep() == null ? stalls
+        : Arbitraries.just(new Fate.Stalls(profile.lockStep(), LOCK_STALL_MS));
     return Arbitraries.frequencyOf(
-        Tuple.of(5, Arbitraries.just(new Fate.Finishes())),
-        Tuple.of(3, faulted),
-        Tuple.of(profile.deathWeight(), dies));
+        Tuple.of(50, Arbitraries.just(new Fate.Finishes())),
+        Tuple.of(30, faulted),
+        Tuple.of(10 * profile.deathWeight(), Arbitraries.frequencyOf(Tuple.of(1, dies), Tuple.of(1, diesCritical))),
+        Tuple.of(30, stalls),
+        Tuple.of(1, lockStall),
+        Tuple.of(10, Arbitraries.just(new Fate.ClockAhead())));
   }
+
 }
