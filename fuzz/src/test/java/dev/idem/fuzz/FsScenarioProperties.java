@@ -36,7 +36,7 @@ class FsScenarioProperties {
     return Scenarios.scenarios(Backend.Kind.FS, FsBackend.PROFILE);
   }
 
-  @Property(tries = 80, shrinking = ShrinkingMode.BOUNDED)
+  @Property(tries = 50, shrinking = ShrinkingMode.BOUNDED)
   void everyContractHolds(@ForAll("scenarios") Scenario scenario) throws Exception {
     ScenarioCheck.check(backend(), scenario);
   }

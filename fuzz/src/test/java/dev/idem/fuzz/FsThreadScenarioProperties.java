@@ -45,7 +45,7 @@ class FsThreadScenarioProperties {
     return Scenarios.scenarios(Backend.Kind.FS, PROFILE);
   }
 
-  @Property(tries = 60, shrinking = ShrinkingMode.BOUNDED)
+  @Property(tries = 40, shrinking = ShrinkingMode.BOUNDED)
   void everyContractHolds(@ForAll("scenarios") Scenario scenario) throws Exception {
     ScenarioCheck.check(backend(), scenario);
   }
