@@ -47,6 +47,13 @@ import java.util.stream.Collectors;
  *   <li>C1: leftovers are of the documented temporary form, none after a clean run, all gone after
  *       {@code sweep}, and sweeping removes nothing live.
  *   <li>G4: a fresh writer advances every pointer at once.
+ *   <li>G5: a replica whose clock runs ahead is refused before its task, and nothing of its window
+ *       reaches the store or the pointer.
+ *   <li>B1: every pointer advance ends by its deadline (plus slack); BUSY only behind a replica stalled
+ *       holding the lock; a publish whose reply body stalled ends long before the stall.
+ *   <li>S1, S2: a replica that meets the scenario's hazard (a link under the root, a server ignoring
+ *       {@code If-None-Match}) is refused; what the backend sees of the hazard ({@link
+ *       Backend.Run#clearHazard}) is added by the runner.
  *   <li>Durability order (filesystem): see {@link DurabilityLog}.
  * </ul>
  */
@@ -228,19 +235,28 @@ final class InvariantChecker {
 
   /**
    * S1/S2: a replica whose publish meets the scenario's hazard is refused (a pre-placed link: an error
-   * naming the link; a server that ignores If-None-Match: the store refused after its probe), every
-   * time (a retry too); a death or an injected fault may come first.
+   * naming the link; a server that ignores If-None-Match: the store refused after its probe), never
+   * gets an outcome, and its last attempt (a retry after an injected fault too) is the refusal, unless
+   * it died first.
    */
   private void checkRefusedByHazard(ScenarioRunner.ReplicaRecord rec, List<Attempt> attempts) {
+    Replica r = rec.replica;
     for (Attempt a : attempts) {
       boolean refused = a.result() == Attempt.Result.IO_ERROR && a.detail() != null
           && a.detail().contains(run.scenario().hazard().refusal());
-      boolean injected = a.result() == Attempt.Result.IO_ERROR && a.detail() != null && a.detail().contains("injected fault");
-      boolean died = a.result() == Attempt.Result.DIED && rec.replica.fate() instanceof Fate.Dies;
+      boolean injected = a.result() == Attempt.Result.IO_ERROR && r.fate() instanceof Fate.Faulted;
+      boolean died = a.result() == Attempt.Result.DIED && r.fate() instanceof Fate.Dies;
       if (!refused && !injected && !died) {
-        v.add("S2: replica " + rec.replica.id() + " crossed " + run.scenario().hazard().story + " and got " + a
+        v.add("S2: replica " + r.id() + " crossed " + run.scenario().hazard().story + " and got " + a
             + " instead of a refusal (" + run.scenario().hazard().refusal() + ")");
       }
+    }
+    Attempt last = attempts.get(attempts.size() - 1);
+    boolean endsRefused = last.result() == Attempt.Result.IO_ERROR && last.detail() != null
+        && last.detail().contains(run.scenario().hazard().refusal());
+    if (!endsRefused && last.result() != Attempt.Result.DIED) {
+      v.add("S2: replica " + r.id() + " crossed " + run.scenario().hazard().story + " and its last attempt got " + last
+          + " instead of a refusal (" + run.scenario().hazard().refusal() + ")");
     }
   }
 

@@ -9,9 +9,10 @@ import net.jqwik.api.Tuple;
 
 /**
  * The scenario generator. Each backend has a {@link Profile}: which operations its seam sees, which
- * faults and deaths it can inject, how often a healthy replica runs in its own JVM. Every choice
+ * faults and deaths it can inject, how often a healthy replica runs in its own JVM, its critical steps
+ * (where stalls and deaths are drawn more often), its pointer-lock step and its hazards. Every choice
  * shrinks toward the plain case (one pipeline, no delay, payload 'A', old build, same window,
- * finishes, first occurrence), so a shrunk failure keeps only what matters.
+ * finishes, first occurrence, no hazard), so a shrunk failure keeps only what matters.
  */
 final class Scenarios {
   private Scenarios() {}
@@ -111,7 +112,10 @@ final class Scenarios {
     Arbitrary<Step> criticalStep = Arbitraries.of(weighted);
     Arbitrary<Fate> diesCritical = Combinators.combine(Arbitraries.of(profile.deaths()), criticalStep).as(Fate.Dies::new);
     Arbitrary<Integer> millis = Arbitraries.integers().between(20, 200);
-    Arbitrary<Fate> stallCritical = Combinators.combine(criticalStep, millis).as(Fate.Stalls::new);
+    // Longer at a critical step: the others must find the object and point at it within the stall,
+    // which on a loaded machine takes a few hundred milliseconds.
+    Arbitrary<Fate> stallCritical = Combinators.combine(criticalStep, Arbitraries.integers().between(50, 500))
+        .as(Fate.Stalls::new);
     Arbitrary<Fate> stallAnywhere = Combinators.combine(deathStep, millis).as(Fate.Stalls::new);
     Arbitrary<Fate> stalls = Arbitraries.frequencyOf(Tuple.of(5, stallCritical), Tuple.of(2, stallAnywhere));
     // A stalled lock holder costs its scenario LOCK_STALL_MS: about one replica in 140 draws it.
