@@ -24,6 +24,7 @@ final class ScenarioCheck {
       if (i == 0) {
         result.fates().forEach(f -> Statistics.label("fates").collect(f));
         Statistics.label("replicas").collect(scenario.replicas().size());
+        Statistics.label("hazards").collect(scenario.hazard());
       }
       if (!result.violations().isEmpty()) {
         FuzzBudget.markFailed();

@@ -105,7 +105,8 @@ final class ScenarioRunner {
       for (ReplicaRecord rec : record.replicas()) {
         Fate f = rec.replica.fate();
         String what = f instanceof Fate.Dies d ? d.death().name() : f instanceof Fate.Faulted x ? x.fault().name()
-            : f instanceof Fate.Stalls st ? "STALL" : null;
+            : f instanceof Fate.Stalls st ? (st.millis() >= Scenarios.LOCK_STALL_MS ? "LOCK_STALL" : "STALL")
+            : f instanceof Fate.ClockAhead ? "CLOCK_AHEAD" : null;
         if (what != null) {
           boolean hit = rec.stepReached || rec.attempts().stream().anyMatch(a -> a.result() != Attempt.Result.OK);
           fates.add(what + (hit ? " hit" : " step not reached"));
