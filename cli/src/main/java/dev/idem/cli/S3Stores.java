@@ -19,7 +19,7 @@ import java.util.Map;
  * The S3 half of {@link StoreUris} and {@link ExitCodes}: the one command-line class that names the S3
  * store, its credentials or the JDK's HTTP client. The JVM loads a class on first use, so a process
  * that never meets an {@code s3://} URI never loads this one, and with it none of {@code
- * dev.idem.store.s3}, {@code java.net.http} or {@code javax.xml}: {@code idem --help}, {@code idem
+ * dev.idem.store.s3} (its XML parser included) or {@code java.net.http}: {@code idem --help}, {@code idem
  * key} and a {@code file:} publish start without them (LazyStoreLoadingE2E checks it in a child JVM).
  * Nothing here reads or writes a store; opening one creates nothing.
  */

@@ -23,7 +23,8 @@
  *       is an error, never silently skipped.
  *   <li>Every class is immutable or documents exactly what is synchronized; time comes from
  *       an injected UTC {@link java.time.Clock}, so tests are deterministic.
- *   <li>Only the JDK ({@code java.net.http}, {@code java.xml}) and Caffeine are used.
+ *   <li>Only the JDK ({@code java.net.http}), Caffeine and the store's own XML parser ({@code
+ *       dev.idem.store.s3.xml}) are used.
  * </ul>
  */
 package dev.idem.store.s3.auth;

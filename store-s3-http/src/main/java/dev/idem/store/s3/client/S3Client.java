@@ -372,8 +372,9 @@ public final class S3Client {
     putIf(query, "prefix", prefix);
     putIf(query, "key-marker", keyMarker);
     putIf(query, "upload-id-marker", uploadIdMarker);
-    Reply r = transport.exchange(new Call("GET", bucket, null, query, Map.of(), RequestBody.empty(), Set.of()));
-    return S3Xml.parseUploads(r.body(), addressing.describe("GET", bucket, null, query));
+    String what = addressing.describe("GET", bucket, null, query);
+    return transport.exchange(new Call("GET", bucket, null, query, Map.of(), RequestBody.empty(), Set.of()),
+        body -> S3Xml.parseUploads(body, what));
   }
 
   // ---------------------------------------------------------------- listings
@@ -400,8 +401,9 @@ public final class S3Client {
     if (keyMarker != null) {
       putIf(query, "version-id-marker", versionIdMarker);
     }
-    Reply r = transport.exchange(new Call("GET", bucket, null, query, Map.of(), RequestBody.empty(), Set.of()));
-    return S3Xml.parseVersions(r.body(), addressing.describe("GET", bucket, null, query));
+    String what = addressing.describe("GET", bucket, null, query);
+    return transport.exchange(new Call("GET", bucket, null, query, Map.of(), RequestBody.empty(), Set.of()),
+        body -> S3Xml.parseVersions(body, what));
   }
 
   /** ListObjectsV2, one page of at most {@code maxKeys} objects. */
@@ -414,8 +416,9 @@ public final class S3Client {
     putIf(query, "prefix", prefix);
     putIf(query, "start-after", startAfter);
     putIf(query, "continuation-token", continuationToken);
-    Reply r = transport.exchange(new Call("GET", bucket, null, query, Map.of(), RequestBody.empty(), Set.of()));
-    return S3Xml.parseObjects(r.body(), addressing.describe("GET", bucket, null, query));
+    String what = addressing.describe("GET", bucket, null, query);
+    return transport.exchange(new Call("GET", bucket, null, query, Map.of(), RequestBody.empty(), Set.of()),
+        body -> S3Xml.parseObjects(body, what));
   }
 
   // ---------------------------------------------------------------- buckets

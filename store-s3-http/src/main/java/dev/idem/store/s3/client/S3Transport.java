@@ -4,6 +4,7 @@ import dev.idem.store.s3.auth.AwsCredentials;
 import dev.idem.store.s3.auth.CredentialsProvider;
 import dev.idem.store.s3.auth.SigV4Signer;
 import dev.idem.store.s3.http.BodyDeadline;
+import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
@@ -14,12 +15,14 @@ import java.net.http.HttpHeaders;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
 /**
@@ -35,6 +38,8 @@ import java.util.function.LongSupplier;
  *   <li>Send. The headers must arrive within the request timeout, and the body, buffered or streamed,
  *       within that timeout plus a second per MiB of its length ({@link BodyDeadline}); a body that
  *       stalls fails with {@link java.net.http.HttpTimeoutException} naming the request.
+ *       A listing's 2xx body is parsed as it arrives by the call's {@link BodyReader} (never held whole;
+ *       past the call's size bound it fails as a {@link MalformedReplyException}).
  *       Statuses the {@link Call} accepts come back as a {@link Reply}; any other non-2xx reply
  *       is parsed into an {@link S3Exception}, and so is a 2xx reply whose body is an {@code <Error>}
  *       when the call says the operation can fail that way ({@link Call#withErrorIn200()}).
@@ -139,7 +144,28 @@ final class S3Transport {
   /** One reply: {@code body} for buffered calls, {@code stream} for streamed successes. */
   record Reply(int status, HttpHeaders headers, byte[] body, InputStream stream, int attempts) {}
 
+  /**
+   * Reads a 2xx reply's body as it arrives ({@code body} ends where the reply does, and fails with a
+   * {@link MalformedReplyException} past the call's size bound). A {@link MalformedReplyException} is
+   * the reply's fault and ends the call; any other {@link IOException} is a failed read and is retried
+   * like a failed send.
+   */
+  interface BodyReader<T> {
+    T read(InputStream body) throws IOException;
+  }
+
   Reply exchange(Call c) throws IOException {
+    return exchange(c, null, value -> { });
+  }
+
+  /** Sends {@code c} and returns what {@code reader} makes of the 2xx reply's body, read as it arrives. */
+  <T> T exchange(Call c, BodyReader<T> reader) throws IOException {
+    List<T> value = new ArrayList<>(1);
+    exchange(c, reader, value::add);
+    return value.get(0);
+  }
+
+  private <T> Reply exchange(Call c, BodyReader<T> reader, Consumer<T> sink) throws IOException {
     URI uri = addressing.uri(c.bucket, c.key, c.query);
     for (int attempt = 1; ; attempt++) {
       // Outside the retry: a credentials failure is the provider's to retry, and is reported as it is.
@@ -161,6 +187,21 @@ final class S3Transport {
       if (success && c.stream) {
         return new Reply(status, response.headers(), null,
             BodyDeadline.wrap(response.body(), bodyDeadline(response.headers(), 0), describe(c)), attempt);
+      }
+      if (success && reader != null) {
+        T value;
+        try (InputStream in = BodyDeadline.wrap(response.body(), bodyDeadline(response.headers(), c.maxBody),
+            describe(c))) {
+          value = reader.read(new Bounded(in, c.maxBody, describe(c)));
+        } catch (MalformedReplyException e) {
+          throw e;
+        } catch (IOException e) {
+          retryOrThrow(c, attempt, new IOException(describe(c) + " failed reading the reply: "
+              + reason(e) + " (after " + attempt + " attempts)", e));
+          continue;
+        }
+        sink.accept(value);
+        return new Reply(status, response.headers(), null, null, attempt);
       }
       byte[] body;
       int max = success || c.accept.contains(status) ? c.maxBody : MAX_ERROR_BODY;
@@ -270,6 +311,44 @@ final class S3Transport {
         throw new MalformedReplyException(describe(c), "reply larger than " + max + " bytes");
       }
       return bytes;
+    }
+  }
+
+  /** A reply body that fails, naming the request, once it has given more than {@code max} bytes. */
+  private static final class Bounded extends FilterInputStream {
+    private final int max;
+    private final String what;
+    private long count;
+
+    Bounded(InputStream in, int max, String what) {
+      super(in);
+      this.max = max;
+      this.what = what;
+    }
+
+    @Override
+    public int read() throws IOException {
+      int b = in.read();
+      if (b >= 0) {
+        counted(1);
+      }
+      return b;
+    }
+
+    @Override
+    public int read(byte[] b, int off, int len) throws IOException {
+      int n = in.read(b, off, len);
+      if (n > 0) {
+        counted(n);
+      }
+      return n;
+    }
+
+    private void counted(int n) throws MalformedReplyException {
+      count += n;
+      if (count > max) {
+        throw new MalformedReplyException(what, "reply larger than " + max + " bytes");
+      }
     }
   }
 

@@ -237,6 +237,39 @@ class S3ClientFaultsTest {
   }
 
   @Test
+  void listVersions_connectionCutMidPage_retriedNotReportedAsMalformed() throws IOException {
+    // The page is parsed as it arrives: a read failure halfway through is the connection's, and retried.
+    server.then(new CutReply(200, Map.of(), "<ListVersionsResult><Version><Key>k".getBytes(StandardCharsets.UTF_8)),
+        ok("<ListVersionsResult><IsTruncated>false</IsTruncated><Version><Key>k</Key><VersionId>1</VersionId>"
+            + "<LastModified>2024-01-01T00:00:00Z</LastModified><ETag>\"e\"</ETag><Size>3</Size></Version>"
+            + "</ListVersionsResult>"));
+    VersionsPage page = client.listVersions("bkt", null, null, null, 10);
+    assertEquals(1, page.versions().size());
+    assertEquals("e", page.versions().get(0).etag());
+  }
+
+  @Test
+  void listVersions_pageLargerThanTheBound_malformedReplyNotRetried() {
+    byte[] huge = new byte[16 * 1024 * 1024 + 64];
+    java.util.Arrays.fill(huge, (byte) ' ');
+    byte[] open = "<ListVersionsResult>".getBytes(StandardCharsets.UTF_8);
+    System.arraycopy(open, 0, huge, 0, open.length);
+    server.then(new Reply(200, Map.of(), huge));
+    MalformedReplyException e = assertThrows(MalformedReplyException.class,
+        () -> client.listVersions("bkt", null, null, null, 10));
+    assertTrue(e.getMessage().endsWith("reply larger than 16777216 bytes"), e.getMessage());
+  }
+
+  @Test
+  void listVersions_unknownEntity_malformedReplyNamingThePosition() {
+    server.then(ok("<ListVersionsResult>\n<Version><Key>&nbsp;</Key></Version></ListVersionsResult>"));
+    MalformedReplyException e = assertThrows(MalformedReplyException.class,
+        () -> client.listVersions("bkt", null, null, null, 10));
+    assertTrue(e.getMessage().endsWith("not well-formed XML at line 2, byte 40: unknown entity &nbsp; "
+        + "(only the five predefined ones are supported)"), e.getMessage());
+  }
+
+  @Test
   void listObjects_truncatedWithoutToken_malformedReplyNotEndlessLoop() {
     server.then(ok("<ListBucketResult><IsTruncated>true</IsTruncated></ListBucketResult>"));
     MalformedReplyException e = assertThrows(MalformedReplyException.class,
