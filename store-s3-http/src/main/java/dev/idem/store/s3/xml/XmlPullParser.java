@@ -62,9 +62,12 @@ public final class XmlPullParser {
   private final int[] nameOff;
   private final int[] nameLen;
   private final int[] localOff;
+  /** The hash of each open element's local name, computed as it is read, for the name cache. */
+  private final int[] localHash;
   /** The stack slot of the element of the current START_ELEMENT or END_ELEMENT event. */
   private int current;
   private final String[] nameCache = new String[NAME_CACHE];
+  private final char[][] nameCacheChars = new char[NAME_CACHE][];
   private final StringBuilder text = new StringBuilder();
   private final List<String> attributes = new ArrayList<>();
 
@@ -83,6 +86,7 @@ public final class XmlPullParser {
     this.nameOff = new int[maxDepth + 1];
     this.nameLen = new int[maxDepth + 1];
     this.localOff = new int[maxDepth + 1];
+    this.localHash = new int[maxDepth + 1];
   }
 
   /**
@@ -125,24 +129,14 @@ public final class XmlPullParser {
     }
     int off = localOff[current];
     int len = nameOff[current] + nameLen[current] - off;
-    int h = 0;
-    for (int i = 0; i < len; i++) {
-      h = 31 * h + names[off + i];
-    }
+    int h = localHash[current];
     int slot = (h ^ (h >>> 7)) & (NAME_CACHE - 1);
-    String cached = nameCache[slot];
-    if (cached != null && cached.length() == len) {
-      int i = 0;
-      while (i < len && cached.charAt(i) == names[off + i]) {
-        i++;
-      }
-      if (i == len) {
-        return cached;
-      }
+    char[] cached = nameCacheChars[slot];
+    if (cached != null && cached.length == len && Arrays.equals(cached, 0, len, names, off, off + len)) {
+      return nameCache[slot];
     }
-    String s = new String(names, off, len);
-    nameCache[slot] = s;
-    return s;
+    nameCacheChars[slot] = Arrays.copyOfRange(names, off, off + len);
+    return nameCache[slot] = new String(names, off, len);
   }
 
   /** The character data of the current TEXT event. */
@@ -321,6 +315,7 @@ public final class XmlPullParser {
     nameOff[depth] = off;
     nameLen[depth] = readName(off);
     localOff[depth] = lastLocal;
+    localHash[depth] = lastHash;
     current = depth++;
     rootSeen = true;
     attributes.clear();
@@ -399,39 +394,47 @@ public final class XmlPullParser {
 
   // ------------------------------------------------------------------ lexical pieces
 
-  /** Offset of the local part of the name {@link #readName} read last. */
+  /** Offset and hash of the local part of the name {@link #readName} read last. */
   private int lastLocal;
+  private int lastHash;
 
   /** Reads a name into {@code names} at {@code off}; returns its length in chars. */
   private int readName(int off) throws IOException {
     int len = 0;
+    int h = 0;
     lastLocal = off;
     while (true) {
       if (pos >= limit && !ensure(1)) {
         break;
       }
+      if (off + len + 2 > names.length) {
+        names = Arrays.copyOf(names, names.length * 2);
+      }
       byte b = buf[pos];
-      int c;
       if (b >= 0) {
         if (!(len == 0 ? isNameStart(b) : isNameChar(b))) {
           break;
         }
         pos++;
-        c = b;
+        names[off + len++] = (char) b;
+        h = 31 * h + b;
+        if (b == ':') {
+          lastLocal = off + len;
+          h = 0;
+        }
       } else {
-        c = readChar();
+        int c = readChar();
         if (!(len == 0 ? isNameStart(c) : isNameChar(c))) {
           throw error("character U+" + Integer.toHexString(c).toUpperCase() + " not allowed in a name");
         }
-      }
-      if (off + len + 2 > names.length) {
-        names = Arrays.copyOf(names, names.length * 2);
-      }
-      len += Character.toChars(c, names, off + len);
-      if (c == ':') {
-        lastLocal = off + len;
+        int n = Character.toChars(c, names, off + len);
+        for (int i = 0; i < n; i++) {
+          h = 31 * h + names[off + len + i];
+        }
+        len += n;
       }
     }
+    lastHash = h;
     if (len == 0) {
       throw error("name expected");
     }
