@@ -10,6 +10,9 @@
 #   REF_MAX_VERSIONS=N  skip the reference above N versions (it holds the whole listing as JSON in
 #                       memory, twice, and parses it in Python): say so in the table (default: never skip)
 #   LIST_PARALLELISM=N  idem scan --list-parallelism (default 16, the command's default)
+#   IDEM_JAR=PATH       the idem jar to time (default cli/target/idem-cli.jar, built when missing)
+#   BASELINE_JAR=PATH   also time this other idem jar (an older build, its lib/ beside it) in the same
+#                       runs, interleaved, with the same check of its DIVERGENT lines; two more columns
 #
 # Both scans must report the same divergent keys; the script fails otherwise. It installs awscli, jq
 # and GNU time from Debian's packages when missing, starts the listing server
@@ -36,7 +39,8 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 
 cd "$root"
-jar="cli/target/idem-cli.jar"
+jar="${IDEM_JAR:-cli/target/idem-cli.jar}"
+baseline="${BASELINE_JAR:-}"
 if [ ! -f "$jar" ]; then
   ./mvnw -q -B -DskipTests package -pl cli -am >&2
 fi
@@ -98,8 +102,12 @@ timed() { # name
   echo "scale=3; ($end - $start) / 1000000000" | bc
   tail -n 1 "$work/$name.rss" > "$work/$name.rss.tmp" && mv "$work/$name.rss.tmp" "$work/$name.rss"
 }
-export -f ref idem_scan
-export work bucket prefix jar parallelism
+baseline_scan() {
+  java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -jar "$baseline" scan --store "s3://$bucket" --prefix "$prefix" \
+    --list-parallelism "$parallelism"
+}
+export -f ref idem_scan baseline_scan
+export work bucket prefix jar baseline parallelism
 
 median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
@@ -125,6 +133,7 @@ for scale in $scales; do
     if [ "$ref_max" -gt 0 ] && [ "$total" -gt "$ref_max" ]; then skip_ref=true; fi
     t_ref=()
     t_idem=()
+    t_base=()
     for i in $(seq 1 "$runs"); do
       last_ref=skipped
       if ! $skip_ref; then
@@ -132,7 +141,12 @@ for scale in $scales; do
         t_ref+=("$last_ref")
       fi
       t_idem+=("$(timed idem_scan)")
-      echo "$total versions, ${latency} ms: run $i: reference $last_ref s, idem ${t_idem[-1]} s" >&2
+      last_base=""
+      if [ -n "$baseline" ]; then
+        t_base+=("$(timed baseline_scan)")
+        last_base=", baseline ${t_base[-1]} s"
+      fi
+      echo "$total versions, ${latency} ms: run $i: reference $last_ref s, idem ${t_idem[-1]} s$last_base" >&2
     done
     stop_server
 
@@ -145,8 +159,18 @@ for scale in $scales; do
     fi
     m_idem="$(median "${t_idem[@]}")"
     rss_idem=$(( $(cat "$work/idem_scan.rss") / 1024 ))
+    base_cols=""
+    if [ -n "$baseline" ]; then
+      if ! diff <(sort "$work/baseline_scan.out") <(sort "$work/idem_scan.out") >"$work/diff"; then
+        echo "idem and the baseline jar disagree at $total versions, $latency ms:" >&2
+        head -20 "$work/diff" >&2
+        exit 1
+      fi
+      m_base="$(median "${t_base[@]}")"
+      base_cols=" $m_base | $(echo "scale=2; $m_base / $m_idem" | bc) |"
+    fi
     if $skip_ref; then
-      rows+=("| $total | $keys | $latency | skipped (REF_MAX_VERSIONS=$ref_max) | | $m_idem | $rss_idem | | $divergent |")
+      rows+=("| $total | $keys | $latency | skipped (REF_MAX_VERSIONS=$ref_max) | | $m_idem | $rss_idem | | $divergent |$base_cols")
     else
       # Same divergent keys, same reference lines.
       if ! diff <(sort "$work/ref.out") <(sort "$work/idem_scan.out") >"$work/diff"; then
@@ -155,16 +179,22 @@ for scale in $scales; do
         exit 1
       fi
       m_ref="$(median "${t_ref[@]}")"
-      rows+=("| $total | $keys | $latency | $m_ref | $(( $(cat "$work/ref.rss") / 1024 )) | $m_idem | $rss_idem | $(echo "scale=1; $m_ref / $m_idem" | bc) | $divergent (same lines) |")
+      rows+=("| $total | $keys | $latency | $m_ref | $(( $(cat "$work/ref.rss") / 1024 )) | $m_idem | $rss_idem | $(echo "scale=1; $m_ref / $m_idem" | bc) | $divergent (same lines) |$base_cols")
     fi
   done
 done
 
+head_extra=""
+rule_extra=""
+if [ -n "$baseline" ]; then
+  head_extra=" baseline idem wall (s) | baseline / idem |"
+  rule_extra="---:|---:|"
+fi
 cat <<TABLE
-| versions | keys | latency per request (ms) | reference wall (s) | reference peak RSS (MiB) | idem wall (s) | idem peak RSS (MiB) | reference / idem | divergent keys |
-|---:|---:|---:|---:|---:|---:|---:|---:|---|
+| versions | keys | latency per request (ms) | reference wall (s) | reference peak RSS (MiB) | idem wall (s) | idem peak RSS (MiB) | reference / idem | divergent keys |$head_extra
+|---:|---:|---:|---:|---:|---:|---:|---:|---|$rule_extra
 $(printf '%s\n' "${rows[@]}")
 
-Median of $runs runs per cell; reference: aws s3api list-object-versions + jq; idem: java -jar idem-cli.jar scan --prefix $prefix --list-parallelism $parallelism (-XX:TieredStopAtLevel=1 -XX:+UseSerialGC).
+Median of $runs runs per cell; reference: aws s3api list-object-versions + jq; idem: java -jar idem-cli.jar scan --prefix $prefix --list-parallelism $parallelism (-XX:TieredStopAtLevel=1 -XX:+UseSerialGC)$( [ -n "$baseline" ] && echo "; baseline: $baseline, the same command")$( [ -n "${IDEM_JAR:-}" ] && echo "; idem jar: $jar").
 Machine: $(nproc) cores, $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -n1); load average at the end $(cut -d' ' -f1-3 /proc/loadavg); $(java -version 2>&1 | head -n1); $(aws --version 2>&1); $(jq --version)
 TABLE
