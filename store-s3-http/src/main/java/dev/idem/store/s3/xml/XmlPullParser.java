@@ -42,15 +42,8 @@ public final class XmlPullParser {
   private static final int DEFAULT_MAX_DEPTH = 16;
   private static final int NAME_CACHE = 64;
 
-  private final InputStream in;
+  private final XmlInput src;
   private final int maxDepth;
-  private final byte[] buf = new byte[8192];
-  private int pos;
-  private int limit;
-  private boolean eof;
-  /** Bytes before {@code buf[0]}, and the line feeds among them: for positions in messages. */
-  private long base;
-  private long linesBefore;
 
   private int event;
   private boolean started;
@@ -81,7 +74,7 @@ public final class XmlPullParser {
     if (maxDepth < 1) {
       throw new IllegalArgumentException("maxDepth must be positive, was " + maxDepth);
     }
-    this.in = in;
+    this.src = new XmlInput(in);
     this.maxDepth = maxDepth;
     this.nameOff = new int[maxDepth + 1];
     this.nameLen = new int[maxDepth + 1];
@@ -162,7 +155,7 @@ public final class XmlPullParser {
       if (e == TEXT) {
         result = text.toString(); // text is coalesced: at most one TEXT event before the end tag
       } else {
-        throw error("element <" + localName() + "> where only text was expected");
+        throw src.error("element <" + localName() + "> where only text was expected");
       }
     }
     return result;
@@ -182,11 +175,11 @@ public final class XmlPullParser {
   // ------------------------------------------------------------------ document structure
 
   private void prolog() throws IOException {
-    if (ensure(3) && (buf[pos] & 0xff) == 0xEF && (buf[pos + 1] & 0xff) == 0xBB && (buf[pos + 2] & 0xff) == 0xBF) {
-      pos += 3;
+    if (src.ensure(3) && (src.buf[src.pos] & 0xff) == 0xEF && (src.buf[src.pos + 1] & 0xff) == 0xBB && (src.buf[src.pos + 2] & 0xff) == 0xBF) {
+      src.pos += 3;
     }
-    if (startsWith("<?xml") && ensure(6) && isSpace(buf[pos + 5])) {
-      pos += 5;
+    if (src.startsWith("<?xml") && src.ensure(6) && XmlInput.isSpace(src.buf[src.pos + 5])) {
+      src.pos += 5;
       xmlDeclaration();
     }
   }
@@ -195,69 +188,69 @@ public final class XmlPullParser {
   private void xmlDeclaration() throws IOException {
     int seen = 0;
     while (true) {
-      boolean space = skipSpace();
-      if (startsWith("?>")) {
-        pos += 2;
+      boolean space = src.skipSpace();
+      if (src.startsWith("?>")) {
+        src.pos += 2;
         break;
       }
       if (!space) {
-        throw error("whitespace expected in the XML declaration");
+        throw src.error("whitespace expected in the XML declaration");
       }
-      String name = asciiToken();
-      skipSpace();
-      expect('=');
-      skipSpace();
-      String value = quotedAscii();
+      String name = src.asciiToken();
+      src.skipSpace();
+      src.expect('=');
+      src.skipSpace();
+      String value = src.quotedAscii();
       if (name.equals("version") && seen == 0) {
         if (!value.equals("1.0")) {
-          throw error("XML version " + value + " is not supported (1.0 only)");
+          throw src.error("XML version " + value + " is not supported (1.0 only)");
         }
         seen = 1;
       } else if (name.equals("encoding") && seen == 1) {
         if (!value.equalsIgnoreCase("UTF-8") && !value.equalsIgnoreCase("US-ASCII")) {
-          throw error("encoding " + value + " is not supported (UTF-8 only)");
+          throw src.error("encoding " + value + " is not supported (UTF-8 only)");
         }
         seen = 2;
       } else if (name.equals("standalone") && seen >= 1 && seen < 3) {
         if (!value.equals("yes") && !value.equals("no")) {
-          throw error("standalone must be yes or no");
+          throw src.error("standalone must be yes or no");
         }
         seen = 3;
       } else {
-        throw error("unexpected '" + name + "' in the XML declaration");
+        throw src.error("unexpected '" + name + "' in the XML declaration");
       }
     }
     if (seen == 0) {
-      throw error("XML declaration without a version");
+      throw src.error("XML declaration without a version");
     }
   }
 
   /** Before and after the root element: whitespace and comments, then the root's start tag or the end. */
   private int outsideRoot() throws IOException {
     while (true) {
-      skipSpace();
-      if (!ensure(1)) {
+      src.skipSpace();
+      if (!src.ensure(1)) {
         if (!rootSeen) {
-          throw error("no root element");
+          throw src.error("no root element");
         }
         return END_DOCUMENT;
       }
-      if (buf[pos] != '<') {
-        throw error("text outside the root element");
+      if (src.buf[src.pos] != '<') {
+        throw src.error("text outside the root element");
       }
-      if (startsWith("<!--")) {
+      if (src.startsWith("<!--")) {
         comment();
         continue;
       }
-      byte b1 = ensure(2) ? buf[pos + 1] : 0;
+      byte b1 = src.ensure(2) ? src.buf[src.pos + 1] : 0;
       if (b1 == '?') {
-        throw error("processing instructions are not supported");
+        throw src.error("processing instructions are not supported");
       } else if (b1 == '!') {
-        throw error(startsWith("<!DOCTYPE") ? "DOCTYPE is not supported" : "unexpected '<!'");
+        throw src.error(src.startsWith("<!DOCTYPE") ? "DOCTYPE is not supported" : "unexpected '<!'");
       } else if (b1 == '/') {
-        throw error("end tag outside the root element");
+        throw src.error("end tag outside the root element");
       } else if (rootSeen) {
-        throw error("more than one root element");
+        throw src.error("more than one root element");
       }
       startTag();
       return START_ELEMENT;
@@ -268,22 +261,22 @@ public final class XmlPullParser {
   private int content() throws IOException {
     text.setLength(0);
     while (true) {
-      if (pos >= limit && !ensure(1)) {
-        throw error("input ends inside <" + new String(names, nameOff[depth - 1], nameLen[depth - 1]) + ">");
+      if (src.pos >= src.limit && !src.ensure(1)) {
+        throw src.error("input ends inside <" + new String(names, nameOff[depth - 1], nameLen[depth - 1]) + ">");
       }
-      byte b = buf[pos];
+      byte b = src.buf[src.pos];
       if ((b >= 0x20 && b != '<' && b != '&' && b != ']') || b == '\n' || b == '\t') {
         text.append((char) b);
-        pos++;
+        src.pos++;
       } else if (b == '<') {
-        byte b1 = ensure(2) ? buf[pos + 1] : 0;
+        byte b1 = src.ensure(2) ? src.buf[src.pos + 1] : 0;
         if (b1 == '!') {
-          if (startsWith("<!--")) {
+          if (src.startsWith("<!--")) {
             comment();
-          } else if (startsWith("<![CDATA[")) {
+          } else if (src.startsWith("<![CDATA[")) {
             cdata();
           } else {
-            throw error(startsWith("<!DOCTYPE") ? "DOCTYPE is not supported" : "unexpected '<!'");
+            throw src.error(src.startsWith("<!DOCTYPE") ? "DOCTYPE is not supported" : "unexpected '<!'");
           }
         } else if (text.length() > 0) {
           return TEXT;
@@ -291,26 +284,26 @@ public final class XmlPullParser {
           endTag();
           return END_ELEMENT;
         } else if (b1 == '?') {
-          throw error("processing instructions are not supported");
+          throw src.error("processing instructions are not supported");
         } else {
           startTag();
           return START_ELEMENT;
         }
       } else if (b == '&') {
         reference(text);
-      } else if (b == ']' && startsWith("]]>")) {
-        throw error("']]>' in text");
+      } else if (b == ']' && src.startsWith("]]>")) {
+        throw src.error("']]>' in text");
       } else {
-        text.appendCodePoint(readChar());
+        text.appendCodePoint(src.readChar());
       }
     }
   }
 
   private void startTag() throws IOException {
     if (depth >= maxDepth) {
-      throw error("elements nested deeper than " + maxDepth);
+      throw src.error("elements nested deeper than " + maxDepth);
     }
-    pos++; // '<'
+    src.pos++; // '<'
     int off = depth == 0 ? 0 : nameOff[depth - 1] + nameLen[depth - 1];
     nameOff[depth] = off;
     nameLen[depth] = readName(off);
@@ -320,25 +313,25 @@ public final class XmlPullParser {
     rootSeen = true;
     attributes.clear();
     while (true) {
-      boolean space = skipSpace();
-      if (!ensure(1)) {
-        throw error("input ends inside a start tag");
+      boolean space = src.skipSpace();
+      if (!src.ensure(1)) {
+        throw src.error("input ends inside a start tag");
       }
-      byte b = buf[pos];
+      byte b = src.buf[src.pos];
       if (b == '>') {
-        pos++;
+        src.pos++;
         return;
       }
       if (b == '/') {
-        if (!startsWith("/>")) {
-          throw error("'/' not followed by '>' in a start tag");
+        if (!src.startsWith("/>")) {
+          throw src.error("'/' not followed by '>' in a start tag");
         }
-        pos += 2;
+        src.pos += 2;
         pendingEnd = true;
         return;
       }
       if (!space) {
-        throw error("whitespace expected before an attribute");
+        throw src.error("whitespace expected before an attribute");
       }
       attribute();
     }
@@ -350,45 +343,45 @@ public final class XmlPullParser {
     int len = readName(off);
     String name = new String(names, off, len);
     if (attributes.contains(name)) {
-      throw error("attribute " + name + " given twice");
+      throw src.error("attribute " + name + " given twice");
     }
     attributes.add(name);
-    skipSpace();
-    expect('=');
-    skipSpace();
-    if (!ensure(1) || (buf[pos] != '"' && buf[pos] != '\'')) {
-      throw error("attribute value must be quoted");
+    src.skipSpace();
+    src.expect('=');
+    src.skipSpace();
+    if (!src.ensure(1) || (src.buf[src.pos] != '"' && src.buf[src.pos] != '\'')) {
+      throw src.error("attribute value must be quoted");
     }
-    byte quote = buf[pos++];
+    byte quote = src.buf[src.pos++];
     while (true) {
-      if (!ensure(1)) {
-        throw error("input ends inside an attribute value");
+      if (!src.ensure(1)) {
+        throw src.error("input ends inside an attribute value");
       }
-      byte b = buf[pos];
+      byte b = src.buf[src.pos];
       if (b == quote) {
-        pos++;
+        src.pos++;
         return;
       } else if (b == '<') {
-        throw error("'<' in an attribute value");
+        throw src.error("'<' in an attribute value");
       } else if (b == '&') {
         reference(null);
       } else {
-        readChar();
+        src.readChar();
       }
     }
   }
 
   private void endTag() throws IOException {
-    pos += 2; // "</"
+    src.pos += 2; // "</"
     int top = depth - 1;
     int off = nameOff[top] + nameLen[top];
     int len = readName(off);
     if (len != nameLen[top] || !Arrays.equals(names, off, off + len, names, nameOff[top], nameOff[top] + len)) {
-      throw error("end tag </" + new String(names, off, len) + "> does not match <"
+      throw src.error("end tag </" + new String(names, off, len) + "> does not match <"
           + new String(names, nameOff[top], nameLen[top]) + ">");
     }
-    skipSpace();
-    expect('>');
+    src.skipSpace();
+    src.expect('>');
     current = --depth;
   }
 
@@ -404,18 +397,18 @@ public final class XmlPullParser {
     int h = 0;
     lastLocal = off;
     while (true) {
-      if (pos >= limit && !ensure(1)) {
+      if (src.pos >= src.limit && !src.ensure(1)) {
         break;
       }
       if (off + len + 2 > names.length) {
         names = Arrays.copyOf(names, names.length * 2);
       }
-      byte b = buf[pos];
+      byte b = src.buf[src.pos];
       if (b >= 0) {
-        if (!(len == 0 ? isNameStart(b) : isNameChar(b))) {
+        if (!(len == 0 ? XmlInput.isNameStart(b) : XmlInput.isNameChar(b))) {
           break;
         }
-        pos++;
+        src.pos++;
         names[off + len++] = (char) b;
         h = 31 * h + b;
         if (b == ':') {
@@ -423,9 +416,9 @@ public final class XmlPullParser {
           h = 0;
         }
       } else {
-        int c = readChar();
-        if (!(len == 0 ? isNameStart(c) : isNameChar(c))) {
-          throw error("character U+" + Integer.toHexString(c).toUpperCase() + " not allowed in a name");
+        int c = src.readChar();
+        if (!(len == 0 ? XmlInput.isNameStart(c) : XmlInput.isNameChar(c))) {
+          throw src.error("character U+" + Integer.toHexString(c).toUpperCase() + " not allowed in a name");
         }
         int n = Character.toChars(c, names, off + len);
         for (int i = 0; i < n; i++) {
@@ -436,47 +429,47 @@ public final class XmlPullParser {
     }
     lastHash = h;
     if (len == 0) {
-      throw error("name expected");
+      throw src.error("name expected");
     }
     return len;
   }
 
   /** {@code &...;} at {@code pos}: appends the character to {@code out} (when not null) or fails. */
   private void reference(StringBuilder out) throws IOException {
-    pos++; // '&'
+    src.pos++; // '&'
     int c;
-    if (ensure(1) && buf[pos] == '#') {
-      pos++;
+    if (src.ensure(1) && src.buf[src.pos] == '#') {
+      src.pos++;
       int radix = 10;
-      if (ensure(1) && buf[pos] == 'x') {
+      if (src.ensure(1) && src.buf[src.pos] == 'x') {
         radix = 16;
-        pos++;
+        src.pos++;
       }
       long value = 0;
       int digits = 0;
-      while (ensure(1) && buf[pos] != ';') {
-        int d = Character.digit(buf[pos], radix);
-        if (d < 0 || buf[pos] < 0) {
-          throw error("malformed character reference");
+      while (src.ensure(1) && src.buf[src.pos] != ';') {
+        int d = Character.digit(src.buf[src.pos], radix);
+        if (d < 0 || src.buf[src.pos] < 0) {
+          throw src.error("malformed character reference");
         }
         value = Math.min(value * radix + d, 0x110000);
         digits++;
-        pos++;
+        src.pos++;
       }
-      if (digits == 0 || !ensure(1)) {
-        throw error("malformed character reference");
+      if (digits == 0 || !src.ensure(1)) {
+        throw src.error("malformed character reference");
       }
-      if (!isXmlChar(value)) {
-        throw error("character reference to a character XML forbids");
+      if (!XmlInput.isXmlChar(value)) {
+        throw src.error("character reference to a character XML forbids");
       }
       c = (int) value;
     } else {
       StringBuilder name = new StringBuilder(8);
-      while (ensure(1) && buf[pos] != ';' && name.length() < 32 && isNameChar(buf[pos])) {
-        name.append((char) buf[pos++]);
+      while (src.ensure(1) && src.buf[src.pos] != ';' && name.length() < 32 && XmlInput.isNameChar(src.buf[src.pos])) {
+        name.append((char) src.buf[src.pos++]);
       }
-      if (!ensure(1) || buf[pos] != ';') {
-        throw error("malformed entity reference");
+      if (!src.ensure(1) || src.buf[src.pos] != ';') {
+        throw src.error("malformed entity reference");
       }
       c = switch (name.toString()) {
         case "lt" -> '<';
@@ -484,224 +477,44 @@ public final class XmlPullParser {
         case "amp" -> '&';
         case "apos" -> '\'';
         case "quot" -> '"';
-        default -> throw error("unknown entity &" + name + "; (only the five predefined ones are supported)");
+        default -> throw src.error("unknown entity &" + name + "; (only the five predefined ones are supported)");
       };
     }
-    pos++; // ';'
+    src.pos++; // ';'
     if (out != null) {
       out.appendCodePoint(c);
     }
   }
 
   private void comment() throws IOException {
-    pos += 4; // "<!--"
+    src.pos += 4; // "<!--"
     while (true) {
-      if (!ensure(1)) {
-        throw error("input ends inside a comment");
+      if (!src.ensure(1)) {
+        throw src.error("input ends inside a comment");
       }
-      if (buf[pos] == '-' && startsWith("--")) {
-        if (!startsWith("-->")) {
-          throw error("'--' inside a comment");
+      if (src.buf[src.pos] == '-' && src.startsWith("--")) {
+        if (!src.startsWith("-->")) {
+          throw src.error("'--' inside a comment");
         }
-        pos += 3;
+        src.pos += 3;
         return;
       }
-      readChar();
+      src.readChar();
     }
   }
 
   private void cdata() throws IOException {
-    pos += 9; // "<![CDATA["
+    src.pos += 9; // "<![CDATA["
     while (true) {
-      if (!ensure(1)) {
-        throw error("input ends inside a CDATA section");
+      if (!src.ensure(1)) {
+        throw src.error("input ends inside a CDATA section");
       }
-      if (buf[pos] == ']' && startsWith("]]>")) {
-        pos += 3;
+      if (src.buf[src.pos] == ']' && src.startsWith("]]>")) {
+        src.pos += 3;
         return;
       }
-      text.appendCodePoint(readChar());
+      text.appendCodePoint(src.readChar());
     }
   }
 
-  /**
-   * One character at {@code pos} (there is at least one byte), decoded from UTF-8, with a line end
-   * ({@code \r\n} or a lone {@code \r}) read as {@code \n}; a byte sequence that is not UTF-8 or a
-   * character XML forbids fails.
-   */
-  private int readChar() throws IOException {
-    int b = buf[pos] & 0xff;
-    if (b < 0x80) {
-      pos++;
-      if (b >= 0x20 || b == '\n' || b == '\t') {
-        return b;
-      }
-      if (b == '\r') {
-        if (ensure(1) && buf[pos] == '\n') {
-          pos++;
-        }
-        return '\n';
-      }
-      pos--;
-      throw error("control character U+" + Integer.toHexString(b).toUpperCase() + " not allowed in XML");
-    }
-    int more;
-    int c;
-    int min;
-    if ((b & 0xE0) == 0xC0) {
-      more = 1;
-      c = b & 0x1F;
-      min = 0x80;
-    } else if ((b & 0xF0) == 0xE0) {
-      more = 2;
-      c = b & 0x0F;
-      min = 0x800;
-    } else if ((b & 0xF8) == 0xF0) {
-      more = 3;
-      c = b & 0x07;
-      min = 0x10000;
-    } else {
-      throw error("invalid UTF-8");
-    }
-    if (!ensure(more + 1)) {
-      throw error("invalid UTF-8 (input ends inside a character)");
-    }
-    for (int i = 1; i <= more; i++) {
-      int n = buf[pos + i] & 0xff;
-      if ((n & 0xC0) != 0x80) {
-        throw error("invalid UTF-8");
-      }
-      c = (c << 6) | (n & 0x3F);
-    }
-    if (c < min || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) {
-      throw error("invalid UTF-8");
-    }
-    if (c == 0xFFFE || c == 0xFFFF) {
-      throw error("character U+" + Integer.toHexString(c).toUpperCase() + " not allowed in XML");
-    }
-    pos += more + 1;
-    return c;
-  }
-
-  private boolean skipSpace() throws IOException {
-    boolean any = false;
-    while ((pos < limit || ensure(1)) && isSpace(buf[pos])) {
-      pos++;
-      any = true;
-    }
-    return any;
-  }
-
-  private void expect(char c) throws IOException {
-    if (!ensure(1) || buf[pos] != c) {
-      throw error("'" + c + "' expected");
-    }
-    pos++;
-  }
-
-  /** A short ASCII name, for the XML declaration. */
-  private String asciiToken() throws IOException {
-    StringBuilder s = new StringBuilder(10);
-    while (ensure(1) && s.length() < 16 && buf[pos] >= 'a' && buf[pos] <= 'z') {
-      s.append((char) buf[pos++]);
-    }
-    if (s.length() == 0) {
-      throw error("malformed XML declaration");
-    }
-    return s.toString();
-  }
-
-  /** A short quoted ASCII value, for the XML declaration. */
-  private String quotedAscii() throws IOException {
-    if (!ensure(1) || (buf[pos] != '"' && buf[pos] != '\'')) {
-      throw error("quoted value expected in the XML declaration");
-    }
-    byte quote = buf[pos++];
-    StringBuilder s = new StringBuilder(10);
-    while (ensure(1) && buf[pos] != quote && s.length() < 40 && buf[pos] > 0x20) {
-      s.append((char) buf[pos++]);
-    }
-    if (!ensure(1) || buf[pos] != quote) {
-      throw error("malformed value in the XML declaration");
-    }
-    pos++;
-    return s.toString();
-  }
-
-  private boolean startsWith(String ascii) throws IOException {
-    int n = ascii.length();
-    if (!ensure(n)) {
-      return false;
-    }
-    for (int i = 0; i < n; i++) {
-      if (buf[pos + i] != ascii.charAt(i)) {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  /** Whether {@code n} bytes are buffered at {@code pos}, reading more when needed ({@code n <= 9}). */
-  private boolean ensure(int n) throws IOException {
-    if (limit - pos >= n) {
-      return true;
-    }
-    if (eof) {
-      return false;
-    }
-    if (pos > 0) {
-      linesBefore += lineFeeds(pos);
-      base += pos;
-      System.arraycopy(buf, pos, buf, 0, limit - pos);
-      limit -= pos;
-      pos = 0;
-    }
-    while (limit < n) {
-      int r = in.read(buf, limit, buf.length - limit);
-      if (r < 0) {
-        eof = true;
-        return false;
-      }
-      limit += r;
-    }
-    return true;
-  }
-
-  private int lineFeeds(int end) {
-    int lines = 0;
-    for (int i = 0; i < end; i++) {
-      if (buf[i] == '\n') {
-        lines++;
-      }
-    }
-    return lines;
-  }
-
-  private XmlSyntaxException error(String reason) {
-    return new XmlSyntaxException(reason, linesBefore + lineFeeds(pos) + 1, base + pos);
-  }
-
-  private static boolean isSpace(byte b) {
-    return b == ' ' || b == '\n' || b == '\t' || b == '\r';
-  }
-
-  private static boolean isNameStart(int c) {
-    if (c < 0x80) {
-      return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == ':';
-    }
-    return (c >= 0xC0 && c <= 0xD6) || (c >= 0xD8 && c <= 0xF6) || (c >= 0xF8 && c <= 0x2FF)
-        || (c >= 0x370 && c <= 0x37D) || (c >= 0x37F && c <= 0x1FFF) || c == 0x200C || c == 0x200D
-        || (c >= 0x2070 && c <= 0x218F) || (c >= 0x2C00 && c <= 0x2FEF) || (c >= 0x3001 && c <= 0xD7FF)
-        || (c >= 0xF900 && c <= 0xFDCF) || (c >= 0xFDF0 && c <= 0xFFFD) || (c >= 0x10000 && c <= 0xEFFFF);
-  }
-
-  private static boolean isNameChar(int c) {
-    return isNameStart(c) || (c >= '0' && c <= '9') || c == '-' || c == '.' || c == 0xB7
-        || (c >= 0x300 && c <= 0x36F) || c == 0x203F || c == 0x2040;
-  }
-
-  private static boolean isXmlChar(long c) {
-    return c == 0x9 || c == 0xA || c == 0xD || (c >= 0x20 && c <= 0xD7FF) || (c >= 0xE000 && c <= 0xFFFD)
-        || (c >= 0x10000 && c <= 0x10FFFF);
-  }
 }
