@@ -45,13 +45,15 @@ class BodyDeadlineTest {
 
   @Test
   void read_blockedPastTheDeadline_wokenWithATimeoutNamingTheRequest() throws IOException {
-    try (InputStream body = BodyDeadline.wrap(new StalledBody(), Duration.ofMillis(50), "GET bkt/k")) {
+    // 1 s, not less: the first byte must be read before the deadline, and at 50 ms a loaded machine
+    // (load 30) once let the deadline fire first.
+    try (InputStream body = BodyDeadline.wrap(new StalledBody(), Duration.ofSeconds(1), "GET bkt/k")) {
       assertEquals('x', body.read());
 
       HttpTimeoutException e = assertTimeoutPreemptively(Duration.ofSeconds(60),
           () -> assertThrows(HttpTimeoutException.class, body::read));
 
-      assertEquals("GET bkt/k: reply body not received within 50 ms (the server sent headers, then stalled)",
+      assertEquals("GET bkt/k: reply body not received within 1000 ms (the server sent headers, then stalled)",
           e.getMessage());
       assertEquals("closed", e.getCause().getMessage());
       assertThrows(HttpTimeoutException.class, body::read, "and every later read");
