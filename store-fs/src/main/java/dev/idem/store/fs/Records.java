@@ -36,11 +36,13 @@ import java.util.concurrent.ThreadLocalRandom;
  * reading, and the name's length already bounds the object names a store can take.)
  *
  * <p><b>Durability, in the order of the objects.</b> A record is written after the object or evidence
- * it describes is durable. DIVERGENT and IDENTICAL records are forced and their directory fsynced before
- * {@code putIfAbsent} returns: a DIVERGENT record is what the scan must find after a power loss (P4, S3).
- * A CREATED record is not forced: the object it describes is itself durable and carries the same
- * content hash (a lost CREATED record only makes {@code stat} and the history hash the object), and a
- * third and fourth fsync on every publish would double its cost.
+ * it describes is durable. A DIVERGENT record is forced and its directory fsynced before {@code
+ * putIfAbsent} returns: it is what the scan must find after a power loss (P4, S3). CREATED and
+ * IDENTICAL records are not forced: the object they describe is itself durable and carries the same
+ * content hash. A lost CREATED record only makes {@code stat} and the history hash the object; a lost
+ * IDENTICAL record only drops one "same bytes written again" from the scan's count of benign
+ * duplicates. Forcing them would add a file and a directory fsync to every publish, and to every
+ * replica of a rolling deployment that meets its twin's object (seven of eight under contention).
  *
  * <p>A failure leaves no record, or a record whose name is whole (content possibly torn), never a
  * changed one. Names are at most 92 characters longer than the object's name; an object name over
@@ -57,7 +59,7 @@ final class Records {
   /** Writes the record of {@code line} for the object called {@code objectName} into {@code dir}. */
   static void write(StorePaths paths, FsOps ops, Path dir, String objectName, Ledger.Line line) throws IOException {
     byte[] bytes = line.format().getBytes(StandardCharsets.UTF_8);
-    boolean durable = line.status() != PutStatus.CREATED;
+    boolean durable = line.status() == PutStatus.DIVERGENT;
     for (int attempt = 1; ; attempt++) {
       Path file = dir.resolve(objectName + SEPARATOR + line.status() + "." + line.sha256() + "."
           + String.format("%016x", ThreadLocalRandom.current().nextLong()));

@@ -33,10 +33,11 @@ import java.util.function.Predicate;
  *       lock was taken;
  *   <li><b>G2</b>: after a pointer rename, the pointer's directory is {@code fsync}ed before the call
  *       returns;
- *   <li><b>S3</b>: a CREATED record is created only after its object's link was made durable; a
+ *   <li><b>S3</b>: a CREATED record is created only after its object's link was made durable, an
+ *       IDENTICAL one only after the object it met had its directory fsynced; a
  *       DIVERGENT record (with divergent bytes kept) only after the evidence link was made durable; a
- *       DIVERGENT or IDENTICAL record is written, {@code force}d and its directory {@code fsync}ed
- *       before the call returns;
+ *       DIVERGENT record is written, {@code force}d and its directory {@code fsync}ed before the call
+ *       returns (CREATED and IDENTICAL records are not forced: their objects are durable);
  *   <li><b>directories</b>: a created directory's parent is {@code fsync}ed before anything is made in
  *       the new directory;
  *   <li><b>deletes</b>: deleting an object, a record or evidence (anything but a {@code .tmp-} file) is
@@ -119,6 +120,12 @@ final class DurabilityOrder {
       int linked = last(calls, i, Op.CREATE_LINK, object::equals);
       if (linked < 0 || find(calls, linked + 1, i, Op.FSYNC_DIRECTORY, object.getParent()) < 0) {
         v.add("S3: CREATED record " + rel(root, record) + " created before its object's link was made durable");
+      }
+      return;
+    }
+    if (name.contains("!IDENTICAL.")) {
+      if (last(calls, i, Op.FSYNC_DIRECTORY, object.getParent()::equals) < 0) {
+        v.add("S3: IDENTICAL record " + rel(root, record) + " created before the object it met was made durable");
       }
       return;
     }

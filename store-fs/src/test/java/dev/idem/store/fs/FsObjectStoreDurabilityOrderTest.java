@@ -83,13 +83,14 @@ class FsObjectStoreDurabilityOrderTest {
   }
 
   @Test
-  void putIfAbsent_identicalFromAnotherInstance_recordForcedAndSynced() throws IOException {
+  void putIfAbsent_identicalFromAnotherInstance_objectSyncedRecordNotForced() throws IOException {
     String k = Fixtures.key("p", 60);
     FsObjectStore.open(root).putIfAbsent(k, Fixtures.bytes("alpha"), "w");
     Writer w = Writer.on(root, true);
     assertEquals(PutStatus.IDENTICAL, w.store().putIfAbsent(k, Fixtures.bytes("alpha"), "w").status());
     w.assertOrdered();
-    assertTrue(w.any(Op.FORCE, "!IDENTICAL."), "the record was forced");
+    assertTrue(w.any(Op.CREATE_NEW, "!IDENTICAL."), "the record was written");
+    assertFalse(w.any(Op.FORCE, "!IDENTICAL."), "an IDENTICAL record costs no fsync: the object it met is durable");
   }
 
   @Test
