@@ -254,6 +254,10 @@ public final class QuickProfile {
         .and(run(options("s3-put-64m", 1, TimeValue.seconds(3), 3, TimeValue.seconds(3))
             .include(S3Bench.class.getName() + "\\.(idemPut|sdkPut)$")
             .param("payloadBytes", Long.toString(64 * MIB))
+            .addProfiler(GCProfiler.class)))
+        .and(run(options("s3-put-256m", 1, TimeValue.seconds(1), 3, TimeValue.seconds(1))
+            .include(S3Bench.class.getName() + "\\.(idemPut|sdkPut)$")
+            .param("payloadBytes", Long.toString(256 * MIB))
             .addProfiler(GCProfiler.class)));
     JmhResults conflicts = run(options("s3-412", 2, TimeValue.seconds(1), 5, TimeValue.seconds(1))
         .include(S3Bench.class.getName() + "\\.(idemPut412|sdkPut412|sdkPut412Head)$")
@@ -264,7 +268,10 @@ public final class QuickProfile {
         .param("payloadBytes", Long.toString(KIB), Long.toString(MIB)))
         .and(run(options("s3-paired-64m", 1, TimeValue.seconds(3), 3, TimeValue.seconds(4))
             .include(S3Bench.class.getName() + "\\.paired$")
-            .param("payloadBytes", Long.toString(64 * MIB))));
+            .param("payloadBytes", Long.toString(64 * MIB))))
+        .and(run(options("s3-paired-256m", 1, TimeValue.seconds(1), 3, TimeValue.seconds(6))
+            .include(S3Bench.class.getName() + "\\.paired$")
+            .param("payloadBytes", Long.toString(256 * MIB))));
     ResultsReport.Table t = report.table("S3 create-only PUT to a fresh key, same local S3Proxy (µs/op and bytes allocated/op)",
         "idem S3ObjectStore.putIfAbsent vs AWS SDK v2 putObject(ifNoneMatch(\"*\")) with its defaults (aws-chunked "
             + "upload, per-chunk signatures, CRC32 trailer), both from the same file. Times are paired (S3Bench.paired "
@@ -273,7 +280,7 @@ public final class QuickProfile {
             + "threads included); the unpaired medians are in brackets for reference.",
         "payload", "calls", "idem µs", "SDK µs", "time idem / SDK", "idem B/op", "SDK B/op", "alloc idem / SDK",
         "idem B/op ÷ payload");
-    for (long size : List.of(KIB, MIB, 64 * MIB)) {
+    for (long size : List.of(KIB, MIB, 64 * MIB, 256 * MIB)) {
       String p = Long.toString(size);
       double rounds = paired.secondary("paired", "rounds", "payloadBytes", p);
       double idemNanos = paired.secondary("paired", "idemNanos", "payloadBytes", p);

@@ -50,8 +50,9 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
  *
  * <ul>
  *   <li>{@code idemPut}: {@code putIfAbsent} of a file payload ({@link Payload#ofFile}, hashed once,
- *       then streamed with the SHA-256 signed; above 16 MiB a multipart upload with 8 MiB parts and
- *       {@code If-None-Match: *} on Complete) to a fresh key: CREATED.
+ *       then streamed with the SHA-256 signed; from 8 MiB a HEAD of the key first; above 100 MiB a
+ *       multipart upload with 8 MiB parts, 4 in flight, and {@code If-None-Match: *} on Complete) to a
+ *       fresh key: CREATED.
  *   <li>{@code sdkPut}: {@code putObject(ifNoneMatch("*"))} with {@code RequestBody.fromFile} to a
  *       fresh key, the SDK's defaults otherwise (one PUT at every size).
  *   <li>{@code idemPut412}: {@code putIfAbsent} of the same bytes to a key that already holds them:
@@ -88,7 +89,7 @@ public class S3Bench {
   static final String ENDPOINT_PROPERTY = "idem.bench.s3.endpoint";
   private static final long DELETE_EACH_CALL_FROM = 16L * 1024 * 1024;
 
-  @Param({"1024", "1048576", "67108864"})
+  @Param({"1024", "1048576", "67108864", "268435456"})
   long payloadBytes;
 
   private S3ProxyServer ownServer;

@@ -44,7 +44,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * module's suite fast; tests isolate themselves with their own buckets ({@link #createBucket}). Tests
  * that kill the server start their own with {@link #start()}.
  *
- * <p>The jar comes from the system property {@code s3proxy.jar} (the module's build copies it to {@code
+ * <p>The server's heap is {@code -Xmx1g}, or the system property {@code s3proxy.xmx} (the benchmarks
+ * store 256 MiB objects in memory). The jar comes from the system property {@code s3proxy.jar} (the module's build copies it to {@code
  * target/s3proxy/s3proxy.jar}), else from the local Maven repository. S3Proxy needs Java 17+; it runs
  * on the same JVM as the tests.
  */
@@ -100,7 +101,8 @@ public final class S3ProxyServer implements AutoCloseable {
           "jclouds.credential=" + SECRET_KEY,
           "") , StandardCharsets.UTF_8);
       Path java = Paths.get(System.getProperty("java.home"), "bin", "java");
-      ProcessBuilder pb = new ProcessBuilder(List.of(java.toString(), "-Xmx1g", "-XX:+UseSerialGC",
+      ProcessBuilder pb = new ProcessBuilder(List.of(java.toString(), "-Xmx" + System.getProperty("s3proxy.xmx", "1g"),
+          "-XX:+UseSerialGC",
           "-jar", jar.toString(), "--properties", props.toString()))
           .redirectErrorStream(true)
           .redirectOutput(log.toFile());
