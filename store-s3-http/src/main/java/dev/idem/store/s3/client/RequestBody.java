@@ -50,12 +50,13 @@ public final class RequestBody {
 
   /**
    * A slice of a buffer the caller keeps unchanged until the request returns (multipart parts); not
-   * copied.
+   * copied, not even into the HTTP client's buffers ({@link SlicePublisher}).
    */
   public static RequestBody ofSlice(byte[] buffer, int offset, int length, String sha256) {
     Objects.checkFromIndexSize(offset, length, buffer.length);
     requireSha(sha256);
-    return new RequestBody(length, sha256, () -> BodyPublishers.ofByteArray(buffer, offset, length));
+    return new RequestBody(length, sha256,
+        () -> BodyPublishers.fromPublisher(new SlicePublisher(buffer, offset, length), length));
   }
 
   /**
