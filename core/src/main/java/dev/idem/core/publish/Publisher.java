@@ -26,7 +26,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * <ol>
  *   <li>refuse a window that has not closed yet, beyond the allowed clock skew (G5, {@link
  *       ClosedWindowGuard}); derive the key from the spec (K1–K3);
- *   <li>if the key already holds an object, skip the task entirely (P5) and go to step 5;
+ *   <li>if the key already holds an object, skip the task entirely (P5) and go to step 6 (the advance);
  *   <li>check the store can be written ({@link ObjectStore#checkWritable}), so a store that cannot take
  *       the result costs no task run;
  *   <li>run the task to produce the payload (only now: the expensive work runs only when needed); a
