@@ -27,8 +27,9 @@ import java.util.Set;
  *       going on (it then reports CREATED, which must survive a power loss);
  *   <li><b>G2 across a power loss</b>: a thread that renamed a pointer into place {@code fsync}s its
  *       directory (else the pointer may revert to an older position after a crash);
- *   <li><b>S3 records in the order of objects</b>: a CREATED or IDENTICAL record is created only
- *       after its object's link was made durable by a directory {@code fsync}; a DIVERGENT record only
+ *   <li><b>S3 records in the order of objects</b>: a CREATED record is created only after its
+ *       object's link was made durable by a directory {@code fsync}, an IDENTICAL one only after its
+ *       thread fsynced the directory of the object it met; a DIVERGENT record only
  *       after the evidence its thread linked was made durable; a DIVERGENT record is {@code force}d
  *       and its directory {@code fsync}ed by its thread before it goes on (the record the scan needs
  *       must survive a power loss; CREATED and IDENTICAL records describe a durable object).
@@ -123,11 +124,19 @@ final class DurabilityLog {
     String name = e.path().getFileName().toString();
     Path object = root.resolve(root.resolve("_idem/records").relativize(e.path().getParent()))
         .resolve(name.substring(0, name.lastIndexOf('!')));
-    if (name.contains("!CREATED.") || name.contains("!IDENTICAL.")) {
+    if (name.contains("!CREATED.")) {
       int linked = lastIndex(i, "createLink", object);
       if (linked < 0 || !syncedBetween(object.getParent(), linked, i)) {
-        v.add("S3: " + (name.contains("!CREATED.") ? "CREATED" : "IDENTICAL") + " record " + rel(e.path())
-            + " was written before its object's link was made durable");
+        v.add("S3: CREATED record " + rel(e.path()) + " was written before its object's link was made durable");
+      }
+      return;
+    }
+    if (name.contains("!IDENTICAL.")) {
+      // The object may have been linked by a replica in another JVM, whose calls this log does not
+      // hold: the rule is the recording thread's own, an fsync of the object's directory before it.
+      if (lastIndex(i, "fsyncDirectory", object.getParent(), e.thread()) < 0) {
+        v.add("S3: IDENTICAL record " + rel(e.path()) + " was written before its thread fsynced the directory"
+            + " of the object it met");
       }
       return;
     }
