@@ -176,6 +176,48 @@ class RetentionTest {
   }
 
   @Test
+  void run_dropDivergentEvidence_clearsTheRecordsOfEveryRetiredKey_andCountsThem() throws Exception {
+    String a = publish(90, true);
+    String b = publish(91, true);
+    String kept = publish(92, true);
+    store.putIfAbsent(a, Payload.ofBytes("other bytes".getBytes()), "w2");
+    store.putIfAbsent(b, Payload.ofBytes("other bytes".getBytes()), "w2");
+    Retention.Report first = new Retention(store, clock).run("daily", new Retention.Policy(1, null, Duration.ZERO, false));
+    assertEquals(List.of(a, b), first.evidenceKept().stream().sorted().toList());
+
+    Retention.Report dropped = new Retention(store, clock).run("daily", new Retention.Policy(1, null, Duration.ZERO, false, true));
+
+    assertEquals(List.of(a, b), dropped.recordsOnly(), "every key the history walk meets, not only the first");
+    assertEquals(4, dropped.records(), "each key's VERSION and DIVERGENT records, summed");
+    assertEquals(List.of(kept), historyKeys());
+  }
+
+  @Test
+  void run_nothingLeftToRetire_reportsTheMarkAnEarlierRunRaised() throws Exception {
+    publish(90, true);
+    publish(91, true);
+    Retention.Report first = new Retention(store, clock).run("daily", new Retention.Policy(1, null, Duration.ZERO, false));
+    assertEquals(90 * DAY, first.retirement().windowStart());
+
+    Retention.Report again = new Retention(store, clock).run("daily", new Retention.Policy(1, null, Duration.ZERO, false));
+
+    assertEquals(List.of(), again.deleted());
+    assertEquals(first.retirement(), again.retirement(), "the pipeline's mark, read back, not forgotten");
+  }
+
+  @Test
+  void run_retiringTheWindowAtTheEpoch_raisesTheMarkToZero() throws Exception {
+    String epoch = publish(0, true);
+    publish(1, true);
+
+    Retention.Report r = new Retention(store, clock).run("daily", new Retention.Policy(1, null, Duration.ZERO, false));
+
+    assertEquals(List.of(epoch), r.deleted());
+    assertEquals(0, r.retirement().windowStart());
+    assertEquals(0, store.readRetirement("daily").orElseThrow().windowStart(), "window 0 is a window like any other");
+  }
+
+  @Test
   void policy_invalid_rejected() {
     assertThrows(IllegalArgumentException.class, () -> new Retention.Policy(0, null, Duration.ZERO, false));
     assertThrows(IllegalArgumentException.class, () -> new Retention.Policy(1, Duration.ofDays(-1), Duration.ZERO, false));
