@@ -32,7 +32,8 @@ import java.util.function.Predicate;
  *       when this instance did not, the object is forced and its directory {@code fsync}ed after the
  *       lock was taken;
  *   <li><b>G2</b>: after a pointer rename, the pointer's directory is {@code fsync}ed before the call
- *       returns;
+ *       returns; the same for a pipeline's retirement mark ({@link RetirementFiles}), which is renamed
+ *       into place beside the pointer (and C1 holds for it: written and forced before the rename);
  *   <li><b>S3</b>: a CREATED record is created only after its object's link was made durable, an
  *       IDENTICAL one only after the object it met had its directory fsynced; a
  *       DIVERGENT record (with divergent bytes kept) only after the evidence link was made durable; a
@@ -83,14 +84,18 @@ final class DurabilityOrder {
           requireParentSynced(calls, i, v);
         }
         case ATOMIC_MOVE -> {
+          boolean mark = p.getFileName().toString().equals(RetirementFiles.FILE);
+          String what = mark ? "retirement mark " : "pointer ";
           if (!writtenThenForced(calls, c.from(), i)) {
-            v.add("C1: pointer " + rel(root, p) + " renamed from " + rel(root, c.from()) + " before it was written and forced");
+            v.add("C1: " + what + rel(root, p) + " renamed from " + rel(root, c.from()) + " before it was written and forced");
           }
           if (find(calls, i + 1, endOf(ends, i, calls.size()), Op.FSYNC_DIRECTORY, p.getParent()) < 0) {
-            v.add("G2: pointer " + rel(root, p) + " renamed but its directory not fsynced before the call returned");
+            v.add("G2: " + what + rel(root, p) + " renamed but its directory not fsynced before the call returned");
           }
           requireParentSynced(calls, i, v);
-          pointerNamesDurableObject(calls, i, v);
+          if (!mark) {
+            pointerNamesDurableObject(calls, i, v);
+          }
         }
         case CREATE_NEW -> {
           if (p.startsWith(records)) {

@@ -8,6 +8,7 @@ import dev.idem.core.store.CasResult;
 import dev.idem.core.store.Pointer;
 import dev.idem.core.store.PointerState;
 import dev.idem.core.store.PutStatus;
+import dev.idem.core.store.Retirement;
 import dev.idem.store.fs.FaultyOps.Call;
 import dev.idem.store.fs.FaultyOps.Op;
 import java.io.IOException;
@@ -172,9 +173,19 @@ class FsObjectStoreDurabilityOrderTest {
     }
   }
 
+  @Test
+  void raiseRetirement_markWrittenForcedRenamedAndItsDirectorySynced() throws IOException {
+    Writer w = Writer.on(root, true);
+    w.store().raiseRetirement(new Retirement("p", 60, Instant.EPOCH, "gc"));
+    w.assertOrdered();
+    Path mark = root.toRealPath().resolve("_idem/pointers/p").resolve(RetirementFiles.FILE);
+    assertTrue(w.rec().calls().stream().anyMatch(c -> c.op() == Op.ATOMIC_MOVE && mark.equals(c.path())),
+        () -> "the mark is renamed into place: " + w.rec().calls());
+  }
+
   /**
    * Each force and directory fsync of a CREATED, a DIVERGENT and an IDENTICAL publish, a pointer swap to
-   * another instance's object and a delete is needed: the rules break when any one is left out.
+   * another instance's object, a raised retirement mark and a delete is needed: the rules break when any one is left out.
    */
   @Test
   void rules_withAnyOneForceOrDirectorySyncLeftOut_reportAViolation() throws IOException {
@@ -188,6 +199,8 @@ class FsObjectStoreDurabilityOrderTest {
     w.store().putIfAbsent(k, Fixtures.bytes("alpha"), "w");
     w.done();
     w.store().compareAndSetPointer("p", null, pointerTo(w.store(), Fixtures.key("p", 120)));
+    w.done();
+    w.store().raiseRetirement(new Retirement("p", 60, Instant.EPOCH, "gc"));
     w.done();
     w.store().delete(k);
     w.assertOrdered();
@@ -204,7 +217,7 @@ class FsObjectStoreDurabilityOrderTest {
         checked++;
       }
     }
-    assertTrue(checked >= 12, "forces and fsyncs checked: " + checked);
+    assertTrue(checked >= 14, "forces and fsyncs checked: " + checked);
   }
 
   /**
