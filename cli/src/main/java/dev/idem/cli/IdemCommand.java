@@ -2,6 +2,7 @@ package dev.idem.cli;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -10,7 +11,7 @@ import picocli.CommandLine.IVersionProvider;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
-/** The top command: lists every subcommand once and holds the {@link CliContext} they share. */
+/** The top command: lists every subcommand once ({@link #COMMANDS}) and holds the {@link CliContext} they share. */
 @Command(
     name = "idem",
     mixinStandardHelpOptions = true,
@@ -21,17 +22,6 @@ import picocli.CommandLine.Spec;
             + "written with different bytes.",
         ""
     },
-    subcommands = {
-        RunCommand.class,
-        KeyCommand.class,
-        PublishCommand.class,
-        GetCommand.class,
-        PointerCommand.class,
-        ScanCommand.class,
-        GcCommand.class,
-        DemoCommand.class,
-        DoctorCommand.class,
-    },
     footerHeading = "%nStores:%n",
     footer = {
         "  file:PATH           a local or shared directory (default: file:.idem)",
@@ -41,6 +31,22 @@ import picocli.CommandLine.Spec;
         "  Pick one with --store URI on any command, or IDEM_STORE.",
     })
 public final class IdemCommand implements Callable<Integer> {
+  /**
+   * Every subcommand, in the order help lists them. Not in the annotation: {@link Main} builds the
+   * full model only of the command a line invokes (reflecting over every command's fields costs
+   * about as much as starting the JVM), and the rest as their names and summaries.
+   */
+  static final List<Class<?>> COMMANDS = List.of(
+      RunCommand.class,
+      KeyCommand.class,
+      PublishCommand.class,
+      GetCommand.class,
+      PointerCommand.class,
+      ScanCommand.class,
+      GcCommand.class,
+      DemoCommand.class,
+      DoctorCommand.class);
+
   private final CliContext context;
 
   @Spec

@@ -1,25 +1,64 @@
 package dev.idem.cli;
 
 import java.io.PrintWriter;
+import java.util.Arrays;
 import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 
 /**
- * Entry point. Builds the command line once with the shared handlers (exit codes, one-line errors,
- * the exit-code table in every help page) and runs it.
+ * Entry point. Builds the command line with the shared handlers (exit codes, one-line errors, the
+ * exit-code table in every help page) and runs it.
+ *
+ * <p>picocli builds a command's model by reflecting over its fields, their annotations and types,
+ * which for all of idem's commands took about as long as starting the JVM. A run needs the full model
+ * of one command only, the one it invokes; the others appear in the top-level help and in "did you
+ * mean" suggestions, which need only their names and summaries. So {@link #commandLineFor(CliContext,
+ * String...)} builds the invoked command in full and the rest as summaries, and
+ * {@link #commandLine(CliContext)} builds everything, for what walks the whole model (documentation,
+ * completion, tests). {@code LazyModelTest} checks that both give the same help and errors.
  */
 public final class Main {
   private Main() {}
 
   public static void main(String[] args) {
     CliContext ctx = CliContext.system();
-    int code = commandLine(ctx).execute(args);
+    int code = commandLineFor(ctx, args).execute(args);
     System.out.flush();
     System.exit(code);
   }
 
-  /** A fully configured command line; callers may replace its out/err writers (tests do). */
+  /** Every command's full model; callers may replace its out/err writers (tests do). */
   public static CommandLine commandLine(CliContext ctx) {
+    return build(ctx, null);
+  }
+
+  /**
+   * The command line to execute {@code args} with: the subcommand they invoke (the first argument
+   * that is not an option) built in full, every other one as its name and summary.
+   */
+  public static CommandLine commandLineFor(CliContext ctx, String... args) {
+    String invoked = "";
+    for (String arg : args) {
+      if (!arg.startsWith("-")) {
+        invoked = arg;
+        break;
+      }
+    }
+    return build(ctx, invoked);
+  }
+
+  /** {@code invoked == null}: every subcommand in full; else only the one of that name or alias. */
+  private static CommandLine build(CliContext ctx, String invoked) {
     CommandLine cl = new CommandLine(new IdemCommand(ctx));
+    for (Class<?> command : IdemCommand.COMMANDS) {
+      Command a = command.getAnnotation(Command.class);
+      if (invoked == null || invoked.equals(a.name()) || Arrays.asList(a.aliases()).contains(invoked)) {
+        cl.addSubcommand(command);
+      } else {
+        cl.addSubcommand(a.name(), summary(a));
+      }
+    }
     ExitCodes codes = new ExitCodes();
     cl.setExitCodeExceptionMapper(codes);
     cl.setExecutionExceptionHandler(new ExitCodes.ExecutionHandler(ctx.env("IDEM_DEBUG") != null));
@@ -30,9 +69,16 @@ public final class Main {
     return cl;
   }
 
+  /** What the top-level help lists of a command it does not run: names, header, description. */
+  private static CommandSpec summary(Command a) {
+    CommandSpec spec = CommandSpec.create().name(a.name()).aliases(a.aliases());
+    spec.usageMessage().header(a.header()).description(a.description()).hidden(a.hidden());
+    return spec;
+  }
+
   /** Convenience for tests and embedding: run with the given writers, return the exit code. */
   public static int execute(CliContext ctx, PrintWriter out, PrintWriter err, String... args) {
-    CommandLine cl = commandLine(ctx);
+    CommandLine cl = commandLineFor(ctx, args);
     cl.setOut(out);
     cl.setErr(err);
     try {
