@@ -3,10 +3,12 @@
 # by side: every round runs each command once, in the same order, so load on the machine hits all of
 # them alike. Prints a markdown table of medians and their ratio to the hello-world floors.
 #
-#   scripts/startup-vs-hello.sh [DIST_DIR] [ROUNDS]
+#   scripts/startup-vs-hello.sh [DIST_DIR] [ROUNDS] [BASELINE_DIST_DIR]
 #
 # DIST_DIR is an unpacked distribution (default: the one `-Pdist package` left in cli/target/dist);
-# ROUNDS defaults to 21. The hello-world main is compiled with $JDK/bin/javac (JDK defaults to
+# ROUNDS defaults to 21. BASELINE_DIST_DIR, another unpacked distribution (an earlier commit's, say),
+# adds its three idem commands to the same rounds, so a change is measured against what it changed
+# in one run. The hello-world main is compiled with $JDK/bin/javac (JDK defaults to
 # JAVA_HOME, else the JDK 25 the dist is built with) for release 17, and run twice: on the dist's own
 # runtime (which has no default CDS archive: jlink leaves it out) and on $JDK itself, whose default
 # CDS archive makes it the lower, stricter floor. Needs bash 5 ($EPOCHREALTIME).
@@ -24,6 +26,12 @@ if [ -z "$dist" ] || [ ! -x "$dist/bin/idem" ]; then
   exit 2
 fi
 dist="${dist%/}"
+base="${3:-}"
+if [ -n "$base" ] && [ ! -x "$base/bin/idem" ]; then
+  echo "startup-vs-hello: no distribution at $base (BASELINE_DIST_DIR)" >&2
+  exit 2
+fi
+base="${base%/}"
 jdk="${JDK:-${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}}"
 if [ ! -x "$jdk/bin/javac" ]; then
   echo "startup-vs-hello: no javac in $jdk (set JDK=/path/to/jdk)" >&2
@@ -51,15 +59,29 @@ labels=(
   "\`idem key ...\`"
   "\`idem publish\` to \`file:\` (new window each run)"
 )
+if [ -n "$base" ]; then
+  "$base/bin/idem" --version >/dev/null
+  names+=(base-help base-key base-publish)
+  labels+=(
+    "\`idem --help\`, baseline"
+    "\`idem key ...\`, baseline"
+    "\`idem publish\` to \`file:\`, baseline"
+  )
+fi
+# run NAME ROUND: one command; the baseline's run from its own directory into its own store.
 run() {
-  case "$1" in
+  local idem="$dist/bin/idem" store="$work/store" n="$1"
+  case "$n" in
+    base-*) idem="$base/bin/idem"; store="$work/base-store"; n="${n#base-}" ;;
+  esac
+  case "$n" in
     hello-jdk) "$jdk/bin/java" -cp "$work" Hello ;;
     hello-dist) "$dist/runtime/bin/java" -cp "$work" Hello ;;
-    help) "$dist/bin/idem" --help ;;
-    key) "$dist/bin/idem" key --pipeline bench --window 1h --schema 1 --input snapshot=v1 ;;
+    help) "$idem" --help ;;
+    key) "$idem" key --pipeline bench --window 1h --schema 1 --input snapshot=v1 ;;
     # Windows long closed, one more each round: each run creates an object and advances the pointer.
-    publish) "$dist/bin/idem" publish --pipeline bench --window 60s --at "$((1726000030 + 60 * $2))" \
-      --schema 1 --store "file:$work/store" --file "$work/payload" ;;
+    publish) "$idem" publish --pipeline bench --window 60s --at "$((1726000030 + 60 * $2))" \
+      --schema 1 --store "file:$store" --file "$work/payload" ;;
   esac
 }
 
