@@ -65,6 +65,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <ol>
  *   <li>Create missing directories for the object and its records, fsyncing each new directory's parent.
+ *   <li>If the key already holds an object whose SHA-256 (read as in the loser's step below) is the
+ *       payload's declared one: {@code fsync} its directory, write an {@code IDENTICAL} record, return
+ *       IDENTICAL. A replica late to a key copies nothing and flushes nothing but that directory.
  *   <li>Create {@code .tmp-<name>.<random>} beside the object ({@code O_EXCL}), copy the payload into
  *       it while hashing, and refuse ({@link Payload.ChangedWhileReadingException}) if the hash is not
  *       the payload's declared SHA-256. {@code fsync} the temporary file.
@@ -286,6 +289,15 @@ public final class FsObjectStore implements ObjectStore {
     paths.ensureDirectory(records);
     requireFileOrNothing(target, "object");
     String declared = payload.sha256();
+    // A replica late to a key another has filled (the usual case in a rolling deploy) compares hashes
+    // before copying anything: the object there is complete (linked only after its fsync), so
+    // identical bytes need no temporary copy and no flush of it, only G1's directory fsync.
+    Optional<ObjectInfo> there = stat(key, target);
+    if (there.isPresent() && there.get().sha256().equals(declared)) {
+      paths.sync(dir, "found " + target + " but could not make it durable");
+      remember(knownKeys, key, seen);
+      return identical(target, there.get(), writerId, payload.schema(), records);
+    }
     try (TempFile temp = TempFile.create(ops, dir, target.getFileName().toString())) {
       MessageDigest md = Sha256.newDigest();
       long size = 0;
@@ -329,9 +341,7 @@ public final class FsObjectStore implements ObjectStore {
   private PutOutcome existing(String key, Path target, ObjectInfo stored, Path temp, String sha, long size,
       String writerId, Integer schema, Path records) throws IOException {
     if (stored.sha256().equals(sha)) {
-      record(records, target, PutStatus.IDENTICAL, Instant.now(), sha, size, writerId, schema,
-          "identical publish of " + target + " could not be recorded");
-      return new PutOutcome(PutStatus.IDENTICAL, stored, sha, size, null);
+      return identical(target, stored, writerId, schema, records);
     }
     String evidenceKey = null;
     if (options.keepDivergentBytes()) {
@@ -348,6 +358,14 @@ public final class FsObjectStore implements ObjectStore {
     record(records, target, PutStatus.DIVERGENT, Instant.now(), sha, size, writerId, schema,
         "divergent publish of " + target + " could not be recorded");
     return new PutOutcome(PutStatus.DIVERGENT, stored, sha, size, evidenceKey);
+  }
+
+  /** Records an IDENTICAL attempt on {@code stored}, whose directory the caller has fsynced (G1). */
+  private PutOutcome identical(Path target, ObjectInfo stored, String writerId, Integer schema, Path records)
+      throws IOException {
+    record(records, target, PutStatus.IDENTICAL, Instant.now(), stored.sha256(), stored.size(), writerId, schema,
+        "identical publish of " + target + " could not be recorded");
+    return new PutOutcome(PutStatus.IDENTICAL, stored, stored.sha256(), stored.size(), null);
   }
 
   /** {@code link(temp, target)}: true if this call created the object, false if one was there. */

@@ -35,7 +35,8 @@ import java.util.function.Predicate;
  *       returns; the same for a pipeline's retirement mark ({@link RetirementFiles}), which is renamed
  *       into place beside the pointer (and C1 holds for it: written and forced before the rename);
  *   <li><b>S3</b>: a CREATED record is created only after its object's link was made durable, an
- *       IDENTICAL one only after the object it met had its directory fsynced; a
+ *       IDENTICAL one only after the object it met had its directory fsynced after this attempt met
+ *       it (a failed link or a stat); a
  *       DIVERGENT record (with divergent bytes kept) only after the evidence link was made durable; a
  *       DIVERGENT record is written, {@code force}d and its directory {@code fsync}ed before the call
  *       returns (CREATED and IDENTICAL records are not forced: their objects are durable);
@@ -129,7 +130,10 @@ final class DurabilityOrder {
       return;
     }
     if (name.contains("!IDENTICAL.")) {
-      if (last(calls, i, Op.FSYNC_DIRECTORY, object.getParent()::equals) < 0) {
+      // The fsync must follow this attempt's look at the object (its failed link, or the stat that
+      // found it): a sync of the directory from before another instance linked it proves nothing.
+      int met = last(calls, i, null, object::equals);
+      if (met < 0 || find(calls, met + 1, i, Op.FSYNC_DIRECTORY, object.getParent()) < 0) {
         v.add("S3: IDENTICAL record " + rel(root, record) + " created before the object it met was made durable");
       }
       return;
@@ -227,10 +231,11 @@ final class DurabilityOrder {
     return -1;
   }
 
+  /** The index of the last call before {@code before} with {@code op} (any op when null) on a path {@code where} accepts. */
   private static int last(List<Call> calls, int before, Op op, Predicate<Path> where) {
     for (int j = before - 1; j >= 0; j--) {
       Call c = calls.get(j);
-      if (c.op() == op && c.path() != null && where.test(c.path())) {
+      if ((op == null || c.op() == op) && c.path() != null && where.test(c.path())) {
         return j;
       }
     }

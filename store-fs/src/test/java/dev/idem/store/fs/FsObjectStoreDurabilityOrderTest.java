@@ -94,6 +94,25 @@ class FsObjectStoreDurabilityOrderTest {
     assertFalse(w.any(Op.FORCE, "!IDENTICAL."), "an IDENTICAL record costs no fsync: the object it met is durable");
   }
 
+  /**
+   * A replica late to a key another has filled (the common case of a rolling deploy) spends no write
+   * and no flush on a copy it would discard: the object there is complete, so the hashes are compared
+   * first. Its one durability call is the directory fsync G1 needs, since the creator may not have
+   * made it yet.
+   */
+  @Test
+  void putIfAbsent_identicalFromAnotherInstance_noTemporaryCopyAndOnlyTheDirectorySynced() throws IOException {
+    String k = Fixtures.key("p", 60);
+    FsObjectStore.open(root).putIfAbsent(k, Fixtures.bytes("alpha"), "w");
+    Writer w = Writer.on(root, true);
+    assertEquals(PutStatus.IDENTICAL, w.store().putIfAbsent(k, Fixtures.bytes("alpha"), "w").status());
+    w.assertOrdered();
+    assertFalse(w.any(Op.CREATE_NEW, ".tmp-"), "no temporary copy of identical bytes");
+    assertFalse(w.any(Op.FORCE, ""), "nothing forced");
+    assertEquals(0, w.count(Op.CREATE_LINK, root.resolve(k)), "no link attempted");
+    assertEquals(1, w.count(Op.FSYNC_DIRECTORY, root.resolve(k).getParent()), "the object's directory synced once");
+  }
+
   @Test
   void putIfAbsent_divergent_evidenceDurableBeforeTheRecord_twiceWithTheSameBytes() throws IOException {
     String k = Fixtures.key("p", 60);
