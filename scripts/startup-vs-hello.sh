@@ -7,7 +7,7 @@
 #
 # DIST_DIR is an unpacked distribution (default: the one `-Pdist package` left in cli/target/dist);
 # ROUNDS defaults to 21. BASELINE_DIST_DIR, another unpacked distribution (an earlier commit's, say),
-# adds its three idem commands to the same rounds, so a change is measured against what it changed
+# adds its four idem commands to the same rounds, so a change is measured against what it changed
 # in one run. The hello-world main is compiled with $JDK/bin/javac (JDK defaults to
 # JAVA_HOME, else the JDK 25 the dist is built with) for release 17, and run twice: on the dist's own
 # runtime (which has no default CDS archive: jlink leaves it out) and on $JDK itself, whose default
@@ -51,21 +51,23 @@ JAVA
 printf 'payload\n' > "$work/payload"
 "$dist/bin/idem" --version >/dev/null
 
-names=(hello-jdk hello-dist help key publish)
+names=(hello-jdk hello-dist help key publish run)
 labels=(
   "hello world, \`$(basename "$jdk")\` (default CDS)"
   "hello world, the dist's runtime"
   "\`idem --help\`"
   "\`idem key ...\`"
   "\`idem publish\` to \`file:\` (new window each run)"
+  "\`idem run\` on \`file:\` (new window each run; the task is \`/bin/sh -c 'echo rows'\`)"
 )
 if [ -n "$base" ]; then
   "$base/bin/idem" --version >/dev/null
-  names+=(base-help base-key base-publish)
+  names+=(base-help base-key base-publish base-run)
   labels+=(
     "\`idem --help\`, baseline"
     "\`idem key ...\`, baseline"
     "\`idem publish\` to \`file:\`, baseline"
+    "\`idem run\` on \`file:\`, baseline"
   )
 fi
 # run NAME ROUND: one command; the baseline's run from its own directory into its own store.
@@ -82,6 +84,9 @@ run() {
     # Windows long closed, one more each round: each run creates an object and advances the pointer.
     publish) "$idem" publish --pipeline bench --window 60s --at "$((1726000030 + 60 * $2))" \
       --schema 1 --store "file:$store" --file "$work/payload" ;;
+    # The scheduled job: runs the task, publishes its stdout, advances the pointer.
+    run) "$idem" run --pipeline job --window 60s --at "$((1726000030 + 60 * $2))" --schema 1 \
+      --store "file:$store" --stdout -- /bin/sh -c 'echo rows' ;;
   esac
 }
 
