@@ -29,7 +29,7 @@ import java.util.Set;
  *       directory (else the pointer may revert to an older position after a crash);
  *   <li><b>S3 records in the order of objects</b>: a CREATED record is created only after its
  *       object's link was made durable by a directory {@code fsync}, an IDENTICAL one only after its
- *       thread fsynced the directory of the object it met; a DIVERGENT record only
+ *       thread fsynced the directory of the object it met or read a CREATED record of it; a DIVERGENT record only
  *       after the evidence its thread linked was made durable; a DIVERGENT record is {@code force}d
  *       and its directory {@code fsync}ed by its thread before it goes on (the record the scan needs
  *       must survive a power loss; CREATED and IDENTICAL records describe a durable object).
@@ -133,10 +133,14 @@ final class DurabilityLog {
     }
     if (name.contains("!IDENTICAL.")) {
       // The object may have been linked by a replica in another JVM, whose calls this log does not
-      // hold: the rule is the recording thread's own, an fsync of the object's directory before it.
-      if (lastIndex(i, "fsyncDirectory", object.getParent(), e.thread()) < 0) {
+      // hold: the rule is the recording thread's own, an fsync of the object's directory before it,
+      // or a CREATED record of the object it read (one is created only after its object's directory
+      // fsync returned, by whichever replica, which the CREATED rule checks where the log holds it).
+      String created = object.getFileName() + "!CREATED.";
+      if (lastIndex(i, "fsyncDirectory", object.getParent(), e.thread()) < 0
+          && !readBefore(i, e.thread(), e.path().getParent(), created)) {
         v.add("S3: IDENTICAL record " + rel(e.path()) + " was written before its thread fsynced the directory"
-            + " of the object it met");
+            + " of the object it met or read a CREATED record of it");
       }
       return;
     }
@@ -195,6 +199,18 @@ final class DurabilityLog {
     for (int j = Math.max(0, from + 1); j < to; j++) {
       Event e = events.get(j);
       if (e.op().equals("fsyncDirectory") && dir.equals(e.path())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Whether {@code thread} read, before event {@code before}, a file in {@code dir} whose name starts with {@code prefix}. */
+  private boolean readBefore(int before, Thread thread, Path dir, String prefix) {
+    for (int j = before - 1; j >= 0; j--) {
+      Event e = events.get(j);
+      if (e.op().equals("readCreatedRecord") && e.thread() == thread && e.path().getParent().equals(dir)
+          && e.path().getFileName().toString().startsWith(prefix)) {
         return true;
       }
     }

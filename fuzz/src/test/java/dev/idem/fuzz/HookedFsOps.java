@@ -113,7 +113,12 @@ final class HookedFsOps implements FsOps {
   }
 
   @Override public InputStream newInputStream(Path file) throws IOException {
-    return d.newInputStream(file);
+    InputStream in = d.newInputStream(file);
+    // Logged (without a step): reading a CREATED record is what excuses an IDENTICAL attempt's fsync.
+    if (log != null && file.getFileName().toString().contains("!CREATED.")) {
+      log.record("readCreatedRecord", file, null);
+    }
+    return in;
   }
 
   @Override public DirectoryStream<Path> newDirectoryStream(Path dir) throws IOException {

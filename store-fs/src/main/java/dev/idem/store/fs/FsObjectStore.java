@@ -66,8 +66,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * <ol>
  *   <li>Create missing directories for the object and its records, fsyncing each new directory's parent.
  *   <li>If the key already holds an object whose SHA-256 (read as in the loser's step below) is the
- *       payload's declared one: {@code fsync} its directory, write an {@code IDENTICAL} record, return
- *       IDENTICAL. A replica late to a key copies nothing and flushes nothing but that directory.
+ *       payload's declared one: {@code fsync} its directory unless a {@code CREATED} record vouches for
+ *       it (one is created only after its object's directory fsync), write an {@code IDENTICAL} record,
+ *       return IDENTICAL. A replica late to a key copies nothing and usually flushes nothing.
  *   <li>Create {@code .tmp-<name>.<random>} beside the object ({@code O_EXCL}), copy the payload into
  *       it while hashing, and refuse ({@link Payload.ChangedWhileReadingException}) if the hash is not
  *       the payload's declared SHA-256. {@code fsync} the temporary file.
@@ -291,12 +292,15 @@ public final class FsObjectStore implements ObjectStore {
     String declared = payload.sha256();
     // A replica late to a key another has filled (the usual case in a rolling deploy) compares hashes
     // before copying anything: the object there is complete (linked only after its fsync), so
-    // identical bytes need no temporary copy and no flush of it, only G1's directory fsync.
-    Optional<ObjectInfo> there = stat(key, target);
-    if (there.isPresent() && there.get().sha256().equals(declared)) {
-      paths.sync(dir, "found " + target + " but could not make it durable");
+    // identical bytes need no temporary copy and no flush of it. G1's directory fsync is needed only
+    // when no CREATED record vouches for the object (its creator may not have synced yet).
+    StoredObjects.Stated there = StoredObjects.stated(paths, layout, key, target);
+    if (there != null && there.info().sha256().equals(declared)) {
+      if (!there.durableByRecord()) {
+        paths.sync(dir, "found " + target + " but could not make it durable");
+      }
       remember(knownKeys, key, seen);
-      return identical(target, there.get(), writerId, payload.schema(), records);
+      return identical(target, there.info(), writerId, payload.schema(), records);
     }
     try (TempFile temp = TempFile.create(ops, dir, target.getFileName().toString())) {
       MessageDigest md = Sha256.newDigest();

@@ -23,20 +23,34 @@ final class StoredObjects {
 
   /** The object at {@code target} (the path of {@code key}) described from its records, else hashed. */
   static Optional<ObjectInfo> stat(StorePaths paths, Layout layout, String key, Path target) throws IOException {
+    Stated s = stated(paths, layout, key, target);
+    return s == null ? Optional.empty() : Optional.of(s.info());
+  }
+
+  /**
+   * What {@link #stat} finds, and whether a CREATED record (not the previous release's ledger) vouches
+   * for the object: such a record is created only after its object's directory fsync returned, so the
+   * object is durable (G1), whoever linked it.
+   */
+  record Stated(ObjectInfo info, boolean durableByRecord) {}
+
+  /** {@link #stat} with its {@link Stated#durableByRecord()}; null when no object is there. */
+  static Stated stated(StorePaths paths, Layout layout, String key, Path target) throws IOException {
     BasicFileAttributes a = paths.regularFile(target);
     if (a == null) {
-      return Optional.empty();
+      return null;
     }
     KeyWalker.Found found = new KeyWalker.Found();
     found.records.addAll(Records.filesOf(paths, layout.recordDir(key), target.getFileName().toString()));
     found.ledger = paths.regularFile(layout.ledgerFile(key)) != null;
     Ledger.Line line = vouching(LedgerHistory.linesOf(paths, layout, key, found), a);
     if (line != null) {
-      return Optional.of(new ObjectInfo(key, line.sha256(), a.size(), line.writer(), line.time()));
+      // Without a ledger every line is a record; with one (a key from before records), stay cautious.
+      return new Stated(new ObjectInfo(key, line.sha256(), a.size(), line.writer(), line.time()), !found.ledger);
     }
     Hashed h = hash(paths, target);
-    return h == null ? Optional.empty()
-        : Optional.of(new ObjectInfo(key, h.sha256, h.size, null, a.lastModifiedTime().toInstant()));
+    return h == null ? null
+        : new Stated(new ObjectInfo(key, h.sha256, h.size, null, a.lastModifiedTime().toInstant()), false);
   }
 
   /**

@@ -36,7 +36,8 @@ import java.util.function.Predicate;
  *       into place beside the pointer (and C1 holds for it: written and forced before the rename);
  *   <li><b>S3</b>: a CREATED record is created only after its object's link was made durable, an
  *       IDENTICAL one only after the object it met had its directory fsynced after this attempt met
- *       it (a failed link or a stat); a
+ *       it (a failed link or a stat), or after the attempt read a CREATED record of it (created only
+ *       once the object was durable); a
  *       DIVERGENT record (with divergent bytes kept) only after the evidence link was made durable; a
  *       DIVERGENT record is written, {@code force}d and its directory {@code fsync}ed before the call
  *       returns (CREATED and IDENTICAL records are not forced: their objects are durable);
@@ -132,8 +133,13 @@ final class DurabilityOrder {
     if (name.contains("!IDENTICAL.")) {
       // The fsync must follow this attempt's look at the object (its failed link, or the stat that
       // found it): a sync of the directory from before another instance linked it proves nothing.
+      // Or it read a CREATED record of the object after meeting it: one is created only after its
+      // object's directory fsync returned (the CREATED rule above, for whichever instance wrote it).
       int met = last(calls, i, null, object::equals);
-      if (met < 0 || find(calls, met + 1, i, Op.FSYNC_DIRECTORY, object.getParent()) < 0) {
+      String created = object.getFileName().toString() + Records.SEPARATOR + "CREATED.";
+      boolean vouched = met >= 0 && last(calls, i, Op.OPEN_READ,
+          q -> q.getParent().equals(record.getParent()) && q.getFileName().toString().startsWith(created)) > met;
+      if (!vouched && (met < 0 || find(calls, met + 1, i, Op.FSYNC_DIRECTORY, object.getParent()) < 0)) {
         v.add("S3: IDENTICAL record " + rel(root, record) + " created before the object it met was made durable");
       }
       return;

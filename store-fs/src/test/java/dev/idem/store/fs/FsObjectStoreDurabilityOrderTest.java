@@ -101,9 +101,10 @@ class FsObjectStoreDurabilityOrderTest {
    * made it yet.
    */
   @Test
-  void putIfAbsent_identicalFromAnotherInstance_noTemporaryCopyAndOnlyTheDirectorySynced() throws IOException {
+  void putIfAbsent_identicalOnAnUnrecordedObject_noTemporaryCopyAndOnlyTheDirectorySynced() throws IOException {
     String k = Fixtures.key("p", 60);
     FsObjectStore.open(root).putIfAbsent(k, Fixtures.bytes("alpha"), "w");
+    FsObjectStore.open(root).deleteRecords(k);
     Writer w = Writer.on(root, true);
     assertEquals(PutStatus.IDENTICAL, w.store().putIfAbsent(k, Fixtures.bytes("alpha"), "w").status());
     w.assertOrdered();
@@ -111,6 +112,23 @@ class FsObjectStoreDurabilityOrderTest {
     assertFalse(w.any(Op.FORCE, ""), "nothing forced");
     assertEquals(0, w.count(Op.CREATE_LINK, root.resolve(k)), "no link attempted");
     assertEquals(1, w.count(Op.FSYNC_DIRECTORY, root.resolve(k).getParent()), "the object's directory synced once");
+  }
+
+  /**
+   * A CREATED record is created only after its object's directory fsync returned, so an object one
+   * vouches for is durable, whoever linked it: an IDENTICAL attempt that reads such a record flushes
+   * nothing at all.
+   */
+  @Test
+  void putIfAbsent_identicalOnARecordedObject_flushesNothing() throws IOException {
+    String k = Fixtures.key("p", 60);
+    FsObjectStore.open(root).putIfAbsent(k, Fixtures.bytes("alpha"), "w");
+    Writer w = Writer.on(root, true);
+    assertEquals(PutStatus.IDENTICAL, w.store().putIfAbsent(k, Fixtures.bytes("alpha"), "w").status());
+    w.assertOrdered();
+    assertTrue(w.any(Op.CREATE_NEW, "!IDENTICAL."), "the record was written");
+    assertFalse(w.any(Op.FORCE, ""), "nothing forced");
+    assertFalse(w.any(Op.FSYNC_DIRECTORY, ""), "no directory synced");
   }
 
   @Test
@@ -203,7 +221,8 @@ class FsObjectStoreDurabilityOrderTest {
   }
 
   /**
-   * Each force and directory fsync of a CREATED, a DIVERGENT and an IDENTICAL publish, a pointer swap to
+   * Each force and directory fsync of a CREATED, a DIVERGENT and an IDENTICAL publish (on an object no
+   * record vouches for), a records deletion, a pointer swap to
    * another instance's object, a raised retirement mark and a delete is needed: the rules break when any one is left out.
    */
   @Test
@@ -214,6 +233,11 @@ class FsObjectStoreDurabilityOrderTest {
     w.store().putIfAbsent(k, Fixtures.bytes("alpha"), "w");
     w.done();
     w.store().putIfAbsent(k, Fixtures.bytes("beta"), "w");
+    w.done();
+    w.store().putIfAbsent(k, Fixtures.bytes("alpha"), "w");
+    w.done();
+    // An IDENTICAL attempt with no CREATED record to vouch for the object: its fsync is the one needed.
+    w.store().deleteRecords(k);
     w.done();
     w.store().putIfAbsent(k, Fixtures.bytes("alpha"), "w");
     w.done();
