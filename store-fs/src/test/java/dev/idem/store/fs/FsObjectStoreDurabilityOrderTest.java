@@ -83,34 +83,16 @@ class FsObjectStoreDurabilityOrderTest {
     assertTrue(w.any(Op.CREATE_DIRECTORY, "60"), "the rules saw a new window directory");
   }
 
-  @Test
-  void putIfAbsent_identicalFromAnotherInstance_objectSyncedRecordNotForced() throws IOException {
-    String k = Fixtures.key("p", 60);
-    FsObjectStore.open(root).putIfAbsent(k, Fixtures.bytes("alpha"), "w");
-    Writer w = Writer.on(root, true);
-    assertEquals(PutStatus.IDENTICAL, w.store().putIfAbsent(k, Fixtures.bytes("alpha"), "w").status());
-    w.assertOrdered();
-    assertTrue(w.any(Op.CREATE_NEW, "!IDENTICAL."), "the record was written");
-    assertFalse(w.any(Op.FORCE, "!IDENTICAL."), "an IDENTICAL record costs no fsync: the object it met is durable");
-  }
-
   /**
    * A replica late to a key another has filled (the common case of a rolling deploy) spends no write
    * and no flush on a copy it would discard: the object there is complete, so the hashes are compared
-   * first. Its one durability call is the directory fsync G1 needs, since the creator may not have
-   * made it yet.
+   * first. With no record to vouch for the object, its one durability call is the directory fsync G1
+   * needs, since the creator may not have made it yet.
    */
   @Test
   void putIfAbsent_identicalOnAnUnrecordedObject_noTemporaryCopyAndOnlyTheDirectorySynced() throws IOException {
     String k = Fixtures.key("p", 60);
-    FsObjectStore.open(root).putIfAbsent(k, Fixtures.bytes("alpha"), "w");
-    FsObjectStore.open(root).deleteRecords(k);
-    Writer w = Writer.on(root, true);
-    assertEquals(PutStatus.IDENTICAL, w.store().putIfAbsent(k, Fixtures.bytes("alpha"), "w").status());
-    w.assertOrdered();
-    assertFalse(w.any(Op.CREATE_NEW, ".tmp-"), "no temporary copy of identical bytes");
-    assertFalse(w.any(Op.FORCE, ""), "nothing forced");
-    assertEquals(0, w.count(Op.CREATE_LINK, root.resolve(k)), "no link attempted");
+    Writer w = identicalAttempt(k, false);
     assertEquals(1, w.count(Op.FSYNC_DIRECTORY, root.resolve(k).getParent()), "the object's directory synced once");
   }
 
@@ -121,14 +103,27 @@ class FsObjectStoreDurabilityOrderTest {
    */
   @Test
   void putIfAbsent_identicalOnARecordedObject_flushesNothing() throws IOException {
-    String k = Fixtures.key("p", 60);
+    Writer w = identicalAttempt(Fixtures.key("p", 60), true);
+    assertFalse(w.any(Op.FSYNC_DIRECTORY, ""), "no directory synced");
+  }
+
+  /**
+   * Another instance's publish of the bytes {@code k} holds (its records deleted first unless {@code
+   * recorded}), checked in order, with its record written and no copy, link or force made.
+   */
+  private Writer identicalAttempt(String k, boolean recorded) throws IOException {
     FsObjectStore.open(root).putIfAbsent(k, Fixtures.bytes("alpha"), "w");
+    if (!recorded) {
+      FsObjectStore.open(root).deleteRecords(k);
+    }
     Writer w = Writer.on(root, true);
     assertEquals(PutStatus.IDENTICAL, w.store().putIfAbsent(k, Fixtures.bytes("alpha"), "w").status());
     w.assertOrdered();
     assertTrue(w.any(Op.CREATE_NEW, "!IDENTICAL."), "the record was written");
-    assertFalse(w.any(Op.FORCE, ""), "nothing forced");
-    assertFalse(w.any(Op.FSYNC_DIRECTORY, ""), "no directory synced");
+    assertFalse(w.any(Op.CREATE_NEW, ".tmp-"), "no temporary copy of identical bytes");
+    assertFalse(w.any(Op.FORCE, ""), "nothing forced: an IDENTICAL record is not, the object it met is durable");
+    assertEquals(0, w.count(Op.CREATE_LINK, root.resolve(k)), "no link attempted");
+    return w;
   }
 
   @Test
