@@ -11,6 +11,8 @@
 #                       memory, twice, and parses it in Python): say so in the table (default: never skip)
 #   LIST_PARALLELISM=N  idem scan --list-parallelism (default 16, the command's default)
 #   IDEM_JAR=PATH       the idem jar to time (default cli/target/idem-cli.jar, built when missing)
+#   IDEM_DIST=DIR       time the self-contained distribution's bin/idem instead (an unpacked
+#                       `-Pdist` build: its own runtime and AOT cache), what the archive and image ship
 #   BASELINE_JAR=PATH   also time this other idem jar (an older build, its lib/ beside it) in the same
 #                       runs, interleaved, with the same check of its DIVERGENT lines; two more columns
 #
@@ -40,8 +42,13 @@ fi
 
 cd "$root"
 jar="${IDEM_JAR:-cli/target/idem-cli.jar}"
+dist="${IDEM_DIST:-}"
 baseline="${BASELINE_JAR:-}"
-if [ ! -f "$jar" ]; then
+if [ -n "$dist" ] && [ ! -x "$dist/bin/idem" ]; then
+  echo "scan-vs-reference: no distribution at $dist (IDEM_DIST)" >&2
+  exit 2
+fi
+if [ -z "$dist" ] && [ ! -f "$jar" ]; then
   ./mvnw -q -B -DskipTests package -pl cli -am >&2
 fi
 
@@ -89,8 +96,12 @@ chmod +x "$work/detect_divergence.sh"
 
 ref() { PATH="$work/bin:$PATH" "$work/detect_divergence.sh" "$bucket" "$prefix"; }
 idem_scan() {
-  java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -jar "$jar" scan --store "s3://$bucket" --prefix "$prefix" \
-    --list-parallelism "$parallelism"
+  if [ -n "$dist" ]; then
+    "$dist/bin/idem" scan --store "s3://$bucket" --prefix "$prefix" --list-parallelism "$parallelism"
+  else
+    java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -jar "$jar" scan --store "s3://$bucket" --prefix "$prefix" \
+      --list-parallelism "$parallelism"
+  fi
 }
 
 # One timed run: wall seconds and peak RSS (KiB), output kept for the comparison.
@@ -107,7 +118,7 @@ baseline_scan() {
     --list-parallelism "$parallelism"
 }
 export -f ref idem_scan baseline_scan
-export work bucket prefix jar baseline parallelism
+export work bucket prefix jar dist baseline parallelism
 
 median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
@@ -195,6 +206,6 @@ cat <<TABLE
 |---:|---:|---:|---:|---:|---:|---:|---:|---|$rule_extra
 $(printf '%s\n' "${rows[@]}")
 
-Median of $runs runs per cell; reference: aws s3api list-object-versions + jq; idem: java -jar idem-cli.jar scan --prefix $prefix --list-parallelism $parallelism (-XX:TieredStopAtLevel=1 -XX:+UseSerialGC)$( [ -n "$baseline" ] && echo "; baseline: $baseline, the same command")$( [ -n "${IDEM_JAR:-}" ] && echo "; idem jar: $jar").
+Median of $runs runs per cell; reference: aws s3api list-object-versions + jq; idem: $( [ -n "$dist" ] && echo "$dist/bin/idem (its runtime and AOT cache) scan --prefix $prefix --list-parallelism $parallelism" || echo "java -jar idem-cli.jar scan --prefix $prefix --list-parallelism $parallelism (-XX:TieredStopAtLevel=1 -XX:+UseSerialGC)")$( [ -n "$baseline" ] && echo "; baseline: $baseline, the same command")$( [ -n "${IDEM_JAR:-}" ] && echo "; idem jar: $jar").
 Machine: $(nproc) cores, $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -n1); load average at the end $(cut -d' ' -f1-3 /proc/loadavg); $(java -version 2>&1 | head -n1); $(aws --version 2>&1); $(jq --version)
 TABLE
