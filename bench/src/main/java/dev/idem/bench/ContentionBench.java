@@ -38,6 +38,11 @@ import org.openjdk.jmh.annotations.Warmup;
  *       CREATED, the rest IDENTICAL. This is n replicas running the same job.
  *   <li>{@code distinctKeysTn}: each thread publishes its own keys (no two calls share a key): n jobs
  *       sharing a store.
+ *   <li>{@code sameKeyAndPointerTn}: {@code sameKeyTn} followed by moving the pipeline's pointer to
+ *       the key just published ({@link PointerAdvancer#advance}, key k at the pointer's k-th
+ *       position): n replicas of one job, each publishing its window's output and advancing
+ *       {@code latest}, the case issue 14's contention target names. The replica that finds its
+ *       position already passed backs off without writing.
  *   <li>{@code advanceTn}: each call takes the next pointer position from a shared counter and asks
  *       {@link PointerAdvancer#advance} (default settings: 64 attempts, 2 ms jittered backoff) to move
  *       the pipeline's {@code latest} there. All calls serialize on the pipeline's lock; a call that
@@ -111,6 +116,14 @@ public class ContentionBench {
     return s.store.putIfAbsent(Keys.numbered(w.lane, w.next++), s.payload, w.writerId);
   }
 
+  static AdvanceReport sameKeyAndPointer(Shared s, Writer w) throws IOException {
+    long n = w.next++;
+    ObjectInfo t = s.store.putIfAbsent(Keys.numbered(0, n), s.payload, w.writerId).stored();
+    // Key n is the pointer's n-th position (schema n + 1 orders them; every key has the same window).
+    return s.advancer.advance(new Pointer(Keys.PIPELINE, t.key(), Keys.WINDOW_START, 60, (int) n + 1,
+        t.sha256(), t.size(), w.writerId, Instant.EPOCH));
+  }
+
   static AdvanceReport advance(Shared s, Writer w) throws IOException {
     ObjectInfo t = s.target;
     Pointer next = new Pointer(Keys.PIPELINE, t.key(), Keys.WINDOW_START, 60, s.schema.incrementAndGet(),
@@ -156,6 +169,26 @@ public class ContentionBench {
   @Benchmark @Threads(8)
   public PutOutcome distinctKeysT8(Shared s, Writer w) throws IOException {
     return distinctKeys(s, w);
+  }
+
+  @Benchmark @Threads(1)
+  public AdvanceReport sameKeyAndPointerT1(Shared s, Writer w) throws IOException {
+    return sameKeyAndPointer(s, w);
+  }
+
+  @Benchmark @Threads(2)
+  public AdvanceReport sameKeyAndPointerT2(Shared s, Writer w) throws IOException {
+    return sameKeyAndPointer(s, w);
+  }
+
+  @Benchmark @Threads(4)
+  public AdvanceReport sameKeyAndPointerT4(Shared s, Writer w) throws IOException {
+    return sameKeyAndPointer(s, w);
+  }
+
+  @Benchmark @Threads(8)
+  public AdvanceReport sameKeyAndPointerT8(Shared s, Writer w) throws IOException {
+    return sameKeyAndPointer(s, w);
   }
 
   @Benchmark @Threads(1)
