@@ -4,12 +4,14 @@ import dev.idem.store.s3.S3Location;
 import dev.idem.store.s3.auth.AwsCredentials;
 import dev.idem.store.s3.auth.CredentialsProvider;
 import dev.idem.store.s3.client.S3Client;
+import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ConnectException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.URI;
+import java.net.URISyntaxException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -33,11 +35,14 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <ol>
  *   <li>Pick a free loopback port; write a properties file next to the log file.
- *   <li>Start {@code java -jar s3proxy.jar --properties FILE} with output to {@code s3proxy-PORT.log}.
+ *   <li>Start {@code java -cp s3proxy.jar:TEST-CLASSES S3ProxyLauncher --properties FILE} with output to
+ *       {@code s3proxy-PORT.log}; {@link S3ProxyLauncher} runs S3Proxy's main and halts that JVM when
+ *       this one dies, even by a kill that runs no shutdown hook (standard input is a pipe from this
+ *       JVM, left open, whose end of file says so).
  *   <li>Poll an unsigned {@code GET /} until it answers (403) or the process exits or 60 s pass; a port
  *       lost to another process in between is retried on a new port.
- *   <li>Stop: destroy, wait, destroy forcibly. A JVM shutdown hook does the same, so an aborted test run
- *       leaks no server.
+ *   <li>Stop: destroy, wait, destroy forcibly. A JVM shutdown hook does the same on an orderly exit;
+ *       the launcher's watch covers the rest, so an aborted or killed test run leaks no server.
  * </ol>
  *
  * {@link #shared()} gives one server per test JVM (started once, stopped at exit), which keeps a
@@ -101,9 +106,10 @@ public final class S3ProxyServer implements AutoCloseable {
           "jclouds.credential=" + SECRET_KEY,
           "") , StandardCharsets.UTF_8);
       Path java = Paths.get(System.getProperty("java.home"), "bin", "java");
+      String classPath = jar + File.pathSeparator + launcherLocation();
       ProcessBuilder pb = new ProcessBuilder(List.of(java.toString(), "-Xmx" + System.getProperty("s3proxy.xmx", "1g"),
-          "-XX:+UseSerialGC",
-          "-jar", jar.toString(), "--properties", props.toString()))
+          "-XX:+UseSerialGC", "-cp", classPath, S3ProxyLauncher.class.getName(),
+          "--properties", props.toString()))
           .redirectErrorStream(true)
           .redirectOutput(log.toFile());
       pb.environment().put("LOG_LEVEL", "warn");
@@ -130,6 +136,11 @@ public final class S3ProxyServer implements AutoCloseable {
   /** Where the server's output goes. */
   public Path log() {
     return log;
+  }
+
+  /** The server JVM's process id. */
+  public long pid() {
+    return process.pid();
   }
 
   public boolean isAlive() {
@@ -247,6 +258,15 @@ public final class S3ProxyServer implements AutoCloseable {
     }
     throw new IOException("S3Proxy jar not found (system property s3proxy.jar=" + prop + ", nor " + m2
         + "): run ./mvnw -pl store-s3-http generate-test-resources, which downloads org.gaul:s3proxy:" + VERSION);
+  }
+
+  /** The class path entry (directory or test jar) that holds {@link S3ProxyLauncher}. */
+  private static String launcherLocation() throws IOException {
+    try {
+      return Paths.get(S3ProxyLauncher.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+    } catch (URISyntaxException | RuntimeException e) {
+      throw new IOException("cannot locate the class path entry of " + S3ProxyLauncher.class.getName(), e);
+    }
   }
 
   private static Path workDir() throws IOException {
