@@ -318,7 +318,7 @@ public final class FsObjectStore implements ObjectStore {
         throw new Payload.ChangedWhileReadingException(payload + " (publishing " + target + ")", declared, sha);
       }
       for (int attempt = 1; ; attempt++) {
-        if (link(temp.path(), target)) {
+        if (paths.link(temp.path(), target)) {
           paths.sync(dir, "published " + target + " but could not make it durable");
           remember(knownKeys, key, seen);
           remember(createdHere, key, seen);
@@ -370,33 +370,6 @@ public final class FsObjectStore implements ObjectStore {
     record(records, target, PutStatus.IDENTICAL, Instant.now(), stored.sha256(), stored.size(), writerId, schema,
         "identical publish of " + target + " could not be recorded");
     return new PutOutcome(PutStatus.IDENTICAL, stored, stored.sha256(), stored.size(), null);
-  }
-
-  /** {@code link(temp, target)}: true if this call created the object, false if one was there. */
-  private boolean link(Path temp, Path target) throws IOException {
-    try {
-      ops.createLink(target, temp);
-      return true;
-    } catch (FileAlreadyExistsException e) {
-      // NFS can answer EEXIST to a retried link whose first, lost reply was a success: ours if same inode.
-      return isSameFile(target, temp);
-    } catch (UnsupportedOperationException e) {
-      throw new HardLinksUnsupportedException(target.getParent().toString(), "the filesystem provider has none");
-    } catch (FileSystemException e) {
-      String reason = String.valueOf(e.getReason());
-      if (e.getClass() == FileSystemException.class
-          && (reason.contains("Operation not permitted") || reason.contains("Invalid cross-device link"))) {
-        throw new HardLinksUnsupportedException(target.getParent().toString(), "link(2) said: " + reason);
-      }
-      throw e;
-    }
-  }
-
-  /** Whether {@code a} and {@code b} are names of one file (compared without following links). */
-  private boolean isSameFile(Path a, Path b) throws IOException {
-    BasicFileAttributes x = paths.attributes(a);
-    BasicFileAttributes y = paths.attributes(b);
-    return x != null && y != null && x.fileKey() != null && x.fileKey().equals(y.fileKey());
   }
 
   private Optional<ObjectInfo> stat(String key, Path target) throws IOException {

@@ -284,4 +284,36 @@ final class StorePaths {
     BasicFileAttributes a = lstat(p);
     return a != null && a.isSymbolicLink() ? new LinkRefusedException(p, root) : e;
   }
+
+  /**
+   * Promotes {@code temp} to {@code target} with {@code link(2)}, which never replaces a file: true if
+   * this call created {@code target}, false if one was there.
+   *
+   * @throws HardLinksUnsupportedException when the filesystem cannot make hard links
+   */
+  boolean link(Path temp, Path target) throws IOException {
+    try {
+      ops.createLink(target, temp);
+      return true;
+    } catch (FileAlreadyExistsException e) {
+      // NFS can answer EEXIST to a retried link whose first, lost reply was a success: ours if same inode.
+      return isSameFile(target, temp);
+    } catch (UnsupportedOperationException e) {
+      throw new HardLinksUnsupportedException(target.getParent().toString(), "the filesystem provider has none");
+    } catch (FileSystemException e) {
+      String reason = String.valueOf(e.getReason());
+      if (e.getClass() == FileSystemException.class
+          && (reason.contains("Operation not permitted") || reason.contains("Invalid cross-device link"))) {
+        throw new HardLinksUnsupportedException(target.getParent().toString(), "link(2) said: " + reason);
+      }
+      throw e;
+    }
+  }
+
+  /** Whether {@code a} and {@code b} are names of one file (compared without following links). */
+  private boolean isSameFile(Path a, Path b) throws IOException {
+    BasicFileAttributes x = attributes(a);
+    BasicFileAttributes y = attributes(b);
+    return x != null && y != null && x.fileKey() != null && x.fileKey().equals(y.fileKey());
+  }
 }
