@@ -288,13 +288,13 @@ public final class FsObjectStore implements ObjectStore {
     Path records = layout.recordDir(key);
     paths.ensureDirectory(dir);
     paths.ensureDirectory(records);
-    requireFileOrNothing(target, "object");
+    boolean present = requireFileOrNothing(target, "object");
     String declared = payload.sha256();
     // A replica late to a key another has filled (the usual case in a rolling deploy) compares hashes
     // before copying anything: the object there is complete (linked only after its fsync), so
     // identical bytes need no temporary copy and no flush of it. G1's directory fsync is needed only
     // when no CREATED record vouches for the object (its creator may not have synced yet).
-    StoredObjects.Stated there = StoredObjects.stated(paths, layout, key, target);
+    StoredObjects.Stated there = present ? StoredObjects.stated(paths, layout, key, target) : null;
     if (there != null && there.info().sha256().equals(declared)) {
       if (!there.durableByRecord()) {
         paths.sync(dir, "found " + target + " but could not make it durable");
@@ -531,12 +531,14 @@ public final class FsObjectStore implements ObjectStore {
 
   // ---------------------------------------------------------------------------------------------- Helpers
 
-  private void requireFileOrNothing(Path p, String what) throws IOException {
+  /** Whether a file is at {@code p}; refuses a directory there. */
+  private boolean requireFileOrNothing(Path p, String what) throws IOException {
     BasicFileAttributes a = paths.attributes(p);
     if (a != null && !a.isRegularFile()) {
       throw new FileSystemException(p.toString(), null, what + " path is a directory, not a file (a"
           + " filesystem store cannot hold both a key and keys below it); nothing was published");
     }
+    return a != null;
   }
 
   /** {@code cause} with {@code context} (which names the path) in front, on one line. */
