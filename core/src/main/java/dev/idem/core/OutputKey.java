@@ -5,16 +5,35 @@ import java.util.regex.Pattern;
 
 /**
  * The store key of one generation: {@code {pipeline}/{window_start}/state-{sha256 hex}}, exactly the
- * reference layout (contract K2). Only {@link RunSpec#outputKey()} and {@link #parse} make one.
+ * reference layout (contract K2). {@link RunSpec#outputKey()}, {@link #parse} and {@link #of} make one.
  *
- * @param pipeline validated pipeline name (one path segment)
- * @param windowStartEpochSecond the window start, as in the key's second segment
- * @param digestHex 64 lowercase hex digits, the SHA-256 of the spec's canonical encoding
+ * <p>A final class rather than a record so that {@link RunSpec#outputKey()}, whose pipeline name was
+ * validated when the spec was built and whose digest is hex by construction, can skip validating both
+ * again: on the key derivation path that check cost as much as a fifth of the digest itself. Every
+ * other way in validates.
  */
-public record OutputKey(String pipeline, long windowStartEpochSecond, String digestHex) {
+public final class OutputKey {
   private static final Pattern FORM = Pattern.compile("([^/]+)/(0|[1-9][0-9]{0,18})/state-([0-9a-f]{64})");
 
-  public OutputKey {
+  private final String pipeline;
+  private final long windowStartEpochSecond;
+  private final String digestHex;
+
+  private OutputKey(String pipeline, long windowStartEpochSecond, String digestHex) {
+    this.pipeline = pipeline;
+    this.windowStartEpochSecond = windowStartEpochSecond;
+    this.digestHex = digestHex;
+  }
+
+  /**
+   * A key from its three parts, validated.
+   *
+   * @param pipeline pipeline name (one path segment, {@code [a-z0-9][a-z0-9._-]{0,63}})
+   * @param windowStartEpochSecond the window start, as in the key's second segment; {@code >= 0}
+   * @param digestHex 64 lowercase hex digits, the SHA-256 of the spec's canonical encoding
+   * @throws IllegalArgumentException when a part is invalid
+   */
+  public static OutputKey of(String pipeline, long windowStartEpochSecond, String digestHex) {
     Names.requirePipeline(pipeline);
     if (windowStartEpochSecond < 0) {
       throw new IllegalArgumentException("window start must be >= 0, was " + windowStartEpochSecond);
@@ -22,6 +41,15 @@ public record OutputKey(String pipeline, long windowStartEpochSecond, String dig
     if (!Sha256.isHex(digestHex)) {
       throw new IllegalArgumentException("digest must be 64 lowercase hex digits, was " + Names.quote(digestHex));
     }
+    return new OutputKey(pipeline, windowStartEpochSecond, digestHex);
+  }
+
+  /**
+   * For {@link RunSpec#outputKey()} only: its pipeline was validated when the spec was built, its window
+   * start is a {@link Window}'s (never negative) and its digest comes from {@link Sha256#hex}.
+   */
+  static OutputKey ofValidated(String pipeline, long windowStartEpochSecond, String digestHex) {
+    return new OutputKey(pipeline, windowStartEpochSecond, digestHex);
   }
 
   /** Parses a key string in the reference layout; anything else is an {@link IllegalArgumentException}. */
@@ -37,12 +65,40 @@ public record OutputKey(String pipeline, long windowStartEpochSecond, String dig
     } catch (NumberFormatException e) {
       throw new IllegalArgumentException("window start out of range in key " + Names.quote(key), e);
     }
-    return new OutputKey(m.group(1), start, m.group(3));
+    return of(m.group(1), start, m.group(3));
   }
 
   /** True when {@code key} has the layout of an idem key. */
   public static boolean looksLikeKey(String key) {
     return key != null && FORM.matcher(key).matches() && Names.isValidName(key.substring(0, key.indexOf('/')));
+  }
+
+  /** The validated pipeline name (one path segment). */
+  public String pipeline() {
+    return pipeline;
+  }
+
+  /** The window start, as in the key's second segment. */
+  public long windowStartEpochSecond() {
+    return windowStartEpochSecond;
+  }
+
+  /** 64 lowercase hex digits, the SHA-256 of the spec's canonical encoding. */
+  public String digestHex() {
+    return digestHex;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof OutputKey
+        && ((OutputKey) o).windowStartEpochSecond == windowStartEpochSecond
+        && ((OutputKey) o).digestHex.equals(digestHex)
+        && ((OutputKey) o).pipeline.equals(pipeline);
+  }
+
+  @Override
+  public int hashCode() {
+    return digestHex.hashCode();
   }
 
   /** The key string, as stored. */

@@ -175,7 +175,7 @@ public final class RunSpec {
   /** The output key (K1–K3); a pure function of this spec. */
   public OutputKey outputKey() {
     MessageDigest md = DIGEST.get(); // digest() resets it for the next call
-    return new OutputKey(pipeline, window.startEpochSecond(), Sha256.hex(md.digest(canonicalBytes())));
+    return OutputKey.ofValidated(pipeline, window.startEpochSecond(), Sha256.hex(md.digest(canonicalBytes())));
   }
 
   /** One digest per thread: MessageDigest.getInstance costs more than hashing a spec. */
