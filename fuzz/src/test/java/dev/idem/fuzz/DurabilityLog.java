@@ -22,7 +22,9 @@ import java.util.Set;
  *   <li><b>content before name</b>: a temporary file is {@code force}d before it is linked to an
  *       object's name or renamed over a pointer (a crash must not leave a named but empty file);
  *   <li><b>G1</b>: an object's directory is {@code fsync}ed after the object was linked and before a
- *       pointer naming it is renamed into place;
+ *       pointer naming it is renamed into place, or, for an object linked outside this log, after the
+ *       moving thread took the lock or that thread read a CREATED record of it since taking the lock
+ *       (one is created only after its object's directory fsync, whoever linked it);
  *   <li><b>durable publish</b>: a thread that linked an object {@code fsync}s its directory before
  *       going on (it then reports CREATED, which must survive a power loss);
  *   <li><b>G2 across a power loss</b>: a thread that renamed a pointer into place {@code fsync}s its
@@ -102,7 +104,10 @@ final class DurabilityLog {
             int linked = lastIndex(i, "createLink", object);
             int lockedAt = lastIndex(i, "tryLock", null, e.thread());
             int from = linked >= 0 ? linked : lockedAt;
-            if (!syncedBetween(object.getParent(), from, i)) {
+            Path records = root.resolve("_idem/records").resolve(root.relativize(object.getParent()));
+            boolean vouched = linked < 0 && lockedAt >= 0
+                && readBetween(lockedAt, i, e.thread(), records, object.getFileName() + "!CREATED.");
+            if (!vouched && !syncedBetween(object.getParent(), from, i)) {
               v.add("G1: pointer " + rel(e.other()) + " was moved to " + e.pointer().key()
                   + " before that object's directory was fsynced after its link");
             }
@@ -208,6 +213,18 @@ final class DurabilityLog {
   /** Whether {@code thread} read, before event {@code before}, a file in {@code dir} whose name starts with {@code prefix}. */
   private boolean readBefore(int before, Thread thread, Path dir, String prefix) {
     for (int j = before - 1; j >= 0; j--) {
+      Event e = events.get(j);
+      if (e.op().equals("readCreatedRecord") && e.thread() == thread && e.path().getParent().equals(dir)
+          && e.path().getFileName().toString().startsWith(prefix)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Whether {@code thread} read, between events {@code from} and {@code to}, a file in {@code dir} whose name starts with {@code prefix}. */
+  private boolean readBetween(int from, int to, Thread thread, Path dir, String prefix) {
+    for (int j = from + 1; j < to; j++) {
       Event e = events.get(j);
       if (e.op().equals("readCreatedRecord") && e.thread() == thread && e.path().getParent().equals(dir)
           && e.path().getFileName().toString().startsWith(prefix)) {

@@ -37,7 +37,8 @@ import java.util.function.Predicate;
  *       (or a file where none was expected, or the reverse) returns CONFLICT;
  *   <li>{@code fsync}s the object the new pointer names and its directory, so the pointer never names
  *       an object a power loss could take away (G1), unless this store instance created that object
- *       (then both were already synced by its publish);
+ *       (then both were already synced by its publish) or a CREATED record read now vouches for it
+ *       (one is created only after its object's directory fsync);
  *   <li>writes {@code .tmp-latest.<random>}, {@code fsync}s it, renames it over {@code latest} with
  *       {@code ATOMIC_MOVE} (no fallback when that is not supported: {@link
  *       AtomicMoveNotSupportedException} is thrown), {@code fsync}s the directory;
@@ -150,12 +151,18 @@ final class PointerFiles {
    * Syncs the object a pointer is about to name, and its directory entry, if it is here (G1). Skipped
    * for an object this store instance created itself: it was forced before its link and its directory
    * fsynced after, so it is durable already (the common publish-then-advance path saves two fsyncs).
+   * Skipped too, after reading it under the lock, when a CREATED record vouches for the object as it is
+   * now: such a record is created only after its object's directory fsync returned, whoever linked it,
+   * so a late replica advancing to the key another replica filled flushes only the pointer.
    */
   private void makeDurable(String key) throws IOException {
     if (knownDurable.test(key)) {
       return;
     }
     Path object = layout.resolveKey(key);
+    if (StoredObjects.durableByRecord(paths, layout, key, object)) {
+      return;
+    }
     if (paths.regularFile(object) == null) {
       return; // PointerAdvancer checked it exists; retention may have removed it since, which is its call.
     }

@@ -40,9 +40,7 @@ final class StoredObjects {
     if (a == null) {
       return null;
     }
-    KeyWalker.Found found = new KeyWalker.Found();
-    found.records.addAll(Records.filesOf(paths, layout.recordDir(key), target.getFileName().toString()));
-    found.ledger = paths.regularFile(layout.ledgerFile(key)) != null;
+    KeyWalker.Found found = createdRecordsOf(paths, layout, key, target);
     Ledger.Line line = vouching(LedgerHistory.linesOf(paths, layout, key, found), a);
     if (line != null) {
       // Without a ledger every line is a record; with one (a key from before records), stay cautious.
@@ -51,6 +49,38 @@ final class StoredObjects {
     Hashed h = hash(paths, target);
     return h == null ? null
         : new Stated(new ObjectInfo(key, h.sha256, h.size, null, a.lastModifiedTime().toInstant()), false);
+  }
+
+  /**
+   * Whether a CREATED record (not the previous release's ledger) vouches for the object at {@code
+   * target} as it is now, so that it is durable (G1) whoever linked it; what {@link Stated#durableByRecord()}
+   * says, without hashing an object no record vouches for. False when no object is there.
+   */
+  static boolean durableByRecord(StorePaths paths, Layout layout, String key, Path target) throws IOException {
+    BasicFileAttributes a = paths.regularFile(target);
+    if (a == null) {
+      return false;
+    }
+    KeyWalker.Found found = createdRecordsOf(paths, layout, key, target);
+    return !found.ledger && vouching(Records.read(paths, found.records), a) != null;
+  }
+
+  /**
+   * The CREATED record files of the object at {@code target}, and whether its key has a ledger. Only
+   * a CREATED line can vouch for an object ({@link #vouching}), so the IDENTICAL and DIVERGENT records
+   * that late replicas pile up beside it are not read.
+   */
+  private static KeyWalker.Found createdRecordsOf(StorePaths paths, Layout layout, String key, Path target)
+      throws IOException {
+    String created = target.getFileName().toString() + Records.SEPARATOR + PutStatus.CREATED + ".";
+    KeyWalker.Found found = new KeyWalker.Found();
+    for (Path f : Records.filesOf(paths, layout.recordDir(key), target.getFileName().toString())) {
+      if (f.getFileName().toString().startsWith(created)) {
+        found.records.add(f);
+      }
+    }
+    found.ledger = paths.regularFile(layout.ledgerFile(key)) != null;
+    return found;
   }
 
   /**

@@ -30,7 +30,8 @@ import java.util.function.Predicate;
  *   <li><b>G1 pointer</b>: before a pointer is renamed into place, the object it names is durable: its
  *       directory was {@code fsync}ed after this instance linked it (and did not delete it since), or,
  *       when this instance did not, the object is forced and its directory {@code fsync}ed after the
- *       lock was taken;
+ *       lock was taken, or a CREATED record of it was read after the lock was taken (one is created
+ *       only after its object's directory fsync, the S3 rule below);
  *   <li><b>G2</b>: after a pointer rename, the pointer's directory is {@code fsync}ed before the call
  *       returns; the same for a pipeline's retirement mark ({@link RetirementFiles}), which is renamed
  *       into place beside the pointer (and C1 holds for it: written and forced before the rename);
@@ -179,10 +180,17 @@ final class DurabilityOrder {
       return;
     }
     int locked = last(calls, move, Op.TRY_LOCK, q -> true);
+    Path records = root.resolve("_idem/records").resolve(root.relativize(object.getParent()));
+    String created = object.getFileName().toString() + Records.SEPARATOR + "CREATED.";
+    if (last(calls, move, Op.OPEN_READ, q -> q.getParent().equals(records)
+        && q.getFileName().toString().startsWith(created)) > locked) {
+      return;
+    }
     int forced = find(calls, locked + 1, move, Op.FORCE, object);
     if (forced < 0 || find(calls, forced + 1, move, Op.FSYNC_DIRECTORY, object.getParent()) < 0) {
       v.add("G1: pointer " + rel(root, latest) + " moved to " + key
-          + ", not linked by this instance, before that object was forced and its directory fsynced under the lock");
+          + ", not linked by this instance, before that object was forced and its directory fsynced under the lock"
+          + " or a CREATED record of it was read there");
     }
   }
 

@@ -152,9 +152,44 @@ class FsObjectStoreDurabilityOrderTest {
   }
 
   @Test
-  void compareAndSetPointer_objectOfAnotherInstance_forcedAndSyncedUnderTheLock() throws IOException {
+  void compareAndSetPointer_unrecordedObjectOfAnotherInstance_forcedAndSyncedUnderTheLock() throws IOException {
     String k = Fixtures.key("p", 60);
     FsObjectStore.open(root).putIfAbsent(k, Fixtures.bytes("alpha"), "w");
+    FsObjectStore.open(root).deleteRecords(k);
+    Writer w = Writer.on(root, true);
+    assertEquals(CasResult.SWAPPED, w.store().compareAndSetPointer("p", null, pointerTo(w.store(), k)));
+    w.assertOrdered();
+    assertEquals(1, w.count(Op.FORCE, root.resolve(k)), "the object itself was forced");
+    assertEquals(1, w.count(Op.FSYNC_DIRECTORY, root.resolve(k).getParent()), "and its directory synced");
+  }
+
+  /**
+   * A late replica advancing the pointer to the key another replica filled: the other's CREATED record,
+   * read under the lock, vouches that the object is durable, so only the pointer is flushed.
+   */
+  @Test
+  void compareAndSetPointer_recordedObjectOfAnotherInstance_onlyThePointerFlushed() throws IOException {
+    String k = Fixtures.key("p", 60);
+    FsObjectStore.open(root).putIfAbsent(k, Fixtures.bytes("alpha"), "w");
+    Writer w = Writer.on(root, true);
+    assertEquals(CasResult.SWAPPED, w.store().compareAndSetPointer("p", null, pointerTo(w.store(), k)));
+    w.assertOrdered();
+    assertEquals(0, w.count(Op.FORCE, root.resolve(k)), "the object was not forced");
+    assertEquals(0, w.count(Op.FSYNC_DIRECTORY, root.resolve(k).getParent()), "nor its directory synced");
+    Path pointerDir = root.resolve("_idem/pointers/p");
+    assertEquals(1, w.count(Op.FSYNC_DIRECTORY, pointerDir), "the pointer's directory was");
+  }
+
+  /**
+   * A CREATED record older than the file it sits beside describes an earlier file (something rewrote
+   * the object since): it vouches for nothing, and the object is forced before the pointer names it.
+   */
+  @Test
+  void compareAndSetPointer_recordOlderThanTheObject_forcedAndSynced() throws IOException {
+    String k = Fixtures.key("p", 60);
+    FsObjectStore.open(root).putIfAbsent(k, Fixtures.bytes("alpha"), "w");
+    Files.setLastModifiedTime(root.resolve(k),
+        java.nio.file.attribute.FileTime.from(Instant.now().plusSeconds(3600)));
     Writer w = Writer.on(root, true);
     assertEquals(CasResult.SWAPPED, w.store().compareAndSetPointer("p", null, pointerTo(w.store(), k)));
     w.assertOrdered();
@@ -170,6 +205,7 @@ class FsObjectStoreDurabilityOrderTest {
     w.store().delete(k);
     w.done();
     FsObjectStore.open(root).putIfAbsent(k, Fixtures.bytes("alpha"), "w");
+    FsObjectStore.open(root).deleteRecords(k); // else the other instance's CREATED record vouches for it
     assertEquals(CasResult.SWAPPED, w.store().compareAndSetPointer("p", null, pointerTo(w.store(), k)));
     w.assertOrdered();
     assertEquals(1, w.count(Op.FORCE, root.resolve(k)), "its own publish no longer vouches for the object");
@@ -224,6 +260,7 @@ class FsObjectStoreDurabilityOrderTest {
   void rules_withAnyOneForceOrDirectorySyncLeftOut_reportAViolation() throws IOException {
     String k = Fixtures.key("p", 60);
     FsObjectStore.open(root).putIfAbsent(Fixtures.key("p", 120), Fixtures.bytes("other"), "w");
+    FsObjectStore.open(root).deleteRecords(Fixtures.key("p", 120)); // so the pointer swap must force it
     Writer w = Writer.on(root, true);
     w.store().putIfAbsent(k, Fixtures.bytes("alpha"), "w");
     w.done();

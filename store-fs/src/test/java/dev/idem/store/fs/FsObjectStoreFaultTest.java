@@ -176,25 +176,44 @@ class FsObjectStoreFaultTest {
 
   // --- compareAndSetPointer ---
 
-  private static Pointer[] seedPointer(Path root) throws IOException {
+  /**
+   * Pointer a in place, object b published by another instance. With {@code recorded} false, b's
+   * records are deleted, so no CREATED record vouches for it and a swap to it forces it first.
+   */
+  private static Pointer[] seedPointer(Path root, boolean recorded) throws IOException {
     FsObjectStore s = FsObjectStore.open(root);
     Pointer a = Fixtures.generation(s, "orders", 60, 1);
     Pointer b = Fixtures.generation(s, "orders", 120, 1);
     assertEquals(CasResult.SWAPPED, s.compareAndSetPointer("orders", null, a));
+    if (!recorded) {
+      s.deleteRecords(b.key());
+    }
     return new Pointer[] {a, b};
   }
 
+  /** Every call of a swap failing in turn, to an object a CREATED record vouches for and to one none does. */
   @TestFactory
   Stream<DynamicTest> compareAndSetPointer_eachCallFailing_oldOrNewPointerNoStaleLock() throws IOException {
-    Path recRoot = dir.resolve("recording-cas");
-    Pointer[] ab = seedPointer(recRoot);
+    return Stream.of(true, false).flatMap(recorded -> {
+      try {
+        return casEachCallFailing(recorded);
+      } catch (IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    });
+  }
+
+  private Stream<DynamicTest> casEachCallFailing(boolean recorded) throws IOException {
+    String variant = recorded ? "recorded" : "unrecorded";
+    Path recRoot = dir.resolve("recording-cas-" + variant);
+    Pointer[] ab = seedPointer(recRoot, recorded);
     FaultyOps rec = FaultyOps.recording();
     FsObjectStore recStore = open(recRoot, rec);
     recStore.compareAndSetPointer("orders", Sha256.of(ab[0].toBytes()), ab[1]);
     List<Call> calls = rec.calls();
-    return IntStream.range(0, calls.size()).mapToObj(i -> dynamicTest(label(i, calls.get(i)), () -> {
-      Path root = dir.resolve("cas-" + i);
-      Pointer[] p = seedPointer(root);
+    return IntStream.range(0, calls.size()).mapToObj(i -> dynamicTest(variant + ": " + label(i, calls.get(i)), () -> {
+      Path root = dir.resolve("cas-" + variant + "-" + i);
+      Pointer[] p = seedPointer(root, recorded);
       String tokenA = Sha256.of(p[0].toBytes());
       FaultyOps faulty = FaultyOps.failingAt(i);
       IOException e = failure(() -> open(root, faulty).compareAndSetPointer("orders", tokenA, p[1]));
@@ -243,13 +262,21 @@ class FsObjectStoreFaultTest {
         Op.CREATE_LINK, Op.DELETE, Op.READ_ATTRIBUTES), put);
 
     Path root = dir.resolve("seam-cas");
-    Pointer[] p = seedPointer(root);
+    Pointer[] p = seedPointer(root, false);
     FaultyOps rec = FaultyOps.recording();
     open(root, rec).compareAndSetPointer("orders", Sha256.of(p[0].toBytes()), p[1]);
     List<Op> cas = rec.calls().stream().map(Call::op).filter(Op::mutating).toList();
     assertEquals(List.of(Op.OPEN_LOCK_FILE, Op.TRY_LOCK, Op.FORCE, Op.FSYNC_DIRECTORY, Op.CREATE_NEW, Op.WRITE,
         Op.FORCE, Op.ATOMIC_MOVE, Op.DELETE, Op.FSYNC_DIRECTORY), cas);
     assertTrue(rec.calls().stream().anyMatch(c -> c.op() == Op.OPEN_READ), "the pointer is read through the seam");
+
+    Path vouched = dir.resolve("seam-cas-recorded");
+    Pointer[] q = seedPointer(vouched, true);
+    FaultyOps recVouched = FaultyOps.recording();
+    open(vouched, recVouched).compareAndSetPointer("orders", Sha256.of(q[0].toBytes()), q[1]);
+    assertEquals(List.of(Op.OPEN_LOCK_FILE, Op.TRY_LOCK, Op.CREATE_NEW, Op.WRITE, Op.FORCE, Op.ATOMIC_MOVE, Op.DELETE,
+        Op.FSYNC_DIRECTORY), recVouched.calls().stream().map(Call::op).filter(Op::mutating).toList(),
+        "a CREATED record vouches for the object: only the pointer is flushed");
 
     FaultyOps reads = FaultyOps.recording();
     Fixtures.history(open(root, reads), "");
