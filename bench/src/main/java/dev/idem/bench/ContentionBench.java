@@ -48,6 +48,11 @@ import org.openjdk.jmh.annotations.Warmup;
  *       the pipeline's {@code latest} there. All calls serialize on the pipeline's lock; a call that
  *       finds a later position already in place backs off without writing (NEWER_PRESENT), as a late
  *       replica does.
+ *   <li>{@code limitDurableWriteTn}: the physical limit beside them: each call writes a fresh 1 KiB
+ *       file of its own with the minimal durable sequence ({@link FsPublishBench#durableAtomicWrite}:
+ *       temporary file, force, atomic rename, directory fsync) in one shared directory. Its p99 at n
+ *       threads over its p99 at one is how much a device and journal shared by n flushing writers
+ *       stretch the tail with no lock, no shared key and no idem code at all.
  * </ul>
  *
  * Threads of one JVM share the store's in-process lock before the kernel lock, as two processes
@@ -73,13 +78,16 @@ public class ContentionBench {
     Payload payload;
     PointerAdvancer advancer;
     ObjectInfo target;
+    byte[] bytes;
+    java.nio.file.Path limitDir;
 
     @Setup(Level.Trial)
     public void setUp() throws IOException {
       dir = BenchDirs.fresh("contention");
       store = FsObjectStore.open(dir.resolve("store"));
-      byte[] bytes = new byte[1024];
+      bytes = new byte[1024];
       new SplittableRandom(42).nextBytes(bytes);
+      limitDir = java.nio.file.Files.createDirectories(dir.resolve("limit"));
       payload = Payload.ofBytes(bytes);
       advancer = new PointerAdvancer(store);
       // Every pointer names this one object; positions differ by schema version (window start is
@@ -106,6 +114,10 @@ public class ContentionBench {
       lane = shared.lanes.incrementAndGet();
       writerId = "bench-" + lane;
     }
+  }
+
+  static java.nio.file.Path limitDurableWrite(Shared s, Writer w) throws IOException {
+    return FsPublishBench.durableAtomicWrite(s.limitDir, "limit-" + w.lane + "-" + w.next++, s.bytes, null);
   }
 
   static PutOutcome sameKey(Shared s, Writer w) throws IOException {
@@ -209,5 +221,25 @@ public class ContentionBench {
   @Benchmark @Threads(8)
   public AdvanceReport advanceT8(Shared s, Writer w) throws IOException {
     return advance(s, w);
+  }
+
+  @Benchmark @Threads(1)
+  public java.nio.file.Path limitDurableWriteT1(Shared s, Writer w) throws IOException {
+    return limitDurableWrite(s, w);
+  }
+
+  @Benchmark @Threads(2)
+  public java.nio.file.Path limitDurableWriteT2(Shared s, Writer w) throws IOException {
+    return limitDurableWrite(s, w);
+  }
+
+  @Benchmark @Threads(4)
+  public java.nio.file.Path limitDurableWriteT4(Shared s, Writer w) throws IOException {
+    return limitDurableWrite(s, w);
+  }
+
+  @Benchmark @Threads(8)
+  public java.nio.file.Path limitDurableWriteT8(Shared s, Writer w) throws IOException {
+    return limitDurableWrite(s, w);
   }
 }

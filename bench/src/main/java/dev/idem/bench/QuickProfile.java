@@ -200,7 +200,7 @@ public final class QuickProfile {
             + "threads / mean latency, summed over all threads; 'vs 1 thread' is that throughput over the "
             + "1-thread throughput of the same workload.",
         "workload", "threads", "mean µs", "p50 µs", "p99 µs", "ops/s (all threads)", "vs 1 thread");
-    for (String workload : List.of("sameKey", "distinctKeys", "advance")) {
+    for (String workload : List.of("sameKey", "sameKeyAndPointer", "distinctKeys", "advance", "limitDurableWrite")) {
       double base = Double.NaN;
       for (int threads : List.of(1, 2, 4, 8)) {
         Result<?> res = r.get(workload + "T" + threads);
@@ -214,12 +214,22 @@ public final class QuickProfile {
             num(throughput), ratioText(throughput / base));
       }
     }
+    double idemTail = p99(r, "sameKeyAndPointerT8") / p99(r, "sameKeyAndPointerT1");
+    double limitTail = p99(r, "limitDurableWriteT8") / p99(r, "limitDurableWriteT1");
+    report.target("Contention: p99 at 8 replicas (one key + pointer) within 3× the one-replica p99",
+        ratioText(idemTail) + " (the bare durable write's own: " + ratioText(limitTail) + ")", idemTail <= 3);
+  }
+
+  private static double p99(JmhResults r, String method) {
+    return r.get(method).getStatistics().getPercentile(99);
   }
 
   private static String workloadName(String method) {
     return switch (method) {
       case "sameKey" -> "publish, same keys (1 CREATED + n-1 IDENTICAL)";
+      case "sameKeyAndPointer" -> "publish, same keys, then advance the pointer to it";
       case "distinctKeys" -> "publish, distinct keys";
+      case "limitDurableWrite" -> "limit: bare durable write of a file of its own";
       case "advance" -> "pointer advance";
       default -> method;
     };
