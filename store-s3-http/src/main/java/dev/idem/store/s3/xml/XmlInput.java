@@ -6,7 +6,7 @@ import java.io.InputStream;
 /**
  * The byte level of {@link XmlPullParser}: a buffer over the reply stream that the parser's loops read
  * directly ({@link #buf} from {@link #pos} to {@link #limit}), UTF-8 decoding with XML's line-end
- * normalization and character checks, and the position (line and byte) every {@link XmlSyntaxException}
+ * normalization and character checks, UTF-8 encoding, the byte classes the parser's loops test, and the position (line and byte) every {@link XmlSyntaxException}
  * names. It exists to keep the parser's grammar apart from byte handling; it holds at most 8 KiB of the
  * input and reads more only when the parser asks ({@link #ensure}), so a failed read of the stream
  * surfaces at the point where the parser needed the bytes.
@@ -20,6 +20,20 @@ final class XmlInput {
   /** Bytes before {@code buf[0]}, and the line feeds among them: for positions in messages. */
   private long base;
   private long linesBefore;
+
+  /** Bytes that stand for themselves in text: printable ASCII except {@code < & ]}, tab and line feed. */
+  static final boolean[] PLAIN = new boolean[256];
+  /** ASCII bytes that may start a name, and that may continue one. */
+  static final boolean[] NAME_START = new boolean[128];
+  static final boolean[] NAME_CHAR = new boolean[128];
+
+  static {
+    for (int b = 0; b < 128; b++) {
+      PLAIN[b] = (b >= 0x20 && b != '<' && b != '&' && b != ']') || b == '\n' || b == '\t';
+      NAME_START[b] = XmlInput.isNameStart(b);
+      NAME_CHAR[b] = XmlInput.isNameChar(b);
+    }
+  }
 
   XmlInput(InputStream in) {
     this.in = in;
@@ -204,5 +218,41 @@ final class XmlInput {
   static boolean isXmlChar(long c) {
     return c == 0x9 || c == 0xA || c == 0xD || (c >= 0x20 && c <= 0xD7FF) || (c >= 0xE000 && c <= 0xFFFD)
         || (c >= 0x10000 && c <= 0x10FFFF);
+  }
+
+  /** Writes {@code c} as UTF-8 at {@code at}; returns the number of bytes (1 to 4). */
+  static int utf8(int c, byte[] to, int at) {
+    if (c < 0x80) {
+      to[at] = (byte) c;
+      return 1;
+    } else if (c < 0x800) {
+      to[at] = (byte) (0xC0 | (c >> 6));
+      to[at + 1] = (byte) (0x80 | (c & 0x3F));
+      return 2;
+    } else if (c < 0x10000) {
+      to[at] = (byte) (0xE0 | (c >> 12));
+      to[at + 1] = (byte) (0x80 | ((c >> 6) & 0x3F));
+      to[at + 2] = (byte) (0x80 | (c & 0x3F));
+      return 3;
+    }
+    to[at] = (byte) (0xF0 | (c >> 18));
+    to[at + 1] = (byte) (0x80 | ((c >> 12) & 0x3F));
+    to[at + 2] = (byte) (0x80 | ((c >> 6) & 0x3F));
+    to[at + 3] = (byte) (0x80 | (c & 0x3F));
+    return 4;
+  }
+
+  /** The character of a predefined entity named by {@code e[0..n)}, or -1. */
+  static int predefined(byte[] e, int n) {
+    if (n == 2 && e[1] == 't') {
+      return e[0] == 'l' ? '<' : e[0] == 'g' ? '>' : -1;
+    } else if (n == 3 && e[0] == 'a' && e[1] == 'm' && e[2] == 'p') {
+      return '&';
+    } else if (n == 4 && e[0] == 'a' && e[1] == 'p' && e[2] == 'o' && e[3] == 's') {
+      return '\'';
+    } else if (n == 4 && e[0] == 'q' && e[1] == 'u' && e[2] == 'o' && e[3] == 't') {
+      return '"';
+    }
+    return -1;
   }
 }
