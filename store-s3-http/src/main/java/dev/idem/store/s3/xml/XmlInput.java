@@ -6,7 +6,8 @@ import java.io.InputStream;
 /**
  * The byte level of {@link XmlPullParser}: a buffer over the reply stream that the parser's loops read
  * directly ({@link #buf} from {@link #pos} to {@link #limit}), UTF-8 decoding with XML's line-end
- * normalization and character checks, UTF-8 encoding, the byte classes the parser's loops test, and the position (line and byte) every {@link XmlSyntaxException}
+ * normalization and character checks, the prolog and comments (which the parser only checks and
+ * skips), UTF-8 encoding, the byte classes the parser's loops test, and the position (line and byte) every {@link XmlSyntaxException}
  * names. It exists to keep the parser's grammar apart from byte handling; it holds at most 8 KiB of the
  * input and reads more only when the parser asks ({@link #ensure}), so a failed read of the stream
  * surfaces at the point where the parser needed the bytes.
@@ -96,6 +97,76 @@ final class XmlInput {
     }
     pos += more + 1;
     return c;
+  }
+
+  /** The byte order mark and XML declaration, when there; only UTF-8 XML 1.0 passes. */
+  void prolog() throws IOException {
+    if (ensure(3) && (buf[pos] & 0xff) == 0xEF && (buf[pos + 1] & 0xff) == 0xBB && (buf[pos + 2] & 0xff) == 0xBF) {
+      pos += 3;
+    }
+    if (startsWith("<?xml") && ensure(6) && isSpace(buf[pos + 5])) {
+      pos += 5;
+      xmlDeclaration();
+    }
+  }
+
+  /** The pseudo-attributes of {@code <?xml ...?>}: version first, then encoding and standalone. */
+  private void xmlDeclaration() throws IOException {
+    int seen = 0;
+    while (true) {
+      boolean space = skipSpace();
+      if (startsWith("?>")) {
+        pos += 2;
+        break;
+      }
+      if (!space) {
+        throw error("whitespace expected in the XML declaration");
+      }
+      String name = asciiToken();
+      skipSpace();
+      expect('=');
+      skipSpace();
+      String value = quotedAscii();
+      if (name.equals("version") && seen == 0) {
+        if (!value.equals("1.0")) {
+          throw error("XML version " + value + " is not supported (1.0 only)");
+        }
+        seen = 1;
+      } else if (name.equals("encoding") && seen == 1) {
+        if (!value.equalsIgnoreCase("UTF-8") && !value.equalsIgnoreCase("US-ASCII")) {
+          throw error("encoding " + value + " is not supported (UTF-8 only)");
+        }
+        seen = 2;
+      } else if (name.equals("standalone") && seen >= 1 && seen < 3) {
+        if (!value.equals("yes") && !value.equals("no")) {
+          throw error("standalone must be yes or no");
+        }
+        seen = 3;
+      } else {
+        throw error("unexpected '" + name + "' in the XML declaration");
+      }
+    }
+    if (seen == 0) {
+      throw error("XML declaration without a version");
+    }
+  }
+
+  /** Reads past the comment at {@code pos} ({@code <!--}), checking its characters. */
+  void comment() throws IOException {
+    pos += 4; // "<!--"
+    while (true) {
+      if (!ensure(1)) {
+        throw error("input ends inside a comment");
+      }
+      if (buf[pos] == '-' && startsWith("--")) {
+        if (!startsWith("-->")) {
+          throw error("'--' inside a comment");
+        }
+        pos += 3;
+        return;
+      }
+      readChar();
+    }
   }
 
   boolean skipSpace() throws IOException {

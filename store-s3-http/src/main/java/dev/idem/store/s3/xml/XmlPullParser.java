@@ -107,7 +107,7 @@ public final class XmlPullParser {
     }
     if (!started) {
       started = true;
-      prolog();
+      src.prolog();
     }
     return event = depth == 0 ? outsideRoot() : content();
   }
@@ -137,6 +137,25 @@ public final class XmlPullParser {
     }
     nameCacheBytes[slot] = Arrays.copyOfRange(names, off, off + len);
     return nameCache[slot] = new String(names, off, len, StandardCharsets.UTF_8);
+  }
+
+  /**
+   * The index in {@code candidates} (UTF-8 names) of the local name of the element of the current
+   * START_ELEMENT or END_ELEMENT, or -1: {@link #localNameIs} over a list.
+   */
+  public int localNameIndex(byte[][] candidates) {
+    if (event != START_ELEMENT && event != END_ELEMENT) {
+      throw new IllegalStateException("no element at this event");
+    }
+    int off = localOff[current];
+    int end = nameOff[current] + nameLen[current];
+    for (int i = 0; i < candidates.length; i++) {
+      byte[] c = candidates[i];
+      if (c.length == end - off && Arrays.equals(names, off, end, c, 0, c.length)) {
+        return i;
+      }
+    }
+    return -1;
   }
 
   /**
@@ -224,57 +243,6 @@ public final class XmlPullParser {
 
   // ------------------------------------------------------------------ document structure
 
-  private void prolog() throws IOException {
-    if (src.ensure(3) && (src.buf[src.pos] & 0xff) == 0xEF && (src.buf[src.pos + 1] & 0xff) == 0xBB && (src.buf[src.pos + 2] & 0xff) == 0xBF) {
-      src.pos += 3;
-    }
-    if (src.startsWith("<?xml") && src.ensure(6) && XmlInput.isSpace(src.buf[src.pos + 5])) {
-      src.pos += 5;
-      xmlDeclaration();
-    }
-  }
-
-  /** The pseudo-attributes of {@code <?xml ...?>}: version first, then encoding and standalone. */
-  private void xmlDeclaration() throws IOException {
-    int seen = 0;
-    while (true) {
-      boolean space = src.skipSpace();
-      if (src.startsWith("?>")) {
-        src.pos += 2;
-        break;
-      }
-      if (!space) {
-        throw src.error("whitespace expected in the XML declaration");
-      }
-      String name = src.asciiToken();
-      src.skipSpace();
-      src.expect('=');
-      src.skipSpace();
-      String value = src.quotedAscii();
-      if (name.equals("version") && seen == 0) {
-        if (!value.equals("1.0")) {
-          throw src.error("XML version " + value + " is not supported (1.0 only)");
-        }
-        seen = 1;
-      } else if (name.equals("encoding") && seen == 1) {
-        if (!value.equalsIgnoreCase("UTF-8") && !value.equalsIgnoreCase("US-ASCII")) {
-          throw src.error("encoding " + value + " is not supported (UTF-8 only)");
-        }
-        seen = 2;
-      } else if (name.equals("standalone") && seen >= 1 && seen < 3) {
-        if (!value.equals("yes") && !value.equals("no")) {
-          throw src.error("standalone must be yes or no");
-        }
-        seen = 3;
-      } else {
-        throw src.error("unexpected '" + name + "' in the XML declaration");
-      }
-    }
-    if (seen == 0) {
-      throw src.error("XML declaration without a version");
-    }
-  }
-
   /** Before and after the root element: whitespace and comments, then the root's start tag or the end. */
   private int outsideRoot() throws IOException {
     while (true) {
@@ -289,7 +257,7 @@ public final class XmlPullParser {
         throw src.error("text outside the root element");
       }
       if (src.startsWith("<!--")) {
-        comment();
+        src.comment();
         continue;
       }
       byte b1 = src.ensure(2) ? src.buf[src.pos + 1] : 0;
@@ -333,7 +301,7 @@ public final class XmlPullParser {
         byte b1 = src.ensure(2) ? src.buf[src.pos + 1] : 0;
         if (b1 == '!') {
           if (src.startsWith("<!--")) {
-            comment();
+            src.comment();
           } else if (src.startsWith("<![CDATA[")) {
             cdata();
           } else {
@@ -452,8 +420,18 @@ public final class XmlPullParser {
   }
 
   private void endTag() throws IOException {
-    src.pos += 2; // "</"
     int top = depth - 1;
+    int open = nameLen[top];
+    // The common case, read in place: the open element's name and '>' right after "</".
+    if (open + 3 <= src.buf.length && src.ensure(open + 3)) {
+      int p = src.pos + 2;
+      if (src.buf[p + open] == '>' && Arrays.equals(src.buf, p, p + open, names, nameOff[top], nameOff[top] + open)) {
+        src.pos = p + open + 1;
+        current = --depth;
+        return;
+      }
+    }
+    src.pos += 2; // "</"
     int off = nameOff[top] + nameLen[top];
     int len = readName(off);
     if (len != nameLen[top] || !Arrays.equals(names, off, off + len, names, nameOff[top], nameOff[top] + len)) {
@@ -473,6 +451,41 @@ public final class XmlPullParser {
 
   /** Reads a name into {@code names} at {@code off} as UTF-8; returns its length in bytes. */
   private int readName(int off) throws IOException {
+    // The common case: an ASCII name that ends, on an ASCII byte, inside the buffer.
+    byte[] buf = src.buf;
+    int from = src.pos;
+    int lim = src.limit;
+    if (from < lim && buf[from] >= 0 && XmlInput.NAME_START[buf[from]]) {
+      boolean[] nameChar = XmlInput.NAME_CHAR;
+      int local = from;
+      int h = 0;
+      int p = from;
+      byte b;
+      while (p < lim && (b = buf[p]) >= 0 && nameChar[b]) {
+        p++;
+        h = 31 * h + b;
+        if (b == ':') {
+          local = p;
+          h = 0;
+        }
+      }
+      if (p < lim && buf[p] >= 0) {
+        int len = p - from;
+        if (off + len > names.length) {
+          names = Arrays.copyOf(names, Math.max(names.length * 2, off + len));
+        }
+        System.arraycopy(buf, from, names, off, len);
+        src.pos = p;
+        lastLocal = off + (local - from);
+        lastHash = h;
+        return len;
+      }
+    }
+    return readNameByChar(off);
+  }
+
+  /** {@link #readName} a character at a time, reading more input as needed. */
+  private int readNameByChar(int off) throws IOException {
     int len = 0;
     int h = 0;
     lastLocal = off;
@@ -562,23 +575,6 @@ public final class XmlPullParser {
     src.pos++; // ';'
     if (keep) {
       appendCodePoint(c);
-    }
-  }
-
-  private void comment() throws IOException {
-    src.pos += 4; // "<!--"
-    while (true) {
-      if (!src.ensure(1)) {
-        throw src.error("input ends inside a comment");
-      }
-      if (src.buf[src.pos] == '-' && src.startsWith("--")) {
-        if (!src.startsWith("-->")) {
-          throw src.error("'--' inside a comment");
-        }
-        src.pos += 3;
-        return;
-      }
-      src.readChar();
     }
   }
 
