@@ -132,6 +132,7 @@ final class HistoryWalk {
         RangeCursor<ObjectSummary> evidence = new RangeCursor<>((after, upTo) -> objects(evidencePrefix,
             new Marker(after, null, null), upTo), ObjectSummary::key, evidenceStart, evidenceMarkers, executor, ranges)) {
       String previousWindow = null;
+      String[] windowMemo = new String[2]; // each key's window is asked for twice: as the next key, then as itself
       while (true) {
         if (query.expired()) {
           return false;
@@ -148,13 +149,14 @@ final class HistoryWalk {
           if (query.accepts(e.key) && !visitor.visit(new KeyHistory(e.key, resolve(e.key, List.of(), group, false)))) {
             return false;
           }
-          previousWindow = windowOf(e.key);
+          previousWindow = windowOf(e.key, windowMemo);
         }
         if (key == null) {
           return true;
         }
         List<ObjectVersion> group = new ArrayList<>();
-        while (v != null && v.key().equals(layout.object(key))) {
+        String objectKey = v.key(); // the listing's own string: a key's versions share it, so equals is ==
+        while (v != null && v.key().equals(objectKey)) {
           if (query.expired()) {
             return false; // a key with many versions spans pages: the deadline holds inside it too
           }
@@ -163,10 +165,10 @@ final class HistoryWalk {
         }
         List<Evidence> attempts = takeEvidence(evidence, key);
         Evidence nextEvidence = peekEvidence(evidence);
-        String window = windowOf(key);
+        String window = windowOf(key, windowMemo);
         boolean sharesWindow = window != null && (window.equals(previousWindow)
-            || (v != null && window.equals(windowOf(layout.logical(v.key()))))
-            || (nextEvidence != null && window.equals(windowOf(nextEvidence.key))));
+            || (v != null && window.equals(windowOf(layout.logical(v.key()), windowMemo)))
+            || (nextEvidence != null && window.equals(windowOf(nextEvidence.key, windowMemo))));
         if (query.accepts(key) && !visitor.visit(new KeyHistory(key, resolve(key, group, attempts, sharesWindow)))) {
           return false;
         }
@@ -344,9 +346,16 @@ final class HistoryWalk {
 
   // ---------------------------------------------------------------- SHA-256 resolution
 
-  /** The {@code pipeline/window_start} of an idem key, else {@code null}. */
-  private static String windowOf(String key) {
-    return OutputKey.looksLikeKey(key) ? key.substring(0, key.lastIndexOf('/')) : null;
+  /**
+   * The {@code pipeline/window_start} of an idem key, else {@code null}; {@code memo} holds the last key
+   * asked about and its answer, to spare the second look.
+   */
+  private static String windowOf(String key, String[] memo) {
+    if (key.equals(memo[0])) {
+      return memo[1];
+    }
+    memo[0] = key;
+    return memo[1] = OutputKey.looksLikeKey(key) ? key.substring(0, key.lastIndexOf('/')) : null;
   }
 
   /**
