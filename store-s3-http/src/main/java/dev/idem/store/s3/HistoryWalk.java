@@ -364,6 +364,9 @@ final class HistoryWalk {
    */
   private List<HistoryEntry> resolve(String key, List<ObjectVersion> versions, List<Evidence> evidence,
       boolean needSchema) throws IOException {
+    if (evidence.isEmpty() && !needSchema && !(distinctEtags(versions) && OutputKey.looksLikeKey(key))) {
+      return listedOnly(key, versions); // nothing to HEAD: most keys, so no maps for them
+    }
     Map<String, ObjectVersion> byEtag = new LinkedHashMap<>();
     for (ObjectVersion v : versions) {
       if (!v.deleteMarker() && v.etag() != null) {
@@ -416,6 +419,35 @@ final class HistoryWalk {
           h.map(IdemMetadata::writer).orElse(null), h.map(IdemMetadata::schema).orElse(null)));
     }
     return out;
+  }
+
+  /** Whether the versions (delete markers aside) carry more than one ETag. */
+  private static boolean distinctEtags(List<ObjectVersion> versions) {
+    String first = null;
+    for (ObjectVersion v : versions) {
+      if (!v.deleteMarker() && v.etag() != null) {
+        if (first == null) {
+          first = v.etag();
+        } else if (!first.equals(v.etag())) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  /** {@link #resolve}'s entries when nothing is HEADed: the listing's fields, oldest first. */
+  private static List<HistoryEntry> listedOnly(String key, List<ObjectVersion> versions) {
+    HistoryEntry[] out = new HistoryEntry[versions.size()];
+    for (int i = 0; i < out.length; i++) {
+      ObjectVersion v = versions.get(i);
+      out[out.length - 1 - i] = v.deleteMarker()
+          ? new HistoryEntry(key, HistoryEntry.Kind.DELETE_MARKER, v.versionId(), v.lastModified(), -1, null, null,
+              null, null)
+          : new HistoryEntry(key, HistoryEntry.Kind.VERSION, v.versionId(), v.lastModified(), v.size(), null, v.etag(),
+              null, null);
+    }
+    return List.of(out); // KeyHistory keeps it as it is (List.copyOf of an immutable list)
   }
 
   /** Runs the HEADs, at most {@code parallelism} at a time, keeping their order. */
