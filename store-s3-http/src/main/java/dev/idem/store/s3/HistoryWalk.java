@@ -113,15 +113,31 @@ final class HistoryWalk {
     // is not), how dense a pipeline's windows are, and it is the first range's first page.
     Marker startMarker = new Marker(start, null, null);
     VersionsPage first = firstPage(listPrefix, start);
-    List<String> markers = first == null || !first.truncated() || first.versions().isEmpty() ? List.of()
-        : plan(listPrefix, start, first, query);
-    AtomicBoolean firstUnused = new AtomicBoolean(first != null);
+    boolean cut = first != null && first.truncated() && !first.versions().isEmpty();
     String evidencePrefix = layout.evidencePrefix() + query.prefix();
     String evidenceStart = start == null ? null : layout.evidenceMarker(start);
     // Evidence is rare (only divergent attempts): cut its listing too only when it spans pages, since
-    // every range costs a request even when it is empty.
-    List<String> evidenceMarkers = markers.isEmpty()
-        || !client.listObjects(bucket, evidencePrefix, evidenceStart, null, pageSize).truncated()
+    // every range costs a request even when it is empty. Whether it does is asked while the listing is
+    // planned, not after: one round trip less before the ranges start.
+    Future<Boolean> evidenceSpansPages = cut ? executor.submit(() -> {
+      try {
+        return client.listObjects(bucket, evidencePrefix, evidenceStart, null, pageSize).truncated();
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }) : null;
+    List<String> markers;
+    try {
+      markers = cut ? plan(listPrefix, start, first, query) : List.of();
+    } catch (IOException | RuntimeException e) {
+      evidenceSpansPages.cancel(true);
+      throw e;
+    }
+    if (markers.isEmpty() && evidenceSpansPages != null) {
+      evidenceSpansPages.cancel(true);
+    }
+    AtomicBoolean firstUnused = new AtomicBoolean(first != null);
+    List<String> evidenceMarkers = markers.isEmpty() || !Futures.join(evidenceSpansPages)
         ? List.of() : markers.stream().map(layout::evidenceMarker).toList();
     int ranges = query.listParallelism();
     RangeCursor.Opener<ObjectVersion> opener = (after, upTo) -> Objects.equals(after, start)
