@@ -7,8 +7,8 @@ import java.io.InputStream;
  * The byte level of {@link XmlPullParser}: a buffer over the reply stream that the parser's loops read
  * directly ({@link #buf} from {@link #pos} to {@link #limit}), UTF-8 decoding with XML's line-end
  * normalization and character checks, the prolog and comments (which the parser only checks and
- * skips), UTF-8 encoding, the byte classes the parser's loops test, and the position (line and byte) every {@link XmlSyntaxException}
- * names. It exists to keep the parser's grammar apart from byte handling; it holds at most 8 KiB of the
+ * skips), UTF-8 encoding, the byte classes the parser's loops test, and the position (line and byte)
+ * every {@link XmlSyntaxException} names. It exists to keep the parser's grammar apart from byte handling; it holds at most 8 KiB of the
  * input and reads more only when the parser asks ({@link #ensure}), so a failed read of the stream
  * surfaces at the point where the parser needed the bytes.
  */
@@ -227,7 +227,10 @@ final class XmlInput {
     return true;
   }
 
-  /** Whether {@code n} bytes are buffered at {@code pos}, reading more when needed ({@code n <= 9}). */
+  /**
+   * Whether {@code n} bytes are buffered at {@code pos}, reading more when needed; {@code n} is at most
+   * {@code buf.length}.
+   */
   boolean ensure(int n) throws IOException {
     if (limit - pos >= n) {
       return true;
