@@ -68,9 +68,15 @@ public final class OutputKey {
     return of(m.group(1), start, m.group(3));
   }
 
-  /** True when {@code key} has the layout of an idem key. */
+  /**
+   * True when {@code key} has the layout of an idem key. A scan asks this of every listed key, most of
+   * them in a legacy layout: a key that does not end in {@code /state-} and 64 characters is refused
+   * before the pattern is matched (and a Matcher made).
+   */
   public static boolean looksLikeKey(String key) {
-    return key != null && FORM.matcher(key).matches() && Names.isValidName(key.substring(0, key.indexOf('/')));
+    int n = key == null ? 0 : key.length();
+    return n >= 74 && key.startsWith("/state-", n - 71) && FORM.matcher(key).matches()
+        && Names.isValidName(key.substring(0, key.indexOf('/')));
   }
 
   /** The validated pipeline name (one path segment). */

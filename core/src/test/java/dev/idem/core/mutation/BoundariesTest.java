@@ -66,6 +66,11 @@ class BoundariesTest {
     assertFalse(OutputKey.looksLikeKey("Orders/60/state-" + HEX), "upper case is no valid pipeline");
     assertFalse(OutputKey.looksLikeKey("legacy/output.json"));
     assertFalse(OutputKey.looksLikeKey(null));
+    assertTrue(OutputKey.looksLikeKey("o/0/state-" + HEX), "the shortest form: 74 characters");
+    assertFalse(OutputKey.looksLikeKey("o/01/state-" + HEX), "the pattern still decides past the length check");
+    assertFalse(OutputKey.looksLikeKey("orders/60/state-" + HEX + "0"));
+    assertFalse(OutputKey.looksLikeKey("orders/60/stat-" + HEX + "0"));
+    assertFalse(OutputKey.looksLikeKey("/0/state-" + HEX), "an empty pipeline");
   }
 
   // --- RunSpec ---

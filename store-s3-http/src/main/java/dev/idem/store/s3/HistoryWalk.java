@@ -113,15 +113,31 @@ final class HistoryWalk {
     // is not), how dense a pipeline's windows are, and it is the first range's first page.
     Marker startMarker = new Marker(start, null, null);
     VersionsPage first = firstPage(listPrefix, start);
-    List<String> markers = first == null || !first.truncated() || first.versions().isEmpty() ? List.of()
-        : plan(listPrefix, start, first, query);
-    AtomicBoolean firstUnused = new AtomicBoolean(first != null);
+    boolean cut = first != null && first.truncated() && !first.versions().isEmpty();
     String evidencePrefix = layout.evidencePrefix() + query.prefix();
     String evidenceStart = start == null ? null : layout.evidenceMarker(start);
     // Evidence is rare (only divergent attempts): cut its listing too only when it spans pages, since
-    // every range costs a request even when it is empty.
-    List<String> evidenceMarkers = markers.isEmpty()
-        || !client.listObjects(bucket, evidencePrefix, evidenceStart, null, pageSize).truncated()
+    // every range costs a request even when it is empty. Whether it does is asked while the listing is
+    // planned, not after: one round trip less before the ranges start.
+    Future<Boolean> evidenceSpansPages = cut ? executor.submit(() -> {
+      try {
+        return client.listObjects(bucket, evidencePrefix, evidenceStart, null, pageSize).truncated();
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }) : null;
+    List<String> markers;
+    try {
+      markers = cut ? plan(listPrefix, start, first, query) : List.of();
+    } catch (IOException | RuntimeException e) {
+      evidenceSpansPages.cancel(true);
+      throw e;
+    }
+    if (markers.isEmpty() && evidenceSpansPages != null) {
+      evidenceSpansPages.cancel(true);
+    }
+    AtomicBoolean firstUnused = new AtomicBoolean(first != null);
+    List<String> evidenceMarkers = markers.isEmpty() || !Futures.join(evidenceSpansPages)
         ? List.of() : markers.stream().map(layout::evidenceMarker).toList();
     int ranges = query.listParallelism();
     RangeCursor.Opener<ObjectVersion> opener = (after, upTo) -> Objects.equals(after, start)
@@ -132,6 +148,7 @@ final class HistoryWalk {
         RangeCursor<ObjectSummary> evidence = new RangeCursor<>((after, upTo) -> objects(evidencePrefix,
             new Marker(after, null, null), upTo), ObjectSummary::key, evidenceStart, evidenceMarkers, executor, ranges)) {
       String previousWindow = null;
+      String[] windowMemo = new String[2]; // each key's window is asked for twice: as the next key, then as itself
       while (true) {
         if (query.expired()) {
           return false;
@@ -148,13 +165,14 @@ final class HistoryWalk {
           if (query.accepts(e.key) && !visitor.visit(new KeyHistory(e.key, resolve(e.key, List.of(), group, false)))) {
             return false;
           }
-          previousWindow = windowOf(e.key);
+          previousWindow = windowOf(e.key, windowMemo);
         }
         if (key == null) {
           return true;
         }
         List<ObjectVersion> group = new ArrayList<>();
-        while (v != null && v.key().equals(layout.object(key))) {
+        String objectKey = v.key(); // the listing's own string: a key's versions share it, so equals is ==
+        while (v != null && v.key().equals(objectKey)) {
           if (query.expired()) {
             return false; // a key with many versions spans pages: the deadline holds inside it too
           }
@@ -163,10 +181,10 @@ final class HistoryWalk {
         }
         List<Evidence> attempts = takeEvidence(evidence, key);
         Evidence nextEvidence = peekEvidence(evidence);
-        String window = windowOf(key);
+        String window = windowOf(key, windowMemo);
         boolean sharesWindow = window != null && (window.equals(previousWindow)
-            || (v != null && window.equals(windowOf(layout.logical(v.key()))))
-            || (nextEvidence != null && window.equals(windowOf(nextEvidence.key))));
+            || (v != null && window.equals(windowOf(layout.logical(v.key()), windowMemo)))
+            || (nextEvidence != null && window.equals(windowOf(nextEvidence.key, windowMemo))));
         if (query.accepts(key) && !visitor.visit(new KeyHistory(key, resolve(key, group, attempts, sharesWindow)))) {
           return false;
         }
@@ -344,9 +362,16 @@ final class HistoryWalk {
 
   // ---------------------------------------------------------------- SHA-256 resolution
 
-  /** The {@code pipeline/window_start} of an idem key, else {@code null}. */
-  private static String windowOf(String key) {
-    return OutputKey.looksLikeKey(key) ? key.substring(0, key.lastIndexOf('/')) : null;
+  /**
+   * The {@code pipeline/window_start} of an idem key, else {@code null}; {@code memo} holds the last key
+   * asked about and its answer, to spare the second look.
+   */
+  private static String windowOf(String key, String[] memo) {
+    if (key.equals(memo[0])) {
+      return memo[1];
+    }
+    memo[0] = key;
+    return memo[1] = OutputKey.looksLikeKey(key) ? key.substring(0, key.lastIndexOf('/')) : null;
   }
 
   /**
@@ -355,6 +380,9 @@ final class HistoryWalk {
    */
   private List<HistoryEntry> resolve(String key, List<ObjectVersion> versions, List<Evidence> evidence,
       boolean needSchema) throws IOException {
+    if (evidence.isEmpty() && !needSchema && !(distinctEtags(versions) && OutputKey.looksLikeKey(key))) {
+      return listedOnly(key, versions); // nothing to HEAD: most keys, so no maps for them
+    }
     Map<String, ObjectVersion> byEtag = new LinkedHashMap<>();
     for (ObjectVersion v : versions) {
       if (!v.deleteMarker() && v.etag() != null) {
@@ -407,6 +435,35 @@ final class HistoryWalk {
           h.map(IdemMetadata::writer).orElse(null), h.map(IdemMetadata::schema).orElse(null)));
     }
     return out;
+  }
+
+  /** Whether the versions (delete markers aside) carry more than one ETag. */
+  private static boolean distinctEtags(List<ObjectVersion> versions) {
+    String first = null;
+    for (ObjectVersion v : versions) {
+      if (!v.deleteMarker() && v.etag() != null) {
+        if (first == null) {
+          first = v.etag();
+        } else if (!first.equals(v.etag())) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  /** {@link #resolve}'s entries when nothing is HEADed: the listing's fields, oldest first. */
+  private static List<HistoryEntry> listedOnly(String key, List<ObjectVersion> versions) {
+    HistoryEntry[] out = new HistoryEntry[versions.size()];
+    for (int i = 0; i < out.length; i++) {
+      ObjectVersion v = versions.get(i);
+      out[out.length - 1 - i] = v.deleteMarker()
+          ? new HistoryEntry(key, HistoryEntry.Kind.DELETE_MARKER, v.versionId(), v.lastModified(), -1, null, null,
+              null, null)
+          : new HistoryEntry(key, HistoryEntry.Kind.VERSION, v.versionId(), v.lastModified(), v.size(), null, v.etag(),
+              null, null);
+    }
+    return List.of(out); // KeyHistory keeps it as it is (List.copyOf of an immutable list)
   }
 
   /** Runs the HEADs, at most {@code parallelism} at a time, keeping their order. */

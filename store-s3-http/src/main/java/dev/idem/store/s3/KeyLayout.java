@@ -33,9 +33,12 @@ final class KeyLayout {
   private static final String MAX_CHAR = new String(Character.toChars(Character.MAX_CODE_POINT));
 
   private final String prefix;
+  /** {@code prefix + INTERNAL}, made once: the scan asks {@link #isInternal} of every listed key. */
+  private final String internal;
 
   KeyLayout(String prefix) {
     this.prefix = prefix;
+    this.internal = prefix + INTERNAL;
   }
 
   String prefix() {
@@ -71,7 +74,7 @@ final class KeyLayout {
   }
 
   boolean isInternal(String objectKey) {
-    return objectKey.startsWith(prefix + INTERNAL);
+    return objectKey.startsWith(internal);
   }
 
   String evidencePrefix() {

@@ -14,7 +14,9 @@ import net.jqwik.api.Example;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
+import net.jqwik.api.Tuple;
 import net.jqwik.api.constraints.LongRange;
+import net.jqwik.api.statistics.Statistics;
 
 /**
  * The key layout's orderings, which the history merge and the pointer log rely on: evidence keys list
@@ -67,6 +69,39 @@ class KeyLayoutProperties {
     if (a.chars().noneMatch(c -> Character.isSurrogate((char) c)) && b.chars().noneMatch(c -> Character.isSurrogate((char) c))) {
       assertEquals(Integer.signum(Arrays.compareUnsigned(x, y)), Integer.signum(KeyOrder.compare(a, b)), a + " / " + b);
     }
+  }
+
+  /**
+   * Characters at the edges where UTF-16 and UTF-8 orders part: below and above the surrogates, the
+   * last BMP ones, pairs that share their high surrogate (U+1F600, U+1F601) or not (U+10000, U+10FFFF).
+   */
+  @Provide
+  Arbitrary<String> withPairs() {
+    Arbitrary<Integer> edges = Arbitraries.of(0x61, 0x7f, 0x80, 0x7ff, 0x800, 0xd7ff, 0xe000, 0xfffd, 0xffff, 0x10000,
+        0x1f600, 0x1f601, 0x1f9ff, 0x10fffe, 0x10ffff);
+    Arbitrary<Integer> any = Arbitraries.integers().between(0, 0x10ffff).filter(c -> c < 0xd800 || c > 0xdfff);
+    return Arbitraries.frequencyOf(Tuple.of(4, edges), Tuple.of(1, any)).list().ofMaxSize(6)
+        .map(cps -> cps.stream().collect(StringBuilder::new, StringBuilder::appendCodePoint, StringBuilder::append)
+            .toString());
+  }
+
+  @Property(tries = 3000)
+  void keyOrder_isUtf8ByteOrder_withSurrogatePairs(@ForAll("withPairs") String a, @ForAll("withPairs") String b) {
+    int bytes = Integer.signum(Arrays.compareUnsigned(a.getBytes(StandardCharsets.UTF_8), b.getBytes(StandardCharsets.UTF_8)));
+    assertEquals(bytes, Integer.signum(KeyOrder.compare(a, b)), () -> a.codePoints().boxed().toList() + " / "
+        + b.codePoints().boxed().toList());
+    assertEquals(-bytes, Integer.signum(KeyOrder.compare(b, a)));
+    Statistics.collect(a.codePoints().anyMatch(c -> c > 0xffff) && b.codePoints().anyMatch(c -> c > 0xffff)
+        ? "both with pairs" : "not both");
+  }
+
+  @Example
+  void keyOrder_pairsAgainstTheTopOfTheBmp() {
+    assertTrue(KeyOrder.compare("k\uD83D\uDE01", "k\uD83D\uDE00") > 0, "U+1F601 after U+1F600: same high surrogate");
+    assertTrue(KeyOrder.compare("k\uD800\uDC00", "k\uFFFF") > 0, "U+10000 after U+FFFF");
+    assertTrue(KeyOrder.compare("k\uE000", "k\uD7FF") > 0, "U+E000 after U+D7FF");
+    assertTrue(KeyOrder.compare("k\uD83D\uDE00", "k\uD83D\uDE00x") < 0, "a prefix first");
+    assertEquals(0, KeyOrder.compare("k\uD83D\uDE00", "k\uD83D\uDE00"));
   }
 
   @Example

@@ -31,7 +31,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * VersionsPage}, side by side:
  *
  * <ul>
- *   <li>{@code streaming}: {@link S3Xml#parseVersions(java.io.InputStream, String)}, what the client
+ *   <li>{@code streaming}: {@link VersionsPageReader#read(java.io.InputStream, String)}, what the client
  *       runs (the store's own pull parser, {@code dev.idem.store.s3.xml}).
  *   <li>{@code staxTree}: the reader it replaced, written out here as it was: the JDK's StAX parser
  *       (java.xml, coalescing, DTDs off) into an element tree, then the same fields read from the
@@ -78,7 +78,7 @@ public class ListingParseBench {
 
   @Benchmark
   public VersionsPage streaming() throws IOException {
-    return S3Xml.parseVersions(new ByteArrayInputStream(page), "bench");
+    return VersionsPageReader.read(new ByteArrayInputStream(page), "bench");
   }
 
   @Benchmark

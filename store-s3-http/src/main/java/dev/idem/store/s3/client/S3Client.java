@@ -403,7 +403,7 @@ public final class S3Client {
     }
     String what = addressing.describe("GET", bucket, null, query);
     return transport.exchange(new Call("GET", bucket, null, query, Map.of(), RequestBody.empty(), Set.of()),
-        body -> S3Xml.parseVersions(body, what));
+        body -> VersionsPageReader.read(body, what));
   }
 
   /** ListObjectsV2, one page of at most {@code maxKeys} objects. */

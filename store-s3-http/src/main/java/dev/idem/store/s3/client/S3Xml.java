@@ -9,7 +9,9 @@ import dev.idem.store.s3.xml.XmlSyntaxException;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.URLDecoder;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -25,21 +27,21 @@ import java.util.Optional;
  * and never a {@code NullPointerException} or an endless listing loop.
  *
  * <p>Replies are read with {@link XmlPullParser} as a stream of events, a listing page straight from the
- * response body: no tree, and only the fields an entry needs become strings. Of each element the first
+ * response body: no tree, and only the fields an entry needs become strings. ListObjectVersions pages,
+ * which the scan reads by the hundred, are read by {@link VersionsPageReader}, over bytes, with the
+ * checks and helpers here. Of each element the first
  * child of a given name counts, as S3 sends each once; unknown elements are skipped whole. A reply that
  * is not well-formed XML, or XML the parser does not read (a DTD, an unknown entity), is a {@link
  * MalformedReplyException}; a failure of the stream itself stays a plain {@link IOException}, which the
  * transport retries.
  *
  * <p>Listings are requested with {@code encoding-type=url}, so keys are percent-decoded here (keys may
- * hold characters XML 1.0 cannot carry), once the whole page says whether it is encoded.
+ * hold characters XML 1.0 cannot carry), strictly ({@link #decode}), once the whole page says whether
+ * it is encoded.
  */
 final class S3Xml {
-  private static final String[] VERSION_FIELDS = {"Key", "VersionId", "LastModified", "IsLatest", "ETag", "Size"};
   private static final String[] OBJECT_FIELDS = {"Key", "LastModified", "ETag", "Size"};
   private static final String[] UPLOAD_FIELDS = {"Key", "UploadId", "Initiated"};
-  private static final String[] PREFIX_FIELDS = {"Prefix"};
-  private static final String[] VERSIONS_TOP = {"IsTruncated", "NextKeyMarker", "NextVersionIdMarker", "EncodingType"};
   private static final String[] OBJECTS_TOP = {"IsTruncated", "NextContinuationToken", "EncodingType"};
   private static final String[] UPLOADS_TOP = {"IsTruncated", "NextKeyMarker", "NextUploadIdMarker", "EncodingType"};
 
@@ -69,70 +71,6 @@ final class S3Xml {
       return body.length > 0 && rootLeaves(new ByteArrayInputStream(body), "reply", "Error") != null;
     } catch (IOException e) {
       return false;
-    }
-  }
-
-  static VersionsPage parseVersions(byte[] body, String what) throws IOException {
-    return parseVersions(new ByteArrayInputStream(body), what);
-  }
-
-  /** One ListObjectVersions page, read from {@code body} as it arrives. */
-  static VersionsPage parseVersions(InputStream body, String what) throws IOException {
-    XmlPullParser p = new XmlPullParser(body);
-    try {
-      expectRoot(p, what, "ListVersionsResult");
-      List<ObjectVersion> out = new ArrayList<>();
-      List<String> commonPrefixes = new ArrayList<>();
-      String[] top = new String[VERSIONS_TOP.length];
-      String[] f = new String[VERSION_FIELDS.length];
-      for (int e = p.next(); e != END_ELEMENT; e = p.next()) {
-        if (e != START_ELEMENT) {
-          continue;
-        }
-        String name = p.localName();
-        boolean marker = name.equals("DeleteMarker");
-        if (marker || name.equals("Version")) {
-          leaves(p, VERSION_FIELDS, f);
-          String key = required(f[0], name, "Key", what);
-          String versionId = required(f[1], name, "VersionId", what);
-          Instant modified = instant(required(f[2], name, "LastModified", what), what);
-          boolean latest = "true".equals(f[3]);
-          out.add(marker
-              ? new ObjectVersion(key, versionId, latest, true, modified, null, 0)
-              : new ObjectVersion(key, versionId, latest, false, modified,
-                  unquote(required(f[4], name, "ETag", what)), number(required(f[5], name, "Size", what), what)));
-        } else if (name.equals("CommonPrefixes")) {
-          leaves(p, PREFIX_FIELDS, f);
-          commonPrefixes.add(required(f[0], name, "Prefix", what));
-        } else {
-          topLevel(p, name, VERSIONS_TOP, top);
-        }
-      }
-      end(p);
-      boolean url = "url".equals(top[3]);
-      boolean truncated = truncated(top[0], what);
-      String nextKey = top[1];
-      String nextVersion = emptyToNull(top[2]);
-      if (truncated && (nextKey == null || nextKey.isEmpty())) {
-        throw new MalformedReplyException(what, "listing is truncated but has no NextKeyMarker");
-      }
-      if (url) {
-        for (int i = 0; i < out.size(); i++) {
-          ObjectVersion v = out.get(i);
-          String key = decode(v.key(), true, what);
-          if (!key.equals(v.key())) {
-            out.set(i, new ObjectVersion(key, v.versionId(), v.latest(), v.deleteMarker(), v.lastModified(),
-                v.etag(), v.size()));
-          }
-        }
-        for (int i = 0; i < commonPrefixes.size(); i++) {
-          commonPrefixes.set(i, decode(commonPrefixes.get(i), true, what));
-        }
-      }
-      return new VersionsPage(out, truncated, truncated ? decode(nextKey, url, what) : null, nextVersion,
-          commonPrefixes);
-    } catch (XmlSyntaxException e) {
-      throw new MalformedReplyException(what, e.getMessage());
     }
   }
 
@@ -346,7 +284,7 @@ final class S3Xml {
     return -1;
   }
 
-  private static boolean truncated(String t, String what) throws MalformedReplyException {
+  static boolean truncated(String t, String what) throws MalformedReplyException {
     if (t == null) {
       return false;
     }
@@ -356,14 +294,14 @@ final class S3Xml {
     return t.equals("true");
   }
 
-  private static String required(String v, String parent, String child, String what) throws MalformedReplyException {
+  static <T> T required(T v, String parent, String child, String what) throws MalformedReplyException {
     if (v == null) {
       throw new MalformedReplyException(what, "<" + parent + "> without <" + child + ">");
     }
     return v;
   }
 
-  private static long number(String s, String what) throws MalformedReplyException {
+  static long number(String s, String what) throws MalformedReplyException {
     try {
       long v = Long.parseLong(s);
       if (v < 0) {
@@ -395,53 +333,111 @@ final class S3Xml {
   /** {@code yyyy-MM-ddTHH:mm:ss[.f{1,9}]Z} with every field in range, else {@code null}. */
   static Instant utcInstant(String s) {
     int n = s.length();
-    if (n < 20 || n == 21 || n > 30 || s.charAt(4) != '-' || s.charAt(7) != '-' || s.charAt(10) != 'T'
-        || s.charAt(13) != ':' || s.charAt(16) != ':' || s.charAt(n - 1) != 'Z' || (n > 20 && s.charAt(19) != '.')) {
+    byte[] b = new byte[n];
+    for (int i = 0; i < n; i++) {
+      char c = s.charAt(i);
+      if (c > 0x7f) {
+        return null;
+      }
+      b[i] = (byte) c;
+    }
+    return utcInstant(b, 0, n);
+  }
+
+  /** {@link #utcInstant(String)} of the ASCII (or UTF-8) bytes {@code s[from..to)}, read in place. */
+  static Instant utcInstant(byte[] s, int from, int to) {
+    int n = to - from;
+    if (n < 20 || n == 21 || n > 30 || s[from + 4] != '-' || s[from + 7] != '-' || s[from + 10] != 'T'
+        || s[from + 13] != ':' || s[from + 16] != ':' || s[to - 1] != 'Z' || (n > 20 && s[from + 19] != '.')) {
       return null;
     }
-    int year = digits(s, 0, 4);
-    int month = digits(s, 5, 2);
-    int day = digits(s, 8, 2);
-    int hour = digits(s, 11, 2);
-    int minute = digits(s, 14, 2);
-    int second = digits(s, 17, 2);
-    int fraction = n > 20 ? digits(s, 20, n - 21) : 0;
+    int year = digits(s, from, 4);
+    int month = digits(s, from + 5, 2);
+    int day = digits(s, from + 8, 2);
+    int hour = digits(s, from + 11, 2);
+    int minute = digits(s, from + 14, 2);
+    int second = digits(s, from + 17, 2);
+    int fraction = n > 20 ? digits(s, from + 20, n - 21) : 0;
     if (year < 0 || month < 1 || month > 12 || day < 1 || day > 31 || hour < 0 || hour > 23 || minute < 0
         || minute > 59 || second < 0 || second > 59 || fraction < 0) {
       return null;
     }
-    if (day > 28 && day > java.time.YearMonth.of(year, month).lengthOfMonth()) {
+    boolean leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+    int monthLength = month == 2 ? (leap ? 29 : 28) : month == 4 || month == 6 || month == 9 || month == 11 ? 30 : 31;
+    if (day > monthLength) {
       return null;
     }
     for (int i = n - 21; i < 9; i++) {
       fraction *= 10;
     }
-    long epochDay = java.time.LocalDate.of(year, month, day).toEpochDay();
-    return Instant.ofEpochSecond(epochDay * 86_400 + hour * 3_600 + minute * 60 + second, fraction);
+    return Instant.ofEpochSecond(epochDay(year, month, day) * 86_400 + hour * 3_600 + minute * 60 + second, fraction);
+  }
+
+  /** Days from 1970-01-01 to a date of the proleptic Gregorian calendar (years 0 to 9999), with no objects. */
+  private static long epochDay(int year, int month, int day) {
+    int y = month <= 2 ? year - 1 : year; // count years from March, so a leap day ends its year
+    long era = Math.floorDiv(y, 400);
+    long yearOfEra = y - era * 400;
+    long dayOfYear = (153L * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1;
+    long dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear;
+    return era * 146_097 + dayOfEra - 719_468;
   }
 
   /** The decimal number of {@code count} ASCII digits at {@code from}, or -1. */
-  private static int digits(String s, int from, int count) {
+  private static int digits(byte[] s, int from, int count) {
     int v = 0;
     for (int i = from; i < from + count; i++) {
-      char c = s.charAt(i);
-      if (c < '0' || c > '9') {
+      int d = s[i] - '0';
+      if (d < 0 || d > 9) {
         return -1;
       }
-      v = v * 10 + (c - '0');
+      v = v * 10 + d;
     }
     return v;
   }
 
-  private static String decode(String s, boolean url, String what) throws MalformedReplyException {
-    if (!url) {
+  /**
+   * A key of a listing requested with {@code encoding-type=url}: {@code %XX} is a byte, {@code +} a
+   * space, and the bytes must be UTF-8 (a key is); anything else is a {@link MalformedReplyException},
+   * not a key with replacement characters. {@code s} itself when there is nothing to decode.
+   */
+  static String decode(String s, boolean url, String what) throws MalformedReplyException {
+    if (!url || (s.indexOf('%') < 0 && s.indexOf('+') < 0)) {
       return s;
     }
-    try {
-      return URLDecoder.decode(s, StandardCharsets.UTF_8);
-    } catch (IllegalArgumentException e) {
-      throw new MalformedReplyException(what, "bad percent-encoding in " + S3Exception.oneLine(s));
+    byte[] bytes = new byte[s.length() * 3];
+    int n = 0;
+    for (int i = 0; i < s.length(); ) {
+      char c = s.charAt(i);
+      if (c == '%') {
+        int hi = i + 2 < s.length() ? hex(s.charAt(i + 1)) : -1;
+        int lo = hi >= 0 ? hex(s.charAt(i + 2)) : -1;
+        if (lo < 0) {
+          throw new MalformedReplyException(what, "bad percent-encoding in " + S3Exception.oneLine(s));
+        }
+        bytes[n++] = (byte) (hi << 4 | lo);
+        i += 3;
+      } else if (c == '+' || c < 0x80) {
+        bytes[n++] = (byte) (c == '+' ? ' ' : c);
+        i++;
+      } else {
+        int cp = s.codePointAt(i);
+        byte[] utf8 = new String(Character.toChars(cp)).getBytes(StandardCharsets.UTF_8);
+        System.arraycopy(utf8, 0, bytes, n, utf8.length);
+        n += utf8.length;
+        i += Character.charCount(cp);
+      }
     }
+    try {
+      return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+          .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes, 0, n)).toString();
+    } catch (CharacterCodingException e) {
+      throw new MalformedReplyException(what, "percent-encoding that is not UTF-8 in " + S3Exception.oneLine(s));
+    }
+  }
+
+  private static int hex(char c) {
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
   }
 
   private static String emptyToNull(String s) {

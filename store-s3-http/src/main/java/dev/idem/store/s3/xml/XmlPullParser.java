@@ -2,6 +2,7 @@ package dev.idem.store.s3.xml;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -12,16 +13,19 @@ import java.util.List;
  * (read for well-formedness and otherwise ignored, namespace declarations included), self-closing tags,
  * text with the five predefined entities and decimal and hexadecimal character references (any XML
  * character, supplementary code points too), CDATA sections and whitespace. It exists so the store needs
- * no {@code java.xml} module and reads a listing page from the response body as it arrives: names are
- * kept in one reused buffer and interned in a small cache, so a page costs little more than the strings
- * the caller asks for.
+ * no {@code java.xml} module and reads a listing page from the response body as it arrives. Names and
+ * text are kept as UTF-8 bytes in reused buffers (runs of plain bytes copied whole, never decoded to
+ * chars): a caller that reads a page field by field compares names as bytes ({@link #localNameIs}) and
+ * reads text as bytes ({@link #elementTextBytes}), so a page costs little more than the strings the
+ * caller makes of what it keeps; {@link #localName()} interns names in a small cache.
  *
  * <p>Guarantees: what it returns is what a conforming XML 1.0 parser reads from the same bytes (line
  * ends normalized to {@code \n}, references resolved, CDATA as text); anything outside the subset (a
  * DOCTYPE and so any other entity, a processing instruction, an encoding other than UTF-8, XML 1.1) and
  * anything not well-formed (mismatched or unclosed tags, bad UTF-8, characters XML forbids, {@code ]]>}
  * in text, a second root, text outside the root) is an {@link XmlSyntaxException} naming the line and
- * byte, thrown before the offending data is returned. Nothing is ever fetched or expanded. Element names
+ * byte, thrown before the offending data is returned. Text handed out as bytes is therefore always
+ * well-formed UTF-8 of XML characters. Nothing is ever fetched or expanded. Element names
  * are local names: a prefix is dropped and not checked against a declaration. Nesting deeper than the
  * configured limit is an error, so a hostile reply cannot grow the name stack without bound.
  *
@@ -50,8 +54,8 @@ public final class XmlPullParser {
   private boolean rootSeen;
   private boolean pendingEnd;
   private int depth;
-  /** The names of the open elements, one after the other in {@code names}. */
-  private char[] names = new char[256];
+  /** The UTF-8 names of the open elements, one after the other in {@code names}. */
+  private byte[] names = new byte[256];
   private final int[] nameOff;
   private final int[] nameLen;
   private final int[] localOff;
@@ -60,8 +64,11 @@ public final class XmlPullParser {
   /** The stack slot of the element of the current START_ELEMENT or END_ELEMENT event. */
   private int current;
   private final String[] nameCache = new String[NAME_CACHE];
-  private final char[][] nameCacheChars = new char[NAME_CACHE][];
-  private final StringBuilder text = new StringBuilder();
+  private final byte[][] nameCacheBytes = new byte[NAME_CACHE][];
+  /** The UTF-8 text of the current TEXT event (or of what {@link #elementTextBytes} read). */
+  private byte[] text = new byte[256];
+  private int textLen;
+  private final byte[] entity = new byte[32];
   private final List<String> attributes = new ArrayList<>();
 
   /** A parser over {@code in} that allows elements nested 16 deep (S3's replies nest at most 4). */
@@ -100,7 +107,7 @@ public final class XmlPullParser {
     }
     if (!started) {
       started = true;
-      prolog();
+      src.prolog();
     }
     return event = depth == 0 ? outsideRoot() : content();
   }
@@ -124,12 +131,43 @@ public final class XmlPullParser {
     int len = nameOff[current] + nameLen[current] - off;
     int h = localHash[current];
     int slot = (h ^ (h >>> 7)) & (NAME_CACHE - 1);
-    char[] cached = nameCacheChars[slot];
-    if (cached != null && cached.length == len && Arrays.equals(cached, 0, len, names, off, off + len)) {
+    byte[] cached = nameCacheBytes[slot];
+    if (cached != null && Arrays.equals(cached, 0, cached.length, names, off, off + len)) {
       return nameCache[slot];
     }
-    nameCacheChars[slot] = Arrays.copyOfRange(names, off, off + len);
-    return nameCache[slot] = new String(names, off, len);
+    nameCacheBytes[slot] = Arrays.copyOfRange(names, off, off + len);
+    return nameCache[slot] = new String(names, off, len, StandardCharsets.UTF_8);
+  }
+
+  /**
+   * The index in {@code candidates} (UTF-8 names) of the local name of the element of the current
+   * START_ELEMENT or END_ELEMENT, or -1: {@link #localNameIs} over a list.
+   */
+  public int localNameIndex(byte[][] candidates) {
+    if (event != START_ELEMENT && event != END_ELEMENT) {
+      throw new IllegalStateException("no element at this event");
+    }
+    int off = localOff[current];
+    int end = nameOff[current] + nameLen[current];
+    for (int i = 0; i < candidates.length; i++) {
+      byte[] c = candidates[i];
+      if (c.length == end - off && Arrays.equals(names, off, end, c, 0, c.length)) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  /**
+   * Whether the local name of the element of the current START_ELEMENT or END_ELEMENT is {@code name},
+   * given as its UTF-8 bytes: a comparison of bytes, no string made.
+   */
+  public boolean localNameIs(byte[] name) {
+    if (event != START_ELEMENT && event != END_ELEMENT) {
+      throw new IllegalStateException("no element at this event");
+    }
+    int off = localOff[current];
+    return Arrays.equals(names, off, nameOff[current] + nameLen[current], name, 0, name.length);
   }
 
   /** The character data of the current TEXT event. */
@@ -137,7 +175,7 @@ public final class XmlPullParser {
     if (event != TEXT) {
       throw new IllegalStateException("no text at this event");
     }
-    return text.toString();
+    return new String(text, 0, textLen, StandardCharsets.UTF_8);
   }
 
   /**
@@ -147,18 +185,49 @@ public final class XmlPullParser {
    * @throws XmlSyntaxException when the element has a child element, or the input is malformed
    */
   public String elementText() throws IOException {
+    int n = elementTextBytes();
+    return n == 0 ? "" : new String(text, 0, n, StandardCharsets.UTF_8);
+  }
+
+  /**
+   * At a START_ELEMENT: reads the element's text up to and including its end tag, for elements that
+   * hold only text, and returns its length in bytes: the text is then the first that many bytes of
+   * {@link #textBytes()}, well-formed UTF-8 with references resolved and line ends normalized.
+   *
+   * @throws XmlSyntaxException when the element has a child element, or the input is malformed
+   */
+  public int elementTextBytes() throws IOException {
     if (event != START_ELEMENT) {
-      throw new IllegalStateException("elementText() needs a START_ELEMENT");
+      throw new IllegalStateException("elementTextBytes() needs a START_ELEMENT");
     }
-    String result = "";
-    for (int e = next(); e != END_ELEMENT; e = next()) {
-      if (e == TEXT) {
-        result = text.toString(); // text is coalesced: at most one TEXT event before the end tag
-      } else {
-        throw src.error("element <" + localName() + "> where only text was expected");
+    int e = next();
+    if (e == TEXT) {
+      // Text is coalesced, so a tag follows it (content() stopped at its '<'): the end tag, or a child.
+      if (src.ensure(2) && src.buf[src.pos + 1] == '/') {
+        endTag();
+        event = END_ELEMENT;
+        return textLen;
       }
+      e = next();
     }
-    return result;
+    if (e != END_ELEMENT) {
+      throw src.error("element <" + localName() + "> where only text was expected");
+    }
+    textLen = 0;
+    return 0;
+  }
+
+  /**
+   * The buffer holding the current text as UTF-8 (see {@link #elementTextBytes()}); valid, and to be
+   * read only, until the next call to this parser. Text events give their length as {@link #textLength()}.
+   */
+  public byte[] textBytes() {
+    return text;
+  }
+
+  /** The length in bytes of the text in {@link #textBytes()}. */
+  public int textLength() {
+    return textLen;
   }
 
   /** At a START_ELEMENT: reads past the element's end tag, skipping everything inside it. */
@@ -174,57 +243,6 @@ public final class XmlPullParser {
 
   // ------------------------------------------------------------------ document structure
 
-  private void prolog() throws IOException {
-    if (src.ensure(3) && (src.buf[src.pos] & 0xff) == 0xEF && (src.buf[src.pos + 1] & 0xff) == 0xBB && (src.buf[src.pos + 2] & 0xff) == 0xBF) {
-      src.pos += 3;
-    }
-    if (src.startsWith("<?xml") && src.ensure(6) && XmlInput.isSpace(src.buf[src.pos + 5])) {
-      src.pos += 5;
-      xmlDeclaration();
-    }
-  }
-
-  /** The pseudo-attributes of {@code <?xml ...?>}: version first, then encoding and standalone. */
-  private void xmlDeclaration() throws IOException {
-    int seen = 0;
-    while (true) {
-      boolean space = src.skipSpace();
-      if (src.startsWith("?>")) {
-        src.pos += 2;
-        break;
-      }
-      if (!space) {
-        throw src.error("whitespace expected in the XML declaration");
-      }
-      String name = src.asciiToken();
-      src.skipSpace();
-      src.expect('=');
-      src.skipSpace();
-      String value = src.quotedAscii();
-      if (name.equals("version") && seen == 0) {
-        if (!value.equals("1.0")) {
-          throw src.error("XML version " + value + " is not supported (1.0 only)");
-        }
-        seen = 1;
-      } else if (name.equals("encoding") && seen == 1) {
-        if (!value.equalsIgnoreCase("UTF-8") && !value.equalsIgnoreCase("US-ASCII")) {
-          throw src.error("encoding " + value + " is not supported (UTF-8 only)");
-        }
-        seen = 2;
-      } else if (name.equals("standalone") && seen >= 1 && seen < 3) {
-        if (!value.equals("yes") && !value.equals("no")) {
-          throw src.error("standalone must be yes or no");
-        }
-        seen = 3;
-      } else {
-        throw src.error("unexpected '" + name + "' in the XML declaration");
-      }
-    }
-    if (seen == 0) {
-      throw src.error("XML declaration without a version");
-    }
-  }
-
   /** Before and after the root element: whitespace and comments, then the root's start tag or the end. */
   private int outsideRoot() throws IOException {
     while (true) {
@@ -239,7 +257,7 @@ public final class XmlPullParser {
         throw src.error("text outside the root element");
       }
       if (src.startsWith("<!--")) {
-        comment();
+        src.comment();
         continue;
       }
       byte b1 = src.ensure(2) ? src.buf[src.pos + 1] : 0;
@@ -259,26 +277,37 @@ public final class XmlPullParser {
 
   /** Inside the root: text (coalesced across CDATA and comments), then a tag. */
   private int content() throws IOException {
-    text.setLength(0);
+    textLen = 0;
     while (true) {
       if (src.pos >= src.limit && !src.ensure(1)) {
-        throw src.error("input ends inside <" + new String(names, nameOff[depth - 1], nameLen[depth - 1]) + ">");
+        throw src.error("input ends inside <" + openName(depth - 1) + ">");
       }
-      byte b = src.buf[src.pos];
-      if ((b >= 0x20 && b != '<' && b != '&' && b != ']') || b == '\n' || b == '\t') {
-        text.append((char) b);
-        src.pos++;
-      } else if (b == '<') {
+      byte[] buf = src.buf;
+      int from = src.pos;
+      int p = from;
+      int lim = src.limit;
+      while (p < lim && XmlInput.PLAIN[buf[p] & 0xff]) {
+        p++;
+      }
+      if (p > from) {
+        append(buf, from, p - from);
+        src.pos = p;
+        if (p == lim) {
+          continue;
+        }
+      }
+      byte b = buf[p];
+      if (b == '<') {
         byte b1 = src.ensure(2) ? src.buf[src.pos + 1] : 0;
         if (b1 == '!') {
           if (src.startsWith("<!--")) {
-            comment();
+            src.comment();
           } else if (src.startsWith("<![CDATA[")) {
             cdata();
           } else {
             throw src.error(src.startsWith("<!DOCTYPE") ? "DOCTYPE is not supported" : "unexpected '<!'");
           }
-        } else if (text.length() > 0) {
+        } else if (textLen > 0) {
           return TEXT;
         } else if (b1 == '/') {
           endTag();
@@ -290,13 +319,32 @@ public final class XmlPullParser {
           return START_ELEMENT;
         }
       } else if (b == '&') {
-        reference(text);
+        reference(true);
       } else if (b == ']' && src.startsWith("]]>")) {
         throw src.error("']]>' in text");
       } else {
-        text.appendCodePoint(src.readChar());
+        appendCodePoint(src.readChar());
       }
     }
+  }
+
+  private String openName(int slot) {
+    return new String(names, nameOff[slot], nameLen[slot], StandardCharsets.UTF_8);
+  }
+
+  private void append(byte[] from, int off, int len) {
+    if (textLen + len > text.length) {
+      text = Arrays.copyOf(text, Math.max(text.length * 2, textLen + len));
+    }
+    System.arraycopy(from, off, text, textLen, len);
+    textLen += len;
+  }
+
+  private void appendCodePoint(int c) {
+    if (textLen + 4 > text.length) {
+      text = Arrays.copyOf(text, text.length * 2);
+    }
+    textLen += XmlInput.utf8(c, text, textLen);
   }
 
   private void startTag() throws IOException {
@@ -341,7 +389,7 @@ public final class XmlPullParser {
   private void attribute() throws IOException {
     int off = nameOff[depth - 1] + nameLen[depth - 1];
     int len = readName(off);
-    String name = new String(names, off, len);
+    String name = new String(names, off, len, StandardCharsets.UTF_8);
     if (attributes.contains(name)) {
       throw src.error("attribute " + name + " given twice");
     }
@@ -364,7 +412,7 @@ public final class XmlPullParser {
       } else if (b == '<') {
         throw src.error("'<' in an attribute value");
       } else if (b == '&') {
-        reference(null);
+        reference(false);
       } else {
         src.readChar();
       }
@@ -372,13 +420,23 @@ public final class XmlPullParser {
   }
 
   private void endTag() throws IOException {
-    src.pos += 2; // "</"
     int top = depth - 1;
+    int open = nameLen[top];
+    // The common case, read in place: the open element's name and '>' right after "</".
+    if (open + 3 <= src.buf.length && src.ensure(open + 3)) {
+      int p = src.pos + 2;
+      if (src.buf[p + open] == '>' && Arrays.equals(src.buf, p, p + open, names, nameOff[top], nameOff[top] + open)) {
+        src.pos = p + open + 1;
+        current = --depth;
+        return;
+      }
+    }
+    src.pos += 2; // "</"
     int off = nameOff[top] + nameLen[top];
     int len = readName(off);
     if (len != nameLen[top] || !Arrays.equals(names, off, off + len, names, nameOff[top], nameOff[top] + len)) {
-      throw src.error("end tag </" + new String(names, off, len) + "> does not match <"
-          + new String(names, nameOff[top], nameLen[top]) + ">");
+      throw src.error("end tag </" + new String(names, off, len, StandardCharsets.UTF_8) + "> does not match <"
+          + openName(top) + ">");
     }
     src.skipSpace();
     src.expect('>');
@@ -391,8 +449,43 @@ public final class XmlPullParser {
   private int lastLocal;
   private int lastHash;
 
-  /** Reads a name into {@code names} at {@code off}; returns its length in chars. */
+  /** Reads a name into {@code names} at {@code off} as UTF-8; returns its length in bytes. */
   private int readName(int off) throws IOException {
+    // The common case: an ASCII name that ends, on an ASCII byte, inside the buffer.
+    byte[] buf = src.buf;
+    int from = src.pos;
+    int lim = src.limit;
+    if (from < lim && buf[from] >= 0 && XmlInput.NAME_START[buf[from]]) {
+      boolean[] nameChar = XmlInput.NAME_CHAR;
+      int local = from;
+      int h = 0;
+      int p = from;
+      byte b;
+      while (p < lim && (b = buf[p]) >= 0 && nameChar[b]) {
+        p++;
+        h = 31 * h + b;
+        if (b == ':') {
+          local = p;
+          h = 0;
+        }
+      }
+      if (p < lim && buf[p] >= 0) {
+        int len = p - from;
+        if (off + len > names.length) {
+          names = Arrays.copyOf(names, Math.max(names.length * 2, off + len));
+        }
+        System.arraycopy(buf, from, names, off, len);
+        src.pos = p;
+        lastLocal = off + (local - from);
+        lastHash = h;
+        return len;
+      }
+    }
+    return readNameByChar(off);
+  }
+
+  /** {@link #readName} a character at a time, reading more input as needed. */
+  private int readNameByChar(int off) throws IOException {
     int len = 0;
     int h = 0;
     lastLocal = off;
@@ -400,16 +493,16 @@ public final class XmlPullParser {
       if (src.pos >= src.limit && !src.ensure(1)) {
         break;
       }
-      if (off + len + 2 > names.length) {
+      if (off + len + 4 > names.length) {
         names = Arrays.copyOf(names, names.length * 2);
       }
       byte b = src.buf[src.pos];
       if (b >= 0) {
-        if (!(len == 0 ? XmlInput.isNameStart(b) : XmlInput.isNameChar(b))) {
+        if (!(len == 0 ? XmlInput.NAME_START[b] : XmlInput.NAME_CHAR[b])) {
           break;
         }
         src.pos++;
-        names[off + len++] = (char) b;
+        names[off + len++] = b;
         h = 31 * h + b;
         if (b == ':') {
           lastLocal = off + len;
@@ -420,7 +513,7 @@ public final class XmlPullParser {
         if (!(len == 0 ? XmlInput.isNameStart(c) : XmlInput.isNameChar(c))) {
           throw src.error("character U+" + Integer.toHexString(c).toUpperCase() + " not allowed in a name");
         }
-        int n = Character.toChars(c, names, off + len);
+        int n = XmlInput.utf8(c, names, off + len);
         for (int i = 0; i < n; i++) {
           h = 31 * h + names[off + len + i];
         }
@@ -434,8 +527,8 @@ public final class XmlPullParser {
     return len;
   }
 
-  /** {@code &...;} at {@code pos}: appends the character to {@code out} (when not null) or fails. */
-  private void reference(StringBuilder out) throws IOException {
+  /** {@code &...;} at {@code pos}: appends the character to the text when {@code keep}, or fails. */
+  private void reference(boolean keep) throws IOException {
     src.pos++; // '&'
     int c;
     if (src.ensure(1) && src.buf[src.pos] == '#') {
@@ -464,42 +557,24 @@ public final class XmlPullParser {
       }
       c = (int) value;
     } else {
-      StringBuilder name = new StringBuilder(8);
-      while (src.ensure(1) && src.buf[src.pos] != ';' && name.length() < 32 && XmlInput.isNameChar(src.buf[src.pos])) {
-        name.append((char) src.buf[src.pos++]);
+      byte[] e = entity;
+      int n = 0;
+      while (src.ensure(1) && src.buf[src.pos] != ';' && n < e.length && src.buf[src.pos] >= 0
+          && XmlInput.NAME_CHAR[src.buf[src.pos]]) {
+        e[n++] = src.buf[src.pos++];
       }
       if (!src.ensure(1) || src.buf[src.pos] != ';') {
         throw src.error("malformed entity reference");
       }
-      c = switch (name.toString()) {
-        case "lt" -> '<';
-        case "gt" -> '>';
-        case "amp" -> '&';
-        case "apos" -> '\'';
-        case "quot" -> '"';
-        default -> throw src.error("unknown entity &" + name + "; (only the five predefined ones are supported)");
-      };
+      c = XmlInput.predefined(e, n);
+      if (c < 0) {
+        throw src.error("unknown entity &" + new String(e, 0, n, StandardCharsets.US_ASCII)
+            + "; (only the five predefined ones are supported)");
+      }
     }
     src.pos++; // ';'
-    if (out != null) {
-      out.appendCodePoint(c);
-    }
-  }
-
-  private void comment() throws IOException {
-    src.pos += 4; // "<!--"
-    while (true) {
-      if (!src.ensure(1)) {
-        throw src.error("input ends inside a comment");
-      }
-      if (src.buf[src.pos] == '-' && src.startsWith("--")) {
-        if (!src.startsWith("-->")) {
-          throw src.error("'--' inside a comment");
-        }
-        src.pos += 3;
-        return;
-      }
-      src.readChar();
+    if (keep) {
+      appendCodePoint(c);
     }
   }
 
@@ -513,7 +588,7 @@ public final class XmlPullParser {
         src.pos += 3;
         return;
       }
-      text.appendCodePoint(src.readChar());
+      appendCodePoint(src.readChar());
     }
   }
 
