@@ -9,10 +9,8 @@ import dev.idem.store.s3.S3StoreProver;
 import dev.idem.store.s3.auth.CredentialChain;
 import dev.idem.store.s3.auth.CredentialsException;
 import dev.idem.store.s3.client.S3Exception;
-import java.net.http.HttpClient;
 import java.nio.file.Path;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.Map;
 
 /**
@@ -55,12 +53,9 @@ final class S3Stores {
     if (parallelism != null && !parallelism.isBlank()) {
       options.uploadParallelism(parseParallelism(parallelism));
     }
-    HttpClient http = HttpClient.newBuilder()
-        .connectTimeout(Duration.ofSeconds(1))
-        .followRedirects(HttpClient.Redirect.NEVER)
-        .build();
     String home = env.getOrDefault("HOME", System.getProperty("user.home"));
-    CredentialChain credentials = CredentialChain.standard(env, Path.of(home), http, Clock.systemUTC());
+    CredentialChain credentials = CredentialChain.standard(env, Path.of(home), CredentialChain.defaultHttp(),
+        Clock.systemUTC());
     S3ObjectStore s3 = S3ObjectStore.open(location, credentials, options.build());
     return ProvenStore.wrap(s3, S3StoreProver.of(s3), creator, Clock.systemUTC());
   }

@@ -1,5 +1,6 @@
 package dev.idem.store.s3.auth;
 
+import dev.idem.store.s3.http.HttpClients;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.URI;
@@ -136,16 +137,22 @@ public final class CredentialChain implements CredentialsProvider {
 
   /**
    * The standard chain over this process: {@code System.getenv()}, the {@code user.home}
-   * directory, a new HTTP client with a 1 s connect timeout that follows no redirects, and
-   * {@link Clock#systemUTC()}.
+   * directory, {@link #defaultHttp()}, and {@link Clock#systemUTC()}.
    */
   public static CredentialChain fromSystem() {
-    HttpClient http = HttpClient.newBuilder()
+    return standard(System.getenv(), Path.of(System.getProperty("user.home")), defaultHttp(), Clock.systemUTC());
+  }
+
+  /**
+   * The client for the chain's HTTP sources (STS, the container endpoint, IMDS): a 1 s connect timeout,
+   * no redirects, the JDK's default TLS, built on its first request only, since credentials from the
+   * environment or a profile file need no HTTP and setting up TLS is most of a client's cost.
+   */
+  public static HttpClient defaultHttp() {
+    return HttpClients.lazily(() -> HttpClient.newBuilder()
         .connectTimeout(Duration.ofSeconds(1))
         .followRedirects(HttpClient.Redirect.NEVER)
-        .build();
-    return standard(System.getenv(), Path.of(System.getProperty("user.home")), http,
-        Clock.systemUTC());
+        .build());
   }
 
   /**

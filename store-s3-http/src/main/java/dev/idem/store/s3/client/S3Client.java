@@ -7,6 +7,7 @@ import dev.idem.store.s3.auth.CredentialsProvider;
 import dev.idem.store.s3.auth.SigV4Signer;
 import dev.idem.store.s3.client.S3Transport.Call;
 import dev.idem.store.s3.client.S3Transport.Reply;
+import dev.idem.store.s3.http.HttpClients;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
@@ -78,7 +79,7 @@ public final class S3Client {
     this.region = b.region;
     this.credentials = b.credentials;
     this.knownBuckets = ConcurrentHashMap.newKeySet();
-    HttpClient http = b.http != null ? b.http : HttpClient.newBuilder()
+    HttpClient http = b.http != null ? b.http : HttpClients.forEndpoint(b.endpoint)
         .version(HttpClient.Version.HTTP_1_1)
         .connectTimeout(b.connectTimeout)
         .followRedirects(HttpClient.Redirect.NEVER)
