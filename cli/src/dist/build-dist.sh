@@ -35,7 +35,7 @@ if [ -n "$picocli_sources" ] && [ -f "$picocli_sources" ]; then
   mkdir -p "$src" "$classes"
   (cd "$src" && "$jdk/bin/jar" --extract --file "$picocli_sources")
   find "$src" -name '*.java' ! -name module-info.java > "$target/picocli-recompiled/sources.txt"
-  "$jdk/bin/javac" --release 17 -nowarn -Xlint:none -XDsuppressNotes -d "$classes" @"$target/picocli-recompiled/sources.txt"
+  "$jdk/bin/javac" --release 17 -XDstringConcat=inline -nowarn -Xlint:none -XDsuppressNotes -d "$classes" @"$target/picocli-recompiled/sources.txt"
   (cd "$classes" && "$jdk/bin/jar" --extract --file "$picocli_jar" META-INF/MANIFEST.MF)
   rm "$picocli_jar"
   "$jdk/bin/jar" --create --file "$picocli_jar" --manifest "$classes/META-INF/MANIFEST.MF" -C "$classes" picocli
