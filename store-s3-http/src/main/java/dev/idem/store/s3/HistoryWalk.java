@@ -80,10 +80,15 @@ final class HistoryWalk {
 
   /**
    * Where a page starts: {@code key} is the key-marker (versions) or start-after (objects), {@code
-   * versionId} the version-id-marker, {@code token} a ListObjectsV2 continuation token.
+   * versionId} the version-id-marker, {@code token} a ListObjectsV2 continuation token; {@code page} is
+   * the index of the page it starts within its range's listing (0 for the range's first).
    */
-  private record Marker(String key, String versionId, String token) {
-    static final Marker START = new Marker(null, null, null);
+  private record Marker(String key, String versionId, String token, int page) {
+    static final Marker START = new Marker(null, null, null, 0);
+
+    Marker(String key, String versionId, String token) {
+      this(key, versionId, token, 0);
+    }
   }
 
   /** One evidence object as listed. */
@@ -271,19 +276,34 @@ final class HistoryWalk {
     }
   }
 
+  /**
+   * The pages of one range's version listing. A bounded range asks for its second page with max-keys 1:
+   * ranges are cut at directories and windows, so a range's first page often ends where the range's
+   * keys do, and a full second page would then be the next range's first, listed, parsed and dropped
+   * (99 of a 100-directory scan's 205 requests, each 1,000 versions). One version tells whether the
+   * range goes on; when it does, the pages after it are full again. Only the page size changes, never
+   * where a page starts, so every version is listed once either way.
+   */
   private PageCursor.Fetch<Marker, ObjectVersion> versionsFetch(String listPrefix, String upTo) {
-    return m -> page(client.listVersions(bucket, listPrefix, m.key, m.versionId, pageSize), upTo);
+    return m -> page(client.listVersions(bucket, listPrefix, m.key, m.versionId, pageSizeAt(m.page, upTo)), upTo,
+        m.page);
   }
 
-  private static PageCursor.Page<Marker, ObjectVersion> page(VersionsPage p, String upTo) {
+  /** Max-keys of a range's {@code page}-th page: 1 for a bounded range's second, else the page size. */
+  int pageSizeAt(int page, String upTo) {
+    return upTo != null && page == 1 ? 1 : pageSize;
+  }
+
+  private static PageCursor.Page<Marker, ObjectVersion> page(VersionsPage p, String upTo, int index) {
     return RangeCursor.cut(new PageCursor.Page<>(p.versions(),
-        p.truncated() ? new Marker(p.nextKeyMarker(), p.nextVersionIdMarker(), null) : null), upTo, ObjectVersion::key);
+        p.truncated() ? new Marker(p.nextKeyMarker(), p.nextVersionIdMarker(), null, index + 1) : null), upTo,
+        ObjectVersion::key);
   }
 
   /** A range's cursor starting with {@code first}, already fetched. */
   private PageCursor<Marker, ObjectVersion> versions(String listPrefix, VersionsPage first, String upTo)
       throws IOException {
-    return new PageCursor<>(versionsFetch(listPrefix, upTo), page(first, upTo), executor,
+    return new PageCursor<>(versionsFetch(listPrefix, upTo), page(first, upTo, 0), executor,
         "ListObjectVersions of " + source(listPrefix));
   }
 

@@ -141,6 +141,47 @@ class S3HistoryTest {
     assertEquals(large, small);
   }
 
+  /**
+   * Directory ranges whose first page ends exactly at the directory's end (and one that runs on for a
+   * second and third page): a bounded range asks for its second page with one version, then full pages
+   * again. Every version is listed once, in order, as by one page that holds everything.
+   */
+  @Test
+  void history_directoryRangesOfExactlyOnePage_secondPageProbedAndEveryVersionOnce() throws IOException {
+    String own = s3.createBucket(true); // the other tests expect the shared bucket's keys exactly
+    int[] versions = {PAGE, 2 * PAGE + 3, PAGE, 1, PAGE};
+    for (int d = 0; d < versions.length; d++) {
+      for (int v = 0; v < versions[d]; v++) {
+        s3.client().put(own, "p/dirs/d" + d + "/k" + (v % 3),
+            RequestBody.ofBytes(("version " + v + " of d" + d).getBytes(StandardCharsets.UTF_8)), null, Map.of());
+      }
+    }
+    Map<String, KeyHistory> ranged = historyIn(own, PAGE);
+    Map<String, KeyHistory> onePage = historyIn(own, 1000);
+    assertEquals(onePage, ranged);
+    assertEquals(13, ranged.size(), "3 keys in four directories, 1 in the fourth");
+    assertEquals(2 * PAGE + 3, ranged.keySet().stream().filter(k -> k.startsWith("dirs/d1/"))
+        .mapToInt(k -> ranged.get(k).entries().size()).sum(), "every version of the three-page directory");
+    HistoryWalk walk = new HistoryWalk(s3.client(), own, new KeyLayout("p/"), PAGE, 4, null);
+    assertEquals(1, walk.pageSizeAt(1, "p/dirs/d1/"), "a bounded range's second page: one version");
+    assertEquals(PAGE, walk.pageSizeAt(0, "p/dirs/d1/"), "its first page: full");
+    assertEquals(PAGE, walk.pageSizeAt(2, "p/dirs/d1/"), "after the probe: full again");
+    assertEquals(PAGE, walk.pageSizeAt(1, null), "the last range, unbounded: nothing to probe for");
+  }
+
+  private static Map<String, KeyHistory> historyIn(String bucketName, int pageSize) throws IOException {
+    Map<String, KeyHistory> out = new TreeMap<>();
+    try (S3ObjectStore store = S3ObjectStore.open(s3.location(bucketName, "p"),
+        () -> AwsCredentials.of(S3ProxyServer.ACCESS_KEY, S3ProxyServer.SECRET_KEY),
+        S3StoreOptions.defaults().toBuilder().pageSize(pageSize).build())) {
+      assertTrue(store.history("dirs/", h -> {
+        assertTrue(out.put(h.key(), h) == null, "one group per key: " + h.key());
+        return true;
+      }));
+    }
+    return out;
+  }
+
   @Test
   void historyQuery_windowRange_onlyKeysInRangeAndNoHeadForTheRest() throws IOException {
     // "now" has four digits, so the listing starts at orders/1000; the divergent key(120) and the
