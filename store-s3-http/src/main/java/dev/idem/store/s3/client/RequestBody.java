@@ -4,7 +4,6 @@ import dev.idem.core.Sha256;
 import dev.idem.store.s3.auth.SigV4Signer;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.net.http.HttpRequest.BodyPublisher;
 import java.net.http.HttpRequest.BodyPublishers;
 import java.util.Base64;
@@ -21,7 +20,8 @@ import java.util.Objects;
  * <ul>
  *   <li>{@link #ofStream} (a single PUT) signs the content's SHA-256, so S3 rejects a body that does not
  *       match it, and checks while sending, with the CRC32C taken in the same pass as that SHA-256, that
- *       the source still holds those bytes and that length; the check runs before the last byte leaves,
+ *       the source still holds those bytes and that length (read in large chunks, {@link
+ *       StreamPublisher}); the check runs before the last byte leaves,
  *       so a source that changed fails the request instead of completing it, on a server that checks
  *       nothing too.
  *   <li>{@link #ofPart} (a multipart part, already read into memory and checked by the caller) is sent
@@ -93,14 +93,13 @@ public final class RequestBody {
     if (length < 0) {
       throw new IllegalArgumentException("length must be >= 0, was " + length);
     }
-    return new RequestBody(length, sha256, Map.of(), () -> BodyPublishers.fromPublisher(
-        BodyPublishers.ofInputStream(() -> {
-          try {
-            return new VerifyingInputStream(opener.open(), length, sha256, crc32c, what);
-          } catch (IOException e) {
-            throw new UncheckedIOException(new LocalBodyException(e));
-          }
-        }), length));
+    return new RequestBody(length, sha256, Map.of(), () -> BodyPublishers.fromPublisher(new StreamPublisher(() -> {
+      try {
+        return new VerifyingInputStream(opener.open(), length, sha256, crc32c, what);
+      } catch (IOException e) {
+        throw new LocalBodyException(e);
+      }
+    }, length), length));
   }
 
   /** S3's form of a CRC32C: its 4 bytes, big-endian, in base64. */

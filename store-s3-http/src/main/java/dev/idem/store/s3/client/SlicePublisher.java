@@ -7,8 +7,10 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A request body over a slice of a caller's array, handed to the HTTP client as read-only {@link
- * ByteBuffer} views of it, 16 KiB each, without copying: {@code BodyPublishers.ofByteArray(buf, off,
- * len)} copies the whole slice into fresh buffers, a second copy of every multipart part.
+ * ByteBuffer} views of it, {@value #CHUNK} bytes each, without copying: {@code
+ * BodyPublishers.ofByteArray(buf, off, len)} copies the whole slice into fresh buffers, a second copy of
+ * every multipart part. Views cost nothing however large, and java.net.http hands each item between
+ * threads, so they are large: an 8 MiB part is 32 items, not 512 ({@link StreamPublisher} says more).
  *
  * <p>The caller keeps the slice unchanged until the request returns ({@link RequestBody#ofSlice}). A
  * request abandoned by a timeout could still be reading the views when the buffer is reused; it cannot
@@ -18,7 +20,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * for a non-positive request.
  */
 final class SlicePublisher implements Flow.Publisher<ByteBuffer> {
-  static final int CHUNK = 16 * 1024;
+  static final int CHUNK = 256 * 1024;
 
   private final byte[] buffer;
   private final int offset;
