@@ -87,6 +87,47 @@ class ContentChecksumsTest {
   }
 
   @Test
+  void of_payloadFailsWhileRead_failureReachesTheCaller() {
+    IOException disk = new IOException("Input/output error");
+    Payload failing = new Payload() {
+      @Override
+      public long size() {
+        return 100;
+      }
+
+      @Override
+      public String sha256() {
+        return Sha256.EMPTY;
+      }
+
+      @Override
+      public InputStream open() {
+        // Forty bytes, then the disk fails (bulk reads too: InputStream's default would swallow it).
+        return new InputStream() {
+          private int left = 40;
+
+          @Override
+          public int read() throws IOException {
+            byte[] one = new byte[1];
+            return read(one, 0, 1) == -1 ? -1 : one[0];
+          }
+
+          @Override
+          public int read(byte[] b, int off, int len) throws IOException {
+            if (left <= 0) {
+              throw disk;
+            }
+            int n = Math.min(len, left);
+            left -= n;
+            return n;
+          }
+        };
+      }
+    };
+    assertEquals(disk, assertThrows(IOException.class, () -> ContentChecksums.of(failing, 100, 30)));
+  }
+
+  @Test
   void of_badSizes_refused() {
     assertThrows(IllegalArgumentException.class, () -> ContentChecksums.of(Payload.ofBytes(new byte[0]), -1, 5));
     assertThrows(IllegalArgumentException.class, () -> ContentChecksums.of(Payload.ofBytes(new byte[0]), 0, 0));
