@@ -8,7 +8,11 @@ x-amz-content-sha256 value given here, and prints the server's answer:
   2. the same with a wrong signed hash (does the server verify the signed hash?);
   3. UNSIGNED-PAYLOAD with a right, then 4. a wrong x-amz-checksum-sha256 header;
   5. STREAMING-UNSIGNED-PAYLOAD-TRAILER: an aws-chunked body with an x-amz-checksum-sha256 trailer,
-     right, then wrong (is the trailer accepted, and is it verified?), each read back with a GET.
+     right, then wrong (is the trailer accepted, and is it verified?), each read back with a GET;
+  6. UNSIGNED-PAYLOAD with a right, then a wrong x-amz-checksum-crc32c header on a PutObject;
+  7. a multipart upload created with x-amz-checksum-algorithm: CRC32C whose UNSIGNED-PAYLOAD part
+     carries a right, then a wrong x-amz-checksum-crc32c (does the server verify a part's CRC32C?),
+     completed with the parts' ChecksumCRC32C and read back (idem's one-pass multipart upload).
 
 A server that accepts a wrong trailer cannot be trusted to refuse a file that changed during a one-pass
 upload: idem would need its own check there. Creates BUCKET; writes only under it.
@@ -36,6 +40,20 @@ class KeepSha(S3SigV4Auth):
         if mine is not None:
             del request.headers["X-Amz-Content-SHA256"]
             request.headers["X-Amz-Content-SHA256"] = mine
+
+
+def crc32c(data):
+    """CRC-32C (Castagnoli), as S3's x-amz-checksum-crc32c: reflected, polynomial 0x82F63B78."""
+    crc = 0xFFFFFFFF
+    for b in data:
+        crc ^= b
+        for _ in range(8):
+            crc = (crc >> 1) ^ (0x82F63B78 if crc & 1 else 0)
+    return crc ^ 0xFFFFFFFF
+
+
+def b64crc(value):
+    return base64.b64encode(value.to_bytes(4, "big")).decode()
 
 
 def main():
@@ -77,6 +95,34 @@ def main():
         show(f"5 STREAMING-UNSIGNED-PAYLOAD-TRAILER, trailer {name}", status, reply)
         if status == 200:
             got_status, got = send("GET", f"/{bucket}/5-{name}")
+            print(f"  read back: {got_status}, {len(got)} bytes, the bytes sent: {got == data}")
+
+    crc_right, crc_wrong = b64crc(crc32c(data)), b64crc(crc32c(b"other bytes"))
+    for name, checksum in (("right", crc_right), ("wrong", crc_wrong)):
+        show(f"6 UNSIGNED-PAYLOAD, x-amz-checksum-crc32c {name}", *send(
+            "PUT", f"/{bucket}/6-{name}", data, {"x-amz-content-sha256": "UNSIGNED-PAYLOAD",
+                                                 "x-amz-checksum-crc32c": checksum}))
+    for name, checksum in (("right", crc_right), ("wrong", crc_wrong)):
+        key = f"/{bucket}/7-{name}"
+        status, reply = send("POST", key + "?uploads", b"", {"x-amz-checksum-algorithm": "CRC32C"})
+        show(f"7 CreateMultipartUpload, x-amz-checksum-algorithm CRC32C ({name})", status, reply)
+        upload = reply.split(b"<UploadId>")[1].split(b"</UploadId>")[0].decode()
+        status, reply = send("PUT", f"{key}?partNumber=1&uploadId={upload}", data,
+                             {"x-amz-content-sha256": "UNSIGNED-PAYLOAD", "x-amz-checksum-crc32c": checksum})
+        show(f"7 UploadPart UNSIGNED-PAYLOAD, x-amz-checksum-crc32c {name}", status, reply)
+        if status != 200:
+            send("DELETE", f"{key}?uploadId={upload}")
+            continue
+        etag = None
+        status2, got = send("GET", f"{key}?uploadId={upload}")
+        for k, v in (("ETag", b"<ETag>"),):
+            etag = got.split(v)[1].split(b"</ETag>")[0].decode().replace("&quot;", '"') if v in got else None
+        xml = ("<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>%s</ETag>"
+               "<ChecksumCRC32C>%s</ChecksumCRC32C></Part></CompleteMultipartUpload>" % (etag, checksum))
+        status, reply = send("POST", f"{key}?uploadId={upload}", xml.encode())
+        show(f"7 CompleteMultipartUpload with ChecksumCRC32C ({name})", status, reply)
+        if status == 200:
+            got_status, got = send("GET", key)
             print(f"  read back: {got_status}, {len(got)} bytes, the bytes sent: {got == data}")
 
 

@@ -103,6 +103,10 @@ class ProgressCommandTest {
     CountingPayload p = new CountingPayload(Payload.ofBytes(new byte[1000]).withSchema(2));
     assertEquals(dev.idem.core.Sha256.of(new byte[1000]), p.sha256());
     assertEquals(0, p.bytesRead(), "the hash reads the payload itself");
+    long[] observed = {0};
+    assertEquals(dev.idem.core.Sha256.of(new byte[1000]), p.sha256((b, off, len) -> observed[0] += len));
+    assertEquals(1000, observed[0], "the store's hash pass sees every byte");
+    assertEquals(0, p.bytesRead(), "and is not counted as sent");
     try (java.io.InputStream in = p.open()) {
       assertEquals(0, in.read());
       assertEquals(10, in.skip(10), "skipped bytes are not sent");

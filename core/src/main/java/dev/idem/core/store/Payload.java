@@ -9,6 +9,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.security.MessageDigest;
 import java.util.Objects;
 
 /**
@@ -32,6 +33,37 @@ public interface Payload {
 
   /** Lowercase hex SHA-256 of the content. */
   String sha256() throws IOException;
+
+  /** Receives the content's bytes, in order, during {@link #sha256(Observer)}. */
+  @FunctionalInterface
+  interface Observer {
+    /** The next {@code len} bytes of the content, at {@code b[off]}; valid only during the call. */
+    void update(byte[] b, int off, int len);
+  }
+
+  /**
+   * {@link #sha256()}, with the content read once in order and every byte of it handed to {@code
+   * observer}: a store takes a cheaper checksum of its own in the same pass (S3: a CRC32C per part), so
+   * it can later check that the bytes it sends are the bytes hashed without hashing them again.
+   *
+   * <p>The observer sees exactly the bytes the returned hash describes. The default reads {@link #open()}
+   * and hashes what it reads, and refuses a content that does not hash to {@link #sha256()}; a file
+   * payload hashes in this one pass (no pass before it when its hash was not asked for yet), an
+   * in-memory one only hands its bytes over.
+   *
+   * @throws ChangedWhileReadingException when the bytes read do not hash to the hash declared before
+   */
+  default String sha256(Observer observer) throws IOException {
+    String declared = sha256();
+    String actual;
+    try (InputStream in = open()) {
+      actual = hashObserving(in, observer);
+    }
+    if (!actual.equals(declared)) {
+      throw new ChangedWhileReadingException(toString(), declared, actual);
+    }
+    return declared;
+  }
 
   /** A new stream over the whole content; the caller closes it. */
   InputStream open() throws IOException;
@@ -87,6 +119,11 @@ public interface Payload {
       }
 
       @Override
+      public String sha256(Observer observer) throws IOException {
+        return bytes.sha256(observer);
+      }
+
+      @Override
       public InputStream open() throws IOException {
         return bytes.open();
       }
@@ -120,6 +157,32 @@ public interface Payload {
     public ChangedWhileReadingException(String what, String declared, String actual) {
       super(what + " changed while it was being published (sha256 " + declared + " then " + actual + ")");
     }
+
+    private ChangedWhileReadingException(String message) {
+      super(message);
+    }
+
+    /**
+     * For a store that checks the bytes it sends against a cheaper checksum taken in the same pass as
+     * the hash (see {@link Payload#sha256(Observer)}): it knows the bytes differ, not what they hash to.
+     *
+     * @param how what differed, e.g. {@code part 3 (bytes 10485760-11534335) read crc32c 5e6f7a8b, hashed 1a2b3c4d}
+     */
+    public static ChangedWhileReadingException notAsHashed(String what, String declared, String how) {
+      return new ChangedWhileReadingException(
+          what + " changed while it was being published (sha256 " + declared + ", then " + how + ")");
+    }
+  }
+
+  /** Hashes {@code in} to its end, handing every byte read to {@code observer}; the caller closes it. */
+  private static String hashObserving(InputStream in, Observer observer) throws IOException {
+    MessageDigest md = Sha256.newDigest();
+    byte[] buf = new byte[64 * 1024];
+    for (int n; (n = in.read(buf)) != -1; ) {
+      md.update(buf, 0, n);
+      observer.update(buf, 0, n);
+    }
+    return Sha256.hex(md.digest());
   }
 
   static Payload ofBytes(byte[] bytes) {
@@ -133,6 +196,13 @@ public interface Payload {
 
       @Override
       public String sha256() {
+        return sha;
+      }
+
+      /** The bytes are this payload's own copy and cannot change: handed over, not hashed again. */
+      @Override
+      public String sha256(Observer observer) {
+        observer.update(copy, 0, copy.length);
         return sha;
       }
 
@@ -178,6 +248,20 @@ public interface Payload {
             sha = Sha256.of(in);
           }
         }
+        return sha;
+      }
+
+      /** One pass: the hash of the bytes the observer saw; refused when an earlier hash differs. */
+      @Override
+      public synchronized String sha256(Observer observer) throws IOException {
+        String actual;
+        try (InputStream in = open()) {
+          actual = hashObserving(in, observer);
+        }
+        if (sha != null && !sha.equals(actual)) {
+          throw new ChangedWhileReadingException(toString(), sha, actual);
+        }
+        sha = actual;
         return sha;
       }
 

@@ -148,4 +148,94 @@ class PayloadTest {
     assertEquals(true, bytes.withSchema(1).readsRanges(), "the schema wrapper forwards ranges");
     assertArrayEquals(slice(content, 7, 9), readRange(bytes.withSchema(1), 7, 2));
   }
+
+  /** Collects what {@link Payload#sha256(Payload.Observer)} hands over, counting the calls. */
+  private static final class Collected implements Payload.Observer {
+    final java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+
+    @Override
+    public void update(byte[] b, int off, int len) {
+      bytes.write(b, off, len);
+    }
+  }
+
+  @Test
+  void sha256Observed_fileNotYetHashed_onePassHandsOverExactlyTheHashedBytes(@TempDir Path dir)
+      throws IOException {
+    byte[] content = content();
+    Path f = Files.write(dir.resolve("once.bin"), content);
+    Payload file = Payload.ofFile(f);
+    Collected seen = new Collected();
+    assertEquals(Sha256.of(content), file.withSchema(2).sha256(seen));
+    assertArrayEquals(content, seen.bytes.toByteArray());
+    assertEquals(Sha256.of(content), file.sha256(), "the hash of the observed pass is remembered");
+  }
+
+  @Test
+  void sha256Observed_fileChangedSinceFirstHashed_refused(@TempDir Path dir) throws IOException {
+    byte[] content = content();
+    Path f = Files.write(dir.resolve("moving.bin"), content);
+    Payload p = Payload.ofFile(f);
+    String first = p.sha256();
+    content[5] ^= 1;
+    Files.write(f, content);
+    Payload.ChangedWhileReadingException e =
+        assertThrows(Payload.ChangedWhileReadingException.class, () -> p.sha256(new Collected()));
+    assertEquals(f + " changed while it was being published (sha256 " + first + " then " + Sha256.of(content)
+        + ")", e.getMessage());
+    assertEquals(first, p.sha256(), "the first hash stays what the payload declares");
+  }
+
+  @Test
+  void sha256Observed_bytes_handedOverWithoutHashingAgain() throws IOException {
+    byte[] content = content();
+    Collected seen = new Collected();
+    assertEquals(Sha256.of(content), Payload.ofBytes(content).sha256(seen));
+    assertArrayEquals(content, seen.bytes.toByteArray());
+  }
+
+  @Test
+  void sha256Observed_streamPayload_hashesWhatItReadsAndRefusesALie() throws IOException {
+    byte[] content = content();
+    byte[] other = content.clone();
+    other[other.length - 1] ^= 1;
+    String declared = Sha256.of(content);
+    byte[][] source = {content};
+    Payload stream = new Payload() {
+      @Override
+      public long size() {
+        return content.length;
+      }
+
+      @Override
+      public String sha256() {
+        return declared;
+      }
+
+      @Override
+      public InputStream open() {
+        return new java.io.ByteArrayInputStream(source[0]);
+      }
+
+      @Override
+      public String toString() {
+        return "pipe";
+      }
+    };
+    Collected seen = new Collected();
+    assertEquals(declared, stream.sha256(seen));
+    assertArrayEquals(content, seen.bytes.toByteArray());
+    source[0] = other;
+    Payload.ChangedWhileReadingException e =
+        assertThrows(Payload.ChangedWhileReadingException.class, () -> stream.sha256(new Collected()));
+    assertEquals("pipe changed while it was being published (sha256 " + declared + " then " + Sha256.of(other)
+        + ")", e.getMessage());
+  }
+
+  @Test
+  void changedWhileReading_notAsHashed_namesTheDeclaredHashAndWhatDiffered() {
+    assertEquals("f.bin changed while it was being published (sha256 abc, then part 2 read crc32c 1, hashed 2)",
+        Payload.ChangedWhileReadingException.notAsHashed("f.bin", "abc", "part 2 read crc32c 1, hashed 2")
+            .getMessage());
+  }
 }

@@ -16,16 +16,23 @@ import java.util.concurrent.ExecutorService;
  * <h2>Protocol</h2>
  *
  * <ul>
- *   <li>Up to the multipart threshold: one PutObject with {@code If-None-Match: *}, the content's
- *       SHA-256 signed in {@code x-amz-content-sha256} (S3 rejects bytes that do not match) and the
- *       body streamed from the payload on each attempt.
- *   <li>Above it: CreateMultipartUpload (carrying the metadata), then parts of exactly {@code partSize}
- *       bytes (the last one shorter), up to {@code parallelism} at once ({@link PartUploads}: a file's
- *       parts each read their own range, a stream is read in order; each part is hashed and its SHA-256
- *       signed). The bytes read are hashed in order into the whole content's SHA-256, which must equal
- *       the payload's declared one before CompleteMultipartUpload is sent with {@code If-None-Match: *}
- *       and the ETags in part order. Fixed part boundaries make the multipart ETag a function of the
- *       bytes, however many parts were in flight.
+ *   <li>First, one pass over the payload ({@link #digest}, {@link ContentChecksums}): its SHA-256, the
+ *       hash the object is recorded under, and in the same read a CRC32C of each part the upload will
+ *       send (the whole content for a single PUT). It is the only SHA-256 of the payload idem computes.
+ *   <li>Up to the multipart threshold: one PutObject with {@code If-None-Match: *}, that SHA-256 signed
+ *       in {@code x-amz-content-sha256} (S3 rejects bytes that do not match) and the body streamed from
+ *       the payload on each attempt, its length and CRC32C checked before the last byte leaves ({@link
+ *       RequestBody#ofStream}), so a changed payload is refused on a server that checks nothing too.
+ *   <li>Above it: CreateMultipartUpload (carrying the metadata, declaring CRC32C part checksums), then
+ *       parts of exactly {@code partSize} bytes (the last one shorter), up to {@code parallelism} at once
+ *       ({@link PartUploads}: a file's parts each read their own range, a stream is read in order; each
+ *       part, once in memory, must have its CRC32C from the hash pass and is then sent {@code
+ *       UNSIGNED-PAYLOAD} with it in {@code x-amz-checksum-crc32c}). The parts' checks cover every byte
+ *       and the payload must end where it did, so no whole-content hash is taken again before
+ *       CompleteMultipartUpload is sent with {@code If-None-Match: *}, the ETags and CRC32Cs in part
+ *       order. Fixed part boundaries make the multipart ETag a function of the bytes, however many parts
+ *       were in flight; nothing in idem compares ETags of content (IDENTICAL compares the recorded
+ *       {@code idem-sha256}).
  * </ul>
  *
  * <h2>Failure states</h2>
@@ -76,12 +83,24 @@ final class CreateOnlyUpload {
     this.executor = executor;
   }
 
-  Result upload(String objectKey, Payload payload, String sha256, long size, Map<String, String> metadata)
+  /**
+   * The one pass over {@code payload} before it is uploaded: its SHA-256 and the CRC32Cs of the parts
+   * {@link #upload} will send for {@code size} bytes.
+   *
+   * @throws Payload.ChangedWhileReadingException when the payload is not {@code size} bytes long
+   */
+  ContentChecksums.Digest digest(Payload payload, long size) throws IOException {
+    return ContentChecksums.of(payload, size, size > threshold ? partSize : Math.max(size, 1));
+  }
+
+  /** @param digest {@link #digest} of {@code payload} */
+  Result upload(String objectKey, Payload payload, ContentChecksums.Digest digest, Map<String, String> metadata)
       throws IOException {
+    long size = digest.size();
     if (size > threshold) {
-      return multipart(objectKey, payload, sha256, size, metadata);
+      return multipart(objectKey, payload, digest, metadata);
     }
-    RequestBody body = RequestBody.ofStream(payload::open, size, sha256, payload.toString());
+    RequestBody body = RequestBody.ofStream(payload::open, size, digest.sha256(), digest.crc32c(1), payload.toString());
     WriteResult w = client.put(bucket, objectKey, body, Condition.ifNoneMatch(), metadata);
     return switch (w.status()) {
       case WRITTEN -> new Result(Outcome.CREATED, w.attempts() > 1);
@@ -90,8 +109,9 @@ final class CreateOnlyUpload {
     };
   }
 
-  private Result multipart(String objectKey, Payload payload, String sha256, long size, Map<String, String> metadata)
-      throws IOException {
+  private Result multipart(String objectKey, Payload payload, ContentChecksums.Digest digest,
+      Map<String, String> metadata) throws IOException {
+    long size = digest.size();
     long parts = (size + partSize - 1) / partSize;
     if (parts > S3StoreOptions.MAX_PARTS) {
       throw new IllegalArgumentException("payload of " + size + " bytes needs " + parts + " parts of " + partSize
@@ -100,14 +120,12 @@ final class CreateOnlyUpload {
     String uploadId = client.createMultipartUpload(bucket, objectKey, metadata);
     boolean done = false;
     try {
-      PartUploads uploads = new PartUploads(client, bucket, objectKey, uploadId, executor, parallelism, partSize, size);
-      // A payload that grew, shrank or changed since its hash was taken hashes differently now.
-      String actual = uploads.send(payload);
-      if (!actual.equals(sha256)) {
-        throw new Payload.ChangedWhileReadingException(payload.toString(), sha256, actual);
-      }
+      PartUploads uploads = new PartUploads(client, bucket, objectKey, uploadId, executor, parallelism, partSize, digest);
+      // A payload that grew, shrank or changed since its hash was taken fails a part's check here.
+      uploads.send(payload);
       List<String> etags = uploads.etags();
-      WriteResult w = client.completeMultipartUpload(bucket, objectKey, uploadId, etags, Condition.ifNoneMatch());
+      WriteResult w = client.completeMultipartUpload(bucket, objectKey, uploadId, etags, uploads.checksums(),
+          Condition.ifNoneMatch());
       switch (w.status()) {
         case WRITTEN -> {
           done = true;

@@ -1,13 +1,11 @@
 package dev.idem.store.s3;
 
-import dev.idem.core.Sha256;
 import dev.idem.core.store.Payload;
 import dev.idem.store.s3.client.RequestBody;
 import dev.idem.store.s3.client.S3Client;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
-import java.security.MessageDigest;
 import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.Deque;
@@ -17,11 +15,12 @@ import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.zip.CRC32C;
 
 /**
- * Sends the parts of one multipart upload, at most {@code parallelism} at a time, and hashes the whole
- * content in order on the way, so {@link CreateOnlyUpload} can refuse a payload that changed under it
- * before anything becomes visible.
+ * Sends the parts of one multipart upload, at most {@code parallelism} at a time, each checked against
+ * the checksums taken when the payload was hashed, so {@link CreateOnlyUpload} can refuse a payload that
+ * changed under it before anything becomes visible.
  *
  * <h2>Protocol</h2>
  *
@@ -29,9 +28,14 @@ import java.util.concurrent.locks.ReentrantLock;
  * on first need), so parts take at most {@code parallelism × partSize} bytes of memory. A payload that
  * {@linkplain Payload#readsRanges() reads ranges} (a file) has each part's task read its own range; a
  * stream payload is read in order by the calling thread, which fills one free buffer after another.
- * Either way the whole-content digest is fed in part order (range tasks take turns for it), each part's
- * own SHA-256 is computed by its task and signed with the part, and the ETags land in part-number
- * order whatever order the parts finish in: the output is the same as a one-at-a-time upload's.
+ * Either way, once a part is in its buffer, its task checks that it has the length and the CRC32C
+ * ({@link ContentChecksums}) the same bytes had when the payload was hashed, and only then sends it,
+ * {@code UNSIGNED-PAYLOAD} with that CRC32C in {@code x-amz-checksum-crc32c} ({@link
+ * RequestBody#ofPart}): no SHA-256 of the part is computed. The buffer does not change while it is sent,
+ * so the check covers every byte the part sends, on any server; a server that verifies the header (AWS
+ * S3, S3Proxy) also checks the transfer. After the last part, the payload must end where it ended when
+ * hashed (one byte past it is read). The ETags land in part-number order whatever order the parts
+ * finish in: the output is the same as a one-at-a-time upload's.
  *
  * <h2>Failure states</h2>
  *
@@ -51,7 +55,7 @@ final class PartUploads {
   private final long size;
   private final int parts;
   private final String[] etags;
-  private final MessageDigest whole = Sha256.newDigest();
+  private final ContentChecksums.Digest digest;
 
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition changed = lock.newCondition();
@@ -59,11 +63,11 @@ final class PartUploads {
   private final Set<Thread> workers = new HashSet<>();
   private int allocated;
   private int inFlight;
-  private int turn = 1;
   private IOException failure;
 
+  /** @param digest the payload's hash pass, its CRC32Cs taken per {@code partSize} */
   PartUploads(S3Client client, String bucket, String objectKey, String uploadId, ExecutorService executor,
-      int parallelism, int partSize, long size) {
+      int parallelism, int partSize, ContentChecksums.Digest digest) {
     this.client = client;
     this.bucket = bucket;
     this.objectKey = objectKey;
@@ -71,18 +75,23 @@ final class PartUploads {
     this.executor = executor;
     this.parallelism = parallelism;
     this.partSize = partSize;
-    this.size = size;
+    this.size = digest.size();
+    this.digest = digest;
     this.parts = Math.toIntExact((size + partSize - 1) / partSize);
+    if (digest.partSize() != partSize || digest.parts() != parts) {
+      throw new IllegalArgumentException("checksums of " + digest.parts() + " parts of " + digest.partSize()
+          + " bytes for an upload of " + parts + " parts of " + partSize);
+    }
     this.etags = new String[parts];
   }
 
   /**
    * Sends every part of {@code payload} and waits for them.
    *
-   * @return the lowercase hex SHA-256 of the bytes read, which differs from the declared one when the
-   *     payload changed (grew, shrank or was rewritten) while it was read
+   * @throws Payload.ChangedWhileReadingException when a part's bytes are not those hashed, or the
+   *     payload no longer ends where it did (nothing of that part was sent)
    */
-  String send(Payload payload) throws IOException {
+  void send(Payload payload) throws IOException {
     try {
       if (payload.readsRanges()) {
         sendRanges(payload);
@@ -94,7 +103,15 @@ final class PartUploads {
       throw e;
     }
     awaitAll();
-    return Sha256.hex(whole.digest());
+  }
+
+  /** The parts' CRC32Cs as sent, in part-number order, for CompleteMultipartUpload. */
+  List<String> checksums() {
+    String[] out = new String[parts];
+    for (int part = 1; part <= parts; part++) {
+      out[part - 1] = RequestBody.crc32cBase64(digest.crc32c(part));
+    }
+    return Arrays.asList(out);
   }
 
   /** The parts' ETags, in part-number order; valid after {@link #send} returned. */
@@ -115,17 +132,11 @@ final class PartUploads {
       for (int part = 1; part <= parts; part++) {
         byte[] buffer = acquire();
         int n = in.readNBytes(buffer, 0, length(part));
-        whole.update(buffer, 0, n);
-        if (n == 0) {
-          release(buffer);
-          break;
-        }
         int p = part;
-        start(p, buffer, () -> upload(p, buffer, n));
+        start(p, buffer, () -> checkAndUpload(payload, p, buffer, n));
       }
-      int extra = in.read();
-      if (extra != -1) {
-        whole.update((byte) extra);
+      if (in.read() != -1) {
+        throw grew(payload);
       }
     }
   }
@@ -139,29 +150,43 @@ final class PartUploads {
         try (InputStream in = payload.openRange(offset(p), length(p))) {
           n = in.readNBytes(buffer, 0, length(p));
         }
-        if (awaitTurn(p)) {
-          whole.update(buffer, 0, n);
-          passTurn(p);
-          if (n > 0) {
-            upload(p, buffer, n);
-          }
-        }
+        checkAndUpload(payload, p, buffer, n);
       });
     }
     awaitAll();
     try (InputStream in = payload.openRange(size, 1)) {
-      int extra = in.read();
-      if (extra != -1) {
-        whole.update((byte) extra);
+      if (in.read() != -1) {
+        throw grew(payload);
       }
     }
   }
 
-  private void upload(int part, byte[] buffer, int n) throws IOException {
-    MessageDigest digest = Sha256.newDigest();
-    digest.update(buffer, 0, n);
-    String sha = Sha256.hex(digest.digest());
-    etags[part - 1] = client.uploadPart(bucket, objectKey, uploadId, part, RequestBody.ofSlice(buffer, 0, n, sha));
+  /**
+   * Sends part {@code part} once its {@code n} bytes in {@code buffer} are the bytes hashed: the part's
+   * full length and its CRC32C from the hash pass. The buffer stays unchanged until the request returns.
+   */
+  private void checkAndUpload(Payload payload, int part, byte[] buffer, int n) throws IOException {
+    if (n != length(part)) {
+      throw changed(payload, "it ended after " + (offset(part) + n) + " of " + size + " bytes");
+    }
+    CRC32C crc = new CRC32C();
+    crc.update(buffer, 0, n);
+    int actual = (int) crc.getValue();
+    int hashed = digest.crc32c(part);
+    if (actual != hashed) {
+      throw changed(payload, "part " + part + " (bytes " + offset(part) + "-" + (offset(part) + n - 1)
+          + ") read crc32c " + ContentChecksums.hex(actual) + ", hashed " + ContentChecksums.hex(hashed));
+    }
+    etags[part - 1] = client.uploadPart(bucket, objectKey, uploadId, part, RequestBody.ofPart(buffer, 0, n, actual));
+  }
+
+  private Payload.ChangedWhileReadingException changed(Payload payload, String how) {
+    return Payload.ChangedWhileReadingException.notAsHashed(payload.toString(), digest.sha256(), how);
+  }
+
+  private Payload.ChangedWhileReadingException grew(Payload payload) {
+    return Payload.ChangedWhileReadingException.notAsHashed(payload.toString(), digest.sha256(),
+        "it has more than the " + size + " bytes hashed");
   }
 
   /** The work of one part; {@link #start} returns its buffer to the pool when it ends, however it ends. */
@@ -242,38 +267,12 @@ final class PartUploads {
     }
   }
 
-  /** Waits until every earlier part fed the whole-content digest; false when the upload failed meanwhile. */
-  private boolean awaitTurn(int part) throws InterruptedIOException {
-    lock.lock();
-    try {
-      while (failure == null && turn != part) {
-        changed.await();
-      }
-      return failure == null;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new InterruptedIOException("interrupted waiting to hash part " + part + " of " + describe());
-    } finally {
-      lock.unlock();
-    }
-  }
-
-  private void passTurn(int part) {
-    lock.lock();
-    try {
-      if (turn == part) {
-        turn++;
-      }
-      changed.signalAll();
-    } finally {
-      lock.unlock();
-    }
-  }
-
   private void fail(int part, Throwable e) {
     lock.lock();
     try {
-      if (failure == null) {
+      if (failure == null && e instanceof Payload.ChangedWhileReadingException changed) {
+        failure = changed;
+      } else if (failure == null) {
         long from = offset(part);
         String what = "part " + part + " of " + parts + " (bytes " + from + "-" + (from + length(part) - 1) + ") of "
             + describe() + ": " + e.getMessage();

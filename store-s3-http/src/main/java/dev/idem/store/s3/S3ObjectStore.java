@@ -252,8 +252,10 @@ public final class S3ObjectStore implements ObjectStore {
     KeyLayout.requireWritableKey(key);
     Names.requireWriterId(writerId);
     Objects.requireNonNull(payload, "payload");
-    String sha = payload.sha256();
     long size = payload.size();
+    // The one SHA-256 of the payload, with the checksums its upload checks the bytes sent against.
+    ContentChecksums.Digest digest = uploader.digest(payload, size);
+    String sha = digest.sha256();
     Instant published = options.clock().instant();
     String attempt = randomId();
     Map<String, String> meta = IdemMetadata.of(sha, writerId, published, attempt, payload.schema());
@@ -265,14 +267,14 @@ public final class S3ObjectStore implements ObjectStore {
         // this HEAD and the upload is still refused by If-None-Match and decided below.
         Optional<ObjectHead> existing = client.head(location.bucket(), objectKey, null);
         if (existing.isPresent()) {
-          Optional<PutOutcome> decided = decide(key, existing.get(), payload, sha, size, meta, attempt);
+          Optional<PutOutcome> decided = decide(key, existing.get(), payload, digest, meta, attempt);
           if (decided.isPresent()) {
             return decided.get();
           }
           continue;
         }
       }
-      CreateOnlyUpload.Result r = uploader.upload(objectKey, payload, sha, size, meta);
+      CreateOnlyUpload.Result r = uploader.upload(objectKey, payload, digest, meta);
       if (r.outcome() == CreateOnlyUpload.Outcome.CREATED) {
         knownKeys.put(key, Boolean.TRUE);
         return new PutOutcome(PutStatus.CREATED, new ObjectInfo(key, sha, size, writerId, published), sha, size, null);
@@ -282,7 +284,7 @@ public final class S3ObjectStore implements ObjectStore {
         // Deleted (retention) between our write and the HEAD; the key is free again.
         continue;
       }
-      Optional<PutOutcome> decided = decide(key, head.get(), payload, sha, size, meta, attempt);
+      Optional<PutOutcome> decided = decide(key, head.get(), payload, digest, meta, attempt);
       if (decided.isPresent()) {
         return decided.get();
       }
@@ -298,8 +300,10 @@ public final class S3ObjectStore implements ObjectStore {
    *
    * @return empty when the object vanished before it could be hashed (the caller publishes again)
    */
-  private Optional<PutOutcome> decide(String key, ObjectHead head, Payload payload, String sha, long size,
+  private Optional<PutOutcome> decide(String key, ObjectHead head, Payload payload, ContentChecksums.Digest digest,
       Map<String, String> meta, String attempt) throws IOException {
+    String sha = digest.sha256();
+    long size = digest.size();
     knownKeys.put(key, Boolean.TRUE);
     if (attempt.equals(head.meta(IdemMetadata.ATTEMPT))) {
       return Optional.of(new PutOutcome(PutStatus.CREATED, IdemMetadata.info(key, sha, head), sha, size, null));
@@ -320,7 +324,7 @@ public final class S3ObjectStore implements ObjectStore {
     if (stored.sha256().equals(sha)) {
       return Optional.of(new PutOutcome(PutStatus.IDENTICAL, stored, sha, size, null));
     }
-    String evidence = keepEvidence(key, payload, sha, size, meta);
+    String evidence = keepEvidence(key, payload, digest, meta);
     return Optional.of(new PutOutcome(PutStatus.DIVERGENT, stored, sha, size, evidence));
   }
 
@@ -330,12 +334,14 @@ public final class S3ObjectStore implements ObjectStore {
    *
    * @return the evidence key when the bytes were kept, else {@code null}
    */
-  private String keepEvidence(String key, Payload payload, String sha, long size, Map<String, String> meta)
+  private String keepEvidence(String key, Payload payload, ContentChecksums.Digest digest, Map<String, String> meta)
       throws IOException {
+    String sha = digest.sha256();
+    long size = digest.size();
     String evidenceKey = KeyLayout.evidenceKey(key, sha);
     String objectKey = layout.object(evidenceKey);
     if (options.keepEvidenceBytes()) {
-      uploader.upload(objectKey, payload, sha, size, meta);
+      uploader.upload(objectKey, payload, digest, meta);
       return evidenceKey;
     }
     Map<String, String> marker = new java.util.LinkedHashMap<>(meta);

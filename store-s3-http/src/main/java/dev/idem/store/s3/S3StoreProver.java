@@ -22,6 +22,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.zip.CRC32C;
 
 /**
  * Proves an S3 bucket prefix before idem writes there: an S3-compatible server that ignores {@code
@@ -35,7 +36,14 @@ import java.util.Optional;
  *       bytes must be refused (412). Required: the create-only publish (P2, P3) is built on it.
  *   <li>{@code if-none-match-multipart}: a one-part multipart upload completed onto it with {@code
  *       If-None-Match: *} must be refused. Required: payloads above the multipart threshold are
- *       published that way. The upload is aborted afterwards.
+ *       published that way. The upload is made as publishes make theirs (CRC32C declared, the part
+ *       {@code UNSIGNED-PAYLOAD} with its {@code x-amz-checksum-crc32c}), so a server that refuses those
+ *       fails here, before a publish. The upload is aborted afterwards.
+ *   <li>{@code part-checksum-crc32c}: a part whose {@code x-amz-checksum-crc32c} does not match its
+ *       bytes should be refused (S3 and S3Proxy answer 400 {@code BadDigest}). Recorded, not required:
+ *       a part is checked against the payload's hash pass before it is sent, so a payload that changed
+ *       is refused on any server; where the server does not verify the header, only the transfer of
+ *       the part itself (network corruption past TCP's checksum, on plain HTTP) goes unchecked.
  *   <li>{@code if-match}: a PUT with {@code If-Match} naming an ETag the object does not have must be
  *       refused (412 or 404). Required in {@link PointerMode#CAS}, where the pointer swap is built on it;
  *       recorded but not required in {@link PointerMode#LOG}, which uses create-only writes only. A probe
@@ -120,6 +128,7 @@ public final class S3StoreProver implements StoreProver {
           : ProbeResult.missing("if-none-match", noneTest, true,
               "ignores If-None-Match: * (a second create-only PUT of " + scratch + " succeeded)", noneReliance));
       results.add(multipartIfNoneMatch(key, scratch));
+      results.add(partChecksum(key, scratch));
       String matchTest = "a PUT with If-Match: " + WRONG_ETAG + " (an ETag it does not have) to " + scratch;
       String matchReliance = "the cas pointer mode depends on it, and on its being atomic under concurrent writers,"
           + " which no probe can show (IDEM_S3_POINTER_MODE=log needs only If-None-Match)";
@@ -142,10 +151,11 @@ public final class S3StoreProver implements StoreProver {
     String reliance = "idem's no-clobber publish of payloads above the multipart threshold depends on it";
     String uploadId = client.createMultipartUpload(location.bucket(), key, Map.of());
     try {
-      String etag = client.uploadPart(location.bucket(), key, uploadId, 1,
-          RequestBody.ofBytes("fourth".getBytes(StandardCharsets.US_ASCII)));
+      byte[] part = "fourth".getBytes(StandardCharsets.US_ASCII);
+      int crc = crc32c(part);
+      String etag = client.uploadPart(location.bucket(), key, uploadId, 1, RequestBody.ofPart(part, 0, part.length, crc));
       WriteResult done = client.completeMultipartUpload(location.bucket(), key, uploadId, List.of(etag),
-          Condition.ifNoneMatch());
+          List.of(RequestBody.crc32cBase64(crc)), Condition.ifNoneMatch());
       if (done.status() == WriteResult.Status.NOT_FOUND) {
         throw new IOException("the probe's multipart upload to " + scratch + " at " + location + " vanished before"
             + " it was completed; cannot tell whether the server honours If-None-Match on completion");
@@ -157,6 +167,32 @@ public final class S3StoreProver implements StoreProver {
     } finally {
       client.abortMultipartUpload(location.bucket(), key, uploadId);
     }
+  }
+
+  /** UploadPart with an {@code x-amz-checksum-crc32c} its bytes do not have: does the server refuse it? */
+  private ProbeResult partChecksum(String key, String scratch) throws IOException {
+    String test = "an UploadPart to " + scratch + " whose x-amz-checksum-crc32c does not match its bytes";
+    String reliance = "checks a part's transfer; a payload that changed is refused by idem's own check either way";
+    String uploadId = client.createMultipartUpload(location.bucket(), key, Map.of());
+    try {
+      byte[] part = "fifth".getBytes(StandardCharsets.US_ASCII);
+      client.uploadPart(location.bucket(), key, uploadId, 1, RequestBody.ofPart(part, 0, part.length, ~crc32c(part)));
+      return ProbeResult.missing("part-checksum-crc32c", test, false,
+          "accepted it (parts' transfers are unchecked; changed payloads are still refused)", reliance);
+    } catch (S3Exception e) {
+      if (e.status() != 400) {
+        throw e;
+      }
+      return ProbeResult.held("part-checksum-crc32c", test, false, "refused it (400 " + e.code() + ")", reliance);
+    } finally {
+      client.abortMultipartUpload(location.bucket(), key, uploadId);
+    }
+  }
+
+  private static int crc32c(byte[] b) {
+    CRC32C crc = new CRC32C();
+    crc.update(b);
+    return (int) crc.getValue();
   }
 
   private WriteResult put(String key, String content, Condition condition) throws IOException {

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.idem.core.RunSpec;
 import dev.idem.core.Window;
+import dev.idem.core.proof.ProbeResult;
 import dev.idem.core.proof.ProvenStore;
 import dev.idem.core.proof.StoreMarker;
 import dev.idem.core.proof.StoreRefusedException;
@@ -78,6 +79,29 @@ class S3StoreProverTest {
     }
   }
 
+  /**
+   * A server that does not verify a part's {@code x-amz-checksum-crc32c} (the gateway drops it, and the
+   * checksum algorithm, and re-signs) is recorded as such but not refused: idem checks each part against
+   * the payload's hash pass itself before sending it.
+   */
+  @Test
+  void putIfAbsent_serverIgnoresPartChecksums_recordedNotRequiredAndPublished() throws Exception {
+    String bucket = s3.createBucket(false);
+    try (HeaderStrippingProxy proxy = new HeaderStrippingProxy(s3, "x-amz-checksum-crc32c")) {
+      ProvenStore store = proven(proxy.endpoint(), bucket, PointerMode.LOG);
+
+      assertEquals(PutStatus.CREATED, store.putIfAbsent(KEY, text("a"), "w").status());
+
+      ProbeResult probe = marker(bucket).probes().stream().filter(p -> p.guarantee().equals("part-checksum-crc32c"))
+          .findFirst().orElseThrow();
+      assertFalse(probe.held(), probe.toString());
+      assertFalse(probe.required());
+      assertTrue(probe.observed().startsWith("accepted it"), probe.observed());
+      assertTrue(proxy.strippedCount() >= 2, "the proxy stripped " + proxy.strippedCount() + " headers");
+      assertEquals(List.of(), s3.client().listMultipartUploads(bucket, "", null, null).uploads());
+    }
+  }
+
   @Test
   void putIfAbsent_serverIgnoresIfNoneMatchOnlyOnMultipartCompletion_refused() throws Exception {
     String bucket = s3.createBucket(false);
@@ -135,9 +159,9 @@ class S3StoreProverTest {
     assertEquals("s3", m.kind());
     assertEquals("cas", m.pointerMode());
     assertEquals("idem test", m.createdBy());
-    assertEquals(List.of("if-none-match", "if-none-match-multipart", "if-match"),
+    assertEquals(List.of("if-none-match", "if-none-match-multipart", "part-checksum-crc32c", "if-match"),
         m.probes().stream().map(p -> p.guarantee()).toList());
-    assertEquals(List.of("HELD", "HELD", "HELD"), m.probes().stream().map(p -> p.answer()).toList());
+    assertEquals(List.of("HELD", "HELD", "HELD", "HELD"), m.probes().stream().map(p -> p.answer()).toList());
     assertEquals(List.of(), s3.client().listMultipartUploads(bucket, "", null, null).uploads());
     assertEquals(List.of("p/" + StoreMarker.KEY, "p/" + KEY), keys(bucket));
   }

@@ -1,22 +1,34 @@
 package dev.idem.store.s3.client;
 
 import dev.idem.core.Sha256;
+import dev.idem.store.s3.auth.SigV4Signer;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.net.http.HttpRequest.BodyPublisher;
 import java.net.http.HttpRequest.BodyPublishers;
+import java.util.Base64;
+import java.util.Map;
 import java.util.Objects;
 
 /**
- * A request body with its length and SHA-256 known before the first byte is sent, as SigV4 requires
- * ({@code x-amz-content-sha256} is signed).
+ * A request body with its length, and what is signed for it, known before the first byte is sent, as
+ * SigV4 requires ({@code x-amz-content-sha256} is signed).
  *
  * <p>Exists so large payloads are streamed from their source on every attempt instead of being held in
- * memory: {@link #ofStream} reopens the source per attempt and checks, while sending, that the bytes
- * still hash to the declared SHA-256 and length. The check runs before the last byte leaves, so a
- * source that changed under the upload fails the request instead of completing it with other bytes
- * (S3 would reject those too, since the hash is signed).
+ * memory, and so the bytes sent are checked against the bytes hashed without hashing them again:
+ *
+ * <ul>
+ *   <li>{@link #ofStream} (a single PUT) signs the content's SHA-256, so S3 rejects a body that does not
+ *       match it, and checks while sending, with the CRC32C taken in the same pass as that SHA-256, that
+ *       the source still holds those bytes and that length (read in large chunks, {@link
+ *       StreamPublisher}); the check runs before the last byte leaves,
+ *       so a source that changed fails the request instead of completing it, on a server that checks
+ *       nothing too.
+ *   <li>{@link #ofPart} (a multipart part, already read into memory and checked by the caller) is sent
+ *       {@code UNSIGNED-PAYLOAD} with its CRC32C in a signed {@code x-amz-checksum-crc32c} header, which
+ *       S3 (and S3Proxy) verify against the bytes received: the transfer is checked without a SHA-256 of
+ *       the part.
+ * </ul>
  */
 public final class RequestBody {
 
@@ -26,15 +38,22 @@ public final class RequestBody {
     InputStream open() throws IOException;
   }
 
-  private static final RequestBody EMPTY = new RequestBody(0, Sha256.EMPTY, BodyPublishers::noBody);
+  /** The header a part's CRC32C travels in; S3 verifies it when the multipart upload declared CRC32C. */
+  public static final String CHECKSUM_CRC32C = "x-amz-checksum-crc32c";
+
+  private static final RequestBody EMPTY =
+      new RequestBody(0, Sha256.EMPTY, Map.of(), BodyPublishers::noBody);
 
   private final long length;
-  private final String sha256;
+  private final String payloadHash;
+  private final Map<String, String> headers;
   private final java.util.function.Supplier<BodyPublisher> publisher;
 
-  private RequestBody(long length, String sha256, java.util.function.Supplier<BodyPublisher> publisher) {
+  private RequestBody(long length, String payloadHash, Map<String, String> headers,
+      java.util.function.Supplier<BodyPublisher> publisher) {
     this.length = length;
-    this.sha256 = sha256;
+    this.payloadHash = payloadHash;
+    this.headers = headers;
     this.publisher = publisher;
   }
 
@@ -45,50 +64,62 @@ public final class RequestBody {
   /** A small in-memory body; the array is copied. */
   public static RequestBody ofBytes(byte[] bytes) {
     byte[] copy = bytes.clone();
-    return new RequestBody(copy.length, Sha256.of(copy), () -> BodyPublishers.ofByteArray(copy));
+    return new RequestBody(copy.length, Sha256.of(copy), Map.of(), () -> BodyPublishers.ofByteArray(copy));
   }
 
   /**
-   * A slice of a buffer the caller keeps unchanged until the request returns (multipart parts); not
+   * A multipart part: a slice of a buffer the caller keeps unchanged until the request returns, sent
+   * {@code UNSIGNED-PAYLOAD} with {@code crc32c} (of exactly these bytes) in {@value #CHECKSUM_CRC32C}; not
    * copied, not even into the HTTP client's buffers ({@link SlicePublisher}).
+   *
+   * @param crc32c {@link java.util.zip.CRC32C#getValue()} of the slice, as an int
    */
-  public static RequestBody ofSlice(byte[] buffer, int offset, int length, String sha256) {
+  public static RequestBody ofPart(byte[] buffer, int offset, int length, int crc32c) {
     Objects.checkFromIndexSize(offset, length, buffer.length);
-    requireSha(sha256);
-    return new RequestBody(length, sha256,
+    return new RequestBody(length, SigV4Signer.UNSIGNED_PAYLOAD, Map.of(CHECKSUM_CRC32C, crc32cBase64(crc32c)),
         () -> BodyPublishers.fromPublisher(new SlicePublisher(buffer, offset, length), length));
   }
 
   /**
-   * A body streamed from {@code opener} on each attempt, verified against {@code length} and {@code
-   * sha256} as it is sent.
+   * A body streamed from {@code opener} on each attempt, its {@code sha256} signed, checked while sent
+   * against {@code length} and {@code crc32c} (the CRC32C of the bytes {@code sha256} describes).
    *
    * @param what names the source in errors (a path, {@code bytes(…)})
    */
-  public static RequestBody ofStream(Opener opener, long length, String sha256, String what) {
+  public static RequestBody ofStream(Opener opener, long length, String sha256, int crc32c, String what) {
     Objects.requireNonNull(opener, "opener");
     Objects.requireNonNull(what, "what");
     requireSha(sha256);
     if (length < 0) {
       throw new IllegalArgumentException("length must be >= 0, was " + length);
     }
-    return new RequestBody(length, sha256, () -> BodyPublishers.fromPublisher(
-        BodyPublishers.ofInputStream(() -> {
-          try {
-            return new VerifyingInputStream(opener.open(), length, sha256, what);
-          } catch (IOException e) {
-            throw new UncheckedIOException(new LocalBodyException(e));
-          }
-        }), length));
+    return new RequestBody(length, sha256, Map.of(), () -> BodyPublishers.fromPublisher(new StreamPublisher(() -> {
+      try {
+        return new VerifyingInputStream(opener.open(), length, sha256, crc32c, what);
+      } catch (IOException e) {
+        throw new LocalBodyException(e);
+      }
+    }, length), length));
+  }
+
+  /** S3's form of a CRC32C: its 4 bytes, big-endian, in base64. */
+  public static String crc32cBase64(int crc32c) {
+    return Base64.getEncoder().encodeToString(
+        new byte[] {(byte) (crc32c >>> 24), (byte) (crc32c >>> 16), (byte) (crc32c >>> 8), (byte) crc32c});
   }
 
   public long length() {
     return length;
   }
 
-  /** Lowercase hex SHA-256 of the content. */
-  public String sha256() {
-    return sha256;
+  /** What {@code x-amz-content-sha256} signs: the lowercase hex SHA-256 of the content, or {@code UNSIGNED-PAYLOAD}. */
+  public String payloadHash() {
+    return payloadHash;
+  }
+
+  /** Headers the body travels with (a part's {@value #CHECKSUM_CRC32C}); signed with the request. */
+  public Map<String, String> headers() {
+    return headers;
   }
 
   /** A fresh publisher for one attempt. */

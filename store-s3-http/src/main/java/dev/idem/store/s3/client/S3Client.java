@@ -46,8 +46,9 @@ import java.util.function.LongSupplier;
  *       sent is the URI signed.
  *   <li>Resolve credentials (per attempt, so refreshed temporary credentials are used; a refresh in
  *       progress in another thread is waited for at most the request timeout, or the time left under
- *       a deadline) and sign: the payload's SHA-256 is signed in {@code x-amz-content-sha256}; bodies are streamed from their
- *       source on every attempt, never buffered whole ({@link RequestBody}).
+ *       a deadline) and sign: the payload's SHA-256 is signed in {@code x-amz-content-sha256} (a multipart
+ *       part is {@code UNSIGNED-PAYLOAD} with its CRC32C in a signed {@code x-amz-checksum-crc32c} header
+ *       instead); bodies are streamed from their source on every attempt, never buffered whole ({@link RequestBody}).
  *   <li>Send. Statuses the operation expects (404 for a HEAD, 412 for a conditional write) come back
  *       as values; any other non-2xx reply is parsed into an {@link S3Exception}.
  *   <li>Retry, with full-jitter exponential backoff ({@link RetryPolicy}), on 500/502/503/504, {@code
@@ -68,6 +69,8 @@ import java.util.function.LongSupplier;
  * <p>Instances are immutable and thread-safe.
  */
 public final class S3Client {
+  private static final String CHECKSUM_ALGORITHM = "x-amz-checksum-algorithm";
+
   private final S3Addressing addressing;
   private final String region;
   private final S3Transport transport;
@@ -248,7 +251,7 @@ public final class S3Client {
       confirmBucketAfter404(bucket, r);
       return Optional.empty();
     }
-    return Optional.of(objectHead(r, "HEAD " + resource(bucket, key)));
+    return Optional.of(S3Headers.objectHead(r.headers(), "HEAD " + resource(bucket, key) + " at " + addressing.endpoint()));
   }
 
   /**
@@ -263,7 +266,7 @@ public final class S3Client {
       confirmBucketAfter404(bucket, r);
       return Optional.empty();
     }
-    return Optional.of(new ObjectStream(objectHead(r, "GET " + resource(bucket, key)), r.stream()));
+    return Optional.of(new ObjectStream(S3Headers.objectHead(r.headers(), "GET " + resource(bucket, key) + " at " + addressing.endpoint()), r.stream()));
   }
 
   /**
@@ -279,7 +282,7 @@ public final class S3Client {
       confirmBucketAfter404(bucket, r);
       return Optional.empty();
     }
-    return Optional.of(new ObjectBytes(objectHead(r, "GET " + resource(bucket, key)), r.body()));
+    return Optional.of(new ObjectBytes(S3Headers.objectHead(r.headers(), "GET " + resource(bucket, key) + " at " + addressing.endpoint()), r.body()));
   }
 
   /**
@@ -291,7 +294,7 @@ public final class S3Client {
    */
   public WriteResult put(String bucket, String key, RequestBody body, Condition condition, Map<String, String> metadata)
       throws IOException {
-    Map<String, String> headers = new LinkedHashMap<>(metaHeaders(metadata));
+    Map<String, String> headers = new LinkedHashMap<>(S3Headers.meta(metadata));
     if (condition != null) {
       headers.put(condition.header(), condition.value());
     }
@@ -306,11 +309,16 @@ public final class S3Client {
 
   // ---------------------------------------------------------------- multipart
 
-  /** CreateMultipartUpload; returns the upload id. */
+  /**
+   * CreateMultipartUpload declaring {@code x-amz-checksum-algorithm: CRC32C}, so S3 verifies each part's
+   * {@code x-amz-checksum-crc32c} ({@link RequestBody#ofPart}) against the bytes it receives; returns
+   * the upload id.
+   */
   public String createMultipartUpload(String bucket, String key, Map<String, String> metadata) throws IOException {
     Map<String, String> query = new TreeMap<>(Map.of("uploads", ""));
-    Reply r = transport.exchange(
-        new Call("POST", bucket, key, query, metaHeaders(metadata), RequestBody.empty(), Set.of()));
+    Map<String, String> headers = new LinkedHashMap<>(S3Headers.meta(metadata));
+    headers.put(CHECKSUM_ALGORITHM, "CRC32C");
+    Reply r = transport.exchange(new Call("POST", bucket, key, query, headers, RequestBody.empty(), Set.of()));
     return S3Xml.parseUploadId(r.body(), addressing.describe("POST", bucket, key, query));
   }
 
@@ -338,10 +346,28 @@ public final class S3Client {
    */
   public WriteResult completeMultipartUpload(String bucket, String key, String uploadId, List<String> partEtags,
       Condition condition) throws IOException {
+    return completeMultipartUpload(bucket, key, uploadId, partEtags, null, condition);
+  }
+
+  /**
+   * CompleteMultipartUpload naming each part's CRC32C as it was sent ({@link RequestBody#crc32cBase64}),
+   * as S3 requires of an upload whose parts carried one.
+   *
+   * @param partCrc32c the parts' checksums in part-number order, or {@code null} to name none
+   */
+  public WriteResult completeMultipartUpload(String bucket, String key, String uploadId, List<String> partEtags,
+      List<String> partCrc32c, Condition condition) throws IOException {
+    if (partCrc32c != null && partCrc32c.size() != partEtags.size()) {
+      throw new IllegalArgumentException(partEtags.size() + " parts but " + partCrc32c.size() + " checksums");
+    }
     StringBuilder xml = new StringBuilder("<CompleteMultipartUpload xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">");
     for (int i = 0; i < partEtags.size(); i++) {
       xml.append("<Part><PartNumber>").append(i + 1).append("</PartNumber><ETag>")
-          .append(escapeXml(partEtags.get(i))).append("</ETag></Part>");
+          .append(S3Headers.escapeXml(partEtags.get(i))).append("</ETag>");
+      if (partCrc32c != null) {
+        xml.append("<ChecksumCRC32C>").append(S3Headers.escapeXml(partCrc32c.get(i))).append("</ChecksumCRC32C>");
+      }
+      xml.append("</Part>");
     }
     xml.append("</CompleteMultipartUpload>");
     Map<String, String> headers = new LinkedHashMap<>();
@@ -428,7 +454,7 @@ public final class S3Client {
   public void createBucket(String bucket) throws IOException {
     RequestBody body = region.equals("us-east-1") ? RequestBody.empty() : RequestBody.ofBytes((
         "<CreateBucketConfiguration xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"><LocationConstraint>"
-            + escapeXml(region) + "</LocationConstraint></CreateBucketConfiguration>").getBytes(StandardCharsets.UTF_8));
+            + S3Headers.escapeXml(region) + "</LocationConstraint></CreateBucketConfiguration>").getBytes(StandardCharsets.UTF_8));
     transport.exchange(new Call("PUT", bucket, null, new TreeMap<>(), Map.of(), body, Set.of()));
     knownBuckets.add(bucket);
   }
@@ -471,7 +497,7 @@ public final class S3Client {
   public Optional<Instant> serverTime(String bucket) throws IOException {
     Reply r = transport.exchange(
         new Call("HEAD", bucket, null, new TreeMap<>(), Map.of(), RequestBody.empty(), Set.of(403, 404)));
-    return r.headers().firstValue("Date").map(S3Client::httpDate);
+    return r.headers().firstValue("Date").map(S3Headers::httpDate);
   }
 
   // ---------------------------------------------------------------- results
@@ -522,35 +548,6 @@ public final class S3Client {
     return new WriteResult(WriteResult.Status.WRITTEN, etag, r.attempts());
   }
 
-  private ObjectHead objectHead(Reply r, String what) throws MalformedReplyException {
-    HttpHeaders h = r.headers();
-    long size;
-    try {
-      size = Long.parseLong(h.firstValue("Content-Length").orElseThrow(
-          () -> new MalformedReplyException(what + " at " + addressing.endpoint(), "no Content-Length")));
-    } catch (NumberFormatException e) {
-      throw new MalformedReplyException(what + " at " + addressing.endpoint(), "Content-Length is not a number");
-    }
-    Map<String, String> meta = new HashMap<>();
-    for (Map.Entry<String, List<String>> e : h.map().entrySet()) {
-      String name = e.getKey().toLowerCase(Locale.ROOT);
-      if (name.startsWith("x-amz-meta-") && !e.getValue().isEmpty()) {
-        meta.put(name.substring("x-amz-meta-".length()), e.getValue().get(0));
-      }
-    }
-    Instant modified = h.firstValue("Last-Modified").map(S3Client::httpDate).orElse(null);
-    return new ObjectHead(size, h.firstValue("ETag").orElse(null), modified,
-        h.firstValue("x-amz-version-id").orElse(null), meta);
-  }
-
-  private static Instant httpDate(String s) {
-    try {
-      return ZonedDateTime.parse(s, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();
-    } catch (DateTimeParseException e) {
-      return null;
-    }
-  }
-
   // ---------------------------------------------------------------- request parts
 
   /**
@@ -559,23 +556,6 @@ public final class S3Client {
    */
   URI uri(String bucket, String key, Map<String, String> query) {
     return addressing.uri(bucket, key, query);
-  }
-
-  private static Map<String, String> metaHeaders(Map<String, String> metadata) {
-    if (metadata.isEmpty()) {
-      return Map.of();
-    }
-    Map<String, String> out = new LinkedHashMap<>();
-    metadata.forEach((name, value) -> {
-      for (int i = 0; i < value.length(); i++) {
-        char ch = value.charAt(i);
-        if (ch < 0x20 || ch > 0x7e) {
-          throw new IllegalArgumentException("metadata " + name + " must be printable ASCII");
-        }
-      }
-      out.put("x-amz-meta-" + name.toLowerCase(Locale.ROOT), value);
-    });
-    return Collections.unmodifiableMap(out);
   }
 
   /** Adds an optional parameter; an empty prefix or marker means the same as none. */
@@ -590,9 +570,5 @@ public final class S3Client {
       throw new IllegalArgumentException("max-keys must be 1-1000, was " + maxKeys);
     }
     return maxKeys;
-  }
-
-  private static String escapeXml(String s) {
-    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;");
   }
 }

@@ -32,8 +32,9 @@ import java.util.function.LongSupplier;
  * <ol>
  *   <li>Resolve credentials (per attempt, so refreshed temporary credentials are used; a refresh in
  *       progress in another thread is waited for at most the request timeout, or the time left under
- *       a deadline) and sign: the payload's SHA-256 is signed in {@code x-amz-content-sha256}; bodies are streamed from their
- *       source on every attempt, never buffered whole ({@link RequestBody}). Uploads get one extra
+ *       a deadline) and sign: the payload's SHA-256 is signed in {@code x-amz-content-sha256} (a multipart
+ *       part is {@code UNSIGNED-PAYLOAD} with its CRC32C in a signed {@code x-amz-checksum-crc32c} header
+ *       instead); bodies are streamed from their source on every attempt, never buffered whole ({@link RequestBody}). Uploads get one extra
  *       second of request timeout per MiB of body.
  *   <li>Send. The headers must arrive within the request timeout, and the body, buffered or streamed,
  *       within that timeout plus a second per MiB of its length ({@link BodyDeadline}); a body that
@@ -282,13 +283,15 @@ final class S3Transport {
     AwsCredentials creds = credentials.resolve(capped(requestTimeout, c, attempt));
     Map<String, List<String>> toSign = new LinkedHashMap<>();
     c.headers.forEach((name, value) -> toSign.put(name, List.of(value)));
-    String payloadSha = c.body.length() == 0 ? SigV4Signer.EMPTY_SHA256 : c.body.sha256();
+    c.body.headers().forEach((name, value) -> toSign.put(name, List.of(value)));
+    String payloadSha = c.body.length() == 0 ? SigV4Signer.EMPTY_SHA256 : c.body.payloadHash();
     Map<String, String> added = signer.sign(c.method, uri, toSign, payloadSha, creds, region, "s3");
     long extraSeconds = c.body.length() / MIN_UPLOAD_BYTES_PER_SECOND;
     HttpRequest.Builder b = HttpRequest.newBuilder(uri)
         .timeout(capped(requestTimeout.plusSeconds(extraSeconds), c, attempt))
         .method(c.method, c.body.publisher());
     c.headers.forEach(b::header);
+    c.body.headers().forEach(b::header);
     added.forEach(b::header);
     return b.build();
   }

@@ -7,8 +7,11 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A request body over a slice of a caller's array, handed to the HTTP client as read-only {@link
- * ByteBuffer} views of it, 16 KiB each, without copying: {@code BodyPublishers.ofByteArray(buf, off,
- * len)} copies the whole slice into fresh buffers, a second copy of every multipart part.
+ * ByteBuffer} views of it, {@value #CHUNK} bytes each, without copying: {@code
+ * BodyPublishers.ofByteArray(buf, off, len)} copies the whole slice into fresh buffers, a second copy of
+ * every multipart part. (Larger views, 256 KiB as {@link StreamPublisher} reads, measured no better
+ * here: with 4 parts in flight the 256 MiB upload was 1.16× and 1.20× the SDK's time against 1.09× and
+ * 1.04× with 16 KiB, alternating runs of 2026-12-05 in BENCHMARKS.md.)
  *
  * <p>The caller keeps the slice unchanged until the request returns ({@link RequestBody#ofSlice}). A
  * request abandoned by a timeout could still be reading the views when the buffer is reused; it cannot

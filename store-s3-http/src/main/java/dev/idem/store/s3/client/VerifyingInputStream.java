@@ -1,29 +1,36 @@
 package dev.idem.store.s3.client;
 
-import dev.idem.core.Sha256;
 import dev.idem.core.store.Payload;
 import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.security.MessageDigest;
+import java.util.Locale;
+import java.util.zip.CRC32C;
 
 /**
  * Passes through exactly {@code length} bytes and, before handing out the last of them, checks that the
- * source ends there and that everything read hashes to the declared SHA-256. Any mismatch (the file
- * grew, shrank or changed) is a {@link Payload.ChangedWhileReadingException}, wrapped so the client
- * knows not to retry it.
+ * source ends there and that everything read has the declared CRC32C: the checksum taken in the same
+ * pass as the SHA-256 the request signs, so the bytes sent are checked against the bytes hashed without
+ * a second SHA-256. Any mismatch (the file grew, shrank or changed) is a {@link
+ * Payload.ChangedWhileReadingException}, wrapped so the client knows not to retry it; since it is thrown
+ * before the last byte is handed to the HTTP client, the request never completes and nothing is
+ * written, even on a server that checks neither the signed hash nor anything else.
  */
 final class VerifyingInputStream extends FilterInputStream {
-  private final String expectedSha;
+  private final String sha256;
+  private final int expectedCrc;
+  private final long length;
   private final String what;
-  private final MessageDigest digest = Sha256.newDigest();
+  private final CRC32C crc = new CRC32C();
   private long remaining;
   private boolean verified;
 
-  VerifyingInputStream(InputStream in, long length, String expectedSha, String what) {
+  VerifyingInputStream(InputStream in, long length, String sha256, int expectedCrc, String what) {
     super(in);
+    this.length = length;
     this.remaining = length;
-    this.expectedSha = expectedSha;
+    this.sha256 = sha256;
+    this.expectedCrc = expectedCrc;
     this.what = what;
   }
 
@@ -50,9 +57,9 @@ final class VerifyingInputStream extends FilterInputStream {
       throw new RequestBody.LocalBodyException(e);
     }
     if (n == -1) {
-      throw changed();
+      throw changed("it ended after " + (length - remaining) + " of " + length + " bytes");
     }
-    digest.update(b, off, n);
+    crc.update(b, off, n);
     remaining -= n;
     if (remaining == 0) {
       verifyEnd();
@@ -81,19 +88,20 @@ final class VerifyingInputStream extends FilterInputStream {
       throw new RequestBody.LocalBodyException(e);
     }
     if (extra != -1) {
-      digest.update((byte) extra);
-      throw changed();
+      throw changed("it had more than " + length + " bytes");
     }
-    String actual = Sha256.hex(digest.digest());
-    if (!actual.equals(expectedSha)) {
-      throw new RequestBody.LocalBodyException(
-          new Payload.ChangedWhileReadingException(what, expectedSha, actual));
+    int actual = (int) crc.getValue();
+    if (actual != expectedCrc) {
+      throw changed("the bytes sent had crc32c " + hex(actual) + ", the bytes hashed " + hex(expectedCrc));
     }
     verified = true;
   }
 
-  private IOException changed() {
-    return new RequestBody.LocalBodyException(
-        new Payload.ChangedWhileReadingException(what, expectedSha, Sha256.hex(digest.digest())));
+  private IOException changed(String how) {
+    return new RequestBody.LocalBodyException(Payload.ChangedWhileReadingException.notAsHashed(what, sha256, how));
+  }
+
+  private static String hex(int crc) {
+    return String.format(Locale.ROOT, "%08x", crc);
   }
 }

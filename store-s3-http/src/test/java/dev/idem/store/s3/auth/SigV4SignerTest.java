@@ -537,4 +537,24 @@ class SigV4SignerTest {
     }
     return out;
   }
+
+  /**
+   * A multipart part as idem sends it: {@code UNSIGNED-PAYLOAD} with the part's CRC32C in {@code
+   * x-amz-checksum-crc32c}, which must be among the signed headers (a gateway must not be able to swap
+   * it). The expected value was computed independently with botocore 1.43 ({@code S3SigV4Auth}, the AWS
+   * CLI's signer) for the same request, credentials and time.
+   */
+  @Test
+  void sign_unsignedPayloadPartWithChecksumHeader_matchesBotocore() {
+    SigV4Signer at = new SigV4Signer(Clock.fixed(Instant.parse("2026-12-05T00:29:38Z"), ZoneOffset.UTC));
+    Map<String, String> added = at.sign("PUT",
+        URI.create(HOST + "/big%20file.bin?partNumber=3&uploadId=VXBsb2FkIElE"),
+        Map.of("x-amz-checksum-crc32c", List.of("7bqbnA==")), SigV4Signer.UNSIGNED_PAYLOAD, EXAMPLE_CREDENTIALS,
+        "us-east-1", "s3");
+
+    assertEquals("AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20261205/us-east-1/s3/aws4_request,"
+        + "SignedHeaders=host;x-amz-checksum-crc32c;x-amz-content-sha256;x-amz-date,"
+        + "Signature=a72323f084a3ea58d5f714985e781fe3b9e2fe46a90ef9c827fd114530b643b8", added.get("Authorization"));
+    assertEquals(SigV4Signer.UNSIGNED_PAYLOAD, added.get("x-amz-content-sha256"));
+  }
 }

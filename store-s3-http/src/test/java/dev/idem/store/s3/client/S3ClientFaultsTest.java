@@ -163,15 +163,61 @@ class S3ClientFaultsTest {
     assertEquals(1, server.requests().size());
   }
 
+  private static int crc32c(byte[] b) {
+    java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+    crc.update(b);
+    return (int) crc.getValue();
+  }
+
   @Test
   void put_payloadChangedWhileSending_notRetried() {
     server.then(status(200, ETAG), status(200, ETAG));
     byte[] actual = "xxxxx".getBytes(StandardCharsets.UTF_8);
-    RequestBody lying = RequestBody.ofStream(() -> new ByteArrayInputStream(actual), 5,
-        Sha256.of("yyyyy".getBytes(StandardCharsets.UTF_8)), "payload.bin");
+    byte[] hashed = "yyyyy".getBytes(StandardCharsets.UTF_8);
+    RequestBody lying = RequestBody.ofStream(() -> new ByteArrayInputStream(actual), 5, Sha256.of(hashed),
+        crc32c(hashed), "payload.bin");
     Payload.ChangedWhileReadingException e = assertThrows(Payload.ChangedWhileReadingException.class,
         () -> client.put("bkt", "k", lying, Condition.ifNoneMatch(), Map.of()));
-    assertTrue(e.getMessage().startsWith("payload.bin changed while it was being published"), e.getMessage());
+    assertEquals("payload.bin changed while it was being published (sha256 " + Sha256.of(hashed) + ", then the bytes"
+        + " sent had crc32c " + String.format("%08x", crc32c(actual)) + ", the bytes hashed "
+        + String.format("%08x", crc32c(hashed)) + ")", e.getMessage());
+    assertTrue(sleeps.isEmpty());
+  }
+
+  /**
+   * A server that checks nothing (this fake answers 200 to any body) still never receives a whole body
+   * that differs from the bytes hashed: the check fails before the last chunk is handed to the HTTP
+   * client, so the request's body is cut short and S3 would create no object.
+   */
+  @Test
+  void put_payloadChangesInItsLastChunk_bodyCutShortOnAServerThatChecksNothing() {
+    server.then(status(200, ETAG), status(200, ETAG));
+    byte[] hashed = new byte[100_000];
+    new java.util.Random(3).nextBytes(hashed);
+    byte[] sent = hashed.clone();
+    sent[sent.length - 1] ^= 1;
+    RequestBody changing = RequestBody.ofStream(() -> new ByteArrayInputStream(sent), hashed.length,
+        Sha256.of(hashed), crc32c(hashed), "moving.bin");
+    assertThrows(Payload.ChangedWhileReadingException.class,
+        () -> client.put("bkt", "k", changing, Condition.ifNoneMatch(), Map.of()));
+    assertTrue(server.requests().stream().allMatch(r -> r.received() < hashed.length),
+        "no request carried the whole body: " + server.requests());
+    assertTrue(sleeps.isEmpty());
+  }
+
+  @Test
+  void put_payloadShorterOrLongerThanDeclared_refusedNamingTheLength() {
+    byte[] hashed = "abcde".getBytes(StandardCharsets.UTF_8);
+    RequestBody shorter = RequestBody.ofStream(() -> new ByteArrayInputStream(hashed, 0, 3), 5, Sha256.of(hashed),
+        crc32c(hashed), "short.bin");
+    Payload.ChangedWhileReadingException e = assertThrows(Payload.ChangedWhileReadingException.class,
+        () -> client.put("bkt", "k", shorter, Condition.ifNoneMatch(), Map.of()));
+    assertTrue(e.getMessage().endsWith("then it ended after 3 of 5 bytes)"), e.getMessage());
+    RequestBody longer = RequestBody.ofStream(() -> new ByteArrayInputStream("abcdef".getBytes(StandardCharsets.UTF_8)),
+        5, Sha256.of(hashed), crc32c(hashed), "long.bin");
+    e = assertThrows(Payload.ChangedWhileReadingException.class,
+        () -> client.put("bkt", "k", longer, Condition.ifNoneMatch(), Map.of()));
+    assertTrue(e.getMessage().endsWith("then it had more than 5 bytes)"), e.getMessage());
     assertTrue(sleeps.isEmpty());
   }
 

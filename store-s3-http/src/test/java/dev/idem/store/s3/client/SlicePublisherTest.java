@@ -70,7 +70,7 @@ class SlicePublisherTest {
   }
 
   @Test
-  void oneAtATime_exactSliceIn16KiBChunksThenOneCompletion() {
+  void oneAtATime_exactSliceInChunksThenOneCompletion() {
     byte[] buffer = bytes(3 * SlicePublisher.CHUNK + 100 + 10);
     Recorder r = new Recorder(1, -1);
     new SlicePublisher(buffer, 10, buffer.length - 10).subscribe(r);

@@ -57,8 +57,13 @@ public final class FakeS3Server implements AutoCloseable {
         body.getBytes(StandardCharsets.UTF_8));
   }
 
-  /** One request as received. */
-  public record Request(String method, String target, Map<String, String> headers, int bodyLength) {}
+  /**
+   * One request as received.
+   *
+   * @param bodyLength the body's declared {@code Content-Length}
+   * @param received the body bytes that arrived before the client finished or hung up
+   */
+  public record Request(String method, String target, Map<String, String> headers, int bodyLength, int received) {}
 
   private final ServerSocket socket;
   private final Thread acceptor;
@@ -141,8 +146,8 @@ public final class FakeS3Server implements AutoCloseable {
       }
     }
     int length = Integer.parseInt(headers.getOrDefault("content-length", "0"));
-    in.readNBytes(length);
-    requests.add(new Request(requestLine[0], requestLine[1], headers, length));
+    int received = in.readNBytes(length).length;
+    requests.add(new Request(requestLine[0], requestLine[1], headers, length, received));
     Action action = script.poll();
     if (action == null) {
       action = error(500, "InternalError", "script exhausted");

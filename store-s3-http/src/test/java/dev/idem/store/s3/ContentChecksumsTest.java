@@ -1,0 +1,141 @@
+package dev.idem.store.s3;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.idem.core.Sha256;
+import dev.idem.core.store.Payload;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.Arrays;
+import java.util.Random;
+import java.util.zip.CRC32C;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The hash pass's part checksums are exactly the CRC32C of each part-sized slice, however the payload
+ * hands its bytes over (one array, or reads that straddle part boundaries), and a payload whose length
+ * is not the size taken before is refused.
+ */
+class ContentChecksumsTest {
+
+  /** A stream payload that hands its bytes over in reads of {@code chunk} bytes. */
+  private static Payload chunked(byte[] bytes, int chunk) {
+    return new Payload() {
+      @Override
+      public long size() {
+        return bytes.length;
+      }
+
+      @Override
+      public String sha256() {
+        return Sha256.of(bytes);
+      }
+
+      @Override
+      public InputStream open() {
+        return new ByteArrayInputStream(bytes) {
+          @Override
+          public synchronized int read(byte[] b, int off, int len) {
+            return super.read(b, off, Math.min(len, chunk));
+          }
+        };
+      }
+    };
+  }
+
+  private static int crc(byte[] b, int from, int to) {
+    CRC32C c = new CRC32C();
+    c.update(b, from, to - from);
+    return (int) c.getValue();
+  }
+
+  @ParameterizedTest(name = "{0} bytes, parts of {1}, reads of {2}")
+  @CsvSource({"0,5,3", "1,5,3", "5,5,3", "6,5,7", "23,5,3", "25,5,5", "100,7,64", "100,100,13", "100,1000,9"})
+  void of_eachPartsCrc32cIsThatOfItsSlice(int size, int partSize, int chunk) throws IOException {
+    byte[] bytes = new byte[size];
+    new Random(size * 31L + partSize).nextBytes(bytes);
+    for (Payload p : new Payload[] {Payload.ofBytes(bytes), chunked(bytes, chunk)}) {
+      ContentChecksums.Digest d = ContentChecksums.of(p, size, partSize);
+      assertEquals(Sha256.of(bytes), d.sha256());
+      assertEquals(size, d.size());
+      int parts = size == 0 ? 1 : (size + partSize - 1) / partSize;
+      assertEquals(parts, d.parts());
+      for (int part = 1; part <= parts; part++) {
+        int from = (part - 1) * partSize;
+        assertEquals(crc(bytes, from, Math.min(size, from + partSize)), d.crc32c(part), "part " + part);
+      }
+    }
+  }
+
+  @Test
+  void of_payloadLongerOrShorterThanItsSize_refused() {
+    byte[] bytes = new byte[20];
+    Arrays.fill(bytes, (byte) 7);
+    Payload.ChangedWhileReadingException longer = assertThrows(Payload.ChangedWhileReadingException.class,
+        () -> ContentChecksums.of(chunked(bytes, 3), 15, 5));
+    assertTrue(longer.getMessage().endsWith("then it was 20 bytes long when hashed, 15 bytes before)"),
+        longer.getMessage());
+    Payload.ChangedWhileReadingException shorter = assertThrows(Payload.ChangedWhileReadingException.class,
+        () -> ContentChecksums.of(Payload.ofBytes(bytes), 21, 5));
+    assertTrue(shorter.getMessage().endsWith("then it was 20 bytes long when hashed, 21 bytes before)"),
+        shorter.getMessage());
+  }
+
+  @Test
+  void of_payloadFailsWhileRead_failureReachesTheCaller() {
+    IOException disk = new IOException("Input/output error");
+    Payload failing = new Payload() {
+      @Override
+      public long size() {
+        return 100;
+      }
+
+      @Override
+      public String sha256() {
+        return Sha256.EMPTY;
+      }
+
+      @Override
+      public InputStream open() {
+        // Forty bytes, then the disk fails (bulk reads too: InputStream's default would swallow it).
+        return new InputStream() {
+          private int left = 40;
+
+          @Override
+          public int read() throws IOException {
+            byte[] one = new byte[1];
+            return read(one, 0, 1) == -1 ? -1 : one[0];
+          }
+
+          @Override
+          public int read(byte[] b, int off, int len) throws IOException {
+            if (left <= 0) {
+              throw disk;
+            }
+            int n = Math.min(len, left);
+            left -= n;
+            return n;
+          }
+        };
+      }
+    };
+    assertEquals(disk, assertThrows(IOException.class, () -> ContentChecksums.of(failing, 100, 30)));
+  }
+
+  @Test
+  void of_badSizes_refused() {
+    assertThrows(IllegalArgumentException.class, () -> ContentChecksums.of(Payload.ofBytes(new byte[0]), -1, 5));
+    assertThrows(IllegalArgumentException.class, () -> ContentChecksums.of(Payload.ofBytes(new byte[0]), 0, 0));
+  }
+
+  @Test
+  void hex_eightLowercaseDigits() {
+    assertEquals("00000001", ContentChecksums.hex(1));
+    assertEquals("edba9b9c", ContentChecksums.hex(0xedba9b9c));
+  }
+}
