@@ -29,9 +29,12 @@ import java.util.zip.CRC32C;
  * {@linkplain Payload#readsRanges() reads ranges} (a file) has each part's task read its own range; a
  * stream payload is read in order by the calling thread, which fills one free buffer after another.
  * Either way, once a part is in its buffer, its task checks that it has the length and the CRC32C
- * ({@link ContentChecksums}) the same bytes had when the payload was hashed, and only then sends it,
- * {@code UNSIGNED-PAYLOAD} with that CRC32C in {@code x-amz-checksum-crc32c} ({@link
- * RequestBody#ofPart}): no SHA-256 of the part is computed. The buffer does not change while it is sent,
+ * ({@link ContentChecksums}) the same bytes had when the payload was hashed, and only then sends it with
+ * that CRC32C in {@code x-amz-checksum-crc32c}: to an {@code https} endpoint {@code UNSIGNED-PAYLOAD}
+ * ({@link RequestBody#ofPart}; TLS authenticates the body, no SHA-256 of the part is computed), to a
+ * plain {@code http} one with the part's SHA-256 signed ({@link RequestBody#ofSignedPart}; nothing else
+ * would stop a man in the middle from rewriting a part to other bytes of the same CRC32C, which the
+ * signature makes the server refuse). The buffer does not change while it is sent,
  * so the check covers every byte the part sends, on any server; a server that verifies the header (AWS
  * S3, S3Proxy) also checks the transfer. After the last part, the payload must end where it ended when
  * hashed (one byte past it is read). The ETags land in part-number order whatever order the parts
@@ -177,7 +180,14 @@ final class PartUploads {
       throw changed(payload, "part " + part + " (bytes " + offset(part) + "-" + (offset(part) + n - 1)
           + ") read crc32c " + ContentChecksums.hex(actual) + ", hashed " + ContentChecksums.hex(hashed));
     }
-    etags[part - 1] = client.uploadPart(bucket, objectKey, uploadId, part, RequestBody.ofPart(buffer, 0, n, actual));
+    RequestBody body = signsParts(client.endpoint())
+        ? RequestBody.ofSignedPart(buffer, 0, n, actual) : RequestBody.ofPart(buffer, 0, n, actual);
+    etags[part - 1] = client.uploadPart(bucket, objectKey, uploadId, part, body);
+  }
+
+  /** Whether parts to {@code endpoint} carry a signed SHA-256: everywhere but over TLS. */
+  static boolean signsParts(java.net.URI endpoint) {
+    return !"https".equalsIgnoreCase(endpoint.getScheme());
   }
 
   private Payload.ChangedWhileReadingException changed(Payload payload, String how) {

@@ -81,6 +81,20 @@ public final class RequestBody {
   }
 
   /**
+   * A multipart part as {@link #ofPart}, but with the slice's SHA-256 computed and signed in {@code
+   * x-amz-content-sha256} too, for a plain-http endpoint: there nothing authenticates the body in
+   * transit, and a CRC32C is no defence against someone who rewrites it (a CRC is not a MAC), where the
+   * signed hash makes the server refuse any other bytes.
+   */
+  public static RequestBody ofSignedPart(byte[] buffer, int offset, int length, int crc32c) {
+    Objects.checkFromIndexSize(offset, length, buffer.length);
+    java.security.MessageDigest md = Sha256.newDigest();
+    md.update(buffer, offset, length);
+    return new RequestBody(length, Sha256.hex(md.digest()), Map.of(CHECKSUM_CRC32C, crc32cBase64(crc32c)),
+        () -> BodyPublishers.fromPublisher(new SlicePublisher(buffer, offset, length), length));
+  }
+
+  /**
    * A body streamed from {@code opener} on each attempt, its {@code sha256} signed, checked while sent
    * against {@code length} and {@code crc32c} (the CRC32C of the bytes {@code sha256} describes).
    *

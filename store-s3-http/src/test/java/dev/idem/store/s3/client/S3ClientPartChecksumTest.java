@@ -65,6 +65,22 @@ class S3ClientPartChecksumTest {
     assertEquals("abc", r.headers().get("x-amz-meta-idem-sha256"));
   }
 
+  /** For a plain-http endpoint: the part's SHA-256 signed as well, so a rewritten part is refused. */
+  @Test
+  void uploadPart_signedPart_sha256SignedAndCrc32cHeader() throws IOException {
+    server.then(status(200, Map.of("ETag", "\"e1\"")));
+    byte[] buffer = "xxpart bytesyy".getBytes(StandardCharsets.US_ASCII);
+    int crc = crc32c("part bytes".getBytes(StandardCharsets.US_ASCII));
+    assertEquals("\"e1\"", client.uploadPart("bkt", "k", "up1", 3, RequestBody.ofSignedPart(buffer, 2, 10, crc)));
+    FakeS3Server.Request r = server.requests().get(0);
+    assertEquals(dev.idem.core.Sha256.of("part bytes".getBytes(StandardCharsets.US_ASCII)),
+        r.headers().get("x-amz-content-sha256"));
+    assertEquals("7bqbnA==", r.headers().get("x-amz-checksum-crc32c"));
+    assertTrue(r.headers().get("authorization").contains(
+        "SignedHeaders=host;x-amz-checksum-crc32c;x-amz-content-sha256;x-amz-date,"), r.headers().get("authorization"));
+    assertEquals(10, r.received(), "only the slice is sent");
+  }
+
   @Test
   void uploadPart_unsignedPayloadWithSignedCrc32cHeader() throws IOException {
     server.then(status(200, Map.of("ETag", "\"e1\"")));
