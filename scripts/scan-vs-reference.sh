@@ -15,6 +15,9 @@
 #                       `-Pdist` build: its own runtime and AOT cache), what the archive and image ship
 #   BASELINE_JAR=PATH   also time this other idem jar (an older build, its lib/ beside it) in the same
 #                       runs, interleaved, with the same check of its DIVERGENT lines; two more columns
+#   BASELINE_DIST=DIR   the same with another unpacked distribution's bin/idem (an older commit's `-Pdist`
+#                       build), so two shipped builds are compared like for like; set at most one of
+#                       BASELINE_JAR and BASELINE_DIST
 #
 # Both scans must report the same divergent keys; the script fails otherwise. It installs awscli, jq
 # and GNU time from Debian's packages when missing, starts the listing server
@@ -44,6 +47,15 @@ cd "$root"
 jar="${IDEM_JAR:-cli/target/idem-cli.jar}"
 dist="${IDEM_DIST:-}"
 baseline="${BASELINE_JAR:-}"
+baseline_dist="${BASELINE_DIST:-}"
+if [ -n "$baseline" ] && [ -n "$baseline_dist" ]; then
+  echo "scan-vs-reference: set BASELINE_JAR or BASELINE_DIST, not both" >&2
+  exit 2
+fi
+if [ -n "$baseline_dist" ]; then
+  [ -x "$baseline_dist/bin/idem" ] || { echo "scan-vs-reference: no distribution at $baseline_dist (BASELINE_DIST)" >&2; exit 2; }
+  baseline="$baseline_dist"
+fi
 if [ -n "$dist" ] && [ ! -x "$dist/bin/idem" ]; then
   echo "scan-vs-reference: no distribution at $dist (IDEM_DIST)" >&2
   exit 2
@@ -114,11 +126,15 @@ timed() { # name
   tail -n 1 "$work/$name.rss" > "$work/$name.rss.tmp" && mv "$work/$name.rss.tmp" "$work/$name.rss"
 }
 baseline_scan() {
-  java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -jar "$baseline" scan --store "s3://$bucket" --prefix "$prefix" \
-    --list-parallelism "$parallelism"
+  if [ -n "$baseline_dist" ]; then
+    "$baseline_dist/bin/idem" scan --store "s3://$bucket" --prefix "$prefix" --list-parallelism "$parallelism"
+  else
+    java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -jar "$baseline" scan --store "s3://$bucket" --prefix "$prefix" \
+      --list-parallelism "$parallelism"
+  fi
 }
 export -f ref idem_scan baseline_scan
-export work bucket prefix jar dist baseline parallelism
+export work bucket prefix jar dist baseline baseline_dist parallelism
 
 median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
