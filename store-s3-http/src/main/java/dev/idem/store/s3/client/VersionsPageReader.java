@@ -151,14 +151,8 @@ final class VersionsPageReader {
       seen |= 1 << f;
       int n = p.elementTextBytes();
       byte[] t = p.textBytes();
-      int from = 0;
-      while (from < n && isSpace(t[from])) {
-        from++;
-      }
-      int to = n;
-      while (to > from && isSpace(t[to - 1])) {
-        to--;
-      }
+      int from = trimmedStart(t, n);
+      int to = trimmedEnd(t, from, n);
       switch (f) {
         case KEY -> key = keys.string(t, from, to);
         case VERSION_ID -> versionId = new String(t, from, to - from, StandardCharsets.UTF_8);
@@ -198,15 +192,26 @@ final class VersionsPageReader {
   private String text() throws IOException {
     int n = p.elementTextBytes();
     byte[] t = p.textBytes();
+    int from = trimmedStart(t, n);
+    return new String(t, from, trimmedEnd(t, from, n) - from, StandardCharsets.UTF_8);
+  }
+
+  /** The index of the first byte of {@code t[0, n)} that is not XML whitespace ({@code n} if none). */
+  private static int trimmedStart(byte[] t, int n) {
     int from = 0;
     while (from < n && isSpace(t[from])) {
       from++;
     }
+    return from;
+  }
+
+  /** One past the last byte of {@code t[from, n)} that is not XML whitespace ({@code from} if none). */
+  private static int trimmedEnd(byte[] t, int from, int n) {
     int to = n;
     while (to > from && isSpace(t[to - 1])) {
       to--;
     }
-    return new String(t, from, to - from, StandardCharsets.UTF_8);
+    return to;
   }
 
   /** {@link S3Xml#unquote} on bytes: without a {@code W/} and the quotes around it. */
