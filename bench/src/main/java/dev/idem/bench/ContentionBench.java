@@ -8,6 +8,8 @@ import dev.idem.core.store.Pointer;
 import dev.idem.core.store.PutOutcome;
 import dev.idem.store.fs.FsObjectStore;
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Instant;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
@@ -73,13 +75,13 @@ public class ContentionBench {
   public static class Shared {
     final AtomicInteger lanes = new AtomicInteger();
     final AtomicInteger schema = new AtomicInteger();
-    java.nio.file.Path dir;
+    Path dir;
     FsObjectStore store;
     Payload payload;
     PointerAdvancer advancer;
     ObjectInfo target;
     byte[] bytes;
-    java.nio.file.Path limitDir;
+    Path limitDir;
 
     @Setup(Level.Trial)
     public void setUp() throws IOException {
@@ -87,7 +89,7 @@ public class ContentionBench {
       store = FsObjectStore.open(dir.resolve("store"));
       bytes = new byte[1024];
       new SplittableRandom(42).nextBytes(bytes);
-      limitDir = java.nio.file.Files.createDirectories(dir.resolve("limit"));
+      limitDir = Files.createDirectories(dir.resolve("limit"));
       payload = Payload.ofBytes(bytes);
       advancer = new PointerAdvancer(store);
       // Every pointer names this one object; positions differ by schema version (window start is
@@ -116,7 +118,7 @@ public class ContentionBench {
     }
   }
 
-  static java.nio.file.Path limitDurableWrite(Shared s, Writer w) throws IOException {
+  static Path limitDurableWrite(Shared s, Writer w) throws IOException {
     return FsPublishBench.durableAtomicWrite(s.limitDir, "limit-" + w.lane + "-" + w.next++, s.bytes, null);
   }
 
@@ -224,22 +226,22 @@ public class ContentionBench {
   }
 
   @Benchmark @Threads(1)
-  public java.nio.file.Path limitDurableWriteT1(Shared s, Writer w) throws IOException {
+  public Path limitDurableWriteT1(Shared s, Writer w) throws IOException {
     return limitDurableWrite(s, w);
   }
 
   @Benchmark @Threads(2)
-  public java.nio.file.Path limitDurableWriteT2(Shared s, Writer w) throws IOException {
+  public Path limitDurableWriteT2(Shared s, Writer w) throws IOException {
     return limitDurableWrite(s, w);
   }
 
   @Benchmark @Threads(4)
-  public java.nio.file.Path limitDurableWriteT4(Shared s, Writer w) throws IOException {
+  public Path limitDurableWriteT4(Shared s, Writer w) throws IOException {
     return limitDurableWrite(s, w);
   }
 
   @Benchmark @Threads(8)
-  public java.nio.file.Path limitDurableWriteT8(Shared s, Writer w) throws IOException {
+  public Path limitDurableWriteT8(Shared s, Writer w) throws IOException {
     return limitDurableWrite(s, w);
   }
 }

@@ -59,6 +59,8 @@ final class PartUploads {
   private final int parts;
   private final String[] etags;
   private final ContentChecksums.Digest digest;
+  /** Whether parts carry their SHA-256 signed ({@link #signsParts}): fixed by the endpoint. */
+  private final boolean signParts;
 
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition changed = lock.newCondition();
@@ -72,6 +74,7 @@ final class PartUploads {
   PartUploads(S3Client client, String bucket, String objectKey, String uploadId, ExecutorService executor,
       int parallelism, int partSize, ContentChecksums.Digest digest) {
     this.client = client;
+    this.signParts = signsParts(client.endpoint());
     this.bucket = bucket;
     this.objectKey = objectKey;
     this.uploadId = uploadId;
@@ -180,7 +183,7 @@ final class PartUploads {
       throw changed(payload, "part " + part + " (bytes " + offset(part) + "-" + (offset(part) + n - 1)
           + ") read crc32c " + ContentChecksums.hex(actual) + ", hashed " + ContentChecksums.hex(hashed));
     }
-    RequestBody body = signsParts(client.endpoint())
+    RequestBody body = signParts
         ? RequestBody.ofSignedPart(buffer, 0, n, actual) : RequestBody.ofPart(buffer, 0, n, actual);
     etags[part - 1] = client.uploadPart(bucket, objectKey, uploadId, part, body);
   }
