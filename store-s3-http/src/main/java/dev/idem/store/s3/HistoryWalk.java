@@ -60,7 +60,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <h2>Listing at S3 latency</h2>
  *
  * A query's listing is cut into key ranges ({@link KeyRanges}: the pipelines and directories a delimiter
- * listing finds, a pipeline's windows split by start time) and up to {@link
+ * listing finds, each listed by its prefix when they hold every key, a pipeline's windows split by start
+ * time) and up to {@link
  * HistoryQuery#listParallelism()} ranges are listed at once, read in key order ({@link RangeCursor}); the
  * evidence listing is cut at the same keys when it spans more than one page. Keys outside any layout
  * are listed like the others, in whichever range holds them. Memory holds at most two pages per open
@@ -131,27 +132,35 @@ final class HistoryWalk {
         throw new UncheckedIOException(e);
       }
     }) : null;
-    List<String> markers;
+    KeyRanges.Plan plan;
     try {
-      markers = cut ? plan(listPrefix, start, first, query) : List.of();
+      plan = cut ? plan(listPrefix, start, first, query) : KeyRanges.Plan.SEQUENTIAL;
     } catch (IOException | RuntimeException e) {
       evidenceSpansPages.cancel(true);
       throw e;
     }
+    List<String> markers = plan.markers();
     if (markers.isEmpty() && evidenceSpansPages != null) {
       evidenceSpansPages.cancel(true);
     }
-    AtomicBoolean firstUnused = new AtomicBoolean(first != null);
-    List<String> evidenceMarkers = markers.isEmpty() || !Futures.join(evidenceSpansPages)
-        ? List.of() : markers.stream().map(layout::evidenceMarker).toList();
-    int ranges = query.listParallelism();
-    RangeCursor.Opener<ObjectVersion> opener = (after, upTo) -> Objects.equals(after, start)
-        && firstUnused.getAndSet(false) ? versions(listPrefix, first, upTo)
-        : versions(listPrefix, new Marker(after, null, null), upTo);
-    try (RangeCursor<ObjectVersion> versions = new RangeCursor<>(opener, ObjectVersion::key, start, markers, executor,
-            ranges);
-        RangeCursor<ObjectSummary> evidence = new RangeCursor<>((after, upTo) -> objects(evidencePrefix,
-            new Marker(after, null, null), upTo), ObjectSummary::key, evidenceStart, evidenceMarkers, executor, ranges)) {
+    // The store's own area is skipped anyway: a directory that is all of it is not listed at all.
+    List<RangeCursor.Range> ranges = plan.ranges(start).stream()
+        .filter(r -> r.prefix() == null || !layout.isInternal(r.prefix())).toList();
+    // The first page is the first range's first page when the range starts where it does.
+    RangeCursor.Range firstRange = ranges.isEmpty() ? null : ranges.get(0);
+    AtomicBoolean firstUnused = new AtomicBoolean(first != null && firstRange != null
+        && Objects.equals(firstRange.after(), start) && (firstRange.prefix() == null
+            || first.versions().isEmpty() || first.versions().get(0).key().startsWith(firstRange.prefix())));
+    List<RangeCursor.Range> evidenceRanges = RangeCursor.Range.between(evidenceStart,
+        markers.isEmpty() || !Futures.join(evidenceSpansPages)
+            ? List.of() : markers.stream().map(layout::evidenceMarker).toList());
+    int parallel = query.listParallelism();
+    RangeCursor.Opener<ObjectVersion> opener = range -> range == firstRange && firstUnused.getAndSet(false)
+        ? versions(listPrefix, first, range) : versions(listPrefix, range);
+    try (RangeCursor<ObjectVersion> versions = new RangeCursor<>(opener, ObjectVersion::key, ranges, executor,
+            parallel);
+        RangeCursor<ObjectSummary> evidence = new RangeCursor<>(range -> objects(evidencePrefix,
+            new Marker(range.after(), null, null), range), ObjectSummary::key, evidenceRanges, executor, parallel)) {
       String previousWindow = null;
       String[] windowMemo = new String[2]; // each key's window is asked for twice: as the next key, then as itself
       while (true) {
@@ -199,7 +208,8 @@ final class HistoryWalk {
   }
 
   boolean list(String prefix, ListingVisitor visitor) throws IOException {
-    try (PageCursor<Marker, ObjectSummary> objects = objects(layout.object(prefix), Marker.START, null)) {
+    try (PageCursor<Marker, ObjectSummary> objects = objects(layout.object(prefix), Marker.START,
+        RangeCursor.Range.ALL)) {
       for (ObjectSummary o = objects.peek(); o != null; o = objects.peek()) {
         if (layout.isInternal(o.key())) {
           objects.restart(new Marker(layout.afterInternal(), null, null));
@@ -220,7 +230,7 @@ final class HistoryWalk {
    * Where to cut the listing of {@code listPrefix} for the query's parallelism ({@link KeyRanges}); no
    * cut for a server that cannot list versions (it is then read with ListObjectsV2, one range).
    */
-  private List<String> plan(String listPrefix, String start, VersionsPage first, HistoryQuery query)
+  private KeyRanges.Plan plan(String listPrefix, String start, VersionsPage first, HistoryQuery query)
       throws IOException {
     List<ObjectVersion> v = first.versions();
     String[] span = {v.get(0).key(), v.get(v.size() - 1).key()};
@@ -228,20 +238,23 @@ final class HistoryWalk {
       return KeyRanges.plan(listPrefix, start, span, layout.prefix(), query.clock().instant().getEpochSecond(),
           query.listParallelism(), new KeyRanges.Discovery() {
             @Override
-            public List<String> commonPrefixes(String prefix, String startAfter, int pages) throws IOException {
+            public KeyRanges.Directories directories(String prefix, String startAfter, int pages)
+                throws IOException {
               List<String> out = new ArrayList<>();
+              boolean ownKeys = false;
               String key = startAfter;
               String versionId = null;
               for (int i = 0; i < pages; i++) {
                 VersionsPage p = client.listVersions(bucket, prefix, "/", key, versionId, pageSize);
                 out.addAll(p.commonPrefixes());
+                ownKeys |= !p.versions().isEmpty();
                 if (!p.truncated()) {
-                  break;
+                  return new KeyRanges.Directories(out, true, ownKeys);
                 }
                 key = p.nextKeyMarker();
                 versionId = p.nextVersionIdMarker();
               }
-              return out;
+              return new KeyRanges.Directories(out, false, ownKeys);
             }
 
             @Override
@@ -254,7 +267,7 @@ final class HistoryWalk {
           });
     } catch (S3Exception e) {
       if (versionsUnsupported(e)) {
-        return List.of();
+        return KeyRanges.Plan.SEQUENTIAL;
       }
       throw e;
     }
@@ -277,16 +290,18 @@ final class HistoryWalk {
   }
 
   /**
-   * The pages of one range's version listing. A bounded range asks for its second page with max-keys 1:
-   * ranges are cut at directories and windows, so a range's first page often ends where the range's
-   * keys do, and a full second page would then be the next range's first, listed, parsed and dropped
-   * (99 of a 100-directory scan's 205 requests, each 1,000 versions). One version tells whether the
-   * range goes on; when it does, the pages after it are full again. Only the page size changes, never
-   * where a page starts, so every version is listed once either way.
+   * The pages of one range's version listing, listed with the range's prefix when it has one. A range
+   * bounded by a marker asks for its second page with max-keys 1: such ranges are cut at directories and
+   * windows, so a range's first page often ends where the range's keys do, and a full second page would
+   * then be the next range's first, listed, parsed and dropped (99 of a 100-directory scan's 205
+   * requests, each 1,000 versions, before directories were listed by prefix). One version tells whether
+   * the range goes on; when it does, the pages after it are full again. Only the page size changes,
+   * never where a page starts, so every version is listed once either way.
    */
-  private PageCursor.Fetch<Marker, ObjectVersion> versionsFetch(String listPrefix, String upTo) {
-    return m -> page(client.listVersions(bucket, listPrefix, m.key, m.versionId, pageSizeAt(m.page, upTo)), upTo,
-        m.page);
+  private PageCursor.Fetch<Marker, ObjectVersion> versionsFetch(String listPrefix, RangeCursor.Range range) {
+    String prefix = range.prefix() != null ? range.prefix() : listPrefix;
+    return m -> page(client.listVersions(bucket, prefix, m.key, m.versionId, pageSizeAt(m.page, range.upTo())),
+        range, m.page);
   }
 
   /** Max-keys of a range's {@code page}-th page: 1 for a bounded range's second, else the page size. */
@@ -294,35 +309,40 @@ final class HistoryWalk {
     return upTo != null && page == 1 ? 1 : pageSize;
   }
 
-  private static PageCursor.Page<Marker, ObjectVersion> page(VersionsPage p, String upTo, int index) {
+  private static PageCursor.Page<Marker, ObjectVersion> page(VersionsPage p, RangeCursor.Range range, int index) {
     return RangeCursor.cut(new PageCursor.Page<>(p.versions(),
-        p.truncated() ? new Marker(p.nextKeyMarker(), p.nextVersionIdMarker(), null, index + 1) : null), upTo,
+        p.truncated() ? new Marker(p.nextKeyMarker(), p.nextVersionIdMarker(), null, index + 1) : null), range,
         ObjectVersion::key);
   }
 
-  /** A range's cursor starting with {@code first}, already fetched. */
-  private PageCursor<Marker, ObjectVersion> versions(String listPrefix, VersionsPage first, String upTo)
+  /**
+   * A range's cursor starting with {@code first}, the listing's first page, already fetched: its
+   * position is one of the key order, so the range's own listing continues from it.
+   */
+  private PageCursor<Marker, ObjectVersion> versions(String listPrefix, VersionsPage first, RangeCursor.Range range)
       throws IOException {
-    return new PageCursor<>(versionsFetch(listPrefix, upTo), page(first, upTo, 0), executor,
-        "ListObjectVersions of " + source(listPrefix));
+    return new PageCursor<>(versionsFetch(listPrefix, range), page(first, range, 0), executor,
+        "ListObjectVersions of " + source(range.prefix() != null ? range.prefix() : listPrefix));
   }
 
-  private PageCursor<Marker, ObjectVersion> versions(String listPrefix, Marker start, String upTo) throws IOException {
-    PageCursor.Fetch<Marker, ObjectVersion> fetch = versionsFetch(listPrefix, upTo);
+  private PageCursor<Marker, ObjectVersion> versions(String listPrefix, RangeCursor.Range range) throws IOException {
+    String prefix = range.prefix() != null ? range.prefix() : listPrefix;
+    Marker start = new Marker(range.after(), null, null);
+    PageCursor.Fetch<Marker, ObjectVersion> fetch = versionsFetch(listPrefix, range);
     PageCursor.Page<Marker, ObjectVersion> first;
     try {
       first = fetch.fetch(start);
     } catch (S3Exception e) {
       if (versionsUnsupported(e)) {
-        return currentOnly(listPrefix, start, upTo);
+        return currentOnly(prefix, start, range);
       }
       throw e;
     }
-    return new PageCursor<>(fetch, first, executor, "ListObjectVersions of " + source(listPrefix));
+    return new PageCursor<>(fetch, first, executor, "ListObjectVersions of " + source(prefix));
   }
 
   /** For servers without versions: each current object as the key's only version. */
-  private PageCursor<Marker, ObjectVersion> currentOnly(String listPrefix, Marker start, String upTo)
+  private PageCursor<Marker, ObjectVersion> currentOnly(String listPrefix, Marker start, RangeCursor.Range range)
       throws IOException {
     PageCursor.Fetch<Marker, ObjectVersion> fetch = m -> {
       ObjectsPage p = client.listObjects(bucket, listPrefix, m.key, m.token, pageSize);
@@ -331,16 +351,17 @@ final class HistoryWalk {
         out.add(new ObjectVersion(o.key(), null, true, false, o.lastModified(), o.etag(), o.size()));
       }
       return RangeCursor.cut(new PageCursor.Page<>(out, p.truncated() ? new Marker(null, null, p.nextContinuationToken()) : null),
-          upTo, ObjectVersion::key);
+          range, ObjectVersion::key);
     };
     return PageCursor.open(fetch, start, executor, "ListObjectsV2 of " + source(listPrefix));
   }
 
-  private PageCursor<Marker, ObjectSummary> objects(String listPrefix, Marker start, String upTo) throws IOException {
+  private PageCursor<Marker, ObjectSummary> objects(String listPrefix, Marker start, RangeCursor.Range range)
+      throws IOException {
     PageCursor.Fetch<Marker, ObjectSummary> fetch = m -> {
       ObjectsPage p = client.listObjects(bucket, listPrefix, m.key, m.token, pageSize);
       return RangeCursor.cut(new PageCursor.Page<>(p.objects(),
-          p.truncated() ? new Marker(null, null, p.nextContinuationToken()) : null), upTo, ObjectSummary::key);
+          p.truncated() ? new Marker(null, null, p.nextContinuationToken()) : null), range, ObjectSummary::key);
     };
     return PageCursor.open(fetch, start, executor, "ListObjectsV2 of " + source(listPrefix));
   }

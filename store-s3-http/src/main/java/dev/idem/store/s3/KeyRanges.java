@@ -36,6 +36,14 @@ import java.util.TreeSet;
  *       each pipeline among them cut by windows when they are fewer than the parallelism.
  * </ul>
  *
+ * <p>Directories listed by prefix: when the delimiter listing was read to its end, saw no key of its
+ * own (every key lies in a directory), and its directories are neither grouped nor cut by windows, the
+ * plan lists each directory with its prefix ({@link Plan#byDirectory()}). A range cut at markers needs a
+ * request past its end to learn that it has ended (the next directory's first key); a prefix listing
+ * ends with the directory, so a directory of one page costs one request instead of two. A key written
+ * outside every directory after the delimiter listing was read is not listed, as a sequential listing
+ * misses a key written behind its position.
+ *
  * Failures: a discovery request that fails throws its {@link IOException}; nothing has been listed yet.
  */
 final class KeyRanges {
@@ -49,13 +57,43 @@ final class KeyRanges {
   /** The most ranges a pipeline's windows are cut into. */
   static final int MAX_WINDOW_RANGES = 1024;
 
+  /**
+   * Where to cut a listing.
+   *
+   * @param markers ascending split markers above the listing's start; empty for one sequential listing
+   * @param byDirectory whether the markers are directories that hold every key of the listing, each to
+   *     be listed by its prefix ({@link RangeCursor.Range#directories}), rather than cut points ({@link
+   *     RangeCursor.Range#between})
+   */
+  record Plan(List<String> markers, boolean byDirectory) {
+    static final Plan SEQUENTIAL = new Plan(List.of(), false);
+
+    Plan {
+      markers = List.copyOf(markers);
+    }
+
+    /** The ranges this plan lists, from {@code start}. */
+    List<RangeCursor.Range> ranges(String start) {
+      return byDirectory ? RangeCursor.Range.directories(start, markers) : RangeCursor.Range.between(start, markers);
+    }
+  }
+
+  /**
+   * What a delimiter listing found.
+   *
+   * @param prefixes the common prefixes, ascending
+   * @param complete whether the listing was read to its end
+   * @param ownKeys whether it listed any key of its own (one not rolled up into a prefix)
+   */
+  record Directories(List<String> prefixes, boolean complete, boolean ownKeys) {}
+
   /** The listings the plan is made from. */
   interface Discovery {
     /**
-     * The common prefixes (delimiter {@code /}) under {@code listPrefix} after {@code startAfter}
-     * ({@code null}: from the first), ascending, from at most {@code pages} pages.
+     * A delimiter ({@code /}) listing of {@code listPrefix} after {@code startAfter} ({@code null}: from
+     * the first), at most {@code pages} pages of it.
      */
-    List<String> commonPrefixes(String listPrefix, String startAfter, int pages) throws IOException;
+    Directories directories(String listPrefix, String startAfter, int pages) throws IOException;
 
     /**
      * The first and the last key of the first listing page under {@code listPrefix} after {@code
@@ -67,8 +105,8 @@ final class KeyRanges {
   private KeyRanges() {}
 
   /**
-   * The split markers for listing {@code listPrefix} after {@code start} with {@code parallelism}
-   * requests at once; empty for one sequential listing.
+   * Where to cut the listing of {@code listPrefix} after {@code start} for {@code parallelism} requests
+   * at once.
    *
    * @param firstPage the first and last key of the listing's first page, or {@code null} when that page
    *     is the only one
@@ -76,19 +114,20 @@ final class KeyRanges {
    * @param storePrefix the store's prefix in the bucket: a pipeline's keys start {@code storePrefix + P + "/"}
    * @param nowEpochSecond now, the newest window start a closed window can have
    */
-  static List<String> plan(String listPrefix, String start, String[] firstPage, String storePrefix,
+  static Plan plan(String listPrefix, String start, String[] firstPage, String storePrefix,
       long nowEpochSecond, int parallelism, Discovery discovery) throws IOException {
     // A listing of one page is not cut: every range would cost a request of its own.
     if (parallelism <= 1 || firstPage == null) {
-      return List.of();
+      return Plan.SEQUENTIAL;
     }
     TreeSet<String> markers = new TreeSet<>(KeyOrder::compare);
     if (isPipelinePrefix(listPrefix, storePrefix)) {
       markers.addAll(windowSplit(listPrefix, firstPage, storePrefix, nowEpochSecond));
     }
+    boolean byDirectory = false;
     if (markers.isEmpty()) { // not a pipeline, or one whose keys follow another layout: its directories
-      List<String> prefixes = thin(discovery.commonPrefixes(listPrefix, start, DISCOVERY_PAGES),
-          parallelism * PREFIX_RANGES_PER_REQUEST);
+      Directories found = discovery.directories(listPrefix, start, DISCOVERY_PAGES);
+      List<String> prefixes = thin(found.prefixes(), parallelism * PREFIX_RANGES_PER_REQUEST);
       markers.addAll(prefixes);
       List<String> pipelines = prefixes.stream().filter(p -> isPipelinePrefix(p, storePrefix)).toList();
       if (prefixes.size() < parallelism) {
@@ -96,11 +135,14 @@ final class KeyRanges {
           markers.addAll(windowSplit(p, discovery.firstPageSpan(p, start), storePrefix, nowEpochSecond));
         }
       }
+      byDirectory = found.complete() && !found.ownKeys() && !prefixes.isEmpty()
+          && markers.size() == found.prefixes().size(); // none grouped away, none cut by windows
     }
     if (start != null) {
-      markers.headSet(start, true).clear();
+      boolean keepHolder = byDirectory; // a directory that holds the start stays: its range lists from the start
+      markers.headSet(start, true).removeIf(m -> !(keepHolder && start.startsWith(m)));
     }
-    return new ArrayList<>(markers);
+    return new Plan(new ArrayList<>(markers), byDirectory);
   }
 
   /** At most {@code max} of {@code markers}, evenly spaced, keeping their order. */

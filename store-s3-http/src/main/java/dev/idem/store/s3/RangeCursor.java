@@ -3,6 +3,7 @@ package dev.idem.store.s3;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
@@ -16,8 +17,8 @@ import java.util.function.Function;
  * cursors (their first page, and the page after it in the background) before the reader gets to them.
  *
  * <p>Guarantees: entries come in the order of the ranges, and within a range in the listing's order;
- * each range yields exactly the entries whose key is above its lower marker and not above its upper
- * one. Memory: at most {@code parallelism} open ranges of two pages each ({@link PageCursor}), the
+ * each range yields exactly the entries it {@linkplain Range#holds holds} that its listing returns.
+ * Memory: at most {@code parallelism} open ranges of two pages each ({@link PageCursor}), the
  * ranges behind the reader closed. Not thread-safe: one reader. {@link #close()} cancels every range
  * still open; a range that failed to list surfaces its {@link IOException} when the reader reaches it.
  *
@@ -25,13 +26,59 @@ import java.util.function.Function;
  */
 final class RangeCursor<E> implements AutoCloseable {
 
-  /** Opens the cursor of one range: keys after {@code after} ({@code null}: from the first). */
+  /** Opens the cursor of one range: its keys after {@code range.after()} ({@code null}: from its first). */
   @FunctionalInterface
   interface Opener<E> {
-    PageCursor<?, E> open(String after, String upTo) throws IOException;
+    PageCursor<?, E> open(Range range) throws IOException;
   }
 
-  private record Range(String after, String upTo) {}
+  /**
+   * One range of a listing: the keys above {@code after} ({@code null}: from the first) and not above
+   * {@code upTo} ({@code null}: no upper bound), and, when {@code prefix} is set, starting with it. A
+   * range with a prefix is listed with that prefix, so its listing ends where the prefix's keys do, with
+   * no request past them.
+   */
+  record Range(String after, String upTo, String prefix) {
+    /** The whole listing as one range. */
+    static final Range ALL = new Range(null, null, null);
+
+    /** Ranges cut at ascending {@code markers} above {@code start}: (start, m1], (m1, m2], …, (mk, end). */
+    static List<Range> between(String start, List<String> markers) {
+      List<Range> out = new ArrayList<>(markers.size() + 1);
+      String after = start;
+      for (String m : markers) {
+        out.add(new Range(after, m, null));
+        after = m;
+      }
+      out.add(new Range(after, null, null));
+      return out;
+    }
+
+    /**
+     * One range per directory, the keys starting with it, from {@code start} when the directory holds
+     * it: a partition of the listing only when no key lies outside these directories.
+     *
+     * @param directories ascending, none wholly at or below {@code start}
+     */
+    static List<Range> directories(String start, List<String> directories) {
+      List<Range> out = new ArrayList<>(directories.size());
+      for (String d : directories) {
+        out.add(new Range(start != null && start.startsWith(d) ? start : null, null, d));
+      }
+      return out;
+    }
+
+    /** Whether {@code key}, listed after {@link #after()}, belongs to this range. */
+    boolean holds(String key) {
+      return (prefix == null || key.startsWith(prefix)) && (upTo == null || KeyOrder.compare(key, upTo) <= 0);
+    }
+
+    /** Whether the range holds any key above {@code key}. */
+    boolean extendsPast(String key) {
+      return (upTo == null || KeyOrder.compare(key, upTo) < 0)
+          && (prefix == null || key.startsWith(prefix) || KeyOrder.compare(key, prefix) < 0);
+    }
+  }
 
   private record Open<E>(Range range, Future<PageCursor<?, E>> cursor) {}
 
@@ -44,22 +91,14 @@ final class RangeCursor<E> implements AutoCloseable {
   private PageCursor<?, E> current;
   private Range currentRange;
 
-  /**
-   * @param start where the listing starts ({@code null}: its first key)
-   * @param markers ascending split markers, all above {@code start}
-   */
-  RangeCursor(Opener<E> opener, Function<E, String> keyOf, String start, List<String> markers,
-      ExecutorService executor, int parallelism) {
+  /** @param ranges ascending and disjoint: every key of one range below every key of the next */
+  RangeCursor(Opener<E> opener, Function<E, String> keyOf, List<Range> ranges, ExecutorService executor,
+      int parallelism) {
     this.opener = opener;
     this.keyOf = keyOf;
     this.executor = executor;
     this.parallelism = Math.max(1, parallelism);
-    String after = start;
-    for (String m : markers) {
-      waiting.add(new Range(after, m));
-      after = m;
-    }
-    waiting.add(new Range(after, null));
+    waiting.addAll(ranges);
     fill();
   }
 
@@ -81,7 +120,7 @@ final class RangeCursor<E> implements AutoCloseable {
         fill();
       }
       E e = current.peek();
-      if (e != null && inRange(keyOf.apply(e), currentRange.upTo)) {
+      if (e != null && currentRange.holds(keyOf.apply(e))) {
         return e;
       }
       closeCurrent();
@@ -102,12 +141,12 @@ final class RangeCursor<E> implements AutoCloseable {
     if (peek() == null) {
       return;
     }
-    if (currentRange.upTo != null && KeyOrder.compare(after, currentRange.upTo) >= 0) {
+    if (!currentRange.extendsPast(after)) {
       closeCurrent();
       return;
     }
     current.close();
-    current = opener.open(after, currentRange.upTo);
+    current = opener.open(new Range(after, currentRange.upTo, currentRange.prefix));
   }
 
   @Override
@@ -132,20 +171,15 @@ final class RangeCursor<E> implements AutoCloseable {
   }
 
   /**
-   * {@code page} as the range up to {@code upTo} sees it: a page whose last key is past {@code upTo} ends
-   * the range, so its cursor does not fetch (or prefetch) the page after it.
+   * {@code page} as {@code range} sees it: a page whose last key is outside the range ends it, so its
+   * cursor does not fetch (or prefetch) the page after it.
    */
-  static <C, E> PageCursor.Page<C, E> cut(PageCursor.Page<C, E> page, String upTo, Function<E, String> keyOf) {
+  static <C, E> PageCursor.Page<C, E> cut(PageCursor.Page<C, E> page, Range range, Function<E, String> keyOf) {
     List<E> entries = page.entries();
-    if (page.next() != null && !entries.isEmpty() && !inRange(keyOf.apply(entries.get(entries.size() - 1)), upTo)) {
+    if (page.next() != null && !entries.isEmpty() && !range.holds(keyOf.apply(entries.get(entries.size() - 1)))) {
       return new PageCursor.Page<>(entries, null);
     }
     return page;
-  }
-
-  /** Whether {@code key} is at or below {@code upTo} ({@code null}: no upper bound). */
-  static boolean inRange(String key, String upTo) {
-    return upTo == null || KeyOrder.compare(key, upTo) <= 0;
   }
 
   private void closeCurrent() {
@@ -159,7 +193,7 @@ final class RangeCursor<E> implements AutoCloseable {
       Range r = waiting.poll();
       opening.add(new Open<>(r, executor.submit(() -> {
         try {
-          return opener.open(r.after, r.upTo);
+          return opener.open(r);
         } catch (IOException e) {
           throw new UncheckedIOException(e);
         }

@@ -28,9 +28,11 @@ import net.jqwik.api.constraints.IntRange;
 /**
  * A listing cut into ranges ({@link KeyRanges}) and read through {@link RangeCursor} yields exactly the
  * entries of one sequential listing, in the same order, whatever the layout: idem keys of several
- * pipelines, legacy keys beside and inside them, delete markers, several versions per key, the store's
- * own area, page boundaries anywhere, and a window query's start marker. And it never holds more than
- * two pages per open range.
+ * pipelines, legacy keys beside and inside them, objects named like a directory ({@code a/}), keys
+ * between directories ({@code a0}, {@code exports/job-3.csv}), delete markers, several versions per
+ * key, the store's own area, page boundaries anywhere, and a window query's start marker; both when
+ * the plan cuts at markers and when it lists every directory by its prefix (a bucket whose keys all
+ * lie in directories). And it never holds more than two pages per open range.
  */
 class RangeListingProperties {
   private static final String STORE = "t/";
@@ -57,8 +59,10 @@ class RangeListingProperties {
     Arbitrary<String> legacy = Arbitraries.oneOf(
         Arbitraries.strings().withChars("abz019._-/ !~").ofMinLength(1).ofMaxLength(10),
         Arbitraries.integers().between(0, 300).map(i -> "exports/job-" + (i % 7) + "/window-" + i + ".csv"),
+        Arbitraries.integers().between(0, 200).map(i -> "d" + (i % 20) + "/k" + i),
         Arbitraries.of("a/1726000000/legacy.csv", "a/", "a", "a0", "_idem/pointers/a/latest", "_idem/evidence/x!y",
-            "p1/17/x", "p1/999999999/state-x"));
+            "p1/17/x", "p1/999999999/state-x", "exports/", "exports/job-3/", "exports/job-3", "exports/job-3.csv",
+            "exports/job-30/x", "p1/", "p1/1726000000/"));
     Arbitrary<String> keys = Arbitraries.frequencyOf(
         net.jqwik.api.Tuple.of(3, idem), net.jqwik.api.Tuple.of(2, legacy));
     Arbitrary<Key> key = Combinators.combine(keys, Arbitraries.integers().between(1, 4),
@@ -66,51 +70,82 @@ class RangeListingProperties {
     return key.list().ofMinSize(20).ofMaxSize(120);
   }
 
-  @Property(tries = 200)
+  @Property(tries = 300)
   void rangedListing_sameEntriesInOrderAsSequential(@ForAll("buckets") List<Key> keys,
       @ForAll @IntRange(min = 1, max = 9) int pageSize, @ForAll @IntRange(min = 1, max = 12) int parallelism,
-      @ForAll boolean fromAWindow) throws IOException {
-    FakeVersions bucket = new FakeVersions(STORE, keys);
+      @ForAll boolean fromAWindow, @ForAll boolean inDirectoriesOnly) throws IOException {
+    // Keys only in directories (none of the listing's own) let the plan list each directory by prefix.
+    FakeVersions bucket = new FakeVersions(STORE, inDirectoriesOnly ? inDirectories(keys) : keys);
     String listPrefix = fromAWindow ? STORE + "p1/" : STORE;
     String start = fromAWindow ? STORE + "p1/" + (NOW - 200_000) : null;
     List<String> expected = bucket.expected(listPrefix, start);
-    assertEquals(expected, read(bucket, listPrefix, start, List.of(), 1, pageSize, null), "one sequential listing");
+    assertEquals(expected, read(bucket, listPrefix, KeyRanges.Plan.SEQUENTIAL.ranges(start), 1, pageSize, null),
+        "one sequential listing");
     KeyRanges.Discovery discovery = bucket.discovery(pageSize);
-    List<String> markers = KeyRanges.plan(listPrefix, start, discovery.firstPageSpan(listPrefix, start), STORE, NOW,
+    KeyRanges.Plan plan = KeyRanges.plan(listPrefix, start, discovery.firstPageSpan(listPrefix, start), STORE, NOW,
         parallelism, discovery);
+    List<String> markers = plan.markers();
     for (int i = 1; i < markers.size(); i++) {
       assertTrue(KeyOrder.compare(markers.get(i - 1), markers.get(i)) < 0, "ascending: " + markers);
     }
     Statistics.label("split markers").collect(markers.isEmpty() ? "none" : markers.size() < 8 ? "1-7" : "8+");
+    Statistics.label("ranges").collect(plan.byDirectory() ? "by directory" : "between markers");
     int[] maxHeld = {0};
-    List<String> ranged = read(bucket, listPrefix, start, markers, parallelism, pageSize, maxHeld);
-    assertEquals(expected, ranged, "markers " + markers);
+    List<String> ranged = read(bucket, listPrefix, plan.ranges(start), parallelism, pageSize, maxHeld);
+    assertEquals(expected, ranged, plan.toString());
     assertTrue(maxHeld[0] <= 2 * parallelism, maxHeld[0] + " pages held at once for parallelism " + parallelism);
+  }
+
+  /**
+   * The plan lists directories by prefix only when the delimiter listing proved that they hold every
+   * key: a key of the listing's own, a listing cut short, or directories grouped keep the markers.
+   */
+  @Property(tries = 200)
+  void byDirectory_onlyWhenTheDirectoriesHoldEveryKey(@ForAll("buckets") List<Key> keys,
+      @ForAll @IntRange(min = 1, max = 9) int pageSize, @ForAll @IntRange(min = 2, max = 12) int parallelism,
+      @ForAll boolean inDirectoriesOnly) throws IOException {
+    FakeVersions bucket = new FakeVersions(STORE, inDirectoriesOnly ? inDirectories(keys) : keys);
+    KeyRanges.Discovery discovery = bucket.discovery(pageSize);
+    KeyRanges.Plan plan = KeyRanges.plan(STORE, null, discovery.firstPageSpan(STORE, null), STORE, NOW, parallelism,
+        discovery);
+    if (plan.byDirectory()) {
+      for (String key : bucket.expected(STORE, null)) {
+        String k = key.substring(0, key.indexOf('#'));
+        assertTrue(plan.markers().stream().anyMatch(k::startsWith), k + " lies in no directory of " + plan);
+      }
+    }
+    Statistics.label("ranges").collect(plan.byDirectory() ? "by directory" : "between markers");
+  }
+
+  /** The keys that lie in a directory of the store's root. */
+  private static List<Key> inDirectories(List<Key> keys) {
+    return keys.stream().filter(k -> k.key.indexOf('/') >= 0).toList();
   }
 
   /**
    * Every entry as {@code key#versionId}, read through a {@link RangeCursor}; {@code maxHeld} receives
    * the most pages fetched and not yet passed by the reader.
    */
-  private static List<String> read(FakeVersions bucket, String listPrefix, String start, List<String> markers,
+  private static List<String> read(FakeVersions bucket, String listPrefix, List<RangeCursor.Range> ranges,
       int parallelism, int pageSize, int[] maxHeld) throws IOException {
     List<String> out = new ArrayList<>();
     AtomicInteger position = new AtomicInteger();
     Set<int[]> held = java.util.concurrent.ConcurrentHashMap.newKeySet();
-    RangeCursor.Opener<ObjectVersion> opener = (after, upTo) -> {
+    RangeCursor.Opener<ObjectVersion> opener = range -> {
       PageCursor.Fetch<String[], ObjectVersion> fetch = m -> {
-        FakeVersions.Page p = bucket.list(listPrefix, null, m[0], m[1], pageSize);
+        FakeVersions.Page p = bucket.list(range.prefix() != null ? range.prefix() : listPrefix, null, m[0], m[1],
+            pageSize);
         // A page is held from its fetch until the reader passes its last entry in this range.
-        int last = p.lastIndexUpTo(upTo);
+        int last = p.lastIndexIn(range);
         if (last >= 0) {
           held.add(new int[] {last});
         }
         return RangeCursor.cut(new PageCursor.Page<>(p.versions(),
-            p.truncated() ? new String[] {p.nextKey(), p.nextVersion()} : null), upTo, ObjectVersion::key);
+            p.truncated() ? new String[] {p.nextKey(), p.nextVersion()} : null), range, ObjectVersion::key);
       };
-      return PageCursor.open(fetch, new String[] {after, null}, EXECUTOR, "fake");
+      return PageCursor.open(fetch, new String[] {range.after(), null}, EXECUTOR, "fake");
     };
-    try (RangeCursor<ObjectVersion> cursor = new RangeCursor<>(opener, ObjectVersion::key, start, markers, EXECUTOR,
+    try (RangeCursor<ObjectVersion> cursor = new RangeCursor<>(opener, ObjectVersion::key, ranges, EXECUTOR,
         parallelism)) {
       for (ObjectVersion v = cursor.next(); v != null; v = cursor.next()) {
         out.add(v.key() + "#" + v.versionId());
@@ -132,11 +167,11 @@ class RangeListingProperties {
 
     record Page(List<ObjectVersion> versions, boolean truncated, String nextKey, String nextVersion,
         List<String> commonPrefixes, List<Integer> indexes) {
-      /** The index of the last entry at or below {@code upTo}, or -1. */
-      int lastIndexUpTo(String upTo) {
+      /** The index of the last entry {@code range} holds, or -1. */
+      int lastIndexIn(RangeCursor.Range range) {
         int last = -1;
         for (int i = 0; i < versions.size(); i++) {
-          if (RangeCursor.inRange(versions.get(i).key(), upTo)) {
+          if (range.holds(versions.get(i).key())) {
             last = indexes.get(i);
           }
         }
@@ -245,20 +280,22 @@ class RangeListingProperties {
     KeyRanges.Discovery discovery(int pageSize) {
       return new KeyRanges.Discovery() {
         @Override
-        public List<String> commonPrefixes(String listPrefix, String startAfter, int pages) {
+        public KeyRanges.Directories directories(String listPrefix, String startAfter, int pages) {
           List<String> out = new ArrayList<>();
+          boolean ownKeys = false;
           String key = startAfter;
           String version = null;
           for (int p = 0; p < pages; p++) {
             Page page = list(listPrefix, "/", key, version, pageSize);
             out.addAll(page.commonPrefixes());
+            ownKeys |= !page.versions().isEmpty();
             if (!page.truncated()) {
-              break;
+              return new KeyRanges.Directories(out, true, ownKeys);
             }
             key = page.nextKey();
             version = page.nextVersion();
           }
-          return out;
+          return new KeyRanges.Directories(out, false, ownKeys);
         }
 
         @Override

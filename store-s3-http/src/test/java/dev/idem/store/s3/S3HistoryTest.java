@@ -169,11 +169,43 @@ class S3HistoryTest {
     assertEquals(PAGE, walk.pageSizeAt(1, null), "the last range, unbounded: nothing to probe for");
   }
 
+  /**
+   * Directories that hold every key are listed by their prefix: a directory of one page costs one
+   * request, not a page and a request past its end. Objects named like a directory ({@code d2/}) are
+   * listed once, where the key order puts them.
+   */
+  @Test
+  void history_everyKeyInDirectories_oneRequestPerDirectoryOfOnePage() throws IOException {
+    String own = s3.createBucket(true);
+    int directories = 6;
+    for (int d = 0; d < directories; d++) {
+      for (int v = 0; v < PAGE; v++) { // exactly one page per directory
+        String key = d == 2 && v == 0 ? "p/dirs/d2/" : "p/dirs/d" + d + "/k" + (v % 3);
+        s3.client().put(own, key, RequestBody.ofBytes(("v" + v).getBytes(StandardCharsets.UTF_8)), null, Map.of());
+      }
+    }
+    AtomicInteger counted = new AtomicInteger();
+    Map<String, KeyHistory> ranged = historyIn(own, PAGE, counted);
+    Map<String, KeyHistory> onePage = historyIn(own, 1000, new AtomicInteger());
+    assertEquals(onePage, ranged);
+    assertTrue(ranged.containsKey("dirs/d2/"), "the object named like its directory");
+    assertEquals(directories * PAGE, ranged.values().stream().mapToInt(h -> h.entries().size()).sum());
+    // The first page, the delimiter listing, the evidence listing and its probe, then one request per
+    // directory (the first page is the first directory's; its continuation finds the directory's end).
+    assertEquals(4 + directories, counted.get(), "requests");
+  }
+
   private static Map<String, KeyHistory> historyIn(String bucketName, int pageSize) throws IOException {
+    return historyIn(bucketName, pageSize, new AtomicInteger());
+  }
+
+  private static Map<String, KeyHistory> historyIn(String bucketName, int pageSize, AtomicInteger requests)
+      throws IOException {
     Map<String, KeyHistory> out = new TreeMap<>();
-    try (S3ObjectStore store = S3ObjectStore.open(s3.location(bucketName, "p"),
-        () -> AwsCredentials.of(S3ProxyServer.ACCESS_KEY, S3ProxyServer.SECRET_KEY),
-        S3StoreOptions.defaults().toBuilder().pageSize(pageSize).build())) {
+    try (S3ObjectStore store = S3ObjectStore.open(s3.location(bucketName, "p"), () -> {
+      requests.incrementAndGet();
+      return AwsCredentials.of(S3ProxyServer.ACCESS_KEY, S3ProxyServer.SECRET_KEY);
+    }, S3StoreOptions.defaults().toBuilder().pageSize(pageSize).build())) {
       assertTrue(store.history("dirs/", h -> {
         assertTrue(out.put(h.key(), h) == null, "one group per key: " + h.key());
         return true;
