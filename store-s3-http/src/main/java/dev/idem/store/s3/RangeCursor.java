@@ -73,10 +73,9 @@ final class RangeCursor<E> implements AutoCloseable {
       return (prefix == null || key.startsWith(prefix)) && (upTo == null || KeyOrder.compare(key, upTo) <= 0);
     }
 
-    /** Whether the range holds any key above {@code key}. */
+    /** Whether the range may hold a key above {@code key}: it has no upper bound, or one above the key. */
     boolean extendsPast(String key) {
-      return (upTo == null || KeyOrder.compare(key, upTo) < 0)
-          && (prefix == null || key.startsWith(prefix) || KeyOrder.compare(key, prefix) < 0);
+      return upTo == null || KeyOrder.compare(key, upTo) < 0;
     }
   }
 

@@ -73,11 +73,15 @@ class RangeListingProperties {
   @Property(tries = 300)
   void rangedListing_sameEntriesInOrderAsSequential(@ForAll("buckets") List<Key> keys,
       @ForAll @IntRange(min = 1, max = 9) int pageSize, @ForAll @IntRange(min = 1, max = 12) int parallelism,
-      @ForAll boolean fromAWindow, @ForAll boolean inDirectoriesOnly) throws IOException {
+      @ForAll @IntRange(min = 0, max = 2) int startAt, @ForAll boolean inDirectoriesOnly) throws IOException {
     // Keys only in directories (none of the listing's own) let the plan list each directory by prefix.
-    FakeVersions bucket = new FakeVersions(STORE, inDirectoriesOnly ? inDirectories(keys) : keys);
+    List<Key> listed = inDirectoriesOnly ? inDirectories(keys) : keys;
+    FakeVersions bucket = new FakeVersions(STORE, listed);
+    // From the first key, from a window query's start, or from a key of the bucket (inside a directory).
+    boolean fromAWindow = startAt == 1;
     String listPrefix = fromAWindow ? STORE + "p1/" : STORE;
-    String start = fromAWindow ? STORE + "p1/" + (NOW - 200_000) : null;
+    String start = fromAWindow ? STORE + "p1/" + (NOW - 200_000)
+        : startAt == 2 && !listed.isEmpty() ? STORE + listed.get(listed.size() / 2).key : null;
     List<String> expected = bucket.expected(listPrefix, start);
     assertEquals(expected, read(bucket, listPrefix, KeyRanges.Plan.SEQUENTIAL.ranges(start), 1, pageSize, null),
         "one sequential listing");
@@ -90,6 +94,8 @@ class RangeListingProperties {
     }
     Statistics.label("split markers").collect(markers.isEmpty() ? "none" : markers.size() < 8 ? "1-7" : "8+");
     Statistics.label("ranges").collect(plan.byDirectory() ? "by directory" : "between markers");
+    Statistics.label("start in a listed directory").collect(plan.byDirectory() && start != null
+        && plan.markers().stream().anyMatch(start::startsWith));
     int[] maxHeld = {0};
     List<String> ranged = read(bucket, listPrefix, plan.ranges(start), parallelism, pageSize, maxHeld);
     assertEquals(expected, ranged, plan.toString());
