@@ -151,9 +151,10 @@ final class HistoryWalk {
     AtomicBoolean firstUnused = new AtomicBoolean(first != null && firstRange != null
         && Objects.equals(firstRange.after(), start) && (firstRange.prefix() == null
             || first.versions().isEmpty() || first.versions().get(0).key().startsWith(firstRange.prefix())));
+    // (A directory that holds the start is a marker below it: evidence is cut only above the start.)
     List<RangeCursor.Range> evidenceRanges = RangeCursor.Range.between(evidenceStart,
-        markers.isEmpty() || !Futures.join(evidenceSpansPages)
-            ? List.of() : markers.stream().map(layout::evidenceMarker).toList());
+        markers.isEmpty() || !Futures.join(evidenceSpansPages) ? List.of() : markers.stream()
+            .filter(m -> start == null || KeyOrder.compare(m, start) > 0).map(layout::evidenceMarker).toList());
     int parallel = query.listParallelism();
     RangeCursor.Opener<ObjectVersion> opener = range -> range == firstRange && firstUnused.getAndSet(false)
         ? versions(listPrefix, first, range) : versions(listPrefix, range);

@@ -139,10 +139,21 @@ final class KeyRanges {
           && markers.size() == found.prefixes().size(); // none grouped away, none cut by windows
     }
     if (start != null) {
-      boolean keepHolder = byDirectory; // a directory that holds the start stays: its range lists from the start
-      markers.headSet(start, true).removeIf(m -> !(keepHolder && start.startsWith(m)));
+      // The directory that holds the start is listed from the start. A delimiter listing after a marker
+      // equal to a directory's name does not name that directory, so it is added here.
+      String holder = byDirectory ? directoryOf(start, listPrefix) : null;
+      if (holder != null) {
+        markers.add(holder);
+      }
+      markers.headSet(start, true).removeIf(m -> !m.equals(holder));
     }
     return new Plan(new ArrayList<>(markers), byDirectory);
+  }
+
+  /** The directory under {@code listPrefix} that holds {@code key} ({@code listPrefix + "d/"}), or {@code null}. */
+  static String directoryOf(String key, String listPrefix) {
+    int slash = key.startsWith(listPrefix) ? key.indexOf('/', listPrefix.length()) : -1;
+    return slash < 0 ? null : key.substring(0, slash + 1);
   }
 
   /** At most {@code max} of {@code markers}, evenly spaced, keeping their order. */
