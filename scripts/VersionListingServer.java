@@ -112,6 +112,12 @@ public class VersionListingServer {
       k = k >= 0 ? k + 1 : -k - 1;
       v = 0;
     }
+    int firstOfPrefix = Collections.binarySearch(keys, prefix);
+    firstOfPrefix = firstOfPrefix >= 0 ? firstOfPrefix : -firstOfPrefix - 1;
+    if (k < firstOfPrefix) { // keys are sorted: those before the prefix's first cannot match it
+      k = firstOfPrefix;
+      v = 0;
+    }
     StringBuilder b = new StringBuilder(max * 300).append("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n")
         .append("<ListVersionsResult xmlns=\"").append(NS).append("\"><Name>").append(bucket(path))
         .append("</Name><Prefix>").append(prefix).append("</Prefix><KeyMarker>").append(keyMarker)
@@ -126,7 +132,7 @@ public class VersionListingServer {
     for (; k < keys.size() && n < max; k++, v = 0) {
       String key = keys.get(k);
       if (!key.startsWith(prefix)) {
-        continue;
+        break; // sorted: past the prefix's keys
       }
       int d = delimiter == null || delimiter.isEmpty() ? -1 : key.indexOf(delimiter, prefix.length());
       if (d >= 0) {
@@ -156,7 +162,9 @@ public class VersionListingServer {
         break;
       }
     }
-    boolean truncated = k < keys.size() || (lastKey != null && v < versions && v > 0);
+    // As S3: truncated only when keys that the request selects remain (under the prefix, and for a
+    // delimiter listing not all rolled up into the last common prefix already given).
+    boolean truncated = (lastKey != null && v < versions && v > 0) || remainsAfter(k, prefix, lastPrefix);
     if (n < max) {
       truncated = false;
     }
@@ -168,6 +176,16 @@ public class VersionListingServer {
       }
     }
     return b.append(items).append("</ListVersionsResult>").toString();
+  }
+
+  /** Whether a key at or after index {@code k} is selected by the prefix and not rolled into {@code lastPrefix}. */
+  private boolean remainsAfter(int k, String prefix, String lastPrefix) {
+    for (; k < keys.size() && keys.get(k).startsWith(prefix); k++) {
+      if (lastPrefix == null || !keys.get(k).startsWith(lastPrefix)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static String emptyObjectsPage(String path, Map<String, String> q) {
