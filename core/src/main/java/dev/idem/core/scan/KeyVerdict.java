@@ -4,8 +4,7 @@ import dev.idem.core.OutputKey;
 import dev.idem.core.store.HistoryEntry;
 import dev.idem.core.store.KeyHistory;
 import dev.idem.core.store.Retirement;
-import java.util.ArrayList;
-import java.util.LinkedHashSet;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
@@ -79,12 +78,14 @@ public record KeyVerdict(String key, int writes, int payloads, Basis basis, int 
    * null} when there is none (or the key is not an idem key).
    */
   public static KeyVerdict of(KeyHistory history, Retirement retired) {
-    Long window = OutputKey.looksLikeKey(history.key()) ? OutputKey.parse(history.key()).windowStartEpochSecond() : null;
-    Retirement mark = retired != null && window != null && retired.covers(window)
+    // Judged for every listed key of a scan: nothing here is done per entry that can be done per key.
+    Retirement mark = retired != null && OutputKey.looksLikeKey(history.key())
+        && retired.covers(OutputKey.parse(history.key()).windowStartEpochSecond())
         && history.key().startsWith(retired.pipeline() + "/") ? retired : null;
-    Set<String> contents = new LinkedHashSet<>();
-    List<Set<String>> lives = new ArrayList<>();
-    Set<String> life = new LinkedHashSet<>();
+    Set<Content> contents = new HashSet<>();
+    Set<Content> life = new HashSet<>();
+    int lives = 0;
+    int divergentLives = 0;
     int writes = 0;
     int divergentAttempts = 0;
     boolean sawSha = false;
@@ -93,8 +94,9 @@ public record KeyVerdict(String key, int writes, int payloads, Basis basis, int 
     boolean allAfterMark = mark != null;
     for (HistoryEntry e : history.entries()) {
       if (!e.isContent()) {
-        endLife(lives, life);
-        life = new LinkedHashSet<>();
+        lives += life.isEmpty() ? 0 : 1;
+        divergentLives += life.size() > 1 ? 1 : 0;
+        life.clear();
         lifeBeforeMark = false;
         continue;
       }
@@ -103,8 +105,9 @@ public record KeyVerdict(String key, int writes, int payloads, Basis basis, int 
           lifeBeforeMark = true;
         } else if (lifeBeforeMark && e.kind() == HistoryEntry.Kind.VERSION) {
           // A new object after the mark: the old one was deleted. (An attempt after the mark met the old one.)
-          endLife(lives, life);
-          life = new LinkedHashSet<>();
+          lives += life.isEmpty() ? 0 : 1;
+          divergentLives += life.size() > 1 ? 1 : 0;
+          life.clear();
           lifeBeforeMark = false;
         }
       }
@@ -115,31 +118,35 @@ public record KeyVerdict(String key, int writes, int payloads, Basis basis, int 
       if (e.kind() == HistoryEntry.Kind.DIVERGENT_ATTEMPT) {
         divergentAttempts++;
       }
-      String content;
+      Content content;
       if (e.sha256() != null) {
         sawSha = true;
-        content = "sha256:" + e.sha256();
+        content = new Content(Content.SHA256, e.sha256(), -1);
       } else if (e.etag() != null) {
         sawEtagOnly = true;
-        content = "etag:" + e.etag();
+        content = new Content(Content.ETAG, e.etag(), -1);
       } else {
         sawEtagOnly = true;
-        content = "unknown:" + e.versionId() + ":" + e.size();
+        content = new Content(Content.UNKNOWN, e.versionId(), e.size());
       }
       contents.add(content);
       life.add(content);
     }
-    endLife(lives, life);
-    int divergentLives = (int) lives.stream().filter(l -> l.size() > 1).count();
+    lives += life.isEmpty() ? 0 : 1;
+    divergentLives += life.size() > 1 ? 1 : 0;
     Basis basis = sawSha && sawEtagOnly ? Basis.MIXED : sawSha ? Basis.SHA256 : Basis.ETAG;
     return new KeyVerdict(history.key(), writes, contents.size(), basis, divergentAttempts, history.entries(),
-        lives.size(), divergentLives, allAfterMark && writes > 0);
+        lives, divergentLives, allAfterMark && writes > 0);
   }
 
-  private static void endLife(List<Set<String>> lives, Set<String> life) {
-    if (!life.isEmpty()) {
-      lives.add(life);
-    }
+  /**
+   * What one entry's content is known by: its SHA-256, else its ETag, else (neither known) its version
+   * id and size. Contents of different kinds never compare equal, whatever their strings.
+   */
+  private record Content(int kind, String id, long size) {
+    static final int SHA256 = 0;
+    static final int ETAG = 1;
+    static final int UNKNOWN = 2;
   }
 
   /** An entry without a store version id: gc's delete leaves no marker in such a history. */

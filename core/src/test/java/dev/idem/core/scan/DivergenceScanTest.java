@@ -82,6 +82,28 @@ class DivergenceScanTest {
   }
 
   @Test
+  void of_shaAndEtagWithTheSameString_twoContents() {
+    // A server may hand out any ETag, even one spelled like a SHA-256: a content known by its SHA-256
+    // and one known by its ETag are never taken for one.
+    String same = "cd".repeat(32);
+    KeyVerdict v = KeyVerdict.of(new KeyHistory("k", List.of(
+        new HistoryEntry("k", Kind.VERSION, "1", null, 3, same, "e1", "w", null), etag("k", same))));
+    assertEquals(2, v.payloads());
+    assertTrue(v.divergent());
+  }
+
+  @Test
+  void of_neitherShaNorEtag_knownByVersionAndSize() {
+    HistoryEntry first = new HistoryEntry("k", Kind.VERSION, "v1", null, 3, null, null, "w", null);
+    HistoryEntry again = new HistoryEntry("k", Kind.VERSION, "v1", null, 3, null, null, "w", null);
+    HistoryEntry other = new HistoryEntry("k", Kind.VERSION, "v2", null, 3, null, null, "w", null);
+    HistoryEntry longer = new HistoryEntry("k", Kind.VERSION, "v1", null, 4, null, null, "w", null);
+    assertEquals(1, KeyVerdict.of(new KeyHistory("k", List.of(first, again))).payloads());
+    assertEquals(2, KeyVerdict.of(new KeyHistory("k", List.of(first, other))).payloads());
+    assertEquals(2, KeyVerdict.of(new KeyHistory("k", List.of(first, longer))).payloads());
+  }
+
+  @Test
   void schema_entriesAgreeOrSomeUnknown_theRecordedOneElseNull() {
     String sha = "ab".repeat(32);
     HistoryEntry two = new HistoryEntry("k", Kind.VERSION, null, null, 3, sha, null, "w", 2);
