@@ -6,6 +6,7 @@ import dev.idem.core.store.KeyHistory;
 import dev.idem.core.store.Retirement;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 
 /**
@@ -141,12 +142,34 @@ public record KeyVerdict(String key, int writes, int payloads, Basis basis, int 
 
   /**
    * What one entry's content is known by: its SHA-256, else its ETag, else (neither known) its version
-   * id and size. Contents of different kinds never compare equal, whatever their strings.
+   * id and size. Contents of different kinds never compare equal, whatever their strings. A class with
+   * its own equals and hashCode, not a record: a record's go through method handles, which the
+   * distribution's C1-only JIT leaves slow (they showed in a scan's profile).
    */
-  private record Content(int kind, String id, long size) {
+  private static final class Content {
     static final int SHA256 = 0;
     static final int ETAG = 1;
     static final int UNKNOWN = 2;
+
+    private final int kind;
+    private final String id;
+    private final long size;
+
+    Content(int kind, String id, long size) {
+      this.kind = kind;
+      this.id = id;
+      this.size = size;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof Content c && c.kind == kind && c.size == size && Objects.equals(c.id, id);
+    }
+
+    @Override
+    public int hashCode() {
+      return (31 * kind + Objects.hashCode(id)) * 31 + Long.hashCode(size);
+    }
   }
 
   /** An entry without a store version id: gc's delete leaves no marker in such a history. */
