@@ -3,20 +3,22 @@ package dev.idem.cli;
 import java.io.PrintWriter;
 import java.util.Arrays;
 import picocli.CommandLine;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * Entry point. Builds the command line with the shared handlers (exit codes, one-line errors, the
  * exit-code table in every help page) and runs it.
  *
  * <p>picocli builds a command's model by reflecting over its fields, their annotations and types,
- * which for all of idem's commands took about as long as starting the JVM. A run needs the full model
- * of one command only, the one it invokes; the others appear in the top-level help and in "did you
- * mean" suggestions, which need only their names and summaries. So {@link #commandLineFor(CliContext,
- * String...)} builds the invoked command in full and the rest as summaries, and
- * {@link #commandLine(CliContext)} builds everything, for what walks the whole model (documentation,
- * completion, tests). {@code LazyModelTest} checks that both give the same help and errors.
+ * which for all of idem's commands took about as long as starting the JVM. So the model comes from
+ * {@link CommandModels}, generated from the annotated classes at development time and checked against
+ * them by {@code CommandModelsTest}: plain code, no annotation read, no field written by reflection
+ * (get and scan, which use argument groups, are still built by picocli from their annotations). And a
+ * run needs the full model of one command only, the one it invokes; the others appear in the
+ * top-level help and in "did you mean" suggestions, which need only their names and summaries. So
+ * {@link #commandLineFor(CliContext, String...)} builds the invoked command in full and the rest as
+ * summaries, and {@link #commandLine(CliContext)} builds everything, for what walks the whole model
+ * (documentation, completion, tests). {@code LazyModelTest} checks that both give the same help and
+ * errors.
  */
 public final class Main {
   private Main() {}
@@ -50,15 +52,23 @@ public final class Main {
 
   /** {@code invoked == null}: every subcommand in full; else only the one of that name or alias. */
   private static CommandLine build(CliContext ctx, String invoked) {
-    CommandLine cl = new CommandLine(new IdemCommand(ctx));
-    for (Class<?> command : IdemCommand.COMMANDS) {
-      Command a = command.getAnnotation(Command.class);
-      if (invoked == null || invoked.equals(a.name()) || Arrays.asList(a.aliases()).contains(invoked)) {
-        cl.addSubcommand(command);
+    CommandLine cl = new CommandLine(CommandModels.idem(new IdemCommand(ctx)));
+    for (int i = 0; i < CommandModels.NAMES.length; i++) {
+      String name = CommandModels.NAMES[i];
+      if (invoked == null || invoked.equals(name) || Arrays.asList(CommandModels.aliases(i)).contains(invoked)) {
+        cl.addSubcommand(CommandModels.command(i));
       } else {
-        cl.addSubcommand(a.name(), summary(a));
+        cl.addSubcommand(name, CommandModels.summary(i));
       }
     }
+    return configure(cl, ctx);
+  }
+
+  /**
+   * The shared handlers and help settings on a command line built from any model: the generated one
+   * here, the annotated one in the tests that compare the two.
+   */
+  static CommandLine configure(CommandLine cl, CliContext ctx) {
     ExitCodes codes = new ExitCodes();
     cl.setExitCodeExceptionMapper(codes);
     cl.setExecutionExceptionHandler(new ExitCodes.ExecutionHandler(ctx.env("IDEM_DEBUG") != null));
@@ -67,13 +77,6 @@ public final class Main {
     cl.getSubcommands().get("run").setStopAtPositional(true);
     applyToAll(cl);
     return cl;
-  }
-
-  /** What the top-level help lists of a command it does not run: names, header, description. */
-  private static CommandSpec summary(Command a) {
-    CommandSpec spec = CommandSpec.create().name(a.name()).aliases(a.aliases());
-    spec.usageMessage().header(a.header()).description(a.description()).hidden(a.hidden());
-    return spec;
   }
 
   /** Convenience for tests and embedding: run with the given writers, return the exit code. */
