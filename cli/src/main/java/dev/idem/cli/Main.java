@@ -23,11 +23,26 @@ import picocli.CommandLine;
 public final class Main {
   private Main() {}
 
+  /**
+   * The regular expression of the types whose built-in converters picocli does not register (system
+   * property {@code picocli.converters.excludes}). Every {@code CommandLine} registers them with
+   * {@code Class.forName}, which initialises java.time's formatter tables and, for the java.sql types
+   * the distribution's runtime lacks, searches every jar on the class path, ten times for a line's
+   * command tree. No idem option relies on them: its java.time options name their own converter
+   * ({@code PicocliSettingsTest} fails for one that does not).
+   */
+  static final String UNUSED_CONVERTERS = "java\\.(sql|time|nio\\.file)\\..*";
+
   public static void main(String[] args) {
     CliContext ctx = CliContext.system();
     int code = commandLineFor(ctx, args).execute(args);
     System.out.flush();
-    System.exit(code);
+    // Runtime.exit logs through System.Logger (JDK 21+), whose first use searches every jar
+    // for a LoggerFinder. A successful command that left no thread behind ends as main returns:
+    // same exit code, same shutdown hooks. Anything else exits as before.
+    if (code != 0 || Thread.currentThread().getThreadGroup().activeCount() > 1) {
+      System.exit(code);
+    }
   }
 
   /** Every command's full model; callers may replace its out/err writers (tests do). */
@@ -52,6 +67,7 @@ public final class Main {
 
   /** {@code invoked == null}: every subcommand in full; else only the one of that name or alias. */
   private static CommandLine build(CliContext ctx, String invoked) {
+    skipUnusedPicocliLookups();
     CommandLine cl = new CommandLine(CommandModels.idem(new IdemCommand(ctx)));
     for (int i = 0; i < CommandModels.NAMES.length; i++) {
       String name = CommandModels.NAMES[i];
@@ -62,6 +78,20 @@ public final class Main {
       }
     }
     return configure(cl, ctx);
+  }
+
+  /**
+   * picocli settings (system properties, so set before its first use and only when not set already)
+   * that spare every start class-path searches for what idem never uses: Groovy closures (picocli
+   * looks for {@code groovy.lang.Closure} once) and the built-in converters of {@link #UNUSED_CONVERTERS}.
+   */
+  static void skipUnusedPicocliLookups() {
+    if (System.getProperty("picocli.disable.closures") == null) {
+      System.setProperty("picocli.disable.closures", "true");
+    }
+    if (System.getProperty("picocli.converters.excludes") == null) {
+      System.setProperty("picocli.converters.excludes", UNUSED_CONVERTERS);
+    }
   }
 
   /**
