@@ -25,21 +25,8 @@ final class CommandModels {
   /** The subcommands of idem, in the order of IdemCommand.COMMANDS. */
   static final String[] NAMES = {"run", "key", "publish", "get", "pointer", "scan", "gc", "demo", "doctor"};
 
-  /** The aliases of subcommand {@code i}. */
-  static String[] aliases(int i) {
-    switch (i) {
-      case 0: return new String[] {};
-      case 1: return new String[] {};
-      case 2: return new String[] {};
-      case 3: return new String[] {};
-      case 4: return new String[] {};
-      case 5: return new String[] {};
-      case 6: return new String[] {};
-      case 7: return new String[] {};
-      case 8: return new String[] {};
-      default: throw new IndexOutOfBoundsException(i);
-    }
-  }
+  /** The aliases of each subcommand, in the order of NAMES. */
+  static final String[][] ALIASES = {{}, {}, {}, {}, {}, {}, {}, {}, {}};
 
   /** Subcommand {@code i} as the top-level help lists it: names, header, description. */
   static CommandSpec summary(int i) {

@@ -71,7 +71,7 @@ public final class Main {
     CommandLine cl = new CommandLine(CommandModels.idem(new IdemCommand(ctx)));
     for (int i = 0; i < CommandModels.NAMES.length; i++) {
       String name = CommandModels.NAMES[i];
-      if (invoked == null || invoked.equals(name) || Arrays.asList(CommandModels.aliases(i)).contains(invoked)) {
+      if (invoked == null || invoked.equals(name) || Arrays.asList(CommandModels.ALIASES[i]).contains(invoked)) {
         cl.addSubcommand(CommandModels.command(i));
       } else {
         cl.addSubcommand(name, CommandModels.summary(i));

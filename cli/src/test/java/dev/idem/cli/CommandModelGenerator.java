@@ -96,12 +96,12 @@ final class CommandModelGenerator {
       names.add(literal(c.getAnnotation(Command.class).name()));
     }
     index.append(String.join(", ", names)).append("};\n\n");
-    index.append("  /** The aliases of subcommand {@code i}. */\n  static String[] aliases(int i) {\n    switch (i) {\n");
-    for (int i = 0; i < IdemCommand.COMMANDS.size(); i++) {
-      index.append("      case ").append(i).append(": return new String[] {")
-          .append(literals(IdemCommand.COMMANDS.get(i).getAnnotation(Command.class).aliases())).append("};\n");
+    index.append("  /** The aliases of each subcommand, in the order of NAMES. */\n  static final String[][] ALIASES = {");
+    List<String> aliases = new ArrayList<>();
+    for (Class<?> c : IdemCommand.COMMANDS) {
+      aliases.add("{" + literals(c.getAnnotation(Command.class).aliases()) + "}");
     }
-    index.append("      default: throw new IndexOutOfBoundsException(i);\n    }\n  }\n\n");
+    index.append(String.join(", ", aliases)).append("};\n\n");
     index.append("  /** Subcommand {@code i} as the top-level help lists it: names, header, description. */\n");
     index.append("  static CommandSpec summary(int i) {\n    CommandSpec s = CommandSpec.create();\n    switch (i) {\n");
     for (int i = 0; i < IdemCommand.COMMANDS.size(); i++) {
