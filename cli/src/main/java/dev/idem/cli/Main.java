@@ -38,11 +38,31 @@ public final class Main {
     int code = commandLineFor(ctx, args).execute(args);
     System.out.flush();
     // Runtime.exit logs through System.Logger (JDK 21+), whose first use searches every jar
-    // for a LoggerFinder. A successful command that left no thread behind ends as main returns:
-    // same exit code, same shutdown hooks. Anything else exits as before.
-    if (code != 0 || Thread.currentThread().getThreadGroup().activeCount() > 1) {
+    // for a LoggerFinder. A successful command that left no other non-daemon thread ends as main
+    // returns: same exit code, same shutdown hooks, daemon threads dropped alike. Anything else
+    // exits as before.
+    if (code != 0 || !othersAreDaemons()) {
       System.exit(code);
     }
+  }
+
+  /** Whether every live thread but this one is a daemon, so that returning from main ends the JVM. */
+  static boolean othersAreDaemons() {
+    ThreadGroup root = Thread.currentThread().getThreadGroup();
+    while (root.getParent() != null) {
+      root = root.getParent();
+    }
+    Thread[] threads = new Thread[root.activeCount() + 16];
+    int n = root.enumerate(threads, true);
+    if (n == threads.length) {
+      return false; // more threads than the array holds: some went unseen
+    }
+    for (int i = 0; i < n; i++) {
+      if (threads[i] != Thread.currentThread() && threads[i].isAlive() && !threads[i].isDaemon()) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** Every command's full model; callers may replace its out/err writers (tests do). */
