@@ -33,8 +33,9 @@ import picocli.CommandLine.Spec;
 public final class IdemCommand implements Callable<Integer> {
   /**
    * Every subcommand, in the order help lists them. Not in the annotation: {@link Main} builds the
-   * full model only of the command a line invokes (reflecting over every command's fields costs
-   * about as much as starting the JVM), and the rest as their names and summaries.
+   * full model only of the command a line invokes, and the rest as their names and summaries.
+   * {@code CommandModelGenerator} generates {@link CommandModels} from this list and the classes'
+   * annotations.
    */
   static final List<Class<?>> COMMANDS = List.of(
       RunCommand.class,

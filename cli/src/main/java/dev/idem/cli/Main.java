@@ -3,29 +3,66 @@ package dev.idem.cli;
 import java.io.PrintWriter;
 import java.util.Arrays;
 import picocli.CommandLine;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * Entry point. Builds the command line with the shared handlers (exit codes, one-line errors, the
  * exit-code table in every help page) and runs it.
  *
  * <p>picocli builds a command's model by reflecting over its fields, their annotations and types,
- * which for all of idem's commands took about as long as starting the JVM. A run needs the full model
- * of one command only, the one it invokes; the others appear in the top-level help and in "did you
- * mean" suggestions, which need only their names and summaries. So {@link #commandLineFor(CliContext,
- * String...)} builds the invoked command in full and the rest as summaries, and
- * {@link #commandLine(CliContext)} builds everything, for what walks the whole model (documentation,
- * completion, tests). {@code LazyModelTest} checks that both give the same help and errors.
+ * which for all of idem's commands took about as long as starting the JVM. So the model comes from
+ * {@link CommandModels}, generated from the annotated classes at development time and checked against
+ * them by {@code CommandModelsTest}: plain code, no annotation read, no field written by reflection
+ * (get and scan, which use argument groups, are still built by picocli from their annotations). And a
+ * run needs the full model of one command only, the one it invokes; the others appear in the
+ * top-level help and in "did you mean" suggestions, which need only their names and summaries. So
+ * {@link #commandLineFor(CliContext, String...)} builds the invoked command in full and the rest as
+ * summaries, and {@link #commandLine(CliContext)} builds everything, for what walks the whole model
+ * (documentation, completion, tests). {@code LazyModelTest} checks that both give the same help and
+ * errors.
  */
 public final class Main {
   private Main() {}
+
+  /**
+   * The regular expression of the types whose built-in converters picocli does not register (system
+   * property {@code picocli.converters.excludes}). Every {@code CommandLine} registers them with
+   * {@code Class.forName}, which initialises java.time's formatter tables and, for the java.sql types
+   * the distribution's runtime lacks, searches every jar on the class path, ten times for a line's
+   * command tree. No idem option relies on them: its java.time options name their own converter
+   * ({@code PicocliSettingsTest} fails for one that does not).
+   */
+  static final String UNUSED_CONVERTERS = "java\\.(sql|time|nio\\.file)\\..*";
 
   public static void main(String[] args) {
     CliContext ctx = CliContext.system();
     int code = commandLineFor(ctx, args).execute(args);
     System.out.flush();
-    System.exit(code);
+    // Runtime.exit logs through System.Logger (JDK 21+), whose first use searches every jar
+    // for a LoggerFinder. A successful command that left no other non-daemon thread ends as main
+    // returns: same exit code, same shutdown hooks, daemon threads dropped alike. Anything else
+    // exits as before.
+    if (code != 0 || !othersAreDaemons()) {
+      System.exit(code);
+    }
+  }
+
+  /** Whether every live thread but this one is a daemon, so that returning from main ends the JVM. */
+  static boolean othersAreDaemons() {
+    ThreadGroup root = Thread.currentThread().getThreadGroup();
+    while (root.getParent() != null) {
+      root = root.getParent();
+    }
+    Thread[] threads = new Thread[root.activeCount() + 16];
+    int n = root.enumerate(threads, true);
+    if (n == threads.length) {
+      return false; // more threads than the array holds: some went unseen
+    }
+    for (int i = 0; i < n; i++) {
+      if (threads[i] != Thread.currentThread() && threads[i].isAlive() && !threads[i].isDaemon()) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** Every command's full model; callers may replace its out/err writers (tests do). */
@@ -50,15 +87,38 @@ public final class Main {
 
   /** {@code invoked == null}: every subcommand in full; else only the one of that name or alias. */
   private static CommandLine build(CliContext ctx, String invoked) {
-    CommandLine cl = new CommandLine(new IdemCommand(ctx));
-    for (Class<?> command : IdemCommand.COMMANDS) {
-      Command a = command.getAnnotation(Command.class);
-      if (invoked == null || invoked.equals(a.name()) || Arrays.asList(a.aliases()).contains(invoked)) {
-        cl.addSubcommand(command);
+    skipUnusedPicocliLookups();
+    CommandLine cl = new CommandLine(CommandModels.idem(new IdemCommand(ctx)));
+    for (int i = 0; i < CommandModels.NAMES.length; i++) {
+      String name = CommandModels.NAMES[i];
+      if (invoked == null || invoked.equals(name) || Arrays.asList(CommandModels.ALIASES[i]).contains(invoked)) {
+        cl.addSubcommand(CommandModels.command(i));
       } else {
-        cl.addSubcommand(a.name(), summary(a));
+        cl.addSubcommand(name, CommandModels.summary(i));
       }
     }
+    return configure(cl, ctx);
+  }
+
+  /**
+   * picocli settings (system properties, so set before its first use and only when not set already)
+   * that spare every start class-path searches for what idem never uses: Groovy closures (picocli
+   * looks for {@code groovy.lang.Closure} once) and the built-in converters of {@link #UNUSED_CONVERTERS}.
+   */
+  static void skipUnusedPicocliLookups() {
+    if (System.getProperty("picocli.disable.closures") == null) {
+      System.setProperty("picocli.disable.closures", "true");
+    }
+    if (System.getProperty("picocli.converters.excludes") == null) {
+      System.setProperty("picocli.converters.excludes", UNUSED_CONVERTERS);
+    }
+  }
+
+  /**
+   * The shared handlers and help settings on a command line built from any model: the generated one
+   * here, the annotated one in the tests that compare the two.
+   */
+  static CommandLine configure(CommandLine cl, CliContext ctx) {
     ExitCodes codes = new ExitCodes();
     cl.setExitCodeExceptionMapper(codes);
     cl.setExecutionExceptionHandler(new ExitCodes.ExecutionHandler(ctx.env("IDEM_DEBUG") != null));
@@ -67,13 +127,6 @@ public final class Main {
     cl.getSubcommands().get("run").setStopAtPositional(true);
     applyToAll(cl);
     return cl;
-  }
-
-  /** What the top-level help lists of a command it does not run: names, header, description. */
-  private static CommandSpec summary(Command a) {
-    CommandSpec spec = CommandSpec.create().name(a.name()).aliases(a.aliases());
-    spec.usageMessage().header(a.header()).description(a.description()).hidden(a.hidden());
-    return spec;
   }
 
   /** Convenience for tests and embedding: run with the given writers, return the exit code. */

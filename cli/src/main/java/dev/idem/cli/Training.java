@@ -27,6 +27,9 @@ final class Training {
     Path payload = Files.createTempFile("idem-training-", ".txt");
     try {
       Files.writeString(payload, "training payload\n");
+      // The real environment, as bin/idem reads it (the runs below take a Map.of): copying it loads
+      // ProcessEnvironment's entry classes, which idem key otherwise read from the runtime image.
+      CliContext.system();
       run("--help");
       run("--version");
       run("run", "--help");

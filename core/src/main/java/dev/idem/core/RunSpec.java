@@ -174,12 +174,35 @@ public final class RunSpec {
 
   /** The output key (K1–K3); a pure function of this spec. */
   public OutputKey outputKey() {
-    MessageDigest md = DIGEST.get(); // digest() resets it for the next call
-    return OutputKey.ofValidated(pipeline, window.startEpochSecond(), Sha256.hex(md.digest(canonicalBytes())));
+    byte[] digest;
+    if (firstKey) {
+      firstKey = false;
+      digest = PlainSha256.digest(canonicalBytes());
+    } else {
+      digest = DIGEST.get().digest(canonicalBytes()); // digest() resets it for the next call
+    }
+    return OutputKey.ofValidated(pipeline, window.startEpochSecond(), Sha256.hex(digest));
   }
 
-  /** One digest per thread: MessageDigest.getInstance costs more than hashing a spec. */
-  private static final ThreadLocal<MessageDigest> DIGEST = ThreadLocal.withInitial(Sha256::newDigest);
+  /**
+   * Whether this JVM has computed no key yet. The first is hashed by {@link PlainSha256}: a command
+   * computes one key per process, and the first MessageDigest of a JVM initialises the security
+   * providers (about 20 ms, more than the rest of {@code idem key}); later keys use MessageDigest,
+   * faster once warm. Both give the same bytes. A race only hashes a few more in plain Java.
+   */
+  private static volatile boolean firstKey = true;
+
+  /**
+   * One digest per thread: MessageDigest.getInstance costs more than hashing a spec. A subclass, not
+   * {@code withInitial(Sha256::newDigest)}: the method reference would spin a lambda class when
+   * RunSpec is first used, at every start.
+   */
+  private static final ThreadLocal<MessageDigest> DIGEST = new ThreadLocal<>() {
+    @Override
+    protected MessageDigest initialValue() {
+      return Sha256.newDigest();
+    }
+  };
 
   @Override
   public boolean equals(Object o) {

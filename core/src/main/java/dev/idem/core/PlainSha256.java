@@ -1,0 +1,110 @@
+package dev.idem.core;
+
+import java.util.Arrays;
+
+/**
+ * SHA-256 (FIPS 180-4) in plain Java, for the first spec key a JVM computes ({@link RunSpec#outputKey()}).
+ * Exists because the first {@code MessageDigest.getInstance("SHA-256")} of a JVM initialises the
+ * security providers, about 20 ms on the distribution's runtime, several times what {@code idem key}
+ * spends on everything after its command line; a command computes one key per process. Guarantee: the
+ * same 32 bytes as {@code MessageDigest}'s SHA-256 for every input ({@code PlainSha256Test}); it is not
+ * meant for large inputs (it pads a copy of the whole message) nor for speed once warm.
+ */
+final class PlainSha256 {
+  /** Round constants: the first 32 bits of the fractional parts of the cube roots of the first 64 primes. */
+  private static final int[] K = new int[64];
+  /** Initial hash value: the same of the square roots of the first 8 primes. */
+  private static final int[] H0 = new int[8];
+
+  static {
+    int found = 0;
+    for (int n = 2; found < 64; n++) {
+      if (isPrime(n)) {
+        K[found] = fractionBits(StrictMath.cbrt(n));
+        if (found < 8) {
+          H0[found] = fractionBits(StrictMath.sqrt(n));
+        }
+        found++;
+      }
+    }
+  }
+
+  private PlainSha256() {}
+
+  private static boolean isPrime(int n) {
+    for (int d = 2; d * d <= n; d++) {
+      if (n % d == 0) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static int fractionBits(double root) {
+    return (int) (long) ((root - Math.floor(root)) * 0x1p32);
+  }
+
+  static byte[] digest(byte[] message) {
+    // Padding: 0x80, zeros, then the length in bits as 8 big-endian bytes, to a multiple of 64 bytes.
+    int padded = ((message.length + 8) / 64 + 1) * 64;
+    byte[] p = Arrays.copyOf(message, padded);
+    p[message.length] = (byte) 0x80;
+    long bits = (long) message.length * 8;
+    for (int i = 0; i < 8; i++) {
+      p[padded - 1 - i] = (byte) (bits >>> (8 * i));
+    }
+    int[] h = H0.clone();
+    int[] w = new int[64];
+    for (int block = 0; block < padded; block += 64) {
+      for (int t = 0; t < 16; t++) {
+        int i = block + 4 * t;
+        w[t] = (p[i] & 0xff) << 24 | (p[i + 1] & 0xff) << 16 | (p[i + 2] & 0xff) << 8 | (p[i + 3] & 0xff);
+      }
+      for (int t = 16; t < 64; t++) {
+        int s0 = Integer.rotateRight(w[t - 15], 7) ^ Integer.rotateRight(w[t - 15], 18) ^ (w[t - 15] >>> 3);
+        int s1 = Integer.rotateRight(w[t - 2], 17) ^ Integer.rotateRight(w[t - 2], 19) ^ (w[t - 2] >>> 10);
+        w[t] = w[t - 16] + s0 + w[t - 7] + s1;
+      }
+      int a = h[0];
+      int b = h[1];
+      int c = h[2];
+      int d = h[3];
+      int e = h[4];
+      int f = h[5];
+      int g = h[6];
+      int hh = h[7];
+      for (int t = 0; t < 64; t++) {
+        int sum1 = Integer.rotateRight(e, 6) ^ Integer.rotateRight(e, 11) ^ Integer.rotateRight(e, 25);
+        int choose = (e & f) ^ (~e & g);
+        int t1 = hh + sum1 + choose + K[t] + w[t];
+        int sum0 = Integer.rotateRight(a, 2) ^ Integer.rotateRight(a, 13) ^ Integer.rotateRight(a, 22);
+        int majority = (a & b) ^ (a & c) ^ (b & c);
+        int t2 = sum0 + majority;
+        hh = g;
+        g = f;
+        f = e;
+        e = d + t1;
+        d = c;
+        c = b;
+        b = a;
+        a = t1 + t2;
+      }
+      h[0] += a;
+      h[1] += b;
+      h[2] += c;
+      h[3] += d;
+      h[4] += e;
+      h[5] += f;
+      h[6] += g;
+      h[7] += hh;
+    }
+    byte[] out = new byte[32];
+    for (int i = 0; i < 8; i++) {
+      out[4 * i] = (byte) (h[i] >>> 24);
+      out[4 * i + 1] = (byte) (h[i] >>> 16);
+      out[4 * i + 2] = (byte) (h[i] >>> 8);
+      out[4 * i + 3] = (byte) h[i];
+    }
+    return out;
+  }
+}
