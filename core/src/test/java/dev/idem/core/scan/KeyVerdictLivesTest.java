@@ -68,6 +68,22 @@ class KeyVerdictLivesTest {
   }
 
   @Test
+  void unversioned_divergentBeforeTheMark_staysDivergentAfterARepublish() {
+    // Two bytes in the life the mark ends, then a new object after it: that first life is divergent.
+    KeyVerdict v = of(MARK, version(null, A, 100), version(null, B, 200), version(null, C, 20_000));
+    assertEquals(2, v.lives(), v.toString());
+    assertEquals(1, v.divergentLives());
+    assertTrue(v.divergent());
+    assertFalse(v.republished());
+  }
+
+  @Test
+  void onlyDeleteMarkersInTheRetiredRange_notReborn() {
+    assertFalse(of(MARK, marker("1", 20_000)).reborn(), "no content, nothing published again");
+    assertFalse(of(MARK, marker("1", 20_000)).republished());
+  }
+
+  @Test
   void unversioned_recordsKeptAcrossTheMark_twoLives() {
     // A gc that crashed between deleting the object and its records, then a re-publish after the mark.
     KeyVerdict v = of(MARK, version(null, A, 100), version(null, B, 20_000));
