@@ -79,4 +79,24 @@ class HazardScenariosTest {
         new Replica(3, 1, 10, 5, 'A', Replica.Build.NEW, false, new Fate.ClockAhead(), false));
     assertHolds(s3, new Scenario(Backend.Kind.S3, replicas, 1, Scenario.Hazard.IGNORES_IF_NONE_MATCH));
   }
+
+  /**
+   * A refused replica is retried as a scheduler would, and the injected fault lands in the retry (its
+   * HEAD is the replica's second): the retry fails with the fault, the first attempt was the refusal,
+   * and nothing is written. Found by a {@code -Pfuzz} run (seed -5898804449629383786), where the check
+   * wanted the refusal last.
+   */
+  @Example
+  void serverIgnoringIfNoneMatch_faultInTheRetryAfterTheRefusal() throws Exception {
+    synchronized (HazardScenariosTest.class) {
+      if (s3 == null) {
+        s3 = new S3Backend();
+      }
+    }
+    List<Replica> replicas = List.of(
+        new Replica(1, 0, 0, 0, 'A', Replica.Build.OLD, false, new Fate.Finishes(), false),
+        new Replica(2, 0, 0, 0, 'A', Replica.Build.OLD, false,
+            new Fate.Faulted(Fate.Fault.HTTP_500, new Step("HEAD object", false, 2)), false));
+    assertHolds(s3, new Scenario(Backend.Kind.S3, replicas, 0, Scenario.Hazard.IGNORES_IF_NONE_MATCH));
+  }
 }

@@ -237,13 +237,19 @@ final class InvariantChecker {
    * S1/S2: a replica whose publish meets the scenario's hazard is refused (a pre-placed link: an error
    * naming the link; a server that ignores If-None-Match: the store refused after its probe), never
    * gets an outcome, and its last attempt (a retry after an injected fault too) is the refusal, unless
-   * it died first.
+   * it died first, or the one injected fault landed in the retry of a refused attempt (a scheduler
+   * retries a refused job too, and that retry may meet the fault before it meets the refusal again).
    */
+  /** Whether the attempt ended in the refusal the scenario's hazard calls for. */
+  private boolean isRefusal(Attempt a) {
+    return a.result() == Attempt.Result.IO_ERROR && a.detail() != null
+        && a.detail().contains(run.scenario().hazard().refusal());
+  }
+
   private void checkRefusedByHazard(ScenarioRunner.ReplicaRecord rec, List<Attempt> attempts) {
     Replica r = rec.replica;
     for (Attempt a : attempts) {
-      boolean refused = a.result() == Attempt.Result.IO_ERROR && a.detail() != null
-          && a.detail().contains(run.scenario().hazard().refusal());
+      boolean refused = isRefusal(a);
       boolean injected = a.result() == Attempt.Result.IO_ERROR && r.fate() instanceof Fate.Faulted;
       boolean died = a.result() == Attempt.Result.DIED && r.fate() instanceof Fate.Dies;
       if (!refused && !injected && !died) {
@@ -252,9 +258,10 @@ final class InvariantChecker {
       }
     }
     Attempt last = attempts.get(attempts.size() - 1);
-    boolean endsRefused = last.result() == Attempt.Result.IO_ERROR && last.detail() != null
-        && last.detail().contains(run.scenario().hazard().refusal());
-    if (!endsRefused && last.result() != Attempt.Result.DIED) {
+    boolean endsRefused = isRefusal(last);
+    boolean faultAfterRefusal = last.result() == Attempt.Result.IO_ERROR && r.fate() instanceof Fate.Faulted
+        && attempts.subList(0, attempts.size() - 1).stream().anyMatch(this::isRefusal);
+    if (!endsRefused && !faultAfterRefusal && last.result() != Attempt.Result.DIED) {
       v.add("S2: replica " + r.id() + " crossed " + run.scenario().hazard().story + " and its last attempt got " + last
           + " instead of a refusal (" + run.scenario().hazard().refusal() + ")");
     }
