@@ -146,11 +146,12 @@ final class HistoryWalk {
     // The store's own area is skipped anyway: a directory that is all of it is not listed at all.
     List<RangeCursor.Range> ranges = plan.ranges(start).stream()
         .filter(r -> r.prefix() == null || !layout.isInternal(r.prefix())).toList();
-    // The first page is the first range's first page when the range starts where it does.
+    // The first page is the first range's first page when the range starts where it does (a listing
+    // that is cut has a first page with versions).
     RangeCursor.Range firstRange = ranges.isEmpty() ? null : ranges.get(0);
     AtomicBoolean firstUnused = new AtomicBoolean(first != null && firstRange != null
-        && Objects.equals(firstRange.after(), start) && (firstRange.prefix() == null
-            || first.versions().isEmpty() || first.versions().get(0).key().startsWith(firstRange.prefix())));
+        && Objects.equals(firstRange.after(), start)
+        && (firstRange.prefix() == null || first.versions().get(0).key().startsWith(firstRange.prefix())));
     // (A directory that holds the start is a marker below it: evidence is cut only above the start.)
     List<RangeCursor.Range> evidenceRanges = RangeCursor.Range.between(evidenceStart,
         markers.isEmpty() || !Futures.join(evidenceSpansPages) ? List.of() : markers.stream()
