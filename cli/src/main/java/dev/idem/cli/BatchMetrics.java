@@ -181,7 +181,7 @@ final class BatchMetrics implements AutoCloseable {
   /** Temporary file beside the target, forced to disk, then renamed over it. */
   static void writeAtomically(Path target, String text) throws IOException {
     Path dir = target.toAbsolutePath().getParent();
-    Path tmp = Files.createTempFile(dir, "." + target.getFileName() + ".", ".tmp");
+    Path tmp = TempPaths.createFile(dir, "." + target.getFileName() + ".", ".tmp");
     try {
       try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
         ch.write(ByteBuffer.wrap(text.getBytes(StandardCharsets.UTF_8)));

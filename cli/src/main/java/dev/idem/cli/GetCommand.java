@@ -101,8 +101,8 @@ final class GetCommand implements Callable<Integer> {
         throw new NotFoundException("the pointer names " + key + " but no object is there in " + st.describe());
       }
       Path tmp = dest == null
-          ? Files.createTempFile("idem-get-", ".tmp")
-          : Files.createTempFile(dest.toAbsolutePath().getParent(), "." + dest.getFileName() + ".", ".idem-get");
+          ? TempPaths.createFile(null, "idem-get-", ".tmp")
+          : TempPaths.createFile(dest.toAbsolutePath().getParent(), "." + dest.getFileName() + ".", ".idem-get");
       String fetching = key;
       Progress progress = Progress.start(spec.commandLine().getErr(), !output.quiet, ctx.progressAfter(), 5000,
           () -> "fetching " + fetching + " (" + size + " bytes) from " + st.describe());
@@ -125,7 +125,7 @@ final class GetCommand implements Callable<Integer> {
   }
 
   private static void fetchVerified(InputStream body, Path tmp, String key, String sha, long size) throws IOException {
-    MessageDigest md = Sha256.newDigest();
+    MessageDigest md = Sha256.newDigest(size);
     long copied;
     try (InputStream in = new DigestInputStream(body, md)) {
       copied = Files.copy(in, tmp, StandardCopyOption.REPLACE_EXISTING);

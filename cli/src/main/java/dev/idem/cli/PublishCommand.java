@@ -81,7 +81,7 @@ final class PublishCommand implements Callable<Integer> {
     try (outcome; ObjectStore st = store.open(ctx)) {
       if (source == null) {
         // A store may read the payload twice (hash, then upload): stdin can be read only once.
-        spool = Files.createTempFile("idem-publish-", ".stdin");
+        spool = TempPaths.createFile(null, "idem-publish-", ".stdin");
         try (InputStream in = ctx.stdin()) {
           Files.copy(in, spool, StandardCopyOption.REPLACE_EXISTING);
         }

@@ -101,7 +101,7 @@ final class TaskProcess implements AutoCloseable {
 
   /** The publisher's task: runs CMD and returns its result. */
   Payload produce(RunSpec spec, OutputKey key) throws IOException, InterruptedException, CommandFailed {
-    dir = Files.createTempDirectory("idem-run-");
+    dir = TempPaths.createDirectory(null, "idem-run-");
     Path result = dir.resolve(captureStdout ? "stdout" : "output");
     ProcessBuilder pb = new ProcessBuilder(command)
         .redirectInput(ProcessBuilder.Redirect.INHERIT)

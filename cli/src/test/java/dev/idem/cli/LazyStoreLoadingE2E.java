@@ -15,20 +15,35 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The S3 store, the JDK's HTTP client and its XML parser are loaded only when an {@code s3://} store
- * is used: every command that does not need them starts faster without them. Each test runs the
- * packaged jar in a child JVM with {@code -Xlog:class+load} and reads which classes it loaded; the
- * S3 test shows the log does list them when they are used, so an empty match means something.
+ * What a command does not need, it does not load, and starts faster without: the S3 store, the JDK's
+ * HTTP client and its XML parser only when an {@code s3://} store is used; the security providers
+ * (about 20 ms to start) not for a job on a {@code file:} store, whose few hashes are made in plain
+ * Java and whose temporary names need no {@code SecureRandom}; the system logger's class-path search
+ * not for a publish that logs nothing. Each test runs the packaged jar in a child JVM with {@code
+ * -Xlog:class+load} and reads which classes it loaded; the S3 test and the large-payload test show
+ * the log does list them when they are used, so an empty match means something.
  */
 class LazyStoreLoadingE2E {
   private static final Pattern S3_HTTP_XML =
-      Pattern.compile(" (dev\\.idem\\.store\\.s3\\.|java\\.net\\.http\\.|javax\\.xml\\.)\\S+ source:");
+      Pattern.compile("^(dev\\.idem\\.store\\.s3\\.|java\\.net\\.http\\.|javax\\.xml\\.)");
+  private static final Pattern SECURITY_PROVIDERS = Pattern.compile("^(sun\\.security\\.jca\\.|java\\.security\\.Provider$)");
+  private static final Pattern SYSTEM_LOGGER = Pattern.compile("^jdk\\.internal\\.logger\\.");
+  private static final Pattern CLASS = Pattern.compile(" (\\S+) source:");
   private static final String[] SPEC = {"--pipeline", "lazy", "--window", "60s", "--at", "1726000030", "--schema", "1"};
 
   @TempDir
   Path dir;
 
-  record Run(int code, List<String> s3HttpXml) {}
+  /** An exit code and the names of the classes the JVM loaded. */
+  record Run(int code, List<String> classes) {
+    List<String> s3HttpXml() {
+      return matching(S3_HTTP_XML);
+    }
+
+    List<String> matching(Pattern p) {
+      return classes.stream().filter(c -> p.matcher(c).find()).toList();
+    }
+  }
 
   @Test
   void help_loadsNoS3HttpOrXmlClass() throws Exception {
@@ -88,6 +103,47 @@ class LazyStoreLoadingE2E {
     assertTrue(publish.s3HttpXml().stream().anyMatch(c -> c.startsWith("java.net.http.")), publish.s3HttpXml()::toString);
   }
 
+  @Test
+  void publishRunGet_fileStore_startNoSecurityProvider() throws Exception {
+    Path payload = Files.writeString(dir.resolve("payload"), "rows\n");
+    String store = "file:" + dir.resolve("store");
+    String[] next = {"--pipeline", "lazy", "--window", "60s", "--at", "1726000090", "--schema", "1"};
+
+    Run publish = idem(Map.of(), concat(new String[] {"publish", "--file", payload.toString(), "--store", store}, SPEC));
+    Run run = idem(Map.of(), concat(new String[] {"run", "--stdout", "--store", store}, concat(next,
+        new String[] {"--", "/bin/sh", "-c", "echo rows"})));
+    Run get = idem(Map.of(), "get", "--pipeline", "lazy", "--store", store, "--output", dir.resolve("got").toString());
+
+    assertEquals(List.of(0, 0, 0), List.of(publish.code(), run.code(), get.code()));
+    assertEquals(List.of(), publish.matching(SECURITY_PROVIDERS));
+    assertEquals(List.of(), run.matching(SECURITY_PROVIDERS));
+    assertEquals(List.of(), get.matching(SECURITY_PROVIDERS));
+    assertEquals("rows\n", Files.readString(dir.resolve("got")));
+  }
+
+  @Test
+  void publish_fileStore_searchesForNoSystemLogger() throws Exception {
+    Path payload = Files.writeString(dir.resolve("payload"), "rows\n");
+
+    Run publish = idem(Map.of(), concat(new String[] {"publish", "--file", payload.toString(), "--store",
+        "file:" + dir.resolve("store")}, SPEC));
+
+    assertEquals(0, publish.code());
+    assertEquals(List.of(), publish.matching(SYSTEM_LOGGER));
+  }
+
+  @Test
+  void publish_payloadOverThePlainBudget_usesTheProvidersDigest() throws Exception {
+    // Past the plain budget (1 MiB) the providers' SHA-256 is the faster one once compiled: loaded.
+    Path payload = Files.write(dir.resolve("payload"), new byte[2 << 20]);
+
+    Run publish = idem(Map.of(), concat(new String[] {"publish", "--file", payload.toString(), "--store",
+        "file:" + dir.resolve("store")}, SPEC));
+
+    assertEquals(0, publish.code());
+    assertTrue(publish.matching(SECURITY_PROVIDERS).contains("sun.security.jca.Providers"), publish.classes()::toString);
+  }
+
   private Run idem(Map<String, String> env, String... args) throws Exception {
     Path log = Files.createTempFile(dir, "classes", ".log");
     List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
@@ -105,9 +161,9 @@ class LazyStoreLoadingE2E {
     }
     List<String> loaded = new ArrayList<>();
     for (String line : Files.readAllLines(log)) {
-      var m = S3_HTTP_XML.matcher(line);
+      var m = CLASS.matcher(line);
       if (m.find()) {
-        loaded.add(m.group().substring(1, m.group().length() - " source:".length()));
+        loaded.add(m.group(1));
       }
     }
     return new Run(p.exitValue(), loaded);

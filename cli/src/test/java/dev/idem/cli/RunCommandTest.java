@@ -214,4 +214,24 @@ class RunCommandTest {
     assertEquals("idem run: " + storeRoot.toRealPath().resolve("_idem") + ": Read-only file system\n", r.err(), r.describe());
     assertEquals(0, runs(), "CMD must not run when its result could not be stored");
   }
+
+  @Test
+  void run_noTemporaryDirectoryPossible_taskFailedNamingTmpdir_cmdNotRun_nothingPublished() throws Exception {
+    Path missing = dir.resolve("no-such-tmp");
+    String before = System.getProperty("java.io.tmpdir");
+    Cli.Result r;
+    System.setProperty("java.io.tmpdir", missing.toString());
+    try {
+      r = run(List.of("--stdout"), "echo rows");
+    } finally {
+      System.setProperty("java.io.tmpdir", before);
+    }
+
+    assertEquals(ExitCodes.TASK_FAILED, r.code(), r.describe());
+    assertTrue(r.err().contains("cannot create a temporary directory in " + missing
+        + " (java.io.tmpdir; bin/idem sets it from TMPDIR)"), r.describe());
+    assertEquals(1, r.err().strip().lines().count(), r.describe());
+    assertEquals(0, runs(), "CMD did not run");
+    assertFalse(Files.exists(storeRoot.resolve(key())), r.describe());
+  }
 }

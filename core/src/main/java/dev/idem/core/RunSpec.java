@@ -174,23 +174,12 @@ public final class RunSpec {
 
   /** The output key (K1–K3); a pure function of this spec. */
   public OutputKey outputKey() {
-    byte[] digest;
-    if (firstKey) {
-      firstKey = false;
-      digest = PlainSha256.digest(canonicalBytes());
-    } else {
-      digest = DIGEST.get().digest(canonicalBytes()); // digest() resets it for the next call
-    }
+    byte[] bytes = canonicalBytes();
+    // A command computes one key per process: that one is hashed in plain Java, without starting the
+    // security providers (Sha256's plain budget); a long-lived JVM soon uses the per-thread digest.
+    byte[] digest = Sha256.takePlain(bytes.length) ? new PlainSha256().digest(bytes) : DIGEST.get().digest(bytes);
     return OutputKey.ofValidated(pipeline, window.startEpochSecond(), Sha256.hex(digest));
   }
-
-  /**
-   * Whether this JVM has computed no key yet. The first is hashed by {@link PlainSha256}: a command
-   * computes one key per process, and the first MessageDigest of a JVM initialises the security
-   * providers (about 20 ms, more than the rest of {@code idem key}); later keys use MessageDigest,
-   * faster once warm. Both give the same bytes. A race only hashes a few more in plain Java.
-   */
-  private static volatile boolean firstKey = true;
 
   /**
    * One digest per thread: MessageDigest.getInstance costs more than hashing a spec. A subclass, not

@@ -57,7 +57,7 @@ public interface Payload {
     String declared = sha256();
     String actual;
     try (InputStream in = open()) {
-      actual = hashObserving(in, observer);
+      actual = hashObserving(in, observer, size());
     }
     if (!actual.equals(declared)) {
       throw new ChangedWhileReadingException(toString(), declared, actual);
@@ -175,8 +175,8 @@ public interface Payload {
   }
 
   /** Hashes {@code in} to its end, handing every byte read to {@code observer}; the caller closes it. */
-  private static String hashObserving(InputStream in, Observer observer) throws IOException {
-    MessageDigest md = Sha256.newDigest();
+  private static String hashObserving(InputStream in, Observer observer, long expectedBytes) throws IOException {
+    MessageDigest md = Sha256.newDigest(expectedBytes);
     byte[] buf = new byte[64 * 1024];
     for (int n; (n = in.read(buf)) != -1; ) {
       md.update(buf, 0, n);
@@ -245,7 +245,7 @@ public interface Payload {
       public synchronized String sha256() throws IOException {
         if (sha == null) {
           try (InputStream in = open()) {
-            sha = Sha256.of(in);
+            sha = Sha256.of(in, size());
           }
         }
         return sha;
@@ -256,7 +256,7 @@ public interface Payload {
       public synchronized String sha256(Observer observer) throws IOException {
         String actual;
         try (InputStream in = open()) {
-          actual = hashObserving(in, observer);
+          actual = hashObserving(in, observer, size());
         }
         if (sha != null && !sha.equals(actual)) {
           throw new ChangedWhileReadingException(toString(), sha, actual);

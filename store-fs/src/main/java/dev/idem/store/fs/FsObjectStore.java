@@ -303,7 +303,7 @@ public final class FsObjectStore implements ObjectStore {
       return identical(target, there.info(), writerId, payload.schema(), records);
     }
     try (TempFile temp = TempFile.create(ops, dir, target.getFileName().toString())) {
-      MessageDigest md = Sha256.newDigest();
+      MessageDigest md = Sha256.newDigest(payload.size());
       long size = 0;
       try (InputStream in = payload.open()) {
         byte[] buf = new byte[64 * 1024];

@@ -14,9 +14,7 @@ import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
-import java.security.SecureRandom;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -51,7 +49,6 @@ import java.util.Optional;
  * leaves none or a whole one.
  */
 public final class FsStoreProver implements StoreProver {
-  private static final SecureRandom RANDOM = new SecureRandom();
   private static final int MAX_MARKER_BYTES = 16 * 1024;
 
   private final Path root;
@@ -114,7 +111,7 @@ public final class FsStoreProver implements StoreProver {
   public List<ProbeResult> probe() throws IOException {
     Path dir = root.resolve(StoreMarker.PROBE_PREFIX);
     paths.ensureDirectory(dir);
-    String id = randomId();
+    String id = TempFile.randomHex();
     List<ProbeResult> results = new ArrayList<>();
     Path second = dir.resolve(TempFile.PREFIX + "probe-link." + id);
     Path lockFile = dir.resolve(TempFile.PREFIX + "probe-lock." + id);
@@ -220,11 +217,5 @@ public final class FsStoreProver implements StoreProver {
   private static String reason(Exception e) {
     String m = e.getMessage();
     return (m == null || m.isBlank() ? e.getClass().getSimpleName() : m).replaceAll("[\\r\\n]+", " ");
-  }
-
-  private static String randomId() {
-    byte[] b = new byte[8];
-    RANDOM.nextBytes(b);
-    return HexFormat.of().formatHex(b);
   }
 }

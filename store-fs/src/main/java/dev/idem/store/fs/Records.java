@@ -15,7 +15,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * Publish records: one small file per {@code putIfAbsent} that reached an outcome, created and never
@@ -62,7 +61,7 @@ final class Records {
     boolean durable = line.status() == PutStatus.DIVERGENT;
     for (int attempt = 1; ; attempt++) {
       Path file = dir.resolve(objectName + SEPARATOR + line.status() + "." + line.sha256() + "."
-          + String.format("%016x", ThreadLocalRandom.current().nextLong()));
+          + TempFile.randomHex());
       FileChannel ch;
       try {
         ch = ops.createNew(file);

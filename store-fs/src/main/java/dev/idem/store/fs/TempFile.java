@@ -14,6 +14,7 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -30,7 +31,6 @@ final class TempFile implements Closeable {
   static final String PREFIX = KeyWalker.TEMP_PREFIX;
   /** Room for the prefix and suffix within the usual 255-byte name limit, even at 3 bytes a char. */
   private static final int MAX_BASE_CHARS = 60;
-  private static final System.Logger LOG = System.getLogger(TempFile.class.getName());
 
   private final FsOps ops;
   private final Path path;
@@ -48,7 +48,7 @@ final class TempFile implements Closeable {
         : baseName.substring(0, Character.isHighSurrogate(baseName.charAt(MAX_BASE_CHARS - 1))
             ? MAX_BASE_CHARS - 1 : MAX_BASE_CHARS);
     for (int attempt = 1; ; attempt++) {
-      Path p = dir.resolve(PREFIX + base + "." + String.format("%016x", ThreadLocalRandom.current().nextLong()));
+      Path p = dir.resolve(PREFIX + base + "." + randomHex());
       try {
         return new TempFile(ops, p, ops.createNew(p));
       } catch (FileAlreadyExistsException e) {
@@ -57,6 +57,16 @@ final class TempFile implements Closeable {
         }
       }
     }
+  }
+
+  /**
+   * 16 random lowercase hex digits, for names that concurrent writers must not share (each is
+   * created with {@code O_EXCL}, so a repeat is retried, never shared). Not {@code SecureRandom}: its
+   * first use starts the security providers, about 20 ms of a command's start, and uniqueness needs
+   * no secrecy here.
+   */
+  static String randomHex() {
+    return HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextLong());
   }
 
   /**
@@ -123,15 +133,23 @@ final class TempFile implements Closeable {
       try {
         channel.close();
       } catch (IOException e) {
-        LOG.log(System.Logger.Level.WARNING, "could not close temporary file " + path + ": " + e.getMessage());
+        Log.LOG.log(System.Logger.Level.WARNING, "could not close temporary file " + path + ": " + e.getMessage());
       }
       channel = null;
     }
     try {
       ops.deleteIfExists(path);
     } catch (IOException | RuntimeException e) {
-      LOG.log(System.Logger.Level.WARNING,
+      Log.LOG.log(System.Logger.Level.WARNING,
           "could not delete temporary file " + path + " (sweep will remove it): " + e.getMessage());
     }
+  }
+
+  /**
+   * The logger, on first use only: {@code System.getLogger} searches the class path for a logger
+   * finder, several milliseconds of a command that never logs.
+   */
+  private static final class Log {
+    static final System.Logger LOG = System.getLogger(TempFile.class.getName());
   }
 }

@@ -1,0 +1,63 @@
+package dev.idem.cli;
+
+import java.io.IOException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystems;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileAttribute;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.HexFormat;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * The command line's temporary files and directories (a task's output directory, a spooled stdin, a
+ * fetched object before its rename). Exists because {@code Files.createTempFile} and {@code
+ * createTempDirectory} name them with {@code SecureRandom}, whose first use starts the security
+ * providers: about 20 ms of every {@code idem run}, which otherwise never needs them. Same guarantees:
+ * the name is created new ({@code O_EXCL}, {@code mkdir}), never an existing file or a link someone
+ * planted; owner-only permissions where the filesystem has POSIX permissions; a taken name is retried
+ * with another. The names need to be unique, not secret: a guessed name only makes a retry.
+ */
+final class TempPaths {
+  private static final int ATTEMPTS = 16;
+
+  private TempPaths() {}
+
+  /** A new directory {@code PREFIX<16 hex>} in {@code dir} (null: {@code java.io.tmpdir}), mode 0700. */
+  static Path createDirectory(Path dir, String prefix) throws IOException {
+    return create(dir, prefix, "", true);
+  }
+
+  /** A new empty file {@code PREFIX<16 hex>SUFFIX} in {@code dir} (null: {@code java.io.tmpdir}), mode 0600. */
+  static Path createFile(Path dir, String prefix, String suffix) throws IOException {
+    return create(dir, prefix, suffix, false);
+  }
+
+  private static Path create(Path dir, String prefix, String suffix, boolean directory) throws IOException {
+    Path in = dir != null ? dir : Path.of(System.getProperty("java.io.tmpdir"));
+    for (int attempt = 1; ; attempt++) {
+      Path p = in.resolve(prefix + randomHex() + suffix);
+      try {
+        return directory ? Files.createDirectory(p, ownerOnly("rwx------")) : Files.createFile(p, ownerOnly("rw-------"));
+      } catch (FileAlreadyExistsException e) {
+        if (attempt == ATTEMPTS) {
+          throw e;
+        }
+      } catch (IOException e) {
+        throw new IOException("cannot create a temporary " + (directory ? "directory" : "file") + " in " + in
+            + (dir == null ? " (java.io.tmpdir; bin/idem sets it from TMPDIR)" : "") + ": " + ExitCodes.oneLine(e), e);
+      }
+    }
+  }
+
+  private static FileAttribute<?>[] ownerOnly(String permissions) {
+    return FileSystems.getDefault().supportedFileAttributeViews().contains("posix")
+        ? new FileAttribute<?>[] {PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString(permissions))}
+        : new FileAttribute<?>[0];
+  }
+
+  private static String randomHex() {
+    return HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextLong());
+  }
+}
