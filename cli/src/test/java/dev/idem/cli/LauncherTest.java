@@ -24,8 +24,10 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class LauncherTest {
   private static final Path LAUNCHER = Path.of("src/dist/idem").toAbsolutePath();
-  private static final List<String> VM_FLAGS =
-      List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xlog:disable", "-Xlog:all=error:stderr");
+  /** C1 only, except for the commands that hash a payload (C2's SHA-256 intrinsic). */
+  private static final List<String> C1_ONLY = List.of("-XX:TieredStopAtLevel=1");
+  private static final List<String> WITH_C2 = List.of("-XX:+UnlockDiagnosticVMOptions", "-XX:-AOTReplayTraining");
+  private static final List<String> VM_FLAGS = List.of("-XX:+UseSerialGC", "-Xlog:disable", "-Xlog:all=error:stderr");
 
   @TempDir
   Path dir;
@@ -102,13 +104,29 @@ class LauncherTest {
     assertEquals(expected(List.of(cache), List.of(), List.of("--help")), run.javaArgs());
   }
 
+  @Test
+  void launcher_commandsThatHashAPayload_getC2_theRestC1Only() throws Exception {
+    for (List<String> args : List.<List<String>>of(List.of("publish", "--file", "f"), List.of("run", "--", "sh"), List.of("get"),
+        List.of("key"), List.of("scan"), List.of("pointer", "show"), List.of("gc"), List.of("--help"), List.of(),
+        List.of("--", "publish"), List.of("publisher"))) {
+      Launched run = dash(install.resolve("bin/idem"), Map.of(), args);
+
+      assertEquals(expected(List.of(), args), run.javaArgs(), args::toString);
+    }
+    // Spelled out once, so the rule above cannot drift with the code it checks.
+    assertEquals(WITH_C2, dash(install.resolve("bin/idem"), Map.of(), List.of("run")).javaArgs().subList(0, 2));
+    assertEquals(C1_ONLY, dash(install.resolve("bin/idem"), Map.of(), List.of("scan")).javaArgs().subList(0, 1));
+  }
+
   /** The JVM's arguments with no class-data archive present. */
   private List<String> expected(List<String> javaOpts, List<String> args) throws IOException {
     return expected(List.of(), javaOpts, args);
   }
 
   private List<String> expected(List<String> archive, List<String> javaOpts, List<String> args) throws IOException {
-    List<String> want = new ArrayList<>(VM_FLAGS);
+    boolean hashes = !args.isEmpty() && List.of("publish", "run", "get").contains(args.get(0));
+    List<String> want = new ArrayList<>(hashes ? WITH_C2 : C1_ONLY);
+    want.addAll(VM_FLAGS);
     want.addAll(archive);
     want.add("-Djava.io.tmpdir=/tmp");
     want.addAll(javaOpts);
