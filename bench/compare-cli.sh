@@ -4,10 +4,11 @@
 # S3Proxy. Measures wall time per command (hyperfine, else a timed loop) and peak RSS
 # (/usr/bin/time -v), and writes a markdown table to bench/target/compare-cli.md.
 #
-# Usage: bench/compare-cli.sh [--idem PATH] [--runs N]
+# Usage: bench/compare-cli.sh [--idem PATH] [--runs N] [--size-kib N]
 #   --idem PATH  the idem command to time (default: the distribution under cli/target/dist, built
 #                with the dist profile if missing; falls back to the ./idem launcher)
 #   --runs N     timed runs per command (default 15, after 2 warmup runs)
+#   --size-kib N the object's size in KiB (default 1; 65536 is a 64 MiB file, a single PUT for both)
 # Installs what is missing with apt-get: awscli (when no `aws` is on PATH), hyperfine, time.
 #
 # What each command does per run (fresh key every run, so every run creates an object):
@@ -18,14 +19,20 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 runs=15
+size_kib=1
 idem_cmd=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --idem) idem_cmd="$2"; shift 2 ;;
     --runs) runs="$2"; shift 2 ;;
+    --size-kib) size_kib="$2"; shift 2 ;;
     *) echo "compare-cli.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
+
+case "$size_kib" in
+  ''|*[!0-9]*|0) echo "compare-cli.sh: --size-kib takes a whole number of KiB, at least 1 (got '$size_kib')" >&2; exit 2 ;;
+esac
 
 out_dir=bench/target/compare-cli
 mkdir -p "$out_dir"
@@ -110,7 +117,7 @@ done
 
 bucket=idem-cli-bench
 aws --endpoint-url "$AWS_ENDPOINT_URL" s3api create-bucket --bucket "$bucket" >/dev/null
-head -c 1024 /dev/urandom > "$out_dir/payload.bin"
+head -c $(( size_kib * 1024 )) /dev/urandom > "$out_dir/payload.bin"
 # Windows a month back, one minute apart: closed, so idem publishes them (a fixed start once ran into
 # the future as the calendar caught up with it, and the future-window guard rightly refused it).
 echo $(( ($(date +%s) - 30 * 86400) / 60 * 60 )) > "$out_dir/counter"
@@ -173,7 +180,7 @@ idem_rss=$(peak_rss "$idem_run") || exit 1
 aws_rss=$(peak_rss "$aws_run") || exit 1
 
 {
-  echo "## Whole process: one 1 KiB create-only publish to the same local S3Proxy"
+  echo "## Whole process: one $size_kib KiB create-only publish to the same local S3Proxy"
   echo
   echo "- idem: \`$idem_cmd\` ($idem_version): key derivation, create-only PUT, pointer advance (4 requests)"
   echo "- aws: $aws_version, one PutObject ($aws_note)"
