@@ -90,7 +90,7 @@ for run in $(seq 1 "$runs"); do
   at=$(( 1700000000 + run * 60 ))
   for kind in first identical; do
     /usr/bin/time -f '%e %M' -o "$out_dir/time" \
-      java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -jar "$jar_dir/idem-cli.jar" publish \
+      java -XX:+UseSerialGC -jar "$jar_dir/idem-cli.jar" publish \
         --store s3://idem-large/idem --pipeline large --window 60s --schema 1 --at "$at" --writer bench \
         --file "$payload" > "$out_dir/out-$run-$kind" 2> "$out_dir/err-$run-$kind"
     read -r secs rss < "$out_dir/time"
@@ -103,7 +103,7 @@ done
 {
   echo "## Large publish with the CLI: ${size_mib} MiB, first and identical, same local S3Proxy"
   echo
-  echo "- \`bench/publish-large.sh --size-mib $size_mib --runs $runs\`; idem: \`java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -jar idem-cli.jar publish\` from $jar_dir"
+  echo "- \`bench/publish-large.sh --size-mib $size_mib --runs $runs\`; idem: \`java -XX:+UseSerialGC -jar idem-cli.jar publish\` from $jar_dir (C1 and C2, as the launchers run publish)"
   echo "- S3Proxy 4.1.0 (transient-nio2, in memory) at $AWS_ENDPOINT_URL; $(nproc) CPUs; uptime at end: $(uptime)"
   echo
   echo "| run | publish | outcome | wall s | peak RSS |"
