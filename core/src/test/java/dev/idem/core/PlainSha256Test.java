@@ -41,4 +41,17 @@ class PlainSha256Test {
     }
     assertEquals(first.substring(first.lastIndexOf('-') + 1), Sha256.hex(new PlainSha256().digest(spec.canonicalBytes())));
   }
+
+  @Test
+  void byteByByte_acrossBlocks_andItsLength() {
+    byte[] message = new byte[130];
+    new Random(7).nextBytes(message);
+    java.security.MessageDigest plain = new PlainSha256();
+    for (byte b : message) {
+      plain.update(b);
+    }
+
+    assertArrayEquals(Sha256.newDigest().digest(message), plain.digest());
+    assertEquals(32, plain.getDigestLength());
+  }
 }

@@ -28,6 +28,7 @@ class Sha256Test {
   void withinTheBudget_plainAndTaken() {
     Sha256.setPlainBudget(100);
 
+    assertInstanceOf(PlainSha256.class, Sha256.newDigest(0));
     assertInstanceOf(PlainSha256.class, Sha256.newDigest(60));
     assertInstanceOf(PlainSha256.class, Sha256.newDigest(40)); // exactly what is left
     assertFalse(Sha256.newDigest(1) instanceof PlainSha256);
@@ -75,5 +76,20 @@ class Sha256Test {
     assertEquals(ABC_HEX, Sha256.of(new ByteArrayInputStream(ABC), 3));
     assertEquals(ABC_HEX, Sha256.of(new ByteArrayInputStream(ABC)));
     assertTrue(Sha256.isHex(ABC_HEX));
+  }
+
+  @Test
+  void outputKey_sameKeyWhetherPlainOrTheProvidersHashedIt() {
+    RunSpec spec = RunSpec.of("p", Window.closedAt(java.time.Instant.parse("2024-09-10T20:27:30Z"),
+        java.time.Duration.ofHours(1), java.time.Duration.ZERO), 1).withInput("a", "b");
+    String expected = Sha256.hex(new PlainSha256().digest(spec.canonicalBytes()));
+
+    Sha256.setPlainBudget(Sha256.PLAIN_BUDGET);
+    String plain = spec.outputKey().toString();
+    Sha256.setPlainBudget(-1); // the providers are up: the per-thread digest
+    String providers = spec.outputKey().toString();
+
+    assertEquals(plain, providers);
+    assertTrue(providers.endsWith("-" + expected), providers);
   }
 }
