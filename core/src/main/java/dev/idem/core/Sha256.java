@@ -15,6 +15,9 @@ public final class Sha256 {
   /** Hex of the SHA-256 of nothing; what an empty payload hashes to. */
   public static final String EMPTY = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
 
+  /** The plain budget a JVM starts with: 1 MiB, 15-55 ms of cold plain-Java hashing on C1 (measured under load). */
+  static final long PLAIN_BUDGET = 1 << 20;
+
   /**
    * Bytes this JVM may still hash with {@link PlainSha256} before it uses the security providers'
    * SHA-256. A short-lived command (a key, a pointer document, a small payload) fits in it and never
@@ -23,10 +26,7 @@ public final class Sha256 {
    * Negative once the providers' digest has been made: they are up, and plain Java has no gain left.
    * Updated without atomicity: a race only moves the switch by an input or two.
    */
-  private static volatile long plainBytesLeft = Sha256.PLAIN_BUDGET;
-
-  /** The plain budget a JVM starts with: 1 MiB, 15-55 ms of cold plain-Java hashing on C1 (measured under load). */
-  static final long PLAIN_BUDGET = 1 << 20;
+  private static volatile long plainBytesLeft = PLAIN_BUDGET;
 
   private Sha256() {}
 
