@@ -8,6 +8,7 @@ import java.nio.channels.FileLock;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -180,8 +181,16 @@ final class RealFsOps implements FsOps {
     return channel.tryLock();
   }
 
+  /**
+   * One system call where it can: {@link java.io.File#delete} is {@code unlink} (or {@code rmdir} for
+   * a directory), which {@link Files#deleteIfExists} runs only after an {@code lstat} of its own. When
+   * it fails, {@link Files#deleteIfExists} gives the answer (false: nothing there) or the reason.
+   */
   @Override
   public boolean deleteIfExists(Path file) throws IOException {
+    if (file.getFileSystem() == FileSystems.getDefault() && file.toFile().delete()) {
+      return true;
+    }
     return Files.deleteIfExists(file);
   }
 

@@ -151,11 +151,26 @@ final class StorePaths {
    * parent of each directory made; an existing level must be a directory, not a link or a file.
    */
   void ensureDirectory(Path dir) throws IOException {
-    Path rel = root.relativize(dir);
-    Path cur = root;
+    ensureRoot();
+    ensureBelowRoot(dir);
+  }
+
+  /** {@link #ensureDirectory} for two directories, checking the root once. */
+  void ensureDirectories(Path first, Path second) throws IOException {
+    ensureRoot();
+    ensureBelowRoot(first);
+    ensureBelowRoot(second);
+  }
+
+  private void ensureRoot() throws IOException {
     if (!requireDirectory(root)) {
       createRoot();
     }
+  }
+
+  private void ensureBelowRoot(Path dir) throws IOException {
+    Path rel = root.relativize(dir);
+    Path cur = root;
     if (rel.toString().isEmpty()) {
       return;
     }

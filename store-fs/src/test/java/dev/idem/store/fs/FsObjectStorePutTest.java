@@ -153,6 +153,76 @@ class FsObjectStorePutTest {
   }
 
   @Test
+  void putIfAbsent_payloadLongerThanDeclared_refusedEvenWhenItsBufferIsSmall() throws IOException {
+    // Small payloads are copied through a buffer of their declared size: the copy must still read on.
+    String k = key("orders", 60);
+    for (int declared : new int[] {0, 5}) {
+      byte[] actual = new byte[declared + 70_000];
+      Payload grown = new Payload() {
+        @Override
+        public long size() {
+          return declared;
+        }
+
+        @Override
+        public String sha256() {
+          return Sha256.of(new byte[declared]);
+        }
+
+        @Override
+        public InputStream open() {
+          return new ByteArrayInputStream(actual);
+        }
+      };
+      assertThrows(Payload.ChangedWhileReadingException.class, () -> store.putIfAbsent(k, grown, "writer-a"));
+      assertFalse(store.exists(k));
+    }
+    assertEquals(List.of(), tempFiles(root));
+  }
+
+  @Test
+  void putIfAbsent_sizesAroundTheCopyBuffer_eachStoredByteForByte() throws IOException {
+    // The full-size copy buffer is kept between publishes; small ones get their own.
+    Random random = new Random(11);
+    int[] sizes = {65_537, 1, 65_536, 65_535, 200_000, 7, 65_536 * 3 + 1};
+    for (int i = 0; i < sizes.length; i++) {
+      byte[] content = new byte[sizes[i]];
+      random.nextBytes(content);
+      String k = key("sizes", 60 * (i + 1));
+      assertEquals(PutStatus.CREATED, store.putIfAbsent(k, Payload.ofBytes(content), "writer-a").status());
+      assertArrayEquals(content, read(store, k), "size " + sizes[i]);
+    }
+  }
+
+  @Test
+  void putIfAbsent_concurrentLargePublishes_neverShareACopyBuffer() throws Exception {
+    int threads = 6;
+    int each = 15;
+    byte[][] contents = new byte[threads * each][];
+    Random random = new Random(13);
+    for (int i = 0; i < contents.length; i++) {
+      contents[i] = new byte[100_000 + i];
+      random.nextBytes(contents[i]);
+    }
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+    try {
+      List<java.util.concurrent.Future<PutOutcome>> outcomes = new java.util.ArrayList<>();
+      for (int i = 0; i < contents.length; i++) {
+        int n = i;
+        outcomes.add(pool.submit(() -> store.putIfAbsent(key("copy", 60 * (n + 1)), Payload.ofBytes(contents[n]), "w")));
+      }
+      for (java.util.concurrent.Future<PutOutcome> f : outcomes) {
+        assertEquals(PutStatus.CREATED, f.get().status());
+      }
+    } finally {
+      pool.shutdown();
+    }
+    for (int i = 0; i < contents.length; i++) {
+      assertArrayEquals(contents[i], read(store, key("copy", 60 * (i + 1))), "publish " + i);
+    }
+  }
+
+  @Test
   void putIfAbsent_filePayload_created() throws IOException {
     Path source = dir.resolve("out.bin");
     byte[] content = new byte[300_000];
