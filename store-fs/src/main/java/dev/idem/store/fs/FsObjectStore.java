@@ -1,7 +1,6 @@
 package dev.idem.store.fs;
 
 import dev.idem.core.Names;
-import dev.idem.core.Sha256;
 import dev.idem.core.store.CasResult;
 import dev.idem.core.store.HistoryQuery;
 import dev.idem.core.store.ListedObject;
@@ -15,21 +14,18 @@ import dev.idem.core.store.PutStatus;
 import dev.idem.core.store.Retirement;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.ByteBuffer;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
-import java.security.MessageDigest;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * An {@link ObjectStore} in a local directory: create-only publish by hard link, a kernel-locked
@@ -43,6 +39,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * &lt;dir of key&gt;/.tmp-&lt;name&gt;.&lt;random&gt;      a publish in flight, or left by a killed one
  * _idem/records/&lt;dir of key&gt;/&lt;name&gt;!&lt;STATUS&gt;.&lt;sha256&gt;.&lt;random&gt;
  *                                         one file per publish attempt (see {@link Records})
+ * _idem/records/&lt;dir of key&gt;/.tmp-publish.lock  the keys' publish lock file ({@link KeyPublishLocks})
  * _idem/ledger/&lt;key&gt;.log                 the previous version's per-key ledger: read, never written
  * _idem/evidence/&lt;key&gt;/&lt;sha256&gt;          the bytes of a DIVERGENT attempt
  * _idem/pointers/&lt;pipeline&gt;/latest        the pointer document ({@link Pointer#toBytes()})
@@ -70,6 +67,10 @@ import java.util.concurrent.atomic.AtomicReference;
  *       payload's declared one: {@code fsync} its directory unless a {@code CREATED} record vouches for
  *       it (one is created only after its object's directory fsync), write an {@code IDENTICAL} record,
  *       return IDENTICAL. A replica late to a key copies nothing and usually flushes nothing.
+ *   <li>Take the key's publish lock ({@link KeyPublishLocks}, waiting at most {@link
+ *       Options#lockTimeout()}). A publisher that had to wait looks again, as in step 2: the holder
+ *       has usually published the object meanwhile. The lock only saves racing replicas a copy each;
+ *       without it (timeout, no byte-range locks) the steps below are as safe.
  *   <li>Create {@code .tmp-<name>.<random>} beside the object ({@code O_EXCL}), copy the payload into
  *       it while hashing, and refuse ({@link Payload.ChangedWhileReadingException}) if the hash is not
  *       the payload's declared SHA-256. {@code fsync} the temporary file.
@@ -85,7 +86,7 @@ import java.util.concurrent.atomic.AtomicReference;
  *       _idem/evidence/<key>/<sha256>} and fsync its directory (when {@link
  *       Options#keepDivergentBytes()}), then a durable {@code DIVERGENT} record, return DIVERGENT (P4).
  *   <li>Always: delete the temporary name (the content lives on under the object's or the evidence's
- *       name).
+ *       name), then release the lock.
  * </ol>
  *
  * What a failure (an {@link IOException}, or the process killed) leaves:
@@ -123,7 +124,6 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 public final class FsObjectStore implements ObjectStore {
   private static final int PUBLISH_ATTEMPTS = 3;
-  private static final int COPY_BUFFER_BYTES = 64 * 1024;
 
   private final Layout layout;
   private final Options options;
@@ -136,12 +136,7 @@ public final class FsObjectStore implements ObjectStore {
   private final AtomicLong deletions = new AtomicLong();
   private final PointerFiles pointers;
   private final RetirementFiles retirements;
-  /**
-   * One full-size copy buffer kept between publishes. A new 64 KiB array per publish was a third of a
-   * 1 KiB publish's time on a quiet disk ({@code FsPublishBench}): zeroing it, and the page faults of
-   * the fresh heap it lands on. A payload that fits a smaller buffer gets its own, exact-sized one.
-   */
-  private final AtomicReference<byte[]> spareCopyBuffer = new AtomicReference<>();
+  private final PayloadCopier copier = new PayloadCopier();
 
   private FsObjectStore(Path root, Options options) {
     this.layout = new Layout(root);
@@ -260,7 +255,7 @@ public final class FsObjectStore implements ObjectStore {
    */
   @Override
   public Optional<ObjectInfo> stat(String key) throws IOException {
-    return stat(key, layout.resolveKey(key));
+    return StoredObjects.stat(paths, layout, key, layout.resolveKey(key));
   }
 
   /**
@@ -297,37 +292,53 @@ public final class FsObjectStore implements ObjectStore {
     paths.ensureDirectories(dir, records);
     // ensureDirectories just checked every directory above the target: only the target itself is left.
     boolean present = requireFileOrNothing(paths.entry(target), target, "object");
-    String declared = payload.sha256();
     // A replica late to a key another has filled (the usual case in a rolling deploy) compares hashes
     // before copying anything: the object there is complete (linked only after its fsync), so
-    // identical bytes need no temporary copy and no flush of it. G1's directory fsync is needed only
-    // when no CREATED record vouches for the object (its creator may not have synced yet).
-    StoredObjects.Stated there = present ? StoredObjects.stated(paths, layout, key, target) : null;
-    if (there != null && there.info().sha256().equals(declared)) {
-      if (!there.durableByRecord()) {
-        paths.sync(dir, "found " + target + " but could not make it durable");
-      }
-      remember(knownKeys, key, seen);
-      return identical(target, there.info(), writerId, payload.schema(), records);
+    // identical bytes need no temporary copy and no flush of it.
+    PutOutcome same = present ? identicalIfStored(key, target, payload, writerId, records, seen) : null;
+    if (same != null) {
+      return same;
     }
-    try (TempFile temp = TempFile.create(ops, dir, target.getFileName().toString())) {
-      long declaredSize = payload.size();
-      MessageDigest md = Sha256.newDigest(declaredSize);
-      long size = 0;
-      byte[] buf = takeCopyBuffer(declaredSize);
-      try (InputStream in = payload.open()) {
-        for (int n; (n = in.read(buf)) != -1; size += n) {
-          md.update(buf, 0, n);
-          temp.write(ByteBuffer.wrap(buf, 0, n));
+    // Replicas that reach an empty key together: one copies, the others wait for it and then find its
+    // object (an economy only: link(2) below still decides who creates; see KeyPublishLocks).
+    Path lockFile = records.resolve(KeyPublishLocks.FILE_NAME);
+    try (KeyPublishLocks.Held turn = KeyPublishLocks.acquire(ops, paths, lockFile, key, options.lockTimeout())) {
+      if (turn.waited() && requireFileOrNothing(paths.attributes(target), target, "object")) {
+        same = identicalIfStored(key, target, payload, writerId, records, seen);
+        if (same != null) {
+          return same;
         }
-      } finally {
-        returnCopyBuffer(buf);
       }
-      temp.forceAndClose();
-      String sha = Sha256.hex(md.digest());
-      if (!sha.equals(declared)) {
-        throw new Payload.ChangedWhileReadingException(payload + " (publishing " + target + ")", declared, sha);
-      }
+      return create(key, target, payload, writerId, records, seen);
+    }
+  }
+
+  /**
+   * IDENTICAL when the object at {@code target} holds the payload's bytes (by SHA-256), else null. G1's
+   * directory fsync is made only when no CREATED record vouches for the object (its creator may not
+   * have synced yet).
+   */
+  private PutOutcome identicalIfStored(String key, Path target, Payload payload, String writerId, Path records,
+      long seen) throws IOException {
+    StoredObjects.Stated there = StoredObjects.stated(paths, layout, key, target);
+    if (there == null || !there.info().sha256().equals(payload.sha256())) {
+      return null;
+    }
+    if (!there.durableByRecord()) {
+      paths.sync(target.getParent(), "found " + target + " but could not make it durable");
+    }
+    remember(knownKeys, key, seen);
+    return identical(target, there.info(), writerId, payload.schema(), records);
+  }
+
+  /** Copies the payload to a temporary file and links it to {@code target}: steps 4 to 8 of the class comment. */
+  private PutOutcome create(String key, Path target, Payload payload, String writerId, Path records, long seen)
+      throws IOException {
+    Path dir = target.getParent();
+    try (TempFile temp = TempFile.create(ops, dir, target.getFileName().toString())) {
+      PayloadCopier.Copied copied = copier.copy(payload, temp, target);
+      String sha = copied.sha256();
+      long size = copied.size();
       for (int attempt = 1; ; attempt++) {
         if (paths.link(temp.path(), target)) {
           paths.sync(dir, "published " + target + " but could not make it durable");
@@ -338,7 +349,7 @@ public final class FsObjectStore implements ObjectStore {
               "published " + target + " but could not write its record");
           return new PutOutcome(PutStatus.CREATED, created, sha, size, null);
         }
-        Optional<ObjectInfo> stored = stat(key, target);
+        Optional<ObjectInfo> stored = StoredObjects.stat(paths, layout, key, target);
         if (stored.isPresent()) {
           paths.sync(dir, "found " + target + " but could not make it durable");
           remember(knownKeys, key, seen);
@@ -358,18 +369,7 @@ public final class FsObjectStore implements ObjectStore {
     if (stored.sha256().equals(sha)) {
       return identical(target, stored, writerId, schema, records);
     }
-    String evidenceKey = null;
-    if (options.keepDivergentBytes()) {
-      Path evidence = layout.evidenceFile(key, sha);
-      paths.ensureDirectory(evidence.getParent());
-      try {
-        ops.createLink(evidence, temp);
-      } catch (FileAlreadyExistsException sameBytesKeptBefore) {
-        // Named by their hash: the same divergent bytes were kept by an earlier attempt.
-      }
-      paths.sync(evidence.getParent(), "kept divergent bytes at " + evidence + " but could not make them durable");
-      evidenceKey = Layout.EVIDENCE_PREFIX + key + "/" + sha;
-    }
+    String evidenceKey = options.keepDivergentBytes() ? Records.keepEvidence(paths, ops, layout, key, sha, temp) : null;
     record(records, target, PutStatus.DIVERGENT, Instant.now(), sha, size, writerId, schema,
         "divergent publish of " + target + " could not be recorded");
     return new PutOutcome(PutStatus.DIVERGENT, stored, sha, size, evidenceKey);
@@ -381,10 +381,6 @@ public final class FsObjectStore implements ObjectStore {
     record(records, target, PutStatus.IDENTICAL, Instant.now(), stored.sha256(), stored.size(), writerId, schema,
         "identical publish of " + target + " could not be recorded");
     return new PutOutcome(PutStatus.IDENTICAL, stored, stored.sha256(), stored.size(), null);
-  }
-
-  private Optional<ObjectInfo> stat(String key, Path target) throws IOException {
-    return StoredObjects.stat(paths, layout, key, target);
   }
 
   private void record(Path records, Path target, PutStatus status, Instant time, String sha, long size,
@@ -542,26 +538,6 @@ public final class FsObjectStore implements ObjectStore {
 
   // ---------------------------------------------------------------------------------------------- Helpers
 
-  /**
-   * A buffer to copy a payload of {@code declaredSize} bytes through: exact-sized below {@link
-   * #COPY_BUFFER_BYTES} (so a size of 0 still gets one byte to detect a payload that grew), else the
-   * spare full-size buffer when no other publish holds it.
-   */
-  private byte[] takeCopyBuffer(long declaredSize) {
-    if (declaredSize < COPY_BUFFER_BYTES) {
-      return new byte[(int) Math.max(declaredSize, 1)];
-    }
-    byte[] spare = spareCopyBuffer.getAndSet(null);
-    return spare != null ? spare : new byte[COPY_BUFFER_BYTES];
-  }
-
-  /** Keeps a full-size {@code buf} for the next publish. */
-  private void returnCopyBuffer(byte[] buf) {
-    if (buf.length == COPY_BUFFER_BYTES) {
-      spareCopyBuffer.set(buf);
-    }
-  }
-
   /** Whether a file is at {@code p}, whose attributes (without following a link) are {@code a}; refuses a directory there. */
   private static boolean requireFileOrNothing(BasicFileAttributes a, Path p, String what) throws IOException {
     if (a != null && !a.isRegularFile()) {
@@ -577,14 +553,13 @@ public final class FsObjectStore implements ObjectStore {
     return new IOException(context + ": " + detail.replace('\n', ' '), cause);
   }
 
-  // ---------------------------------------------------------------------------------------------
-
   /**
    * How a store behaves. Immutable; start from {@link #defaults()} and derive with the {@code with…}
    * methods.
    *
    * @param lockTimeout how long a pointer compare-and-swap waits for the pipeline's lock before
-   *     returning BUSY (default 10 s; zero tries once)
+   *     returning BUSY, and a publish for another publisher of its key before copying itself
+   *     (default 10 s; zero tries once)
    * @param keepDivergentBytes whether a DIVERGENT publish keeps its bytes under {@code
    *     _idem/evidence/} (default true; its record is kept either way)
    * @param existsCacheSize how many keys {@link #exists} remembers (default 4096; 0 disables)

@@ -102,6 +102,15 @@ public interface FsOps {
    */
   FileLock tryLock(FileChannel channel) throws IOException;
 
+  /**
+   * Tries to take an exclusive kernel lock on the one byte at {@code position} of {@code channel}'s
+   * file without waiting; {@code null} when another process holds it. A default, like {@link
+   * #openForSync}, so seams written before it keep compiling.
+   */
+  default FileLock tryLock(FileChannel channel, long position) throws IOException {
+    return channel.tryLock(position, 1, false);
+  }
+
   /** Deletes {@code file} if it exists; returns whether it did. */
   boolean deleteIfExists(Path file) throws IOException;
 }

@@ -84,6 +84,24 @@ final class Records {
     }
   }
 
+  /**
+   * Keeps the bytes of a DIVERGENT attempt, the temporary file {@code temp}, as {@code
+   * _idem/evidence/<key>/<sha256>} by a hard link, its directory fsynced; returns their evidence key.
+   * The same divergent bytes kept by an earlier attempt are already there under that name.
+   */
+  static String keepEvidence(StorePaths paths, FsOps ops, Layout layout, String key, String sha, Path temp)
+      throws IOException {
+    Path evidence = layout.evidenceFile(key, sha);
+    paths.ensureDirectory(evidence.getParent());
+    try {
+      ops.createLink(evidence, temp);
+    } catch (FileAlreadyExistsException sameBytesKeptBefore) {
+      // Named by their hash: nothing more to keep.
+    }
+    paths.sync(evidence.getParent(), "kept divergent bytes at " + evidence + " but could not make them durable");
+    return Layout.EVIDENCE_PREFIX + key + "/" + sha;
+  }
+
   /** The record files of {@code objectName} in {@code dir}, in no particular order; empty if none. */
   static List<Path> filesOf(StorePaths paths, Path dir, String objectName) throws IOException {
     List<Path> files = new ArrayList<>();

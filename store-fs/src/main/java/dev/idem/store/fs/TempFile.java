@@ -83,7 +83,10 @@ final class TempFile implements Closeable {
       @Override
       public FileVisitResult visitFile(Path file, BasicFileAttributes a) throws IOException {
         Instant modified = a.lastModifiedTime().toInstant();
-        if (a.isRegularFile() && file.getFileName().toString().startsWith(PREFIX) && !modified.isAfter(cutoff)) {
+        String name = file.getFileName().toString();
+        // The publish lock files share the prefix (so they can never be a key) but are not temporary.
+        if (a.isRegularFile() && name.startsWith(PREFIX) && !name.equals(KeyPublishLocks.FILE_NAME)
+            && !modified.isAfter(cutoff)) {
           if (dryRun || ops.deleteIfExists(file)) {
             lines.add((dryRun ? "would remove " : "removed ") + root.relativize(file) + " (" + a.size()
                 + " bytes, modified " + modified + ")");

@@ -176,6 +176,12 @@ final class FaultyOps implements FsOps {
   }
 
   @Override
+  public FileLock tryLock(FileChannel channel, long position) throws IOException {
+    step(Op.TRY_LOCK, channels.get(channel));
+    return real.tryLock(channel, position);
+  }
+
+  @Override
   public boolean deleteIfExists(Path file) throws IOException {
     step(Op.DELETE, file);
     return real.deleteIfExists(file);

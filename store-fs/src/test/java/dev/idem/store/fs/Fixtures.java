@@ -74,9 +74,10 @@ final class Fixtures {
     return history(store, prefix).stream().map(KeyHistory::key).toList();
   }
 
-  /** Every {@code .tmp-} file anywhere under {@code root}. */
+  /** Every {@code .tmp-} file anywhere under {@code root}, but the publish lock files (never temporary). */
   static List<Path> tempFiles(Path root) throws IOException {
-    return filesUnder(root).stream().filter(p -> p.getFileName().toString().startsWith(".tmp-")).toList();
+    return filesUnder(root).stream().filter(p -> p.getFileName().toString().startsWith(".tmp-")
+        && !p.getFileName().toString().equals(KeyPublishLocks.FILE_NAME)).toList();
   }
 
   /** Every regular file under {@code root}, as paths relative to it, sorted. */

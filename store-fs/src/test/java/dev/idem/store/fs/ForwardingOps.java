@@ -74,6 +74,11 @@ class ForwardingOps implements FsOps {
   }
 
   @Override
+  public FileLock tryLock(FileChannel channel, long position) throws IOException {
+    return real.tryLock(channel, position);
+  }
+
+  @Override
   public boolean deleteIfExists(Path file) throws IOException {
     return real.deleteIfExists(file);
   }

@@ -110,6 +110,12 @@ final class PausingOps implements FsOps {
   }
 
   @Override
+  public FileLock tryLock(FileChannel channel, long position) throws IOException {
+    step("TRY_LOCK", channel);
+    return real.tryLock(channel, position);
+  }
+
+  @Override
   public boolean deleteIfExists(Path file) throws IOException {
     step("DELETE", file);
     return real.deleteIfExists(file);

@@ -29,7 +29,7 @@ import java.util.stream.Stream;
  * What must hold of a store after anything, including SIGKILL of its writers at any instant (C1): every
  * visible object is whole and its recorded hash is its content's; each key was CREATED at most once;
  * each pointer parses and names a whole object (G1); no lock is left held (G4); anything else on disk
- * is a {@code .tmp-} file, and sweep removes them all.
+ * is a {@code .tmp-} file, and sweep removes them all; publish lock files are empty.
  */
 final class StoreInvariants {
   private StoreInvariants() {}
@@ -55,6 +55,10 @@ final class StoreInvariants {
     Map<String, List<Ledger.Line>> createdByKey = new TreeMap<>();
     for (Path record : filesIn(records)) {
       accounted.add(record);
+      if (record.getFileName().toString().equals(KeyPublishLocks.FILE_NAME)) {
+        assertEquals(0, Files.size(record), "a publish lock file is never written: " + record);
+        continue;
+      }
       String name = Records.objectNameOf(record.getFileName().toString());
       assertNotNull(name, "a record's name: " + record);
       String key = records.relativize(record.getParent().resolve(name)).toString();
