@@ -15,11 +15,9 @@ import dev.idem.core.store.Retirement;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -291,7 +289,7 @@ public final class FsObjectStore implements ObjectStore {
     Path records = layout.recordDir(key);
     paths.ensureDirectories(dir, records);
     // ensureDirectories just checked every directory above the target: only the target itself is left.
-    boolean present = requireFileOrNothing(paths.entry(target), target, "object");
+    boolean present = StorePaths.requireFileOrNothing(paths.entry(target), target, "object");
     // A replica late to a key another has filled (the usual case in a rolling deploy) compares hashes
     // before copying anything: the object there is complete (linked only after its fsync), so
     // identical bytes need no temporary copy and no flush of it.
@@ -303,7 +301,7 @@ public final class FsObjectStore implements ObjectStore {
     // object (an economy only: link(2) below still decides who creates; see KeyPublishLocks).
     Path lockFile = records.resolve(KeyPublishLocks.FILE_NAME);
     try (KeyPublishLocks.Held turn = KeyPublishLocks.acquire(ops, paths, lockFile, key, options.lockTimeout())) {
-      if (turn.waited() && requireFileOrNothing(paths.attributes(target), target, "object")) {
+      if (turn.waited() && StorePaths.requireFileOrNothing(paths.attributes(target), target, "object")) {
         same = identicalIfStored(key, target, payload, writerId, records, seen);
         if (same != null) {
           return same;
@@ -320,6 +318,11 @@ public final class FsObjectStore implements ObjectStore {
    */
   private PutOutcome identicalIfStored(String key, Path target, Payload payload, String writerId, Path records,
       long seen) throws IOException {
+    ObjectInfo named = StoredObjects.vouchedByName(paths, layout, key, target, payload.sha256());
+    if (named != null) {
+      remember(knownKeys, key, seen);
+      return identical(target, named, writerId, payload.schema(), records);
+    }
     StoredObjects.Stated there = StoredObjects.stated(paths, layout, key, target);
     if (there == null || !there.info().sha256().equals(payload.sha256())) {
       return null;
@@ -355,7 +358,7 @@ public final class FsObjectStore implements ObjectStore {
           remember(knownKeys, key, seen);
           return existing(key, target, stored.get(), temp.path(), sha, size, writerId, payload.schema(), records);
         }
-        requireFileOrNothing(paths.attributes(target), target, "object");
+        StorePaths.requireFileOrNothing(paths.attributes(target), target, "object");
         if (attempt == PUBLISH_ATTEMPTS) {
           throw new IOException("could not publish " + target + ": an object kept appearing there and vanishing"
               + " (deleted by retention?) " + PUBLISH_ATTEMPTS + " times; nothing was published");
@@ -537,15 +540,6 @@ public final class FsObjectStore implements ObjectStore {
   public void close() {} // nothing to release: the store holds no open files between calls
 
   // ---------------------------------------------------------------------------------------------- Helpers
-
-  /** Whether a file is at {@code p}, whose attributes (without following a link) are {@code a}; refuses a directory there. */
-  private static boolean requireFileOrNothing(BasicFileAttributes a, Path p, String what) throws IOException {
-    if (a != null && !a.isRegularFile()) {
-      throw new FileSystemException(p.toString(), null, what + " path is a directory, not a file (a"
-          + " filesystem store cannot hold both a key and keys below it); nothing was published");
-    }
-    return a != null;
-  }
 
   /** {@code cause} with {@code context} (which names the path) in front, on one line. */
   static IOException failure(String context, IOException cause) {

@@ -112,7 +112,7 @@ final class PointerFiles {
       if (!Objects.equals(token, expectedToken)) {
         return CasResult.CONFLICT;
       }
-      makeDurable(next.key());
+      makeDurable(next.key(), next.sha256());
       try (TempFile temp = TempFile.create(ops, dir, POINTER_FILE)) {
         temp.write(ByteBuffer.wrap(next.toBytes()));
         temp.forceAndClose();
@@ -155,12 +155,13 @@ final class PointerFiles {
    * now: such a record is created only after its object's directory fsync returned, whoever linked it,
    * so a late replica advancing to the key another replica filled flushes only the pointer.
    */
-  private void makeDurable(String key) throws IOException {
+  private void makeDurable(String key, String sha256) throws IOException {
     if (knownDurable.test(key)) {
       return;
     }
     Path object = layout.resolveKey(key);
-    if (StoredObjects.durableByRecord(paths, layout, key, object)) {
+    if (StoredObjects.vouchedByName(paths, layout, key, object, sha256) != null
+        || StoredObjects.durableByRecord(paths, layout, key, object)) {
       return;
     }
     if (paths.regularFile(object) == null) {

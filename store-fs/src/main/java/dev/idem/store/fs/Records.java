@@ -51,6 +51,13 @@ import java.util.Optional;
 final class Records {
   static final char SEPARATOR = '!';
   private static final int RANDOM_HEX = 16;
+  /**
+   * The suffix of an object's first CREATED record in place of the random one, so that a reader who
+   * knows the SHA-256 it expects finds that record by name instead of listing the directory, which
+   * holds the records of every key of the window. A key published again after gc removed it gets a
+   * random suffix, as every other record does; readers accept any suffix.
+   */
+  static final String FIRST_CREATED_SUFFIX = "0".repeat(RANDOM_HEX);
   private static final int ATTEMPTS = 5;
 
   private Records() {}
@@ -60,8 +67,9 @@ final class Records {
     byte[] bytes = line.format().getBytes(StandardCharsets.UTF_8);
     boolean durable = line.status() == PutStatus.DIVERGENT;
     for (int attempt = 1; ; attempt++) {
+      boolean first = attempt == 1 && line.status() == PutStatus.CREATED;
       Path file = dir.resolve(objectName + SEPARATOR + line.status() + "." + line.sha256() + "."
-          + TempFile.randomHex());
+          + (first ? FIRST_CREATED_SUFFIX : TempFile.randomHex()));
       FileChannel ch;
       try {
         ch = ops.createNew(file);
@@ -69,7 +77,7 @@ final class Records {
         if (attempt == ATTEMPTS) {
           throw e;
         }
-        continue; // another attempt drew the same 64 random bits; draw again
+        continue; // an earlier life's first CREATED record, or the same 64 random bits drawn twice
       }
       try (ch) {
         ops.write(ch, ByteBuffer.wrap(bytes));
@@ -134,6 +142,11 @@ final class Records {
       return null;
     }
     return fileName.substring(0, at);
+  }
+
+  /** The name an object's first CREATED record with {@code sha256} has ({@link #FIRST_CREATED_SUFFIX}). */
+  static Path firstCreated(Path dir, String objectName, String sha256) {
+    return dir.resolve(objectName + SEPARATOR + PutStatus.CREATED + "." + sha256 + "." + FIRST_CREATED_SUFFIX);
   }
 
   /** Reads the given record files (a file gone since it was listed is skipped), oldest first. */

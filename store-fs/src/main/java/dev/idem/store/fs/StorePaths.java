@@ -331,4 +331,13 @@ final class StorePaths {
     BasicFileAttributes y = attributes(b);
     return x != null && y != null && x.fileKey() != null && x.fileKey().equals(y.fileKey());
   }
+
+  /** Whether a file is at {@code p}, whose attributes (without following a link) are {@code a}; refuses a directory there. */
+  static boolean requireFileOrNothing(BasicFileAttributes a, Path p, String what) throws IOException {
+    if (a != null && !a.isRegularFile()) {
+      throw new FileSystemException(p.toString(), null, what + " path is a directory, not a file (a"
+          + " filesystem store cannot hold both a key and keys below it); nothing was published");
+    }
+    return a != null;
+  }
 }

@@ -79,6 +79,53 @@ class FsObjectStorePutTest {
   }
 
   @Test
+  void putIfAbsent_lateReplicaInABusyWindow_findsTheCreatedRecordByNameWithoutListing() throws IOException {
+    // A window's records share one directory: a late replica must not read all of them to vouch.
+    for (int i = 2; i < 40; i++) {
+      store.putIfAbsent(key("orders", 60, i), bytes("other " + i), "writer-a");
+    }
+    String k = key("orders", 60);
+    PutOutcome first = store.putIfAbsent(k, bytes("alpha"), "writer-a");
+    FaultyOps seen = FaultyOps.recording();
+    FsObjectStore late = FsObjectStore.open(root, FsObjectStore.Options.defaults().withOps(seen));
+
+    PutOutcome second = late.putIfAbsent(k, bytes("alpha"), "writer-b");
+    List<FaultyOps.Call> publish = seen.calls();
+    late.compareAndSetPointer("orders", null, dev.idem.core.store.Pointer.to(second.stored(), 60, 1, "writer-b",
+        Instant.EPOCH));
+
+    assertEquals(PutStatus.IDENTICAL, second.status());
+    assertEquals(first.stored(), second.stored(), "described from the creator's record");
+    assertFalse(seen.calls().stream().anyMatch(c -> c.op() == FaultyOps.Op.LIST),
+        "neither the publish nor the pointer's vouching lists a directory: " + seen.calls());
+    assertFalse(publish.stream().anyMatch(c -> c.op() == FaultyOps.Op.FORCE || c.op() == FaultyOps.Op.FSYNC_DIRECTORY),
+        "no flush: the record vouches for the object: " + publish);
+  }
+
+  @Test
+  void putIfAbsent_publishedAgainAfterDelete_laterCreatedRecordRandomAndStillVouches() throws IOException {
+    String k = key("orders", 60);
+    store.putIfAbsent(k, bytes("alpha"), "writer-a");
+    store.delete(k);
+    assertEquals(PutStatus.CREATED, store.putIfAbsent(k, bytes("alpha"), "writer-a").status());
+    FaultyOps seen = FaultyOps.recording();
+
+    PutOutcome late = FsObjectStore.open(root, FsObjectStore.Options.defaults().withOps(seen))
+        .putIfAbsent(k, bytes("alpha"), "writer-b");
+
+    assertEquals(PutStatus.IDENTICAL, late.status());
+    assertFalse(seen.calls().stream().anyMatch(c -> c.op() == FaultyOps.Op.FSYNC_DIRECTORY),
+        "the second life's record vouches (found by listing): " + seen.calls());
+    List<String> created;
+    try (java.util.stream.Stream<Path> files = Files.list(root.resolve("_idem/records/orders/60"))) {
+      created = files.map(f -> f.getFileName().toString()).filter(n -> n.contains("!CREATED.")).sorted().toList();
+    }
+    assertEquals(2, created.size(), created.toString());
+    assertEquals(1, created.stream().filter(n -> n.endsWith("." + Records.FIRST_CREATED_SUFFIX)).count(),
+        "the first life's record is found by name, the second's has a random suffix: " + created);
+  }
+
+  @Test
   void putIfAbsent_differentBytes_divergentEvidenceKeptAndLedgered() throws IOException {
     String k = key("orders", 60);
     store.putIfAbsent(k, bytes("alpha"), "writer-a");
