@@ -21,10 +21,11 @@ import java.util.stream.Stream;
 final class FsBackend implements Backend {
   /** {@code .tmp-<name>.<16 hex>}, as {@code FsObjectStore}'s class comment documents. */
   private static final Pattern TEMP = Pattern.compile("(.*/)?\\.tmp-[^/]+\\.[0-9a-f]{16}");
-  /** Every other file the layout documents: objects, records, evidence, pointers and their locks. */
+  /** Every other file the layout documents: objects, records and the publish locks, evidence, pointers and their locks. */
   private static final Pattern DOCUMENTED = Pattern.compile(
       "[a-z0-9][a-z0-9._-]*/[0-9]+/state-[0-9a-f]{64}"
           + "|_idem/records/[a-z0-9][a-z0-9._-]*/[0-9]+/state-[0-9a-f]{64}![A-Z]+\\.[0-9a-f]{64}\\.[0-9a-f]{16}"
+          + "|_idem/records/[a-z0-9][a-z0-9._-]*/[0-9]+/\\.tmp-publish\\.lock"
           + "|_idem/evidence/[a-z0-9][a-z0-9._-]*/[0-9]+/state-[0-9a-f]{64}/[0-9a-f]{64}"
           + "|_idem/pointers/[a-z0-9][a-z0-9._-]*/latest(\\.lock)?");
 

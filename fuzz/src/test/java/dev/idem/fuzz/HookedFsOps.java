@@ -30,6 +30,7 @@ final class HookedFsOps implements FsOps {
       "createNew(object temp)", "write(object temp)", "force(object temp)", "createLink(object)",
       "fsyncDirectory(object dir)", "createNew(record)", "write(record)", "force(record)", "fsyncDirectory(record dir)",
       "createLink(evidence)", "fsyncDirectory(evidence dir)", "deleteIfExists(temp)",
+      "openLockFile(publish lock)", "tryLock(publish lock)",
       "openLockFile(pointer lock)", "tryLock(pointer lock)", "force(object)", "createNew(pointer temp)",
       "write(pointer temp)", "force(pointer temp)", "atomicMove(pointer)", "fsyncDirectory(pointer dir)");
   /** Where a fault after the call is a realistic failure: the bytes or sync may or may not have landed. */
@@ -104,7 +105,8 @@ final class HookedFsOps implements FsOps {
   }
 
   @Override public FileChannel openLockFile(Path file) throws IOException {
-    return around("openLockFile(pointer lock)", () -> d.openLockFile(file), ch -> opened(ch, "pointer lock", file));
+    String k = file.getFileName().toString().startsWith(".tmp-publish") ? "publish lock" : "pointer lock";
+    return around("openLockFile(" + k + ")", () -> d.openLockFile(file), ch -> opened(ch, k, file));
   }
 
   // Reads change nothing a crash or a lost sync could reveal: forwarded without a step.
@@ -203,6 +205,16 @@ final class HookedFsOps implements FsOps {
   }
 
   /** "After" this step means holding the lock: a try that did not get it reaches only the "before" step. */
+  /** A key's publish lock: an economy, so not a durability event for the log. */
+  @Override public FileLock tryLock(FileChannel channel, long position) throws IOException {
+    hook.at("tryLock(publish lock)", false);
+    FileLock lock = d.tryLock(channel, position);
+    if (lock != null) {
+      hook.at("tryLock(publish lock)", true);
+    }
+    return lock;
+  }
+
   @Override public FileLock tryLock(FileChannel channel) throws IOException {
     hook.at("tryLock(pointer lock)", false);
     FileLock lock = d.tryLock(channel);

@@ -301,14 +301,14 @@ public final class FsObjectStore implements ObjectStore {
     // object (an economy only: link(2) below still decides who creates; see KeyPublishLocks).
     Path lockFile = records.resolve(KeyPublishLocks.FILE_NAME);
     try (KeyPublishLocks.Held turn = KeyPublishLocks.acquire(ops, paths, lockFile, key, options.lockTimeout())) {
-      if (turn.waited() && StorePaths.requireFileOrNothing(paths.attributes(target), target, "object")) {
-        same = identicalIfStored(key, target, payload, writerId, records, seen);
-        if (same != null) {
-          return same;
-        }
+      if (!turn.waited() || !StorePaths.requireFileOrNothing(paths.attributes(target), target, "object")) {
+        return create(key, target, payload, writerId, records, seen);
       }
-      return create(key, target, payload, writerId, records, seen);
     }
+    // It waited and an object is there now, most likely the holder's: compare outside the lock, so the
+    // other waiters do not queue behind this one's record; different bytes are copied as evidence.
+    same = identicalIfStored(key, target, payload, writerId, records, seen);
+    return same != null ? same : create(key, target, payload, writerId, records, seen);
   }
 
   /**

@@ -81,20 +81,10 @@ final class KeyPublishLocks {
       forget(id);
       return Lock.NOTHING_AFTER_WAITING;
     }
-    SharedChannel channel;
+    SharedChannel channel = null;
     try {
       channel = SharedChannel.open(ops, paths, lockFile);
-    } catch (LinkRefusedException e) {
-      local.lock.unlock();
-      forget(id);
-      throw e;
-    } catch (IOException | RuntimeException e) {
-      local.lock.unlock();
-      forget(id);
-      return waited ? Lock.NOTHING_AFTER_WAITING : Lock.NOTHING;
-    }
-    long position = position(key);
-    try {
+      long position = position(key);
       while (true) {
         FileLock kernel = tryOnce(ops, channel.channel, position);
         if (kernel != null) {
@@ -107,13 +97,26 @@ final class KeyPublishLocks {
         }
         LockSupport.parkNanos(Math.min(POLL_NANOS, left));
       }
+    } catch (LinkRefusedException e) {
+      unwind(id, lockFile, local, channel);
+      throw e;
     } catch (IOException | RuntimeException e) {
       // An economy only: no lock means copying as before.
+    } catch (Error e) {
+      unwind(id, lockFile, local, channel);
+      throw e;
     }
-    channel.release(lockFile);
+    unwind(id, lockFile, local, channel);
+    return waited ? Lock.NOTHING_AFTER_WAITING : Lock.NOTHING;
+  }
+
+  /** Gives back what an {@link #acquire} that holds nothing took: the channel (if opened), the in-process lock. */
+  private static void unwind(String id, Path lockFile, KeyLock local, SharedChannel channel) {
+    if (channel != null) {
+      channel.release(lockFile);
+    }
     local.lock.unlock();
     forget(id);
-    return waited ? Lock.NOTHING_AFTER_WAITING : Lock.NOTHING;
   }
 
   /** The byte of the lock file that stands for {@code key}: FNV-1a over its UTF-8 bytes, 62 bits. */

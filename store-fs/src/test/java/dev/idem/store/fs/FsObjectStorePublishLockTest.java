@@ -126,6 +126,31 @@ class FsObjectStorePublishLockTest {
   }
 
   @Test
+  void racingPublisherWithOtherBytes_waitsThenKeepsItsBytesAsEvidence() throws Exception {
+    Path root = dir.resolve("store");
+    String k = KEY;
+    FsObjectStore creator = open(root, LONG, forceHeldUntilReleased());
+    FsObjectStore late = open(root, LONG, FsOps.real());
+    byte[] other = StoreWorker.content(KEY, "drifted", 1000);
+
+    Future<PutOutcome> first = pool.submit(() -> creator.putIfAbsent(k, Payload.ofBytes(CONTENT), "creator"));
+    assertTrue(forcing.await(60, TimeUnit.SECONDS));
+    Thread[] lateThread = new Thread[1];
+    Future<PutOutcome> second = pool.submit(() -> {
+      lateThread[0] = Thread.currentThread();
+      return late.putIfAbsent(k, Payload.ofBytes(other), "late");
+    });
+    awaitTrue(() -> lateThread[0] != null && lateThread[0].getState() == Thread.State.TIMED_WAITING);
+    release.countDown();
+
+    assertEquals(PutStatus.CREATED, first.get().status());
+    PutOutcome divergent = second.get();
+    assertEquals(PutStatus.DIVERGENT, divergent.status());
+    assertArrayEquals(other, Files.readAllBytes(root.resolve(divergent.evidenceKey())));
+    assertArrayEquals(CONTENT, Files.readAllBytes(root.resolve(k)), "P2: never replaced");
+  }
+
+  @Test
   void racingPublisher_creatorStalledPastTheLockTimeout_copiesItselfAndBothSucceed() throws Exception {
     Path root = dir.resolve("store");
     String k = KEY;
