@@ -7,10 +7,12 @@ import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Lets a publisher that finds a key empty wait while another publisher of the same key copies it,
@@ -24,9 +26,12 @@ import java.util.concurrent.locks.ReentrantLock;
  * without this class. The one exception is a symbolic link at the lock file's name, which is refused
  * like a link anywhere under the root (S2).
  *
- * <p><b>Two layers</b>, as in {@link InterProcessLock}: an in-process lock per (lock file, key), then a
- * kernel lock ({@code fcntl}) on one byte of the lock file, chosen by a 62-bit hash of the key (two
- * keys that share a byte only wait for each other). The lock file is {@value #FILE_NAME} in the key's
+ * <p><b>Two layers.</b> In this JVM, the first thread to ask for a key holds it and the others wait for
+ * it to be done (one future per key, completed by the holder, which wakes every waiter at once: no
+ * waiter queues behind another), then look again without taking the lock. Across processes, the
+ * holder takes a kernel lock ({@code fcntl}) on one byte of the lock file, chosen by a 62-bit hash of
+ * the key (two keys that share a byte only wait for each other); a process that finds it taken polls
+ * until it has it, every millisecond. The lock file is {@value #FILE_NAME} in the key's
  * records directory, which the publish has just checked and created: a {@code .tmp-} name, so it can
  * never be a key's segment and listings skip it; {@link TempFile#sweep} leaves it alone. It is created
  * once and never written or deleted.
@@ -37,7 +42,8 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 final class KeyPublishLocks {
   static final String FILE_NAME = TempFile.PREFIX + "publish.lock";
-  private static final ConcurrentHashMap<String, KeyLock> KEYS = new ConcurrentHashMap<>();
+  /** The keys a thread of this JVM holds, each with the future its waiters wait on. */
+  private static final ConcurrentHashMap<String, CompletableFuture<Void>> HOLDERS = new ConcurrentHashMap<>();
   private static final ConcurrentHashMap<Path, SharedChannel> CHANNELS = new ConcurrentHashMap<>();
   private static final long POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
@@ -65,22 +71,19 @@ final class KeyPublishLocks {
   static Held acquire(FsOps ops, StorePaths paths, Path lockFile, String key, Duration wait) throws IOException {
     long deadline = System.nanoTime() + wait.toNanos();
     String id = lockFile + "\0" + key;
-    KeyLock local = KEYS.compute(id, (k, v) -> {
-      KeyLock l = v == null ? new KeyLock() : v;
-      l.users++;
-      return l;
-    });
-    boolean waited = !local.lock.tryLock();
-    try {
-      if (waited && !local.lock.tryLock(wait.toNanos(), TimeUnit.NANOSECONDS)) {
-        forget(id);
-        return Lock.NOTHING_AFTER_WAITING;
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    CompletableFuture<Void> holder = HOLDERS.putIfAbsent(id, done);
+    if (holder != null) {
+      try {
+        holder.get(wait.toNanos(), TimeUnit.NANOSECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      } catch (ExecutionException | TimeoutException e) {
+        // Waited as long as allowed: look again and copy if need be.
       }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      forget(id);
       return Lock.NOTHING_AFTER_WAITING;
     }
+    boolean waited = false;
     SharedChannel channel = null;
     try {
       channel = SharedChannel.open(ops, paths, lockFile);
@@ -88,7 +91,7 @@ final class KeyPublishLocks {
       while (true) {
         FileLock kernel = tryOnce(ops, channel.channel, position);
         if (kernel != null) {
-          return new Lock(id, lockFile, local, channel, kernel, waited);
+          return new Lock(id, lockFile, done, channel, kernel, waited);
         }
         waited = true;
         long left = deadline - System.nanoTime();
@@ -98,25 +101,25 @@ final class KeyPublishLocks {
         LockSupport.parkNanos(Math.min(POLL_NANOS, left));
       }
     } catch (LinkRefusedException e) {
-      unwind(id, lockFile, local, channel);
+      unwind(id, lockFile, done, channel);
       throw e;
     } catch (IOException | RuntimeException e) {
       // An economy only: no lock means copying as before.
     } catch (Error e) {
-      unwind(id, lockFile, local, channel);
+      unwind(id, lockFile, done, channel);
       throw e;
     }
-    unwind(id, lockFile, local, channel);
+    unwind(id, lockFile, done, channel);
     return waited ? Lock.NOTHING_AFTER_WAITING : Lock.NOTHING;
   }
 
-  /** Gives back what an {@link #acquire} that holds nothing took: the channel (if opened), the in-process lock. */
-  private static void unwind(String id, Path lockFile, KeyLock local, SharedChannel channel) {
+  /** Gives back what this JVM's holder of {@code id} took, and wakes the threads waiting for it. */
+  private static void unwind(String id, Path lockFile, CompletableFuture<Void> done, SharedChannel channel) {
     if (channel != null) {
       channel.release(lockFile);
     }
-    local.lock.unlock();
-    forget(id);
+    HOLDERS.remove(id, done);
+    done.complete(null);
   }
 
   /** The byte of the lock file that stands for {@code key}: FNV-1a over its UTF-8 bytes, 62 bits. */
@@ -134,16 +137,6 @@ final class KeyPublishLocks {
     } catch (OverlappingFileLockException e) {
       return null; // this JVM holds that byte for a key sharing it: wait for it like for a process
     }
-  }
-
-  private static void forget(String id) {
-    KEYS.computeIfPresent(id, (k, l) -> --l.users == 0 ? null : l);
-  }
-
-  /** The in-process layer of one key, removed from the map once no thread uses it. */
-  private static final class KeyLock {
-    final ReentrantLock lock = new ReentrantLock();
-    int users; // guarded by the map's compute
   }
 
   /** The JVM's one channel to a lock file and how many holders use it. */
@@ -206,15 +199,16 @@ final class KeyPublishLocks {
 
     private final String id;
     private final Path lockFile;
-    private final KeyLock local;
+    private final CompletableFuture<Void> done;
     private final SharedChannel channel;
     private final FileLock kernel;
     private final boolean waited;
 
-    Lock(String id, Path lockFile, KeyLock local, SharedChannel channel, FileLock kernel, boolean waited) {
+    Lock(String id, Path lockFile, CompletableFuture<Void> done, SharedChannel channel, FileLock kernel,
+        boolean waited) {
       this.id = id;
       this.lockFile = lockFile;
-      this.local = local;
+      this.done = done;
       this.channel = channel;
       this.kernel = kernel;
       this.waited = waited;
@@ -240,9 +234,7 @@ final class KeyPublishLocks {
       } catch (IOException | RuntimeException ignored) {
         // Released with the channel below at the latest.
       }
-      channel.release(lockFile);
-      local.lock.unlock();
-      forget(id);
+      unwind(id, lockFile, done, channel);
     }
   }
 }
