@@ -208,6 +208,52 @@ class FsObjectStorePublishLockTest {
   }
 
   @Test
+  void holderDyingWithAnError_letsGoOfTheKey() throws Exception {
+    Path root = dir.resolve("store");
+    FsOps dying = new ForwardingOps() {
+      @Override
+      public java.nio.channels.FileLock tryLock(FileChannel channel, long position) throws IOException {
+        java.nio.channels.FileLock lock = super.tryLock(channel, position);
+        throw new StackOverflowError("the holder's thread dies with the kernel lock just taken");
+      }
+    };
+    assertThrows(StackOverflowError.class,
+        () -> open(root, LONG, dying).putIfAbsent(KEY, Payload.ofBytes(CONTENT), "dies"));
+
+    PutOutcome next = assertTimeoutPreemptively(Duration.ofSeconds(30),
+        () -> open(root, Duration.ofHours(1), FsOps.real()).putIfAbsent(KEY, Payload.ofBytes(CONTENT), "next"));
+    assertEquals(PutStatus.CREATED, next.status(), "neither the in-process nor the kernel lock was left held");
+  }
+
+  @Test
+  void waiterInterrupted_stopsWaitingAndFailsLikeAnyInterruptedIo() throws Exception {
+    Path root = dir.resolve("store");
+    FsObjectStore creator = open(root, LONG, forceHeldUntilReleased());
+    FsObjectStore late = open(root, Duration.ofHours(1), FsOps.real());
+
+    Future<PutOutcome> first = pool.submit(() -> creator.putIfAbsent(KEY, Payload.ofBytes(CONTENT), "creator"));
+    assertTrue(forcing.await(60, TimeUnit.SECONDS));
+    Thread[] lateThread = new Thread[1];
+    Future<PutOutcome> second = pool.submit(() -> {
+      lateThread[0] = Thread.currentThread();
+      try {
+        return late.putIfAbsent(KEY, Payload.ofBytes(CONTENT), "late");
+      } finally {
+        Thread.interrupted(); // the pool's thread carries on clean
+      }
+    });
+    awaitTrue(() -> lateThread[0] != null && lateThread[0].getState() == Thread.State.TIMED_WAITING);
+    lateThread[0].interrupt();
+
+    // It stops waiting at once; the interrupt it keeps then ends its copy (ClosedByInterruptException).
+    ExecutionException e = assertThrows(ExecutionException.class, () -> second.get(60, TimeUnit.SECONDS));
+    assertTrue(e.getCause() instanceof IOException, e.toString());
+    release.countDown();
+    assertEquals(PutStatus.CREATED, first.get().status(), "the interrupted one published nothing");
+    assertEquals(List.of(), Fixtures.tempFiles(root));
+  }
+
+  @Test
   void otherKey_neverWaitsForAHeldKey() throws Exception {
     Path root = dir.resolve("store");
     FsObjectStore creator = open(root, LONG, forceHeldUntilReleased());
