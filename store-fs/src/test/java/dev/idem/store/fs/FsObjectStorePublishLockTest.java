@@ -87,6 +87,27 @@ class FsObjectStorePublishLockTest {
     });
   }
 
+  /** Starts {@code creator}'s publish of {@code payload} at {@link #KEY} and returns once it holds the key, stopped at its force. */
+  private Future<PutOutcome> holding(FsObjectStore creator, Payload payload) throws InterruptedException {
+    Future<PutOutcome> f = pool.submit(() -> creator.putIfAbsent(KEY, payload, "creator"));
+    assertTrue(forcing.await(60, TimeUnit.SECONDS));
+    return f;
+  }
+
+  /** Starts {@code late}'s publish of {@code payload} at {@link #KEY} and returns once its thread waits; {@code thread[0]} is it. */
+  private Future<PutOutcome> waiting(FsObjectStore late, Payload payload, Thread[] thread) {
+    Future<PutOutcome> f = pool.submit(() -> {
+      thread[0] = Thread.currentThread();
+      try {
+        return late.putIfAbsent(KEY, payload, "late");
+      } finally {
+        Thread.interrupted(); // a pool thread an interrupting test used carries on clean
+      }
+    });
+    awaitTrue(() -> thread[0] != null && thread[0].getState() == Thread.State.TIMED_WAITING);
+    return f;
+  }
+
   private static boolean copiedThePayload(List<Call> calls) {
     return calls.stream().anyMatch(c -> c.op() == Op.CREATE_NEW && c.path().getFileName().toString()
         .startsWith(TempFile.PREFIX + "state"));
@@ -104,14 +125,8 @@ class FsObjectStorePublishLockTest {
     FaultyOps lateOps = FaultyOps.recording();
     FsObjectStore late = open(root, LONG, lateOps);
 
-    Future<PutOutcome> first = pool.submit(() -> creator.putIfAbsent(k, Payload.ofBytes(CONTENT), "creator"));
-    assertTrue(forcing.await(60, TimeUnit.SECONDS));
-    Thread[] lateThread = new Thread[1];
-    Future<PutOutcome> second = pool.submit(() -> {
-      lateThread[0] = Thread.currentThread();
-      return late.putIfAbsent(k, Payload.ofBytes(CONTENT), "late");
-    });
-    awaitTrue(() -> lateThread[0] != null && lateThread[0].getState() == Thread.State.TIMED_WAITING);
+    Future<PutOutcome> first = holding(creator, Payload.ofBytes(CONTENT));
+    Future<PutOutcome> second = waiting(late, Payload.ofBytes(CONTENT), new Thread[1]);
     assertFalse(second.isDone(), "the late publisher waits while the creator holds the key");
     release.countDown();
 
@@ -133,14 +148,8 @@ class FsObjectStorePublishLockTest {
     FsObjectStore late = open(root, LONG, FsOps.real());
     byte[] other = StoreWorker.content(KEY, "drifted", 1000);
 
-    Future<PutOutcome> first = pool.submit(() -> creator.putIfAbsent(k, Payload.ofBytes(CONTENT), "creator"));
-    assertTrue(forcing.await(60, TimeUnit.SECONDS));
-    Thread[] lateThread = new Thread[1];
-    Future<PutOutcome> second = pool.submit(() -> {
-      lateThread[0] = Thread.currentThread();
-      return late.putIfAbsent(k, Payload.ofBytes(other), "late");
-    });
-    awaitTrue(() -> lateThread[0] != null && lateThread[0].getState() == Thread.State.TIMED_WAITING);
+    Future<PutOutcome> first = holding(creator, Payload.ofBytes(CONTENT));
+    Future<PutOutcome> second = waiting(late, Payload.ofBytes(other), new Thread[1]);
     release.countDown();
 
     assertEquals(PutStatus.CREATED, first.get().status());
@@ -158,8 +167,7 @@ class FsObjectStorePublishLockTest {
     FaultyOps lateOps = FaultyOps.recording();
     FsObjectStore late = open(root, Duration.ofMillis(50), lateOps);
 
-    Future<PutOutcome> first = pool.submit(() -> creator.putIfAbsent(k, Payload.ofBytes(CONTENT), "creator"));
-    assertTrue(forcing.await(60, TimeUnit.SECONDS));
+    Future<PutOutcome> first = holding(creator, Payload.ofBytes(CONTENT));
     PutOutcome second = assertTimeoutPreemptively(LONG, () -> late.putIfAbsent(k, Payload.ofBytes(CONTENT), "late"));
 
     assertEquals(PutStatus.CREATED, second.status(), "the stalled creator had not linked yet");
@@ -195,8 +203,7 @@ class FsObjectStorePublishLockTest {
       }
     };
 
-    Future<PutOutcome> first = pool.submit(() -> creator.putIfAbsent(k, changing, "creator"));
-    assertTrue(forcing.await(60, TimeUnit.SECONDS));
+    Future<PutOutcome> first = holding(creator, changing);
     Future<PutOutcome> second = pool.submit(() -> late.putIfAbsent(k, Payload.ofBytes(CONTENT), "late"));
     release.countDown();
 
@@ -231,18 +238,9 @@ class FsObjectStorePublishLockTest {
     FsObjectStore creator = open(root, LONG, forceHeldUntilReleased());
     FsObjectStore late = open(root, Duration.ofHours(1), FsOps.real());
 
-    Future<PutOutcome> first = pool.submit(() -> creator.putIfAbsent(KEY, Payload.ofBytes(CONTENT), "creator"));
-    assertTrue(forcing.await(60, TimeUnit.SECONDS));
+    Future<PutOutcome> first = holding(creator, Payload.ofBytes(CONTENT));
     Thread[] lateThread = new Thread[1];
-    Future<PutOutcome> second = pool.submit(() -> {
-      lateThread[0] = Thread.currentThread();
-      try {
-        return late.putIfAbsent(KEY, Payload.ofBytes(CONTENT), "late");
-      } finally {
-        Thread.interrupted(); // the pool's thread carries on clean
-      }
-    });
-    awaitTrue(() -> lateThread[0] != null && lateThread[0].getState() == Thread.State.TIMED_WAITING);
+    Future<PutOutcome> second = waiting(late, Payload.ofBytes(CONTENT), lateThread);
     lateThread[0].interrupt();
 
     // It stops waiting at once; the interrupt it keeps then ends its copy (ClosedByInterruptException).
@@ -259,8 +257,7 @@ class FsObjectStorePublishLockTest {
     FsObjectStore creator = open(root, LONG, forceHeldUntilReleased());
     FsObjectStore other = open(root, Duration.ofHours(1), FsOps.real());
 
-    Future<PutOutcome> first = pool.submit(() -> creator.putIfAbsent(KEY, Payload.ofBytes(CONTENT), "a"));
-    assertTrue(forcing.await(60, TimeUnit.SECONDS));
+    Future<PutOutcome> first = holding(creator, Payload.ofBytes(CONTENT));
     PutOutcome unrelated = assertTimeoutPreemptively(LONG,
         () -> other.putIfAbsent(key("orders", 60, 2), Payload.ofBytes(CONTENT), "b"));
 
