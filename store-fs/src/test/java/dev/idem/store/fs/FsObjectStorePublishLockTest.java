@@ -120,7 +120,6 @@ class FsObjectStorePublishLockTest {
   @Test
   void racingPublisher_waitsForTheCreatorAndCopiesNothing() throws Exception {
     Path root = dir.resolve("store");
-    String k = KEY;
     FsObjectStore creator = open(root, LONG, forceHeldUntilReleased());
     FaultyOps lateOps = FaultyOps.recording();
     FsObjectStore late = open(root, LONG, lateOps);
@@ -143,7 +142,6 @@ class FsObjectStorePublishLockTest {
   @Test
   void racingPublisherWithOtherBytes_waitsThenKeepsItsBytesAsEvidence() throws Exception {
     Path root = dir.resolve("store");
-    String k = KEY;
     FsObjectStore creator = open(root, LONG, forceHeldUntilReleased());
     FsObjectStore late = open(root, LONG, FsOps.real());
     byte[] other = StoreWorker.content(KEY, "drifted", 1000);
@@ -156,32 +154,30 @@ class FsObjectStorePublishLockTest {
     PutOutcome divergent = second.get();
     assertEquals(PutStatus.DIVERGENT, divergent.status());
     assertArrayEquals(other, Files.readAllBytes(root.resolve(divergent.evidenceKey())));
-    assertArrayEquals(CONTENT, Files.readAllBytes(root.resolve(k)), "P2: never replaced");
+    assertArrayEquals(CONTENT, Files.readAllBytes(root.resolve(KEY)), "P2: never replaced");
   }
 
   @Test
   void racingPublisher_creatorStalledPastTheLockTimeout_copiesItselfAndBothSucceed() throws Exception {
     Path root = dir.resolve("store");
-    String k = KEY;
     FsObjectStore creator = open(root, LONG, forceHeldUntilReleased());
     FaultyOps lateOps = FaultyOps.recording();
     FsObjectStore late = open(root, Duration.ofMillis(50), lateOps);
 
     Future<PutOutcome> first = holding(creator, Payload.ofBytes(CONTENT));
-    PutOutcome second = assertTimeoutPreemptively(LONG, () -> late.putIfAbsent(k, Payload.ofBytes(CONTENT), "late"));
+    PutOutcome second = assertTimeoutPreemptively(LONG, () -> late.putIfAbsent(KEY, Payload.ofBytes(CONTENT), "late"));
 
     assertEquals(PutStatus.CREATED, second.status(), "the stalled creator had not linked yet");
     assertTrue(copiedThePayload(lateOps.calls()));
     release.countDown();
     assertEquals(PutStatus.IDENTICAL, first.get().status(), "link(2) still decides: the creator lost");
-    assertArrayEquals(CONTENT, Files.readAllBytes(root.resolve(k)));
+    assertArrayEquals(CONTENT, Files.readAllBytes(root.resolve(KEY)));
     StoreInvariants.assertConsistent(root);
   }
 
   @Test
   void racingPublisher_creatorFailsWhileHolding_waiterFindsNothingAndPublishes() throws Exception {
     Path root = dir.resolve("store");
-    String k = KEY;
     FsObjectStore creator = open(root, LONG, forceHeldUntilReleased());
     FsObjectStore late = open(root, LONG, FsOps.real());
     Payload changing = new Payload() {
@@ -204,13 +200,13 @@ class FsObjectStorePublishLockTest {
     };
 
     Future<PutOutcome> first = holding(creator, changing);
-    Future<PutOutcome> second = pool.submit(() -> late.putIfAbsent(k, Payload.ofBytes(CONTENT), "late"));
+    Future<PutOutcome> second = pool.submit(() -> late.putIfAbsent(KEY, Payload.ofBytes(CONTENT), "late"));
     release.countDown();
 
     ExecutionException e = assertThrows(ExecutionException.class, first::get);
     assertTrue(e.getCause() instanceof Payload.ChangedWhileReadingException, e.toString());
     assertEquals(PutStatus.CREATED, second.get().status());
-    assertArrayEquals(CONTENT, Files.readAllBytes(root.resolve(k)));
+    assertArrayEquals(CONTENT, Files.readAllBytes(root.resolve(KEY)));
     StoreInvariants.assertConsistent(root);
   }
 
@@ -327,7 +323,6 @@ class FsObjectStorePublishLockTest {
   @Test
   void linkAtTheLockFileName_refusedNamingItNothingPublished() throws Exception {
     Path root = dir.resolve("store");
-    String k = KEY;
     Path outside = Files.writeString(dir.resolve("outside.txt"), "keep");
     Path records = root.resolve("_idem/records/orders/60");
     Files.createDirectories(records);
@@ -335,10 +330,10 @@ class FsObjectStorePublishLockTest {
     FsObjectStore store = FsObjectStore.open(root);
 
     LinkRefusedException e = assertThrows(LinkRefusedException.class,
-        () -> store.putIfAbsent(k, Payload.ofBytes(CONTENT), "a"));
+        () -> store.putIfAbsent(KEY, Payload.ofBytes(CONTENT), "a"));
 
     assertTrue(e.getMessage().contains(KeyPublishLocks.FILE_NAME), e.getMessage());
-    assertFalse(store.exists(k));
+    assertFalse(store.exists(KEY));
     assertEquals("keep", Files.readString(outside));
   }
 
