@@ -49,10 +49,8 @@ final class KeyPublishLocks {
 
   private KeyPublishLocks() {}
 
-  /** What {@link #acquire} got: whether it holds the key, and whether it had to wait for another holder. */
+  /** What {@link #acquire} got, to close: the key held or not, and whether it had to wait for another holder. */
   interface Held extends AutoCloseable {
-    boolean held();
-
     /** True when another publisher of the key held it first: it may have published the key meanwhile. */
     boolean waited();
 
@@ -212,11 +210,6 @@ final class KeyPublishLocks {
       this.channel = channel;
       this.kernel = kernel;
       this.waited = waited;
-    }
-
-    @Override
-    public boolean held() {
-      return kernel != null;
     }
 
     @Override
