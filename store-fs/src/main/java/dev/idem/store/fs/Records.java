@@ -206,7 +206,7 @@ final class Records {
 
   private static Optional<Ledger.Line> readOne(StorePaths paths, Path file) throws IOException {
     BasicFileAttributes a = paths.regularFile(file);
-    InputStream opened = a == null ? null : paths.open(file);
+    InputStream opened = a == null ? null : paths.openChecked(file);
     if (opened == null) {
       return Optional.empty();
     }

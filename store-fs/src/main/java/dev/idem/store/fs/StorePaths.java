@@ -80,14 +80,23 @@ final class StorePaths {
    * @throws LinkRefusedException when {@code p} or a directory above it is a link
    */
   InputStream open(Path p) throws IOException {
-    if (regularFile(p) == null) {
-      return null;
-    }
+    return regularFile(p) == null ? null : openChecked(p);
+  }
+
+  /**
+   * Opens {@code p} for reading without following a link there, when {@link #regularFile} has just
+   * found a regular file at it (so the directories above it were checked): {@code null} when it is gone
+   * since. Saves {@link #open}'s second walk from the root.
+   *
+   * @throws LinkRefusedException when a link was put at {@code p} since
+   */
+  InputStream openChecked(Path p) throws IOException {
     try {
       return ops.newInputStream(p);
     } catch (NoSuchFileException gone) {
       return null;
-    } catch (FileSystemException e) {
+    } catch (IOException e) {
+      // O_NOFOLLOW meeting a link fails with a plain IOException ("Too many levels of symbolic links").
       throw refusedIfLink(p, e);
     }
   }

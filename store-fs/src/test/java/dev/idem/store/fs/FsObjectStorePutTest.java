@@ -100,6 +100,9 @@ class FsObjectStorePutTest {
         "neither the publish nor the pointer's vouching lists a directory: " + seen.calls());
     assertFalse(publish.stream().anyMatch(c -> c.op() == FaultyOps.Op.FORCE || c.op() == FaultyOps.Op.FSYNC_DIRECTORY),
         "no flush: the record vouches for the object: " + publish);
+    assertEquals(1, publish.stream().filter(c -> c.op() == FaultyOps.Op.READ_ATTRIBUTES
+        && c.path().getFileName().toString().endsWith(Records.FIRST_CREATED_SUFFIX)).count(),
+        "the record is looked at once before it is opened, not again by the open: " + publish);
   }
 
   @Test
