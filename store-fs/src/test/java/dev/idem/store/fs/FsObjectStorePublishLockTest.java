@@ -335,6 +335,23 @@ class FsObjectStorePublishLockTest {
     assertTrue(e.getMessage().contains(KeyPublishLocks.FILE_NAME), e.getMessage());
     assertFalse(store.exists(KEY));
     assertEquals("keep", Files.readString(outside));
+
+    Files.delete(records.resolve(KeyPublishLocks.FILE_NAME));
+    PutOutcome after = assertTimeoutPreemptively(LONG, () -> open(root, Duration.ofHours(1), FsOps.real())
+        .putIfAbsent(KEY, Payload.ofBytes(CONTENT), "a"));
+    assertEquals(PutStatus.CREATED, after.status(), "the refusal left the key free in this JVM");
+  }
+
+  @Test
+  void publishes_leaveNoFileOpen() throws Exception {
+    Path root = dir.resolve("store");
+    FaultyOps ops = FaultyOps.recording();
+    FsObjectStore store = open(root, LONG, ops);
+    store.putIfAbsent(KEY, Payload.ofBytes(CONTENT), "a");
+    store.putIfAbsent(key("orders", 60, 2), Payload.ofBytes(CONTENT), "a");
+
+    assertEquals(List.of(), ops.openChannels(), "the lock file's channel is closed by its last holder");
+    assertEquals(2, ops.calls().stream().filter(c -> c.op() == Op.OPEN_LOCK_FILE).count());
   }
 
   @Test

@@ -245,6 +245,23 @@ class FsObjectStorePutTest {
   }
 
   @Test
+  void putIfAbsent_largePayloads_copyBufferKeptBetweenPublishes() throws IOException {
+    com.sun.management.ThreadMXBean threads =
+        (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+    byte[] content = new byte[200_000];
+    new Random(17).nextBytes(content);
+    Payload payload = Payload.ofBytes(content);
+    for (int i = 1; i <= 3; i++) { // the first publishes load classes and take the buffer
+      store.putIfAbsent(key("warm", 60 * i), payload, "writer-a");
+    }
+    long before = threads.getCurrentThreadAllocatedBytes();
+    store.putIfAbsent(key("measured", 60), payload, "writer-a");
+    long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+
+    assertTrue(allocated < 48 * 1024, "a publish after the first allocates no 64 KiB buffer: " + allocated + " bytes");
+  }
+
+  @Test
   void putIfAbsent_concurrentLargePublishes_neverShareACopyBuffer() throws Exception {
     int threads = 6;
     int each = 15;
