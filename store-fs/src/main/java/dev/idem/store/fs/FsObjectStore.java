@@ -18,6 +18,7 @@ import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -289,11 +290,12 @@ public final class FsObjectStore implements ObjectStore {
     Path records = layout.recordDir(key);
     paths.ensureDirectories(dir, records);
     // ensureDirectories just checked every directory above the target: only the target itself is left.
-    boolean present = StorePaths.requireFileOrNothing(paths.entry(target), target, "object");
+    BasicFileAttributes there = paths.entry(target);
+    boolean present = StorePaths.requireFileOrNothing(there, target, "object");
     // A replica late to a key another has filled (the usual case in a rolling deploy) compares hashes
     // before copying anything: the object there is complete (linked only after its fsync), so
     // identical bytes need no temporary copy and no flush of it.
-    PutOutcome same = present ? identicalIfStored(key, target, payload, writerId, records, seen) : null;
+    PutOutcome same = present ? identicalIfStored(key, target, there, payload, writerId, records, seen) : null;
     if (same != null) {
       return same;
     }
@@ -301,24 +303,26 @@ public final class FsObjectStore implements ObjectStore {
     // object (an economy only: link(2) below still decides who creates; see KeyPublishLocks).
     Path lockFile = records.resolve(KeyPublishLocks.FILE_NAME);
     try (KeyPublishLocks.Held turn = KeyPublishLocks.acquire(ops, paths, lockFile, key, options.lockTimeout())) {
-      if (!turn.waited() || !StorePaths.requireFileOrNothing(paths.attributes(target), target, "object")) {
+      there = turn.waited() ? paths.attributes(target) : null;
+      if (!StorePaths.requireFileOrNothing(there, target, "object")) {
         return create(key, target, payload, writerId, records, seen);
       }
     }
     // It waited and an object is there now, most likely the holder's: compare outside the lock, so the
     // other waiters do not queue behind this one's record; different bytes are copied as evidence.
-    same = identicalIfStored(key, target, payload, writerId, records, seen);
+    same = identicalIfStored(key, target, there, payload, writerId, records, seen);
     return same != null ? same : create(key, target, payload, writerId, records, seen);
   }
 
   /**
-   * IDENTICAL when the object at {@code target} holds the payload's bytes (by SHA-256), else null. G1's
+   * IDENTICAL when the object at {@code target} ({@code file}: its attributes, just read) holds the
+   * payload's bytes (by SHA-256), else null. G1's
    * directory fsync is made only when no CREATED record vouches for the object (its creator may not
    * have synced yet).
    */
-  private PutOutcome identicalIfStored(String key, Path target, Payload payload, String writerId, Path records,
-      long seen) throws IOException {
-    ObjectInfo named = StoredObjects.vouchedByName(paths, layout, key, target, payload.sha256());
+  private PutOutcome identicalIfStored(String key, Path target, BasicFileAttributes file, Payload payload,
+      String writerId, Path records, long seen) throws IOException {
+    ObjectInfo named = StoredObjects.vouchedByName(paths, layout, key, target, file, payload.sha256());
     if (named != null) {
       remember(knownKeys, key, seen);
       return identical(target, named, writerId, payload.schema(), records);

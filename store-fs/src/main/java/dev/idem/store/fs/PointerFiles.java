@@ -12,6 +12,7 @@ import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.FileSystemException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -160,12 +161,13 @@ final class PointerFiles {
       return;
     }
     Path object = layout.resolveKey(key);
-    if (StoredObjects.vouchedByName(paths, layout, key, object, sha256) != null
+    BasicFileAttributes a = paths.regularFile(object);
+    if (a == null) {
+      return; // PointerAdvancer checked it exists; retention may have removed it since, which is its call.
+    }
+    if (StoredObjects.vouchedByName(paths, layout, key, object, a, sha256) != null
         || StoredObjects.durableByRecord(paths, layout, key, object)) {
       return;
-    }
-    if (paths.regularFile(object) == null) {
-      return; // PointerAdvancer checked it exists; retention may have removed it since, which is its call.
     }
     try (FileChannel ch = ops.openForSync(object)) {
       ops.force(ch);

@@ -52,19 +52,16 @@ final class StoredObjects {
   }
 
   /**
-   * The object at {@code target} as its first CREATED record with {@code sha256} describes it, when
+   * The object at {@code target}, whose attributes the caller has just read ({@code a}, a regular
+   * file), as its first CREATED record with {@code sha256} describes it, when
    * that record vouches for it as it is now ({@link #vouching}) and the key has no ledger of the
    * previous release; else null, which means "look further" ({@link #stated}), not "no". Found by name
    * ({@link Records#firstCreated}): no listing of the directory, which holds the records of every key
    * of the window, so a replica late to a key pays the same in a window of one key or of thousands.
    * Vouching makes the object durable (G1) as in {@link Stated#durableByRecord()}.
    */
-  static ObjectInfo vouchedByName(StorePaths paths, Layout layout, String key, Path target, String sha256)
-      throws IOException {
-    BasicFileAttributes a = paths.regularFile(target);
-    if (a == null) {
-      return null;
-    }
+  static ObjectInfo vouchedByName(StorePaths paths, Layout layout, String key, Path target, BasicFileAttributes a,
+      String sha256) throws IOException {
     Path record = Records.firstCreated(layout.recordDir(key), target.getFileName().toString(), sha256);
     Ledger.Line line = vouching(Records.read(paths, List.of(record)), a);
     if (line == null || !line.sha256().equals(sha256) || paths.regularFile(layout.ledgerFile(key)) != null) {

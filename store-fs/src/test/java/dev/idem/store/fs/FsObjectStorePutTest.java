@@ -103,6 +103,10 @@ class FsObjectStorePutTest {
     assertEquals(1, publish.stream().filter(c -> c.op() == FaultyOps.Op.READ_ATTRIBUTES
         && c.path().getFileName().toString().endsWith(Records.FIRST_CREATED_SUFFIX)).count(),
         "the record is looked at once before it is opened, not again by the open: " + publish);
+    String objectName = Path.of(k).getFileName().toString();
+    assertEquals(1, publish.stream().filter(c -> c.op() == FaultyOps.Op.READ_ATTRIBUTES
+        && c.path().getFileName().toString().equals(objectName)).count(),
+        "the object is looked at once, and its attributes used to vouch for it: " + publish);
   }
 
   @Test
