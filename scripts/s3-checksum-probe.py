@@ -6,7 +6,8 @@ x-amz-content-sha256 value given here, and prints the server's answer:
 
   1. a plain PUT whose signed x-amz-content-sha256 is the body's hash (control: must be 200);
   2. the same with a wrong signed hash (does the server verify the signed hash?);
-  3. UNSIGNED-PAYLOAD with a right, then 4. a wrong x-amz-checksum-sha256 header;
+  3. UNSIGNED-PAYLOAD with a right, then 4. a wrong x-amz-checksum-sha256 header (is the refused body
+     stored anyway? read back);
   5. STREAMING-UNSIGNED-PAYLOAD-TRAILER: an aws-chunked body with an x-amz-checksum-sha256 trailer,
      right, then wrong (is the trailer accepted, and is it verified?), each read back with a GET;
   6. UNSIGNED-PAYLOAD with a right, then a wrong x-amz-checksum-crc32c header on a PutObject;
@@ -83,6 +84,8 @@ def main():
         "PUT", f"/{bucket}/3", data, {"x-amz-content-sha256": "UNSIGNED-PAYLOAD", "x-amz-checksum-sha256": right}))
     show("4 UNSIGNED-PAYLOAD, x-amz-checksum-sha256 wrong", *send(
         "PUT", f"/{bucket}/4", data, {"x-amz-content-sha256": "UNSIGNED-PAYLOAD", "x-amz-checksum-sha256": wrong}))
+    got_status, got = send("GET", f"/{bucket}/4")
+    print(f"  read back: {got_status} (a refused body must not be stored: 404)")
     for name, checksum in (("right", right), ("wrong", wrong)):
         body = b""
         for i in range(0, len(data), 8192):
