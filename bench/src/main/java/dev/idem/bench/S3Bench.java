@@ -1,11 +1,13 @@
 package dev.idem.bench;
 
+import dev.idem.core.proof.ProvenStore;
 import dev.idem.core.store.Payload;
 import dev.idem.core.store.PutOutcome;
 import dev.idem.core.store.PutStatus;
 import dev.idem.store.s3.S3Location;
 import dev.idem.store.s3.S3ObjectStore;
 import dev.idem.store.s3.S3StoreOptions;
+import dev.idem.store.s3.S3StoreProver;
 import dev.idem.store.s3.auth.AwsCredentials;
 import dev.idem.store.s3.auth.CredentialsProvider;
 import dev.idem.store.s3.testing.S3ProxyServer;
@@ -13,6 +15,7 @@ import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -42,7 +45,8 @@ import software.amazon.awssdk.services.s3.model.PutObjectResponse;
 import software.amazon.awssdk.services.s3.model.S3Exception;
 
 /**
- * Create-only PUT to S3, idem's {@link S3ObjectStore} against the AWS SDK for Java v2 ({@code
+ * Create-only PUT to S3, idem's {@link S3ObjectStore} (proven as the command line proves it, {@link
+ * ProvenStore}) against the AWS SDK for Java v2 ({@code
  * PutObject} with {@code ifNoneMatch("*")}, default synchronous HTTP client), on the same local
  * S3Proxy in the same run. Target: idem no slower, fewer bytes allocated per operation ({@code -prof
  * gc}: {@code gc.alloc.rate.norm}), and no whole-payload buffering for large payloads (allocation per
@@ -50,7 +54,8 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
  *
  * <ul>
  *   <li>{@code idemPut}: {@code putIfAbsent} of a file payload ({@link Payload#ofFile}, hashed once,
- *       then streamed with the SHA-256 signed; from 8 MiB a HEAD of the key first; above 100 MiB a
+ *       then streamed with the SHA-256 signed, or in {@code x-amz-checksum-sha256} where the store's
+ *       probe found the server verifies it (S3Proxy does); from 8 MiB a HEAD of the key first; above 100 MiB a
  *       multipart upload with 8 MiB parts, 4 in flight, and {@code If-None-Match: *} on Complete) to a
  *       fresh key: CREATED.
  *   <li>{@code sdkPut}: {@code putObject(ifNoneMatch("*"))} with {@code RequestBody.fromFile} to a
@@ -96,7 +101,7 @@ public class S3Bench {
   private Path dir;
   private Path file;
   private String bucket;
-  private S3ObjectStore idem;
+  private ProvenStore idem;
   private S3Client sdk;
   private String existingKey;
   private long n;
@@ -136,7 +141,9 @@ public class S3Bench {
     S3Location location = new S3Location(bucket, "", endpoint, S3ProxyServer.REGION, true);
     CredentialsProvider credentials =
         CredentialsProvider.of(AwsCredentials.of(S3ProxyServer.ACCESS_KEY, S3ProxyServer.SECRET_KEY));
-    idem = S3ObjectStore.open(location, credentials, S3StoreOptions.defaults());
+    // Proven as the command line proves it: the probe's answers decide how single PUTs are checked.
+    S3ObjectStore s3 = S3ObjectStore.open(location, credentials, S3StoreOptions.defaults());
+    idem = ProvenStore.wrap(s3, S3StoreProver.of(s3), "idem bench", Clock.systemUTC());
 
     existingKey = Keys.numbered(0xe, 0);
     PutOutcome first = idem.putIfAbsent(existingKey, Payload.ofFile(file), "bench");

@@ -31,6 +31,8 @@ import java.util.Optional;
  *       naming what the store ignored and what depends on it; nothing is written at any key.
  *   <li>All held: create the marker create-only. Another process created one first: read that one and
  *       check it as in step 1 (two racing first writers both probe; one marker wins).
+ *   <li>Hand the trusted marker to the prover ({@link StoreProver#adopt}), so the store can use what it
+ *       records about the server.
  * </ol>
  *
  * Writes are {@link #putIfAbsent}, {@link #compareAndSetPointer}, {@link #delete}, {@link
@@ -107,6 +109,7 @@ public final class ProvenStore implements ObjectStore {
         Optional<StoreMarker> existing = prover.readMarker();
         StoreMarker marker = existing.isPresent() ? existing.get() : proveAndMark();
         requireSameMode(marker);
+        prover.adopt(marker);
         readMarker = Optional.of(marker);
         trusted = marker;
       }

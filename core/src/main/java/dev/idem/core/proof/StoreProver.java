@@ -52,6 +52,14 @@ public interface StoreProver {
   boolean createMarker(StoreMarker marker) throws IOException;
 
   /**
+   * Called by {@link ProvenStore} once it trusts {@code marker} for writing (read or just created), before
+   * its first write: the store may use what the marker records about the server. The S3 store, for one,
+   * sends a single PUT's SHA-256 in a checksum header instead of signing the payload only where the
+   * marker records that the server verifies that header. Does nothing by default; writes nothing.
+   */
+  default void adopt(StoreMarker marker) {}
+
+  /**
    * How the store is reached, for {@code idem doctor}: name to value in display order (endpoint,
    * region, addressing, credentials source, versioning, clock skew for S3; root and filesystem for a
    * file store). Never a secret. Reads only.

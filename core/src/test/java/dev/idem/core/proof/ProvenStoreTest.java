@@ -38,6 +38,8 @@ class ProvenStoreTest {
     final List<ProbeResult> answers;
     final AtomicInteger probes = new AtomicInteger();
     final AtomicInteger markerReads = new AtomicInteger();
+    /** The markers handed to {@link #adopt}, in order. */
+    final List<StoreMarker> adopted = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     ScriptedProver(AtomicReference<byte[]> marker, String mode, List<ProbeResult> answers) {
       this.marker = marker;
@@ -82,6 +84,11 @@ class ProvenStoreTest {
     public Map<String, String> environment() {
       return new LinkedHashMap<>();
     }
+
+    @Override
+    public void adopt(StoreMarker m) {
+      adopted.add(m);
+    }
   }
 
   static ProbeResult good() {
@@ -115,13 +122,15 @@ class ProvenStoreTest {
     assertEquals("idem test", m.createdBy());
     assertEquals(CLOCK.instant(), m.createdAt());
     assertEquals(List.of(good()), m.probes());
+    assertEquals(List.of(m), prover.adopted);
   }
 
   @Test
   void putIfAbsent_storeFailsRequiredProbe_refusedWithOneLineAndNothingWritten() throws Exception {
     AtomicReference<byte[]> slot = new AtomicReference<>();
     InMemoryObjectStore mem = new InMemoryObjectStore();
-    ProvenStore store = ProvenStore.wrap(mem, new ScriptedProver(slot, "cas", List.of(bad())), "idem test", CLOCK);
+    ScriptedProver prover = new ScriptedProver(slot, "cas", List.of(bad()));
+    ProvenStore store = ProvenStore.wrap(mem, prover, "idem test", CLOCK);
 
     StoreRefusedException e = assertThrows(StoreRefusedException.class, () -> store.putIfAbsent(KEY, text("a"), "w"));
 
@@ -132,6 +141,7 @@ class ProvenStoreTest {
     assertThrows(StoreRefusedException.class, () -> store.compareAndSetPointer("orders", null, null));
     assertThrows(StoreRefusedException.class, () -> store.delete(KEY));
     assertThrows(StoreRefusedException.class, () -> store.sweep(Duration.ZERO, false));
+    assertEquals(List.of(), prover.adopted);
   }
 
   @Test
@@ -156,6 +166,7 @@ class ProvenStoreTest {
     assertEquals(PutStatus.CREATED, store.putIfAbsent(KEY, text("a"), "w").status());
     assertEquals(0, prover.probes.get());
     assertEquals(1, prover.markerReads.get());
+    assertEquals(List.of(StoreMarker.parse(slot.get(), "slot")), prover.adopted);
   }
 
   @Test
@@ -163,7 +174,8 @@ class ProvenStoreTest {
     AtomicReference<byte[]> slot = new AtomicReference<>(
         new StoreMarker("mem", "cas", Instant.EPOCH, "idem old", List.of(good())).toBytes());
     InMemoryObjectStore mem = new InMemoryObjectStore();
-    ProvenStore store = ProvenStore.wrap(mem, new ScriptedProver(slot, "log", List.of(good())), "idem test", CLOCK);
+    ScriptedProver prover = new ScriptedProver(slot, "log", List.of(good()));
+    ProvenStore store = ProvenStore.wrap(mem, prover, "idem test", CLOCK);
 
     StoreRefusedException w = assertThrows(StoreRefusedException.class, () -> store.putIfAbsent(KEY, text("a"), "w"));
     StoreRefusedException r = assertThrows(StoreRefusedException.class, () -> store.readPointer("orders"));
@@ -172,6 +184,7 @@ class ProvenStoreTest {
         w.getMessage());
     assertEquals(w.getMessage(), r.getMessage());
     assertFalse(mem.exists(KEY));
+    assertEquals(List.of(), prover.adopted);
   }
 
   @Test
@@ -187,6 +200,7 @@ class ProvenStoreTest {
     assertEquals(0, prover.probes.get());
     assertEquals(1, prover.markerReads.get());
     assertEquals(null, slot.get());
+    assertEquals(List.of(), prover.adopted);
   }
 
   @Test
@@ -203,6 +217,7 @@ class ProvenStoreTest {
     StoreMarker winner = StoreMarker.parse(slot.get(), "slot");
     assertEquals(writers, trusted.size());
     trusted.forEach(m -> assertEquals(winner, m));
+    provers.forEach(p -> assertEquals(List.of(winner), p.adopted));
   }
 
   @Test
@@ -212,6 +227,7 @@ class ProvenStoreTest {
     List<StoreMarker> seen = Race.run(6, i -> store.requireWritable());
     assertEquals(1, prover.probes.get());
     seen.forEach(m -> assertSame(seen.get(0), m));
+    assertEquals(List.of(seen.get(0)), prover.adopted);
   }
 
   @Test

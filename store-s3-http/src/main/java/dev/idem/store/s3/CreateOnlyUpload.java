@@ -22,7 +22,11 @@ import java.util.concurrent.ExecutorService;
  *   <li>Up to the multipart threshold: one PutObject with {@code If-None-Match: *}, that SHA-256 signed
  *       in {@code x-amz-content-sha256} (S3 rejects bytes that do not match) and the body streamed from
  *       the payload on each attempt, its length and CRC32C checked before the last byte leaves ({@link
- *       RequestBody#ofStream}), so a changed payload is refused on a server that checks nothing too.
+ *       RequestBody#ofStream}), so a changed payload is refused on a server that checks nothing too. On a
+ *       server proven to verify {@code x-amz-checksum-sha256} ({@link #serverVerifiesChecksumSha256}) the
+ *       same SHA-256 travels in that signed header instead, the payload {@code UNSIGNED-PAYLOAD} ({@link
+ *       RequestBody#ofStreamWithChecksum}): the server still refuses other bytes, and one that buffers a
+ *       signed body whole to hash it (S3Proxy) checks this one as it arrives.
  *   <li>Above it: CreateMultipartUpload (carrying the metadata, declaring CRC32C part checksums), then
  *       parts of exactly {@code partSize} bytes (the last one shorter), up to {@code parallelism} at once
  *       ({@link PartUploads}: a file's parts each read their own range, a stream is read in order; each
@@ -67,6 +71,8 @@ final class CreateOnlyUpload {
   private final int partSize;
   private final int parallelism;
   private final ExecutorService executor;
+  /** Whether the server is proven to refuse a body whose {@code x-amz-checksum-sha256} does not match it. */
+  private volatile boolean checksumHeader;
 
   /**
    * @param parallelism parts of one upload in flight at once
@@ -81,6 +87,16 @@ final class CreateOnlyUpload {
     this.partSize = Math.toIntExact(Math.min(partSize, Integer.MAX_VALUE - 16));
     this.parallelism = parallelism;
     this.executor = executor;
+  }
+
+  /**
+   * Whether single PUTs may carry their SHA-256 in {@code x-amz-checksum-sha256} instead of a signed
+   * payload hash: only when the server was proven to verify that header (a marker's {@code
+   * put-checksum-sha256} probe held), since on a plain-http endpoint nothing else would stop bytes
+   * rewritten in transit. Off until set.
+   */
+  void serverVerifiesChecksumSha256(boolean verified) {
+    this.checksumHeader = verified;
   }
 
   /**
@@ -100,7 +116,9 @@ final class CreateOnlyUpload {
     if (size > threshold) {
       return multipart(objectKey, payload, digest, metadata);
     }
-    RequestBody body = RequestBody.ofStream(payload::open, size, digest.sha256(), digest.crc32c(1), payload.toString());
+    RequestBody body = checksumHeader
+        ? RequestBody.ofStreamWithChecksum(payload::open, size, digest.sha256(), digest.crc32c(1), payload.toString())
+        : RequestBody.ofStream(payload::open, size, digest.sha256(), digest.crc32c(1), payload.toString());
     WriteResult w = client.put(bucket, objectKey, body, Condition.ifNoneMatch(), metadata);
     return switch (w.status()) {
       case WRITTEN -> new Result(Outcome.CREATED, w.attempts() > 1);

@@ -59,7 +59,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       not, go on (a publisher racing in between is still refused by the condition).
  *   <li>Upload with {@code If-None-Match: *} ({@link CreateOnlyUpload}: one PUT, or a multipart upload
  *       with fixed part size above the threshold, its parts sent {@link
- *       S3StoreOptions#uploadParallelism()} at a time), tagged with {@code idem-sha256}, {@code idem-writer},
+ *       S3StoreOptions#uploadParallelism()} at a time; a single PUT's SHA-256 signed as the payload hash, or
+ *       in {@code x-amz-checksum-sha256} where the store's marker records that the server verifies it), tagged with {@code idem-sha256}, {@code idem-writer},
  *       {@code idem-published} and a random {@code idem-attempt}. Success: CREATED.
  *   <li>412: the key holds something. HEAD it. If its {@code idem-attempt} is this call's, an earlier
  *       attempt of this very call landed and only its reply was lost: CREATED. Otherwise compare its
@@ -180,6 +181,16 @@ public final class S3ObjectStore implements ObjectStore {
   /** The client, for {@link S3StoreProver}, which probes through the same endpoint and credentials. */
   S3Client client() {
     return client;
+  }
+
+  /**
+   * Set by {@link S3StoreProver#adopt} from the marker this store's writer trusts: whether the server
+   * verifies {@code x-amz-checksum-sha256}, so single PUTs may carry their SHA-256 there instead of
+   * signing the payload ({@link CreateOnlyUpload#serverVerifiesChecksumSha256}). Off for a store no
+   * marker vouches for.
+   */
+  void serverVerifiesChecksumSha256(boolean verified) {
+    uploader.serverVerifiesChecksumSha256(verified);
   }
 
   @Override

@@ -1,5 +1,6 @@
 package dev.idem.store.s3;
 
+import dev.idem.core.Sha256;
 import dev.idem.core.proof.ProbeResult;
 import dev.idem.core.proof.StoreMarker;
 import dev.idem.core.proof.StoreProver;
@@ -9,6 +10,7 @@ import dev.idem.store.s3.client.S3Client.Condition;
 import dev.idem.store.s3.client.S3Client.ObjectBytes;
 import dev.idem.store.s3.client.S3Exception;
 import dev.idem.store.s3.client.WriteResult;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
@@ -29,7 +31,7 @@ import java.util.zip.CRC32C;
  * If-None-Match: *} (older MinIO releases, some gateways, a proxy that strips headers) would make two
  * replicas both report CREATED and the second silently replace the first.
  *
- * <h2>Probes, all on one scratch key {@code _idem/probe/RANDOM}</h2>
+ * <h2>Probes, on one scratch key {@code _idem/probe/RANDOM} (and {@code RANDOM-checksum} for the fifth)</h2>
  *
  * <ol>
  *   <li>{@code if-none-match}: a PUT with {@code If-None-Match: *} creates it; a second such PUT with other
@@ -48,6 +50,13 @@ import java.util.zip.CRC32C;
  *       refused (412 or 404). Required in {@link PointerMode#CAS}, where the pointer swap is built on it;
  *       recorded but not required in {@link PointerMode#LOG}, which uses create-only writes only. A probe
  *       shows the header is honoured, not that it is atomic under concurrent writers.
+ *   <li>{@code put-checksum-sha256}: an {@code UNSIGNED-PAYLOAD} PUT whose signed {@code
+ *       x-amz-checksum-sha256} does not match its bytes must be refused (400) and leave nothing at its
+ *       key, and one whose header matches must be accepted. Recorded, not required; where it holds, the
+ *       store's single PUTs carry their SHA-256 in that header instead of signing it as the payload hash
+ *       ({@link #adopt}), which the server then verifies as the body arrives (S3Proxy buffers a signed
+ *       body whole to hash it). Where it does not, single PUTs keep the signed payload hash: on plain
+ *       http that signature is what stops bytes rewritten in transit.
  * </ol>
  *
  * The scratch key is deleted afterwards, whatever the answers (in a versioned bucket its versions stay
@@ -65,14 +74,17 @@ public final class S3StoreProver implements StoreProver {
   private static final int MAX_MARKER_BYTES = 16 * 1024;
   /** An ETag no object has: 32 hex zeros, quoted like S3's. */
   private static final String WRONG_ETAG = "\"" + "0".repeat(32) + "\"";
+  private static final String CHECKSUM_SHA256 = "put-checksum-sha256";
 
+  private final S3ObjectStore store;
   private final S3Client client;
   private final S3Location location;
   private final KeyLayout layout;
   private final PointerMode mode;
   private final Clock clock;
 
-  private S3StoreProver(S3Client client, S3Location location, PointerMode mode, Clock clock) {
+  private S3StoreProver(S3ObjectStore store, S3Client client, S3Location location, PointerMode mode, Clock clock) {
+    this.store = store;
     this.client = client;
     this.location = location;
     this.layout = new KeyLayout(location.prefix());
@@ -82,7 +94,14 @@ public final class S3StoreProver implements StoreProver {
 
   /** The prover of {@code store}: same client, location and pointer mode; its options' clock for the skew. */
   public static S3StoreProver of(S3ObjectStore store) {
-    return new S3StoreProver(store.client(), store.location(), store.options().pointerMode(), store.options().clock());
+    return new S3StoreProver(store, store.client(), store.location(), store.options().pointerMode(),
+        store.options().clock());
+  }
+
+  /** Tells the store whether the trusted marker records that the server verifies {@code x-amz-checksum-sha256}. */
+  @Override
+  public void adopt(StoreMarker marker) {
+    store.serverVerifiesChecksumSha256(marker.probe(CHECKSUM_SHA256).map(ProbeResult::held).orElse(false));
   }
 
   @Override
@@ -139,10 +158,63 @@ public final class S3StoreProver implements StoreProver {
               + (wrong.status() == WriteResult.Status.NOT_FOUND ? "404" : "412") + ")", matchReliance)
           : ProbeResult.missing("if-match", matchTest, required,
               "ignores If-Match (a PUT of " + scratch + " with a wrong If-Match ETag succeeded)", matchReliance));
+      results.add(checksumSha256(scratch + "-checksum"));
     } finally {
       client.delete(location.bucket(), key);
     }
     return results;
+  }
+
+  /**
+   * An {@code UNSIGNED-PAYLOAD} PUT to the fresh {@code scratch} whose {@code x-amz-checksum-sha256} is
+   * another content's must be refused with 400 and leave nothing; then one with the right header must
+   * create it.
+   */
+  private ProbeResult checksumSha256(String scratch) throws IOException {
+    String test = "an UNSIGNED-PAYLOAD PUT to " + scratch + " whose x-amz-checksum-sha256 does not match its"
+        + " bytes, then one whose does";
+    String reliance = "single PUTs carry their SHA-256 in x-amz-checksum-sha256 instead of signing the payload"
+        + " only where it holds";
+    String key = layout.object(scratch);
+    byte[] bytes = "sixth".getBytes(StandardCharsets.US_ASCII);
+    int crc = crc32c(bytes);
+    try {
+      try {
+        WriteResult wrong = client.put(location.bucket(), key, RequestBody.ofStreamWithChecksum(
+            () -> new ByteArrayInputStream(bytes), bytes.length, Sha256.of("other bytes".getBytes(StandardCharsets.US_ASCII)), crc, scratch),
+            Condition.ifNoneMatch(), Map.of());
+        return ProbeResult.missing(CHECKSUM_SHA256, test, false, "accepted a body that does not match its"
+            + " x-amz-checksum-sha256 (answered " + wrong.status() + "; single PUTs sign the payload)", reliance);
+      } catch (S3Exception e) {
+        if (e.status() != 400) {
+          throw e;
+        }
+        String refused = "refused it (400 " + e.code() + ")";
+        if (client.head(location.bucket(), key, null).isPresent()) {
+          return ProbeResult.missing(CHECKSUM_SHA256, test, false, refused + " but stored it anyway (single PUTs"
+              + " sign the payload)", reliance);
+        }
+        try {
+          WriteResult right = client.put(location.bucket(), key, RequestBody.ofStreamWithChecksum(
+              () -> new ByteArrayInputStream(bytes), bytes.length, Sha256.of(bytes), crc, scratch),
+              Condition.ifNoneMatch(), Map.of());
+          if (right.status() != WriteResult.Status.WRITTEN) {
+            return ProbeResult.missing(CHECKSUM_SHA256, test, false, refused + ", then answered " + right.status()
+                + " to a matching one on the fresh key (single PUTs sign the payload)", reliance);
+          }
+        } catch (S3Exception again) {
+          if (again.status() != 400) {
+            throw again;
+          }
+          return ProbeResult.missing(CHECKSUM_SHA256, test, false, refused + ", and a matching one too (400 "
+              + again.code() + "; single PUTs sign the payload)", reliance);
+        }
+        return ProbeResult.held(CHECKSUM_SHA256, test, false, refused + ", stored nothing, and accepted a"
+            + " matching one", reliance);
+      }
+    } finally {
+      client.delete(location.bucket(), key);
+    }
   }
 
   /** CompleteMultipartUpload with {@code If-None-Match: *} onto the existing scratch key must be refused. */

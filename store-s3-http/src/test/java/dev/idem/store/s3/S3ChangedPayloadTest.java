@@ -27,6 +27,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -37,7 +38,9 @@ import org.junit.jupiter.api.io.TempDir;
  * upload, the file changed after the hash pass, in the middle of the stream, or in a late part, against
  * S3Proxy directly (which also checks the signed hash and the parts' checksums) and through a gateway
  * that passes none of idem's checks on ({@link HeaderStrippingProxy}: the server then checks nothing of
- * what idem signed), where only idem's own check stands between a changed file and a visible object.
+ * what idem signed), where only idem's own check stands between a changed file and a visible object. A
+ * single PUT is tried both ways it can travel: its SHA-256 signed as the payload hash, and in {@code
+ * x-amz-checksum-sha256} with the payload unsigned.
  */
 class S3ChangedPayloadTest {
   private static final int MIB = 1024 * 1024;
@@ -162,10 +165,10 @@ class S3ChangedPayloadTest {
 
   // --- single PUT
 
-  @ParameterizedTest(name = "via gateway: {0}")
-  @ValueSource(booleans = {false, true})
-  void singlePut_fileChangedAfterItWasHashed_refusedNothingVisible(boolean viaGateway, @TempDir Path dir)
-      throws Exception {
+  @ParameterizedTest(name = "via gateway: {0}, SHA-256 in x-amz-checksum-sha256: {1}")
+  @CsvSource({"false,false", "true,false", "false,true", "true,true"})
+  void singlePut_fileChangedAfterItWasHashed_refusedNothingVisible(boolean viaGateway, boolean checksumHeader,
+      @TempDir Path dir) throws Exception {
     byte[] bytes = random(MIB, 1);
     Path file = Files.write(dir.resolve("after-hash.bin"), bytes);
     onBoth(viaGateway, endpoint -> {
@@ -175,6 +178,7 @@ class S3ChangedPayloadTest {
         }
       });
       try (S3ObjectStore st = open(clientOf(endpoint).httpClient(http), singlePut())) {
+        st.serverVerifiesChecksumSha256(checksumHeader);
         Payload.ChangedWhileReadingException e = assertThrows(Payload.ChangedWhileReadingException.class,
             () -> st.putIfAbsent(key(), Payload.ofFile(file), "h"));
         assertTrue(e.getMessage().contains("crc32c"), e.getMessage());
@@ -183,13 +187,15 @@ class S3ChangedPayloadTest {
     });
   }
 
-  @ParameterizedTest(name = "via gateway: {0}")
-  @ValueSource(booleans = {false, true})
-  void singlePut_fileChangesMidStream_refusedNothingVisible(boolean viaGateway, @TempDir Path dir) throws Exception {
+  @ParameterizedTest(name = "via gateway: {0}, SHA-256 in x-amz-checksum-sha256: {1}")
+  @CsvSource({"false,false", "true,false", "false,true", "true,true"})
+  void singlePut_fileChangesMidStream_refusedNothingVisible(boolean viaGateway, boolean checksumHeader,
+      @TempDir Path dir) throws Exception {
     byte[] bytes = random(3 * MIB, 2);
     Path file = Files.write(dir.resolve("mid-stream.bin"), bytes);
     onBoth(viaGateway, endpoint -> {
       try (S3ObjectStore st = open(clientOf(endpoint), singlePut())) {
+        st.serverVerifiesChecksumSha256(checksumHeader);
         Payload moving = changingMidStream(file, MIB, 2L * MIB + 7);
         assertThrows(Payload.ChangedWhileReadingException.class, () -> st.putIfAbsent(key(), moving, "h"));
       }

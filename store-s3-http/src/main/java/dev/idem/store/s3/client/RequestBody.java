@@ -24,6 +24,12 @@ import java.util.Objects;
  *       StreamPublisher}); the check runs before the last byte leaves,
  *       so a source that changed fails the request instead of completing it, on a server that checks
  *       nothing too.
+ *   <li>{@link #ofStreamWithChecksum} is the same stream and the same check, sent {@code UNSIGNED-PAYLOAD}
+ *       with the SHA-256 in a signed {@code x-amz-checksum-sha256} header instead: a server that verifies
+ *       that header refuses other bytes just as it would refuse a body that does not match a signed
+ *       payload hash, and some servers (S3Proxy) check it as the body arrives where they buffer a signed
+ *       body whole before checking it. Only for servers proven to verify the header: on one that ignores
+ *       it nothing but TLS would protect the body in transit.
  *   <li>{@link #ofPart} (a multipart part, already read into memory and checked by the caller) is sent
  *       {@code UNSIGNED-PAYLOAD} with its CRC32C in a signed {@code x-amz-checksum-crc32c} header, which
  *       S3 (and S3Proxy) verify against the bytes received: the transfer is checked without a SHA-256 of
@@ -40,6 +46,9 @@ public final class RequestBody {
 
   /** The header a part's CRC32C travels in; S3 verifies it when the multipart upload declared CRC32C. */
   public static final String CHECKSUM_CRC32C = "x-amz-checksum-crc32c";
+
+  /** The header a single PUT's SHA-256 travels in when the payload is not signed ({@link #ofStreamWithChecksum}). */
+  public static final String CHECKSUM_SHA256 = "x-amz-checksum-sha256";
 
   private static final RequestBody EMPTY =
       new RequestBody(0, Sha256.EMPTY, Map.of(), BodyPublishers::noBody);
@@ -101,13 +110,29 @@ public final class RequestBody {
    * @param what names the source in errors (a path, {@code bytes(…)})
    */
   public static RequestBody ofStream(Opener opener, long length, String sha256, int crc32c, String what) {
+    return stream(opener, length, sha256, crc32c, what, sha256, Map.of());
+  }
+
+  /**
+   * The body of {@link #ofStream}, checked the same way while it is sent, but {@code UNSIGNED-PAYLOAD} with
+   * {@code sha256} in {@value #CHECKSUM_SHA256} (base64 of its 32 bytes), a signed header. Use only where
+   * the server is known to verify that header (the S3 store's {@code put-checksum-sha256} probe).
+   */
+  public static RequestBody ofStreamWithChecksum(Opener opener, long length, String sha256, int crc32c, String what) {
+    requireSha(sha256);
+    String base64 = Base64.getEncoder().encodeToString(java.util.HexFormat.of().parseHex(sha256));
+    return stream(opener, length, sha256, crc32c, what, SigV4Signer.UNSIGNED_PAYLOAD, Map.of(CHECKSUM_SHA256, base64));
+  }
+
+  private static RequestBody stream(Opener opener, long length, String sha256, int crc32c, String what,
+      String payloadHash, Map<String, String> headers) {
     Objects.requireNonNull(opener, "opener");
     Objects.requireNonNull(what, "what");
     requireSha(sha256);
     if (length < 0) {
       throw new IllegalArgumentException("length must be >= 0, was " + length);
     }
-    return new RequestBody(length, sha256, Map.of(), () -> BodyPublishers.fromPublisher(new StreamPublisher(() -> {
+    return new RequestBody(length, payloadHash, headers, () -> BodyPublishers.fromPublisher(new StreamPublisher(() -> {
       try {
         return new VerifyingInputStream(opener.open(), length, sha256, crc32c, what);
       } catch (IOException e) {
@@ -131,7 +156,7 @@ public final class RequestBody {
     return payloadHash;
   }
 
-  /** Headers the body travels with (a part's {@value #CHECKSUM_CRC32C}); signed with the request. */
+  /** Headers the body travels with ({@value #CHECKSUM_CRC32C}, {@value #CHECKSUM_SHA256}); signed with the request. */
   public Map<String, String> headers() {
     return headers;
   }

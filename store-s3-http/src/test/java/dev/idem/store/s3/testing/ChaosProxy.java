@@ -14,7 +14,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * A TCP proxy on 127.0.0.1 in front of a real S3 server that breaks connections on request: it cuts
  * requests once a byte budget is spent (a network failure mid-upload, or a server that dies while
  * reading a body) or drops the next reply after the server has acted on its request (a lost reply).
- * Faults are armed explicitly and counted in bytes or replies, never in time. It also counts the
+ * It can also rewrite one request byte in flight (a man in the middle who changes a body but cannot
+ * sign). Faults are armed explicitly and counted in bytes or replies, never in time. It also counts the
  * request bytes it relays, so a test can tell how much a client sent.
  */
 public final class ChaosProxy implements AutoCloseable {
@@ -22,6 +23,7 @@ public final class ChaosProxy implements AutoCloseable {
   private final String upstreamHost;
   private final int upstreamPort;
   private final AtomicLong cutAfter = new AtomicLong(-1);
+  private final AtomicLong flipAt = new AtomicLong(-1);
   private final AtomicLong forwarded = new AtomicLong();
   private final AtomicInteger dropReplies = new AtomicInteger();
   private final AtomicInteger dropped = new AtomicInteger();
@@ -44,6 +46,20 @@ public final class ChaosProxy implements AutoCloseable {
   public void cutRequestsAfter(long bytes) {
     forwarded.set(0);
     cutAfter.set(bytes);
+  }
+
+  /**
+   * Count request bytes from zero again and invert the lowest bit of the one at {@code offset} from now
+   * (headers included: pick an offset past them to land in a body). Once.
+   */
+  public void flipRequestByteAt(long offset) {
+    forwarded.set(0);
+    flipAt.set(offset);
+  }
+
+  /** Whether the armed flip has happened. */
+  public boolean flipped() {
+    return flipAt.get() == -2;
   }
 
   /** Count request bytes (headers and bodies) from zero again; see {@link #requestBytes()}. */
@@ -69,6 +85,7 @@ public final class ChaosProxy implements AutoCloseable {
   /** Stop breaking things. */
   public void pass() {
     cutAfter.set(-1);
+    flipAt.set(-1);
     dropReplies.set(0);
   }
 
@@ -112,6 +129,11 @@ public final class ChaosProxy implements AutoCloseable {
             reset(client, server);
             return;
           }
+        }
+        long at = flipAt.get() - forwarded.get();
+        if (flipAt.get() >= 0 && at >= 0 && at < n) {
+          buf[(int) at] ^= 1;
+          flipAt.set(-2);
         }
         out.write(buf, 0, n);
         out.flush();
