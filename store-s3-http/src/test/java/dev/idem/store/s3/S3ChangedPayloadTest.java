@@ -23,6 +23,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Random;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -135,9 +136,26 @@ class S3ChangedPayloadTest {
     return S3Client.builder(endpoint, S3ProxyServer.REGION, s3.credentials()).pathStyle(true);
   }
 
-  private boolean nothingVisible() throws IOException {
-    return s3.client().listObjects(bucket, null, null, null, 10).objects().isEmpty()
-        && s3.client().listMultipartUploads(bucket, null, null, null).uploads().isEmpty();
+  /**
+   * The key holds nothing and, once the server has let go of the refused request, no object or upload is
+   * left anywhere. S3Proxy streams an {@code UNSIGNED-PAYLOAD} body into a temporary object beside the
+   * key, listed under its own name ({@code KEY-UUID}) until it notices the request was cut and drops it,
+   * which can be just after the client has returned; so the key is checked at once and the listing is
+   * polled, for at most 10 s.
+   */
+  private boolean nothingVisible() throws IOException, InterruptedException {
+    if (s3.client().head(bucket, "p/" + key(), null).isPresent()) {
+      return false;
+    }
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (!(s3.client().listObjects(bucket, null, null, null, 10).objects().isEmpty()
+        && s3.client().listMultipartUploads(bucket, null, null, null).uploads().isEmpty())) {
+      if (System.nanoTime() > deadline) {
+        return false;
+      }
+      Thread.sleep(10);
+    }
+    return true;
   }
 
   private static S3StoreOptions singlePut() {
