@@ -98,7 +98,7 @@ final class DoctorCommand implements Callable<Integer> {
                 + ")"));
         out.println("guarantees (" + (noProbe ? "as recorded in the marker" : "probed now") + "):");
         for (ProbeResult r : results) {
-          out.println("  " + r.answer() + " " + r.guarantee() + (r.required() ? "" : " (not needed in this mode)")
+          out.println("  " + r.answer() + " " + r.guarantee() + (r.required() ? "" : " (not required)")
               + ": " + r.test() + ": " + r.observed());
         }
       }

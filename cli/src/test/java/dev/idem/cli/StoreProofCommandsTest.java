@@ -170,6 +170,9 @@ class StoreProofCommandsTest {
       assertTrue(r.out().contains("\n  MISSING if-none-match: "), r.describe());
       assertTrue(r.out().contains("\n  MISSING if-none-match-multipart: "), r.describe());
       assertTrue(r.out().contains("\n  HELD if-match: "), r.describe());
+      // The gateway passes no checksum header on: recorded, and single PUTs would sign the payload.
+      assertTrue(r.out().contains("\n  ABSENT put-checksum-sha256 (not required): an UNSIGNED-PAYLOAD PUT to"),
+          r.describe());
       assertEquals(2, r.errLines().length, "one line per missing guarantee: " + r.describe());
       assertTrue(r.errLines()[0].contains(" ignores If-None-Match: * ("), r.describe());
       assertFalse(r.out().contains(S3ProxyServer.SECRET_KEY) || r.err().contains(S3ProxyServer.SECRET_KEY));

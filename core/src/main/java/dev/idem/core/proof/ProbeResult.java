@@ -46,7 +46,10 @@ public record ProbeResult(String guarantee, String test, boolean held, boolean r
     return required && !held;
   }
 
-  /** {@code HELD}, {@code MISSING} (required) or {@code ABSENT} (lacking but not needed in this mode). */
+  /**
+   * {@code HELD}, {@code MISSING} (required) or {@code ABSENT} (lacking but not required: recorded only,
+   * or not needed in this pointer mode).
+   */
   public String answer() {
     return held ? "HELD" : required ? "MISSING" : "ABSENT";
   }

@@ -75,6 +75,7 @@ public final class S3StoreProver implements StoreProver {
   /** An ETag no object has: 32 hex zeros, quoted like S3's. */
   private static final String WRONG_ETAG = "\"" + "0".repeat(32) + "\"";
   private static final String CHECKSUM_SHA256 = "put-checksum-sha256";
+  private static final String OTHER_SHA256 = Sha256.of("other bytes".getBytes(StandardCharsets.US_ASCII));
 
   private final S3ObjectStore store;
   private final S3Client client;
@@ -177,11 +178,12 @@ public final class S3StoreProver implements StoreProver {
         + " only where it holds";
     String key = layout.object(scratch);
     byte[] bytes = "sixth".getBytes(StandardCharsets.US_ASCII);
+    // The SHA-256 of other bytes; the CRC32C is these bytes' own, so idem's check while sending passes.
     int crc = crc32c(bytes);
     try {
       try {
         WriteResult wrong = client.put(location.bucket(), key, RequestBody.ofStreamWithChecksum(
-            () -> new ByteArrayInputStream(bytes), bytes.length, Sha256.of("other bytes".getBytes(StandardCharsets.US_ASCII)), crc, scratch),
+            () -> new ByteArrayInputStream(bytes), bytes.length, OTHER_SHA256, crc, scratch),
             Condition.ifNoneMatch(), Map.of());
         return ProbeResult.missing(CHECKSUM_SHA256, test, false, "accepted a body that does not match its"
             + " x-amz-checksum-sha256 (answered " + wrong.status() + "; single PUTs sign the payload)", reliance);
