@@ -65,6 +65,20 @@ class FsCriticalScenariosTest {
         replica(2, 40, 'A', Replica.Build.NEW, true, new Fate.Finishes()));
   }
 
+  /**
+   * C1: a replica in its own JVM whose first temporary-file deletion fails (the store's writability
+   * check, before its task runs) logs it and goes on; the file is left for sweep. The runner must learn
+   * that the fault fired, as it does for a thread, or it takes the leftover for a clean run's
+   * (found by the random run of 2026-12-05, seed -2195321861717602668).
+   */
+  @Example
+  void processReplicaFaultedDeletingTheWritabilityProbe_leftoverCountedAsDisturbed() throws Exception {
+    assertHolds(
+        replica(1, 0, 'A', Replica.Build.OLD, false, new Fate.Finishes()),
+        new Replica(2, 0, 0, 0, 'A', Replica.Build.NEW, false,
+            new Fate.Faulted(Fate.Fault.IO_ERROR, new Step("deleteIfExists(temp)", false, 1)), true));
+  }
+
   /** P2/P3: two replicas with different bytes for one key at the same instant. */
   @Example
   void divergentReplicasStartTogether_oneObjectOneCreatedOtherDivergent() throws Exception {

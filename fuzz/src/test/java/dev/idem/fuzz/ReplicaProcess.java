@@ -13,8 +13,10 @@ import java.util.List;
  *
  * <p>Protocol on stdout, one line each: {@code READY} when the store is open; then, after the runner
  * writes {@code GO} to stdin, {@code TASK} when the task starts, {@code ATTEMPT ...} after each publish
- * call ({@link Attempt#encode}), and {@code STEP ...} when the fate's death step is reached, after which
- * the process waits to be killed. Arguments: backend kind, namespace, encoded replica, then the
+ * call ({@link Attempt#encode}), {@code STEP ...} when the fate's death step is reached, after which
+ * the process waits to be killed, and {@code FIRED} before {@code DONE} when a fault or stall fired: a
+ * fault the store swallows (a temporary file it could not delete, left for sweep) shows in no attempt,
+ * and the runner must still count the replica as disturbed, as it does a thread by its hook. Arguments: backend kind, namespace, encoded replica, then the
  * backend's own arguments.
  */
 public final class ReplicaProcess {
@@ -54,6 +56,9 @@ public final class ReplicaProcess {
           out.println("ATTEMPT " + attempt.encode());
         }
       });
+    }
+    if (hook.fired()) {
+      out.println("FIRED");
     }
     out.println("DONE");
   }

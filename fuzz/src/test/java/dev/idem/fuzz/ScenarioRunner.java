@@ -295,6 +295,8 @@ final class ScenarioRunner {
           } else if (line.startsWith("STEP ")) {
             rec.stepReached = true;
             kill(rec);
+          } else if (line.equals("FIRED")) {
+            rec.stepReached = true;
           }
         }
       } catch (IOException e) {
