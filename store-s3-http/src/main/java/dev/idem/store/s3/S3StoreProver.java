@@ -169,51 +169,53 @@ public final class S3StoreProver implements StoreProver {
   /**
    * An {@code UNSIGNED-PAYLOAD} PUT to the fresh {@code scratch} whose {@code x-amz-checksum-sha256} is
    * another content's must be refused with 400 and leave nothing; then one with the right header must
-   * create it.
+   * create it. Any other answer (the wrong one accepted, refused with another status such as 501 from a
+   * server without checksum headers, the right one refused) is recorded as not verified: single PUTs then
+   * keep signing the payload, which every SigV4 server checks. Package-private for tests.
    */
-  private ProbeResult checksumSha256(String scratch) throws IOException {
+  ProbeResult checksumSha256(String scratch) throws IOException {
     String test = "an UNSIGNED-PAYLOAD PUT to " + scratch + " whose x-amz-checksum-sha256 does not match its"
         + " bytes, then one whose does";
     String reliance = "single PUTs carry their SHA-256 in x-amz-checksum-sha256 instead of signing the payload"
         + " only where it holds";
+    String fallback = "; single PUTs sign the payload";
     String key = layout.object(scratch);
     byte[] bytes = "sixth".getBytes(StandardCharsets.US_ASCII);
     // The SHA-256 of other bytes; the CRC32C is these bytes' own, so idem's check while sending passes.
     int crc = crc32c(bytes);
     try {
+      String refused;
       try {
         WriteResult wrong = client.put(location.bucket(), key, RequestBody.ofStreamWithChecksum(
             () -> new ByteArrayInputStream(bytes), bytes.length, OTHER_SHA256, crc, scratch),
             Condition.ifNoneMatch(), Map.of());
         return ProbeResult.missing(CHECKSUM_SHA256, test, false, "accepted a body that does not match its"
-            + " x-amz-checksum-sha256 (answered " + wrong.status() + "; single PUTs sign the payload)", reliance);
+            + " x-amz-checksum-sha256 (answered " + wrong.status() + fallback + ")", reliance);
       } catch (S3Exception e) {
         if (e.status() != 400) {
-          throw e;
+          return ProbeResult.missing(CHECKSUM_SHA256, test, false, "answered " + e.status() + " " + e.code()
+              + " (not a 400 refusal of the body" + fallback + ")", reliance);
         }
-        String refused = "refused it (400 " + e.code() + ")";
-        if (client.head(location.bucket(), key, null).isPresent()) {
-          return ProbeResult.missing(CHECKSUM_SHA256, test, false, refused + " but stored it anyway (single PUTs"
-              + " sign the payload)", reliance);
-        }
-        try {
-          WriteResult right = client.put(location.bucket(), key, RequestBody.ofStreamWithChecksum(
-              () -> new ByteArrayInputStream(bytes), bytes.length, Sha256.of(bytes), crc, scratch),
-              Condition.ifNoneMatch(), Map.of());
-          if (right.status() != WriteResult.Status.WRITTEN) {
-            return ProbeResult.missing(CHECKSUM_SHA256, test, false, refused + ", then answered " + right.status()
-                + " to a matching one on the fresh key (single PUTs sign the payload)", reliance);
-          }
-        } catch (S3Exception again) {
-          if (again.status() != 400) {
-            throw again;
-          }
-          return ProbeResult.missing(CHECKSUM_SHA256, test, false, refused + ", and a matching one too (400 "
-              + again.code() + "; single PUTs sign the payload)", reliance);
-        }
-        return ProbeResult.held(CHECKSUM_SHA256, test, false, refused + ", stored nothing, and accepted a"
-            + " matching one", reliance);
+        refused = "refused it (400 " + e.code() + ")";
       }
+      if (client.head(location.bucket(), key, null).isPresent()) {
+        return ProbeResult.missing(CHECKSUM_SHA256, test, false, refused + " but stored it anyway" + fallback,
+            reliance);
+      }
+      try {
+        WriteResult right = client.put(location.bucket(), key, RequestBody.ofStreamWithChecksum(
+            () -> new ByteArrayInputStream(bytes), bytes.length, Sha256.of(bytes), crc, scratch),
+            Condition.ifNoneMatch(), Map.of());
+        if (right.status() != WriteResult.Status.WRITTEN) {
+          return ProbeResult.missing(CHECKSUM_SHA256, test, false, refused + ", then answered " + right.status()
+              + " to a matching one on the fresh key" + fallback, reliance);
+        }
+      } catch (S3Exception again) {
+        return ProbeResult.missing(CHECKSUM_SHA256, test, false, refused + ", and a matching one too ("
+            + again.status() + " " + again.code() + fallback + ")", reliance);
+      }
+      return ProbeResult.held(CHECKSUM_SHA256, test, false, refused + ", stored nothing, and accepted a"
+          + " matching one", reliance);
     } finally {
       client.delete(location.bucket(), key);
     }
