@@ -84,19 +84,18 @@ public final class S3StoreProver implements StoreProver {
   private final PointerMode mode;
   private final Clock clock;
 
-  private S3StoreProver(S3ObjectStore store, S3Client client, S3Location location, PointerMode mode, Clock clock) {
+  private S3StoreProver(S3ObjectStore store) {
     this.store = store;
-    this.client = client;
-    this.location = location;
+    this.client = store.client();
+    this.location = store.location();
     this.layout = new KeyLayout(location.prefix());
-    this.mode = mode;
-    this.clock = clock;
+    this.mode = store.options().pointerMode();
+    this.clock = store.options().clock();
   }
 
   /** The prover of {@code store}: same client, location and pointer mode; its options' clock for the skew. */
   public static S3StoreProver of(S3ObjectStore store) {
-    return new S3StoreProver(store, store.client(), store.location(), store.options().pointerMode(),
-        store.options().clock());
+    return new S3StoreProver(store);
   }
 
   /** Tells the store whether the trusted marker records that the server verifies {@code x-amz-checksum-sha256}. */
