@@ -59,11 +59,6 @@ final class CreateOnlyUpload {
     EXISTS
   }
 
-  /**
-   * @param outcome what happened
-   * @param retried whether a request was retried, so an EXISTS may be this call's own earlier write
-   */
-  record Result(Outcome outcome, boolean retried) {}
 
   private final S3Client client;
   private final String bucket;
@@ -110,7 +105,7 @@ final class CreateOnlyUpload {
   }
 
   /** @param digest {@link #digest} of {@code payload} */
-  Result upload(String objectKey, Payload payload, ContentChecksums.Digest digest, Map<String, String> metadata)
+  Outcome upload(String objectKey, Payload payload, ContentChecksums.Digest digest, Map<String, String> metadata)
       throws IOException {
     long size = digest.size();
     if (size > threshold) {
@@ -121,13 +116,13 @@ final class CreateOnlyUpload {
         : RequestBody.ofStream(payload::open, size, digest.sha256(), digest.crc32c(1), payload.toString());
     WriteResult w = client.put(bucket, objectKey, body, Condition.ifNoneMatch(), metadata);
     return switch (w.status()) {
-      case WRITTEN -> new Result(Outcome.CREATED, w.attempts() > 1);
-      case PRECONDITION_FAILED -> new Result(Outcome.EXISTS, w.attempts() > 1);
+      case WRITTEN -> Outcome.CREATED;
+      case PRECONDITION_FAILED -> Outcome.EXISTS;
       case NOT_FOUND -> throw new IOException("PUT " + bucket + "/" + objectKey + " with If-None-Match answered 404");
     };
   }
 
-  private Result multipart(String objectKey, Payload payload, ContentChecksums.Digest digest,
+  private Outcome multipart(String objectKey, Payload payload, ContentChecksums.Digest digest,
       Map<String, String> metadata) throws IOException {
     long size = digest.size();
     long parts = (size + partSize - 1) / partSize;
@@ -147,16 +142,16 @@ final class CreateOnlyUpload {
       switch (w.status()) {
         case WRITTEN -> {
           done = true;
-          return new Result(Outcome.CREATED, w.attempts() > 1);
+          return Outcome.CREATED;
         }
         case NOT_FOUND -> {
           // The upload is gone: an earlier attempt of this Complete succeeded (its reply was lost), or
           // someone aborted it. The caller reads the key to tell which.
           done = true;
-          return new Result(Outcome.EXISTS, true);
+          return Outcome.EXISTS;
         }
         default -> {
-          return new Result(Outcome.EXISTS, w.attempts() > 1);
+          return Outcome.EXISTS;
         }
       }
     } finally {

@@ -286,8 +286,7 @@ public final class S3ObjectStore implements ObjectStore {
           continue;
         }
       }
-      CreateOnlyUpload.Result r = uploader.upload(objectKey, payload, digest, meta);
-      if (r.outcome() == CreateOnlyUpload.Outcome.CREATED) {
+      if (uploader.upload(objectKey, payload, digest, meta) == CreateOnlyUpload.Outcome.CREATED) {
         knownKeys.put(key, Boolean.TRUE);
         return new PutOutcome(PutStatus.CREATED, new ObjectInfo(key, sha, size, writerId, published), sha, size, null);
       }
