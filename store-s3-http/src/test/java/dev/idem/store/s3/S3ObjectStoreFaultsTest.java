@@ -12,14 +12,11 @@ import dev.idem.core.Sha256;
 import dev.idem.core.Window;
 import dev.idem.core.store.CasResult;
 import dev.idem.core.store.Pointer;
-import dev.idem.store.s3.auth.AwsCredentials;
-import dev.idem.store.s3.auth.CredentialsProvider;
 import dev.idem.store.s3.client.MalformedReplyException;
 import dev.idem.store.s3.client.RetryPolicy;
 import dev.idem.store.s3.client.S3Client;
 import dev.idem.store.s3.testing.FakeS3Server;
 import java.io.IOException;
-import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
@@ -42,11 +39,8 @@ class S3ObjectStoreFaultsTest {
   }
 
   private S3ObjectStore store(PointerMode mode) {
-    URI endpoint = server.endpoint();
-    S3Location location = new S3Location("bkt", "", endpoint, "us-east-1", true);
-    S3Client client = S3Client.builder(endpoint, "us-east-1", CredentialsProvider.of(AwsCredentials.of("AKID", "s")))
-        .pathStyle(true).retry(new RetryPolicy(3, Duration.ZERO, Duration.ZERO)).build();
-    return S3ObjectStore.open(client, location, S3StoreOptions.builder().pointerMode(mode).build());
+    S3Client client = server.clientBuilder().retry(new RetryPolicy(3, Duration.ZERO, Duration.ZERO)).build();
+    return S3ObjectStore.open(client, server.location(""), S3StoreOptions.builder().pointerMode(mode).build());
   }
 
   private static Pointer pointer() {

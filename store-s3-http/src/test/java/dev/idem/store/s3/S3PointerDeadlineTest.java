@@ -11,14 +11,11 @@ import dev.idem.core.Sha256;
 import dev.idem.core.Window;
 import dev.idem.core.store.CasResult;
 import dev.idem.core.store.Pointer;
-import dev.idem.store.s3.auth.AwsCredentials;
-import dev.idem.store.s3.auth.CredentialsProvider;
 import dev.idem.store.s3.client.RetryPolicy;
 import dev.idem.store.s3.client.S3Client;
 import dev.idem.store.s3.testing.FakeS3Server;
 import dev.idem.store.s3.testing.FakeS3Server.Silent;
 import java.io.IOException;
-import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.atomic.AtomicLong;
@@ -53,14 +50,11 @@ class S3PointerDeadlineTest {
 
   /** A store whose backoffs advance {@link #nanos} instead of sleeping. */
   private S3ObjectStore store(PointerMode mode, RetryPolicy retry, Duration requestTimeout, boolean fakeTime) {
-    URI endpoint = server.endpoint();
-    S3Location location = new S3Location("bkt", "", endpoint, "us-east-1", true);
-    S3Client.Builder b = S3Client.builder(endpoint, "us-east-1", CredentialsProvider.of(AwsCredentials.of("AKID", "s")))
-        .pathStyle(true).retry(retry).requestTimeout(requestTimeout);
+    S3Client.Builder b = server.clientBuilder().retry(retry).requestTimeout(requestTimeout);
     if (fakeTime) {
       b.ticker(nanos::get).sleeper(d -> nanos.addAndGet(d.toNanos()));
     }
-    return S3ObjectStore.open(b.build(), location, S3StoreOptions.builder().pointerMode(mode).build());
+    return S3ObjectStore.open(b.build(), server.location(""), S3StoreOptions.builder().pointerMode(mode).build());
   }
 
   private static Pointer pointer() {

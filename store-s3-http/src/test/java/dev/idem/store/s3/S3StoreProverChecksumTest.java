@@ -8,14 +8,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.idem.core.Sha256;
 import dev.idem.core.proof.ProbeResult;
-import dev.idem.store.s3.auth.AwsCredentials;
-import dev.idem.store.s3.auth.CredentialsProvider;
 import dev.idem.store.s3.client.RequestBody;
 import dev.idem.store.s3.client.RetryPolicy;
 import dev.idem.store.s3.client.S3Client;
 import dev.idem.store.s3.testing.FakeS3Server;
 import java.io.IOException;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Base64;
@@ -47,11 +44,8 @@ class S3StoreProverChecksumTest {
   }
 
   private ProbeResult probe() throws IOException {
-    URI endpoint = server.endpoint();
-    S3Location location = new S3Location("bkt", "p/", endpoint, "us-east-1", true);
-    S3Client client = S3Client.builder(endpoint, "us-east-1", CredentialsProvider.of(AwsCredentials.of("AKID", "s")))
-        .pathStyle(true).retry(new RetryPolicy(1, Duration.ZERO, Duration.ZERO)).build();
-    try (S3ObjectStore store = S3ObjectStore.open(client, location, S3StoreOptions.defaults())) {
+    S3Client client = server.clientBuilder().retry(new RetryPolicy(1, Duration.ZERO, Duration.ZERO)).build();
+    try (S3ObjectStore store = S3ObjectStore.open(client, server.location("p/"), S3StoreOptions.defaults())) {
       return S3StoreProver.of(store).checksumSha256(SCRATCH);
     }
   }

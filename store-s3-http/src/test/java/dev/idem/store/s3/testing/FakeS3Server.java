@@ -1,5 +1,9 @@
 package dev.idem.store.s3.testing;
 
+import dev.idem.store.s3.S3Location;
+import dev.idem.store.s3.auth.AwsCredentials;
+import dev.idem.store.s3.auth.CredentialsProvider;
+import dev.idem.store.s3.client.S3Client;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -79,6 +83,20 @@ public final class FakeS3Server implements AutoCloseable {
 
   public URI endpoint() {
     return URI.create("http://127.0.0.1:" + socket.getLocalPort());
+  }
+
+  /**
+   * A client builder for this server: path-style, {@code us-east-1}, throwaway credentials (signatures
+   * are not checked here); the caller sets retries and timeouts.
+   */
+  public S3Client.Builder clientBuilder() {
+    return S3Client.builder(endpoint(), "us-east-1", CredentialsProvider.of(AwsCredentials.of("AKID", "s")))
+        .pathStyle(true);
+  }
+
+  /** {@code s3://bkt/PREFIX} on this server ({@code prefix} empty or ending in {@code /}). */
+  public S3Location location(String prefix) {
+    return new S3Location("bkt", prefix, endpoint(), "us-east-1", true);
   }
 
   /** Appends actions to the script. */
