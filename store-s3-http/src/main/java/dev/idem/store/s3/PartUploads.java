@@ -1,6 +1,8 @@
 package dev.idem.store.s3;
 
+import dev.idem.core.Sha256;
 import dev.idem.core.store.Payload;
+import dev.idem.store.s3.client.PartChecksum;
 import dev.idem.store.s3.client.RequestBody;
 import dev.idem.store.s3.client.S3Client;
 import java.io.IOException;
@@ -29,14 +31,24 @@ import java.util.zip.CRC32C;
  * {@linkplain Payload#readsRanges() reads ranges} (a file) has each part's task read its own range; a
  * stream payload is read in order by the calling thread, which fills one free buffer after another.
  * Either way, once a part is in its buffer, its task checks that it has the length and the CRC32C
- * ({@link ContentChecksums}) the same bytes had when the payload was hashed, and only then sends it with
- * that CRC32C in {@code x-amz-checksum-crc32c}: to an {@code https} endpoint {@code UNSIGNED-PAYLOAD}
- * ({@link RequestBody#ofPart}; TLS authenticates the body, no SHA-256 of the part is computed), to a
- * plain {@code http} one with the part's SHA-256 signed ({@link RequestBody#ofSignedPart}; nothing else
- * would stop a man in the middle from rewriting a part to other bytes of the same CRC32C, which the
- * signature makes the server refuse). The buffer does not change while it is sent,
- * so the check covers every byte the part sends, on any server; a server that verifies the header (AWS
- * S3, S3Proxy) also checks the transfer. After the last part, the payload must end where it ended when
+ * ({@link ContentChecksums}) the same bytes had when the payload was hashed, and only then sends it as
+ * the upload's {@link Transfer} says:
+ *
+ * <ul>
+ *   <li>to an {@code https} endpoint, {@code UNSIGNED-PAYLOAD} with that CRC32C in {@code
+ *       x-amz-checksum-crc32c} ({@link RequestBody#ofPart}): TLS authenticates the body, and no SHA-256 of
+ *       the part is computed;
+ *   <li>to a plain {@code http} one, with the part's SHA-256, since nothing else would stop a man in the
+ *       middle from rewriting a part to other bytes of the same CRC32C: in a signed {@code
+ *       x-amz-checksum-sha256} header with the payload {@code UNSIGNED-PAYLOAD} ({@link
+ *       RequestBody#ofPartWithChecksumSha256}) where the store's marker records that the server verifies
+ *       that header on parts, which it then checks as the part arrives; signed as the payload hash
+ *       everywhere else ({@link RequestBody#ofSignedPart}), which every SigV4 server checks, some (S3Proxy)
+ *       by buffering the part whole first.
+ * </ul>
+ *
+ * The buffer does not change while it is sent, so the CRC32C check covers every byte the part sends, on
+ * any server; a server that verifies the header (AWS S3, S3Proxy) also checks the transfer. After the last part, the payload must end where it ended when
  * hashed (one byte past it is read). The ETags land in part-number order whatever order the parts
  * finish in: the output is the same as a one-at-a-time upload's.
  *
@@ -59,8 +71,9 @@ final class PartUploads {
   private final int parts;
   private final String[] etags;
   private final ContentChecksums.Digest digest;
-  /** Whether parts carry their SHA-256 signed ({@link #signsParts}): fixed by the endpoint. */
-  private final boolean signParts;
+  private final Transfer transfer;
+  /** Each part's checksum as sent, in the header of the algorithm the upload declared. */
+  private final String[] sent;
 
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition changed = lock.newCondition();
@@ -70,11 +83,14 @@ final class PartUploads {
   private int inFlight;
   private IOException failure;
 
-  /** @param digest the payload's hash pass, its CRC32Cs taken per {@code partSize} */
+  /**
+   * @param digest the payload's hash pass, its CRC32Cs taken per {@code partSize}
+   * @param transfer how parts travel; the upload was created declaring its {@link Transfer#declared}
+   */
   PartUploads(S3Client client, String bucket, String objectKey, String uploadId, ExecutorService executor,
-      int parallelism, int partSize, ContentChecksums.Digest digest) {
+      int parallelism, int partSize, ContentChecksums.Digest digest, Transfer transfer) {
     this.client = client;
-    this.signParts = signsParts(client.endpoint());
+    this.transfer = transfer;
     this.bucket = bucket;
     this.objectKey = objectKey;
     this.uploadId = uploadId;
@@ -89,6 +105,7 @@ final class PartUploads {
           + " bytes for an upload of " + parts + " parts of " + partSize);
     }
     this.etags = new String[parts];
+    this.sent = new String[parts];
   }
 
   /**
@@ -111,13 +128,9 @@ final class PartUploads {
     awaitAll();
   }
 
-  /** The parts' CRC32Cs as sent, in part-number order, for CompleteMultipartUpload. */
+  /** The parts' checksums as sent, in part-number order, for CompleteMultipartUpload; valid after {@link #send}. */
   List<String> checksums() {
-    String[] out = new String[parts];
-    for (int part = 1; part <= parts; part++) {
-      out[part - 1] = RequestBody.crc32cBase64(digest.crc32c(part));
-    }
-    return Arrays.asList(out);
+    return Arrays.asList(sent);
   }
 
   /** The parts' ETags, in part-number order; valid after {@link #send} returned. */
@@ -183,14 +196,55 @@ final class PartUploads {
       throw changed(payload, "part " + part + " (bytes " + offset(part) + "-" + (offset(part) + n - 1)
           + ") read crc32c " + ContentChecksums.hex(actual) + ", hashed " + ContentChecksums.hex(hashed));
     }
-    RequestBody body = signParts
-        ? RequestBody.ofSignedPart(buffer, 0, n, actual) : RequestBody.ofPart(buffer, 0, n, actual);
+    RequestBody body = transfer.body(buffer, n, actual);
+    sent[part - 1] = body.headers().get(transfer.declared().header());
     etags[part - 1] = client.uploadPart(bucket, objectKey, uploadId, part, body);
   }
 
-  /** Whether parts to {@code endpoint} carry a signed SHA-256: everywhere but over TLS. */
-  static boolean signsParts(java.net.URI endpoint) {
-    return !"https".equalsIgnoreCase(endpoint.getScheme());
+  /** How the parts of one upload travel, and so the checksum the upload must declare. */
+  enum Transfer {
+    /** {@code UNSIGNED-PAYLOAD} with the CRC32C in a signed header: over TLS, which authenticates the body. */
+    CRC32C_HEADER(PartChecksum.CRC32C),
+    /** The SHA-256 signed as the payload hash, with the CRC32C header: plain http, the server not proven. */
+    SIGNED_SHA256(PartChecksum.CRC32C),
+    /** {@code UNSIGNED-PAYLOAD} with the SHA-256 in a signed header: plain http, the server proven to verify it. */
+    SHA256_HEADER(PartChecksum.SHA256);
+
+    private final PartChecksum declared;
+
+    Transfer(PartChecksum declared) {
+      this.declared = declared;
+    }
+
+    /**
+     * The transfer for parts to {@code endpoint}: over TLS the CRC32C header; elsewhere the part's SHA-256,
+     * in the checksum header only where {@code serverVerifiesSha256Header} (a marker's {@code
+     * part-checksum-sha256} probe held).
+     */
+    static Transfer to(java.net.URI endpoint, boolean serverVerifiesSha256Header) {
+      if ("https".equalsIgnoreCase(endpoint.getScheme())) {
+        return CRC32C_HEADER;
+      }
+      return serverVerifiesSha256Header ? SHA256_HEADER : SIGNED_SHA256;
+    }
+
+    /** The algorithm CreateMultipartUpload declares for these parts. */
+    PartChecksum declared() {
+      return declared;
+    }
+
+    /** The request body of the first {@code n} bytes of {@code buffer}, whose CRC32C is {@code crc32c}. */
+    RequestBody body(byte[] buffer, int n, int crc32c) {
+      return switch (this) {
+        case CRC32C_HEADER -> RequestBody.ofPart(buffer, 0, n, crc32c);
+        case SIGNED_SHA256 -> RequestBody.ofSignedPart(buffer, 0, n, crc32c);
+        case SHA256_HEADER -> {
+          java.security.MessageDigest md = Sha256.newDigest();
+          md.update(buffer, 0, n);
+          yield RequestBody.ofPartWithChecksumSha256(buffer, 0, n, Sha256.hex(md.digest()));
+        }
+      };
+    }
   }
 
   private Payload.ChangedWhileReadingException changed(Payload payload, String how) {

@@ -186,12 +186,12 @@ public final class S3ObjectStore implements ObjectStore {
 
   /**
    * Set by {@link S3StoreProver#adopt} from the marker this store's writer trusts: whether the server
-   * verifies {@code x-amz-checksum-sha256}, so single PUTs may carry their SHA-256 there instead of
-   * signing the payload ({@link CreateOnlyUpload#serverVerifiesChecksumSha256}). Off for a store no
-   * marker vouches for.
+   * verifies {@code x-amz-checksum-sha256} on single PUTs ({@code onPut}) and on parts ({@code onParts}),
+   * so those may carry their SHA-256 there instead of signing the payload ({@link
+   * CreateOnlyUpload#serverVerifiesChecksumSha256}). Off for a store no marker vouches for.
    */
-  void serverVerifiesChecksumSha256(boolean verified) {
-    uploader.serverVerifiesChecksumSha256(verified);
+  void serverVerifiesChecksumSha256(boolean onPut, boolean onParts) {
+    uploader.serverVerifiesChecksumSha256(onPut, onParts);
   }
 
   @Override

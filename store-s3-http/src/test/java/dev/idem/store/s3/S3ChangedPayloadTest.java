@@ -40,8 +40,9 @@ import org.junit.jupiter.api.io.TempDir;
  * S3Proxy directly (which also checks the signed hash and the parts' checksums) and through a gateway
  * that passes none of idem's checks on ({@link HeaderStrippingProxy}: the server then checks nothing of
  * what idem signed), where only idem's own check stands between a changed file and a visible object. A
- * single PUT is tried both ways it can travel: its SHA-256 signed as the payload hash, and in {@code
- * x-amz-checksum-sha256} with the payload unsigned.
+ * single PUT and the parts of a multipart upload (to this plain-http endpoint) are tried both ways they
+ * can travel: their SHA-256 signed as the payload hash, and in {@code x-amz-checksum-sha256} with the
+ * payload unsigned.
  */
 class S3ChangedPayloadTest {
   private static final int MIB = 1024 * 1024;
@@ -196,7 +197,7 @@ class S3ChangedPayloadTest {
         }
       });
       try (S3ObjectStore st = open(clientOf(endpoint).httpClient(http), singlePut())) {
-        st.serverVerifiesChecksumSha256(checksumHeader);
+        st.serverVerifiesChecksumSha256(checksumHeader, false);
         Payload.ChangedWhileReadingException e = assertThrows(Payload.ChangedWhileReadingException.class,
             () -> st.putIfAbsent(key(), Payload.ofFile(file), "h"));
         assertTrue(e.getMessage().contains("crc32c"), e.getMessage());
@@ -213,7 +214,7 @@ class S3ChangedPayloadTest {
     Path file = Files.write(dir.resolve("mid-stream.bin"), bytes);
     onBoth(viaGateway, endpoint -> {
       try (S3ObjectStore st = open(clientOf(endpoint), singlePut())) {
-        st.serverVerifiesChecksumSha256(checksumHeader);
+        st.serverVerifiesChecksumSha256(checksumHeader, false);
         Payload moving = changingMidStream(file, MIB, 2L * MIB + 7);
         assertThrows(Payload.ChangedWhileReadingException.class, () -> st.putIfAbsent(key(), moving, "h"));
       }
@@ -237,9 +238,9 @@ class S3ChangedPayloadTest {
 
   // --- multipart
 
-  @ParameterizedTest(name = "via gateway: {0}")
-  @ValueSource(booleans = {false, true})
-  void multipart_latePartChangedWhileEarlierPartsUpload_refusedAbortedNothingVisible(boolean viaGateway,
+  @ParameterizedTest(name = "via gateway: {0}, SHA-256 in x-amz-checksum-sha256: {1}")
+  @CsvSource({"false,false", "true,false", "false,true", "true,true"})
+  void multipart_latePartChangedWhileEarlierPartsUpload_refusedAbortedNothingVisible(boolean viaGateway, boolean checksumHeader,
       @TempDir Path dir) throws Exception {
     byte[] bytes = random(13 * MIB, 4);
     Path file = Files.write(dir.resolve("late-part.bin"), bytes);
@@ -254,6 +255,7 @@ class S3ChangedPayloadTest {
         }
       });
       try (S3ObjectStore st = open(clientOf(endpoint).httpClient(http), multipart())) {
+        st.serverVerifiesChecksumSha256(false, checksumHeader);
         Payload.ChangedWhileReadingException e = assertThrows(Payload.ChangedWhileReadingException.class,
             () -> st.putIfAbsent(key(), Payload.ofFile(file), "h"));
         assertTrue(e.getMessage().contains("part 3 (bytes 10485760-13631487) read crc32c "), e.getMessage());
@@ -263,10 +265,10 @@ class S3ChangedPayloadTest {
     });
   }
 
-  @ParameterizedTest(name = "via gateway: {0}")
-  @ValueSource(booleans = {false, true})
-  void multipart_streamChangesMidPart_refusedAbortedNothingVisible(boolean viaGateway, @TempDir Path dir)
-      throws Exception {
+  @ParameterizedTest(name = "via gateway: {0}, SHA-256 in x-amz-checksum-sha256: {1}")
+  @CsvSource({"false,false", "true,false", "false,true", "true,true"})
+  void multipart_streamChangesMidPart_refusedAbortedNothingVisible(boolean viaGateway, boolean checksumHeader,
+      @TempDir Path dir) throws Exception {
     byte[] bytes = random(11 * MIB, 5);
     Path file = Files.write(dir.resolve("stream.bin"), bytes);
     onBoth(viaGateway, endpoint -> {
@@ -294,15 +296,16 @@ class S3ChangedPayloadTest {
         }
       };
       try (S3ObjectStore st = open(clientOf(endpoint), multipart())) {
+        st.serverVerifiesChecksumSha256(false, checksumHeader);
         assertThrows(Payload.ChangedWhileReadingException.class, () -> st.putIfAbsent(key(), streamOnly, "h"));
       }
       assertTrue(nothingVisible(), "the upload was aborted");
     });
   }
 
-  @ParameterizedTest(name = "via gateway: {0}")
-  @ValueSource(booleans = {false, true})
-  void multipart_fileGrowsAfterItWasHashed_refusedAbortedNothingVisible(boolean viaGateway, @TempDir Path dir)
+  @ParameterizedTest(name = "via gateway: {0}, SHA-256 in x-amz-checksum-sha256: {1}")
+  @CsvSource({"false,false", "true,false", "false,true", "true,true"})
+  void multipart_fileGrowsAfterItWasHashed_refusedAbortedNothingVisible(boolean viaGateway, boolean checksumHeader, @TempDir Path dir)
       throws Exception {
     byte[] bytes = random(10 * MIB, 6);
     Path file = Files.write(dir.resolve("growing.bin"), bytes);
@@ -313,6 +316,7 @@ class S3ChangedPayloadTest {
         }
       });
       try (S3ObjectStore st = open(clientOf(endpoint).httpClient(http), multipart())) {
+        st.serverVerifiesChecksumSha256(false, checksumHeader);
         Payload.ChangedWhileReadingException e = assertThrows(Payload.ChangedWhileReadingException.class,
             () -> st.putIfAbsent(key(), Payload.ofFile(file), "h"));
         assertTrue(e.getMessage().endsWith("then it has more than the 10485760 bytes hashed)"), e.getMessage());
@@ -321,12 +325,15 @@ class S3ChangedPayloadTest {
     });
   }
 
-  @Test
-  void multipart_unchanged_publishedThroughTheGatewayWithTheRecordedHash(@TempDir Path dir) throws Exception {
+  @ParameterizedTest(name = "SHA-256 in x-amz-checksum-sha256: {0}")
+  @ValueSource(booleans = {false, true})
+  void multipart_unchanged_publishedThroughTheGatewayWithTheRecordedHash(boolean checksumHeader, @TempDir Path dir)
+      throws Exception {
     byte[] bytes = random(11 * MIB, 7);
     Path file = Files.write(dir.resolve("still.bin"), bytes);
     onBoth(true, endpoint -> {
       try (S3ObjectStore st = open(clientOf(endpoint), multipart())) {
+        st.serverVerifiesChecksumSha256(false, checksumHeader);
         assertEquals(PutStatus.CREATED, st.putIfAbsent(key(), Payload.ofFile(file), "h").status());
         assertEquals(dev.idem.core.Sha256.of(bytes), st.stat(key()).orElseThrow().sha256());
         try (InputStream in = st.open(key()).orElseThrow()) {

@@ -33,7 +33,8 @@ import java.util.Objects;
  *   <li>{@link #ofPart} (a multipart part, already read into memory and checked by the caller) is sent
  *       {@code UNSIGNED-PAYLOAD} with its CRC32C in a signed {@code x-amz-checksum-crc32c} header, which
  *       S3 (and S3Proxy) verify against the bytes received: the transfer is checked without a SHA-256 of
- *       the part.
+ *       the part. {@link #ofPartWithChecksumSha256} sends the part's SHA-256 that way, for plain-http
+ *       endpoints whose server verifies it; {@link #ofSignedPart} signs it as the payload hash, for the others.
  * </ul>
  */
 public final class RequestBody {
@@ -44,10 +45,13 @@ public final class RequestBody {
     InputStream open() throws IOException;
   }
 
-  /** The header a part's CRC32C travels in; S3 verifies it when the multipart upload declared CRC32C. */
+  /** The header a part's CRC32C travels in ({@link #ofPart}); S3 verifies it when the upload declared CRC32C. */
   public static final String CHECKSUM_CRC32C = "x-amz-checksum-crc32c";
 
-  /** The header a single PUT's SHA-256 travels in when the payload is not signed ({@link #ofStreamWithChecksum}). */
+  /**
+   * The header a SHA-256 travels in when the payload is not signed: a single PUT's ({@link
+   * #ofStreamWithChecksum}), a part's ({@link #ofPartWithChecksumSha256}).
+   */
   public static final String CHECKSUM_SHA256 = "x-amz-checksum-sha256";
 
   private static final RequestBody EMPTY =
@@ -104,6 +108,21 @@ public final class RequestBody {
   }
 
   /**
+   * A multipart part as {@link #ofPart}, sent {@code UNSIGNED-PAYLOAD} with {@code sha256} (of exactly these
+   * bytes, lowercase hex) in {@value #CHECKSUM_SHA256} instead of a CRC32C, for an upload that declared
+   * {@link PartChecksum#SHA256}. Against a plain-http endpoint it defends the part as {@link #ofSignedPart}
+   * does, the header being signed, but only where the server is known to verify that header on parts (the
+   * S3 store's {@code part-checksum-sha256} probe); a server that does (S3Proxy) checks it as the part
+   * arrives, where it buffers a part with a signed payload hash whole before checking it.
+   */
+  public static RequestBody ofPartWithChecksumSha256(byte[] buffer, int offset, int length, String sha256) {
+    Objects.checkFromIndexSize(offset, length, buffer.length);
+    requireSha(sha256);
+    return new RequestBody(length, SigV4Signer.UNSIGNED_PAYLOAD, Map.of(CHECKSUM_SHA256, sha256Base64(sha256)),
+        () -> BodyPublishers.fromPublisher(new SlicePublisher(buffer, offset, length), length));
+  }
+
+  /**
    * A body streamed from {@code opener} on each attempt, its {@code sha256} signed, checked while sent
    * against {@code length} and {@code crc32c} (the CRC32C of the bytes {@code sha256} describes).
    *
@@ -120,8 +139,8 @@ public final class RequestBody {
    */
   public static RequestBody ofStreamWithChecksum(Opener opener, long length, String sha256, int crc32c, String what) {
     requireSha(sha256);
-    String base64 = Base64.getEncoder().encodeToString(java.util.HexFormat.of().parseHex(sha256));
-    return stream(opener, length, sha256, crc32c, what, SigV4Signer.UNSIGNED_PAYLOAD, Map.of(CHECKSUM_SHA256, base64));
+    return stream(opener, length, sha256, crc32c, what, SigV4Signer.UNSIGNED_PAYLOAD,
+        Map.of(CHECKSUM_SHA256, sha256Base64(sha256)));
   }
 
   private static RequestBody stream(Opener opener, long length, String sha256, int crc32c, String what,
@@ -145,6 +164,11 @@ public final class RequestBody {
   public static String crc32cBase64(int crc32c) {
     return Base64.getEncoder().encodeToString(
         new byte[] {(byte) (crc32c >>> 24), (byte) (crc32c >>> 16), (byte) (crc32c >>> 8), (byte) crc32c});
+  }
+
+  /** S3's form of a SHA-256 checksum: its 32 bytes in base64, from {@code sha256} in lowercase hex. */
+  public static String sha256Base64(String sha256) {
+    return Base64.getEncoder().encodeToString(java.util.HexFormat.of().parseHex(sha256));
   }
 
   public long length() {
