@@ -59,8 +59,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       not, go on (a publisher racing in between is still refused by the condition).
  *   <li>Upload with {@code If-None-Match: *} ({@link CreateOnlyUpload}: one PUT, or a multipart upload
  *       with fixed part size above the threshold, its parts sent {@link
- *       S3StoreOptions#uploadParallelism()} at a time; a single PUT's SHA-256 signed as the payload hash, or
- *       in {@code x-amz-checksum-sha256} where the store's marker records that the server verifies it),
+ *       S3StoreOptions#uploadParallelism()} at a time; a single PUT's SHA-256, and over plain http a
+ *       part's, signed as the payload hash, or in {@code x-amz-checksum-sha256} where the store's marker
+ *       records that the server verifies it there),
  *       tagged with {@code idem-sha256}, {@code idem-writer},
  *       {@code idem-published} and a random {@code idem-attempt}. Success: CREATED.
  *   <li>412: the key holds something. HEAD it. If its {@code idem-attempt} is this call's, an earlier
