@@ -35,7 +35,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class FaultyHttpProxy implements AutoCloseable {
   /** Operations the story can name. */
   static final List<String> OPS = List.of("HEAD object", "GET object", "PUT object", "PUT evidence", "LIST",
-      "GET pointer-log", "HEAD pointer-log", "PUT pointer-log", "PUT pointer-latest");
+      "GET pointer-log", "HEAD pointer-log", "PUT pointer-log", "PUT pointer-latest", "POST object");
 
   /** How long a stalled body is held at most: far beyond the client's body deadline. */
   static final long BODY_STALL_HOLD_MS = 30_000;

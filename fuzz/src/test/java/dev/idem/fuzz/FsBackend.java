@@ -34,7 +34,8 @@ final class FsBackend implements Backend {
       List.of(new Step("fsyncDirectory(object dir)", false, 1), new Step("createNew(record)", false, 1),
           new Step("atomicMove(pointer)", false, 1)),
       new Step("tryLock(pointer lock)", true, 1),
-      List.of(Scenario.Hazard.LINK_AT_PIPELINE, Scenario.Hazard.LINK_AT_WINDOW, Scenario.Hazard.LINK_AT_RECORDS));
+      List.of(Scenario.Hazard.LINK_AT_PIPELINE, Scenario.Hazard.LINK_AT_WINDOW, Scenario.Hazard.LINK_AT_RECORDS),
+      Scenarios.SMALL_PAYLOADS);
 
   private static final String SENTINEL = "sentinel";
   private static final byte[] SENTINEL_BYTES = "outside the store root; idem must never touch this\n".getBytes(

@@ -2,10 +2,13 @@ package dev.idem.fuzz;
 
 /**
  * The bytes behind a payload label. Sizes differ by label so that one scenario mixes an empty object,
- * a small one and one large enough to take several writes and several reads.
+ * a small one and one large enough to take several writes and several reads; on S3, {@code D} is above
+ * the backend's multipart threshold ({@link S3Backend#options()}), so it travels as a multipart upload of
+ * two parts.
  */
 final class Payloads {
-  static final String LABELS = "ABC";
+  /** Every label, in the order of their draw weights ({@link Scenarios#replica}). */
+  static final String LABELS = "ABCD";
 
   private Payloads() {}
 
@@ -14,6 +17,7 @@ final class Payloads {
       case 'A' -> 61;
       case 'B' -> 150_000;
       case 'C' -> 0;
+      case 'D' -> 5 * 1024 * 1024 + 61;
       default -> throw new IllegalArgumentException("no payload labelled " + label);
     };
     byte[] b = new byte[size];

@@ -29,6 +29,10 @@ import java.util.List;
  * per scenario. Every replica talks to S3Proxy through its own {@link FaultyHttpProxy}, which plays its
  * fate; readers and the checks talk to S3Proxy directly.
  *
+ * <p>Payload {@code D} is published as a multipart upload ({@link #options()}): its CreateMultipartUpload and
+ * CompleteMultipartUpload are the {@code POST object} operation, its parts {@code PUT object}, so faults
+ * and deaths land between and inside them as in a single PUT.
+ *
  * <p>Replica stores are proven as the command proves them ({@code ProvenStore}): each scenario's store
  * is proven once before the replicas start, unless the scenario's hazard is a server that ignores
  * {@code If-None-Match} ({@link Scenario.Hazard#IGNORES_IF_NONE_MATCH}), where every replica must be
@@ -47,7 +51,7 @@ final class S3Backend implements Backend {
           Fate.Fault.CONNECTION_RESET, Fate.Fault.HTTP_BODY_STALL),
       List.of(Fate.Death.SIGKILL, Fate.Death.SIGTERM), 3, 1, 2, 3,
       List.of(new Step("PUT object", true, 1), new Step("PUT pointer-log", false, 1), new Step("PUT pointer-latest", false, 1)),
-      null, List.of(Scenario.Hazard.IGNORES_IF_NONE_MATCH));
+      null, List.of(Scenario.Hazard.IGNORES_IF_NONE_MATCH), Payloads.LABELS);
 
   private final S3ProxyServer server;
   private final String bucket;
@@ -62,8 +66,10 @@ final class S3Backend implements Backend {
     return Kind.S3;
   }
 
+  /** The smallest multipart threshold and part size S3 allows, so payload {@code D} goes multipart in two parts. */
   static S3StoreOptions options() {
-    return S3StoreOptions.builder().pointerMode(PointerMode.LOG).build();
+    return S3StoreOptions.builder().pointerMode(PointerMode.LOG).multipartThreshold(S3StoreOptions.MIN_PART_SIZE)
+        .partSize(S3StoreOptions.MIN_PART_SIZE).build();
   }
 
   private static S3Client replicaClient(URI endpoint, CredentialsProvider credentials) {

@@ -40,10 +40,17 @@ final class Scenarios {
    *     a pointer lock
    * @param hazards what may be wrong with the store before a scenario starts (each drawn once in about
    *     {@value #HAZARD_ODDS} scenarios)
+   * @param payloads the payload labels its replicas publish ({@link Payloads}), drawn 6 : 2 : 1 : 1
    */
   record Profile(List<String> ops, List<String> opsFaultAfter, List<Fate.Fault> faults, List<Fate.Death> deaths,
       int processPercent, int deathWeight, int maxProcesses, int maxNth, List<Step> critical, Step lockStep,
-      List<Scenario.Hazard> hazards) {}
+      List<Scenario.Hazard> hazards, String payloads) {}
+
+  /** Draw weights of the payload labels, in {@link Payloads#LABELS} order: mostly small, sometimes empty or large. */
+  private static final int[] PAYLOAD_WEIGHTS = {6, 2, 1, 1};
+
+  /** The filesystem and in-memory stores' payloads: none that would take long to make durable. */
+  static final String SMALL_PAYLOADS = "ABC";
 
   /** One scenario in about this many meets a given hazard of its profile. */
   static final int HAZARD_ODDS = 15;
@@ -53,7 +60,8 @@ final class Scenarios {
 
   static final Profile MEMORY = new Profile(MemoryBackend.OPS, MemoryBackend.OPS, List.of(Fate.Fault.IO_ERROR),
       List.of(Fate.Death.THREAD_DEATH), 0, 2, 0, 3,
-      List.of(new Step("putIfAbsent", true, 1), new Step("compareAndSetPointer", false, 1)), null, List.of());
+      List.of(new Step("putIfAbsent", true, 1), new Step("compareAndSetPointer", false, 1)), null, List.of(),
+      SMALL_PAYLOADS);
 
   static Arbitrary<Scenario> scenarios(Backend.Kind kind, Profile profile) {
     Arbitrary<List<Replica>> replicas = replica(profile).list().ofMinSize(2).ofMaxSize(8)
@@ -82,7 +90,11 @@ final class Scenarios {
     Arbitrary<Integer> pipeline = Arbitraries.frequency(Tuple.of(3, 0), Tuple.of(1, 1));
     Arbitrary<Integer> start = Arbitraries.integers().between(0, 40);
     Arbitrary<Integer> task = Arbitraries.integers().between(0, 30);
-    Arbitrary<Character> payload = Arbitraries.frequency(Tuple.of(6, 'A'), Tuple.of(2, 'B'), Tuple.of(1, 'C'));
+    List<Tuple.Tuple2<Integer, Character>> weighted = new ArrayList<>();
+    for (char label : profile.payloads().toCharArray()) {
+      weighted.add(Tuple.of(PAYLOAD_WEIGHTS[Payloads.LABELS.indexOf(label)], label));
+    }
+    Arbitrary<Character> payload = Arbitraries.frequency(weighted);
     Arbitrary<Replica.Build> build = Arbitraries.of(Replica.Build.class);
     Arbitrary<Boolean> next = Arbitraries.frequency(Tuple.of(3, false), Tuple.of(1, true));
     Arbitrary<Boolean> ownJvm = Arbitraries.integers().between(0, 99).map(n -> n >= 100 - profile.processPercent());

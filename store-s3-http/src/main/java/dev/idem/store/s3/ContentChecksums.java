@@ -1,8 +1,15 @@
 package dev.idem.store.s3;
 
+import dev.idem.core.Sha256;
 import dev.idem.core.store.Payload;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.InterruptedIOException;
+import java.security.MessageDigest;
 import java.util.Locale;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.FutureTask;
 import java.util.zip.CRC32C;
 
 /**
@@ -18,8 +25,15 @@ import java.util.zip.CRC32C;
  * misses a random change with probability 2<sup>-32</sup>, and the SHA-256 the object is recorded under
  * is still of the bytes read here.
  *
+ * <p>Parts sent over plain http carry their own SHA-256 as well (a CRC32C is no defence against someone
+ * who rewrites a part in transit). {@link #withPartSha256} takes those on a second thread from a second
+ * read of the payload's ranges while the first thread takes the whole SHA-256, so on two cores the pass
+ * costs the time of one SHA-256 and the upload hashes nothing; the second read's CRC32Cs must equal the
+ * first's, so both hashes describe the same bytes.
+ *
  * <p>Guarantees: {@link #of} returns only when the pass read exactly {@code size} bytes; a payload that
- * grew or shrank since its size was taken is refused there.
+ * grew or shrank since its size was taken is refused there, and one that changed between the two reads
+ * of {@link #withPartSha256} too.
  */
 final class ContentChecksums implements Payload.Observer {
   private final long size;
@@ -55,7 +69,108 @@ final class ContentChecksums implements Payload.Observer {
           "it was " + sums.seen + " bytes long when hashed, " + size + " bytes before");
     }
     sums.finishPart();
-    return new Digest(sha, size, partSize, sums.crcs);
+    return new Digest(sha, size, partSize, sums.crcs, null);
+  }
+
+  /**
+   * {@link #of}, and the SHA-256 of each part, taken on {@code executor} from a second read of {@code
+   * payload}'s ranges ({@link Payload#readsRanges()} must hold) while this thread reads it whole.
+   *
+   * @throws Payload.ChangedWhileReadingException as {@link #of}, and when a part's bytes differed
+   *     between the two reads (their CRC32Cs) or a part ended early in the second
+   */
+  static Digest withPartSha256(Payload payload, long size, long partSize, Executor executor) throws IOException {
+    if (!payload.readsRanges()) {
+      throw new IllegalArgumentException(payload + " does not read ranges");
+    }
+    PartHashes hashes = new PartHashes(payload, size, partSize);
+    FutureTask<PartHashes> second = new FutureTask<>(hashes::read);
+    executor.execute(second);
+    Digest whole;
+    try {
+      whole = of(payload, size, partSize);
+    } catch (IOException | RuntimeException | Error e) {
+      second.cancel(true);
+      throw e;
+    }
+    try {
+      second.get();
+    } catch (InterruptedException e) {
+      second.cancel(true);
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted while hashing the parts of " + payload);
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof IOException io) {
+        throw io;
+      }
+      if (cause instanceof RuntimeException re) {
+        throw re;
+      }
+      throw (Error) cause;
+    }
+    if (hashes.endedEarly != null) {
+      throw Payload.ChangedWhileReadingException.notAsHashed(payload.toString(), whole.sha256(), hashes.endedEarly);
+    }
+    for (int part = 1; part <= whole.parts(); part++) {
+      if (hashes.crcs[part - 1] != whole.crc32c(part)) {
+        throw Payload.ChangedWhileReadingException.notAsHashed(payload.toString(), whole.sha256(), "part " + part
+            + " read crc32c " + hex(hashes.crcs[part - 1]) + " while its SHA-256 was taken, "
+            + hex(whole.crc32c(part)) + " while the whole was hashed");
+      }
+    }
+    return new Digest(whole.sha256(), size, partSize, whole.crcs(), hashes.sha256);
+  }
+
+  /** The second read of {@link #withPartSha256}: each part's SHA-256 and CRC32C, from its own range. */
+  private static final class PartHashes {
+    private final Payload payload;
+    private final long size;
+    private final long partSize;
+    private final String[] sha256;
+    private final int[] crcs;
+    /** Set when a part's range ended before its length: the payload shrank between the reads. */
+    private String endedEarly;
+
+    PartHashes(Payload payload, long size, long partSize) {
+      this.payload = payload;
+      this.size = size;
+      this.partSize = partSize;
+      int parts = Math.toIntExact(size == 0 ? 1 : (size + partSize - 1) / partSize);
+      this.sha256 = new String[parts];
+      this.crcs = new int[parts];
+    }
+
+    PartHashes read() throws IOException {
+      byte[] buffer = new byte[(int) Math.min(1 << 20, Math.max(partSize, 1))];
+      MessageDigest md = Sha256.newDigest();
+      CRC32C crc = new CRC32C();
+      for (int part = 1; part <= sha256.length; part++) {
+        long offset = (part - 1) * partSize;
+        long length = Math.min(partSize, size - offset);
+        long left = length;
+        try (InputStream in = payload.openRange(offset, length)) {
+          while (left > 0) {
+            if (Thread.interrupted()) {
+              throw new InterruptedIOException("stopped hashing the parts of " + payload);
+            }
+            int n = in.read(buffer, 0, (int) Math.min(buffer.length, left));
+            if (n < 0) {
+              endedEarly = "part " + part + " ended after " + (length - left) + " of its " + length
+                  + " bytes while its SHA-256 was taken";
+              return this;
+            }
+            md.update(buffer, 0, n);
+            crc.update(buffer, 0, n);
+            left -= n;
+          }
+        }
+        sha256[part - 1] = Sha256.hex(md.digest());
+        crcs[part - 1] = (int) crc.getValue();
+        crc.reset();
+      }
+      return this;
+    }
   }
 
   @Override
@@ -90,8 +205,14 @@ final class ContentChecksums implements Payload.Observer {
    *
    * @param sha256 lowercase hex SHA-256 of the content
    * @param partSize the slice each CRC32C covers (the last one shorter)
+   * @param partSha256 each part's SHA-256 in lowercase hex ({@link #withPartSha256}), or {@code null}
    */
-  record Digest(String sha256, long size, long partSize, int[] crcs) {
+  record Digest(String sha256, long size, long partSize, int[] crcs, String[] partSha256) {
+
+    /** The SHA-256 of part {@code part} (1-based) taken in the pass, or {@code null} when none was. */
+    String partSha256(int part) {
+      return partSha256 == null ? null : partSha256[part - 1];
+    }
 
     /** The CRC32C of part {@code part} (1-based), as {@link java.util.zip.CRC32C#getValue()}'s low 32 bits. */
     int crc32c(int part) {

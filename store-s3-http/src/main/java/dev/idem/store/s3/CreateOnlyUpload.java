@@ -18,7 +18,8 @@ import java.util.concurrent.ExecutorService;
  * <ul>
  *   <li>First, one pass over the payload ({@link #digest}, {@link ContentChecksums}): its SHA-256, the
  *       hash the object is recorded under, and in the same read a CRC32C of each part the upload will
- *       send (the whole content for a single PUT). It is the only SHA-256 of the payload idem computes.
+ *       send (the whole content for a single PUT). It is the only SHA-256 of the whole payload idem
+ *       computes; parts to a plain-http endpoint carry one of their own, taken beside it.
  *   <li>Up to the multipart threshold: one PutObject with {@code If-None-Match: *}, that SHA-256 signed
  *       in {@code x-amz-content-sha256} (S3 rejects bytes that do not match) and the body streamed from
  *       the payload on each attempt, its length and CRC32C checked before the last byte leaves ({@link
@@ -33,7 +34,8 @@ import java.util.concurrent.ExecutorService;
  *       shorter), up to {@code parallelism} at once ({@link PartUploads}: a file's parts each read their
  *       own range, a stream is read in order; each part, once in memory, must have its CRC32C from the
  *       hash pass and is then sent with its checksum in a signed header, or over plain http unproven
- *       with its SHA-256 signed). The parts' checks cover every byte
+ *       with its SHA-256 signed; over plain http that SHA-256 is taken in the hash pass, on a second
+ *       thread, when the payload reads ranges). The parts' checks cover every byte
  *       and the payload must end where it did, so no whole-content hash is taken again before
  *       CompleteMultipartUpload is sent with {@code If-None-Match: *}, the ETags and checksums in part
  *       order. Fixed part boundaries make the multipart ETag a function of the bytes, however many parts
@@ -102,12 +104,24 @@ final class CreateOnlyUpload {
 
   /**
    * The one pass over {@code payload} before it is uploaded: its SHA-256 and the CRC32Cs of the parts
-   * {@link #upload} will send for {@code size} bytes.
+   * {@link #upload} will send for {@code size} bytes; when those parts carry a SHA-256 of their own (plain
+   * http) and the payload reads ranges, their SHA-256s too, taken on a second thread in the same time
+   * ({@link ContentChecksums#withPartSha256}).
    *
    * @throws Payload.ChangedWhileReadingException when the payload is not {@code size} bytes long
    */
   ContentChecksums.Digest digest(Payload payload, long size) throws IOException {
-    return ContentChecksums.of(payload, size, size > threshold ? partSize : Math.max(size, 1));
+    if (size <= threshold) {
+      return ContentChecksums.of(payload, size, Math.max(size, 1));
+    }
+    if (transfer().hashesParts() && payload.readsRanges()) {
+      return ContentChecksums.withPartSha256(payload, size, partSize, executor);
+    }
+    return ContentChecksums.of(payload, size, partSize);
+  }
+
+  private PartUploads.Transfer transfer() {
+    return PartUploads.Transfer.to(client.endpoint(), partChecksumHeader);
   }
 
   /** @param digest {@link #digest} of {@code payload} */
@@ -136,7 +150,7 @@ final class CreateOnlyUpload {
       throw new IllegalArgumentException("payload of " + size + " bytes needs " + parts + " parts of " + partSize
           + " bytes; S3 allows " + S3StoreOptions.MAX_PARTS + ": raise the part size");
     }
-    PartUploads.Transfer transfer = PartUploads.Transfer.to(client.endpoint(), partChecksumHeader);
+    PartUploads.Transfer transfer = transfer();
     String uploadId = client.createMultipartUpload(bucket, objectKey, metadata, transfer.declared());
     boolean done = false;
     try {

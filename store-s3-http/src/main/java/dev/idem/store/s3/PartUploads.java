@@ -44,7 +44,9 @@ import java.util.zip.CRC32C;
  *       RequestBody#ofPartWithChecksumSha256}) where the store's marker records that the server verifies
  *       that header on parts, which it then checks as the part arrives; signed as the payload hash
  *       everywhere else ({@link RequestBody#ofSignedPart}), which every SigV4 server checks, some (S3Proxy)
- *       by buffering the part whole first.
+ *       by buffering the part whole first. That SHA-256 is the one the hash pass took of the part's range
+ *       ({@link ContentChecksums#withPartSha256}), so the server checks the bytes sent against the bytes
+ *       hashed and the upload hashes nothing; a stream payload's parts are hashed here instead.
  * </ul>
  *
  * The buffer does not change while it is sent, so the CRC32C check covers every byte the part sends, on
@@ -196,7 +198,7 @@ final class PartUploads {
       throw changed(payload, "part " + part + " (bytes " + offset(part) + "-" + (offset(part) + n - 1)
           + ") read crc32c " + ContentChecksums.hex(actual) + ", hashed " + ContentChecksums.hex(hashed));
     }
-    RequestBody body = transfer.body(buffer, n, actual);
+    RequestBody body = transfer.body(buffer, n, actual, digest.partSha256(part));
     sent[part - 1] = body.headers().get(transfer.declared().header());
     etags[part - 1] = client.uploadPart(bucket, objectKey, uploadId, part, body);
   }
@@ -233,17 +235,30 @@ final class PartUploads {
       return declared;
     }
 
-    /** The request body of the first {@code n} bytes of {@code buffer}, whose CRC32C is {@code crc32c}. */
-    RequestBody body(byte[] buffer, int n, int crc32c) {
-      return switch (this) {
-        case CRC32C_HEADER -> RequestBody.ofPart(buffer, 0, n, crc32c);
-        case SIGNED_SHA256 -> RequestBody.ofSignedPart(buffer, 0, n, crc32c);
-        case SHA256_HEADER -> {
-          java.security.MessageDigest md = Sha256.newDigest();
-          md.update(buffer, 0, n);
-          yield RequestBody.ofPartWithChecksumSha256(buffer, 0, n, Sha256.hex(md.digest()));
-        }
-      };
+    /** Whether these parts carry their SHA-256. */
+    boolean hashesParts() {
+      return this != CRC32C_HEADER;
+    }
+
+    /**
+     * The request body of the first {@code n} bytes of {@code buffer}, whose CRC32C is {@code crc32c}.
+     *
+     * @param sha256 their SHA-256 from the hash pass, which the server then checks the bytes sent against;
+     *     {@code null} to hash them here (a stream payload's parts) when the transfer needs it
+     */
+    RequestBody body(byte[] buffer, int n, int crc32c, String sha256) {
+      if (this == CRC32C_HEADER) {
+        return RequestBody.ofPart(buffer, 0, n, crc32c);
+      }
+      String hash = sha256 != null ? sha256 : sha256(buffer, n);
+      return this == SIGNED_SHA256 ? RequestBody.ofSignedPart(buffer, 0, n, crc32c, hash)
+          : RequestBody.ofPartWithChecksumSha256(buffer, 0, n, hash);
+    }
+
+    private static String sha256(byte[] buffer, int n) {
+      java.security.MessageDigest md = Sha256.newDigest();
+      md.update(buffer, 0, n);
+      return Sha256.hex(md.digest());
     }
   }
 

@@ -19,7 +19,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The hash pass's part checksums are exactly the CRC32C of each part-sized slice, however the payload
  * hands its bytes over (one array, or reads that straddle part boundaries), and a payload whose length
- * is not the size taken before is refused.
+ * is not the size taken before is refused. The parts' SHA-256s taken on a second thread are those of
+ * their slices, and a payload whose ranges differ from its whole read is refused.
  */
 class ContentChecksumsTest {
 
@@ -137,5 +138,182 @@ class ContentChecksumsTest {
   void hex_eightLowercaseDigits() {
     assertEquals("00000001", ContentChecksums.hex(1));
     assertEquals("edba9b9c", ContentChecksums.hex(0xedba9b9c));
+  }
+
+  /** A payload whose whole read gives {@code whole} and whose ranges are read from {@code ranges}. */
+  private static Payload ranged(byte[] whole, byte[] ranges) {
+    return new Payload() {
+      @Override
+      public long size() {
+        return whole.length;
+      }
+
+      @Override
+      public String sha256() {
+        return Sha256.of(whole);
+      }
+
+      @Override
+      public InputStream open() {
+        return new ByteArrayInputStream(whole);
+      }
+
+      @Override
+      public boolean readsRanges() {
+        return true;
+      }
+
+      @Override
+      public InputStream openRange(long offset, long length) {
+        int from = (int) Math.min(offset, ranges.length);
+        return new ByteArrayInputStream(ranges, from, (int) Math.min(length, ranges.length - from));
+      }
+    };
+  }
+
+  @ParameterizedTest(name = "{0} bytes, parts of {1}")
+  @CsvSource({"0,5", "1,5", "5,5", "6,5", "23,5", "100,7", "3000000,1048577"})
+  void withPartSha256_eachPartsSha256IsThatOfItsSlice_onAnotherThread(int size, int partSize) throws Exception {
+    byte[] bytes = new byte[size];
+    new Random(size * 17L + partSize).nextBytes(bytes);
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newCachedThreadPool();
+    try {
+      for (java.util.concurrent.Executor executor : new java.util.concurrent.Executor[] {pool, Runnable::run}) {
+        ContentChecksums.Digest d = ContentChecksums.withPartSha256(Payload.ofBytes(bytes), size, partSize, executor);
+        ContentChecksums.Digest plain = ContentChecksums.of(Payload.ofBytes(bytes), size, partSize);
+        assertEquals(plain.sha256(), d.sha256());
+        assertEquals(Arrays.toString(plain.crcs()), Arrays.toString(d.crcs()));
+        for (int part = 1; part <= d.parts(); part++) {
+          int from = (part - 1) * partSize;
+          assertEquals(Sha256.of(Arrays.copyOfRange(bytes, from, Math.min(size, from + partSize))), d.partSha256(part),
+              "part " + part);
+        }
+        assertEquals(null, plain.partSha256(1), "the plain pass takes none");
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  @Test
+  void withPartSha256_rangesDifferFromTheWholeRead_refusedNamingThePart() {
+    byte[] whole = new byte[23];
+    byte[] ranges = whole.clone();
+    ranges[12] = 1;
+    Payload.ChangedWhileReadingException e = assertThrows(Payload.ChangedWhileReadingException.class,
+        () -> ContentChecksums.withPartSha256(ranged(whole, ranges), 23, 5, Runnable::run));
+    assertTrue(e.getMessage().contains("sha256 " + Sha256.of(whole) + ", then part 3 read crc32c "
+        + ContentChecksums.hex(crc(ranges, 10, 15)) + " while its SHA-256 was taken, " + ContentChecksums.hex(crc(whole, 10, 15))
+        + " while the whole was hashed"), e.getMessage());
+  }
+
+  @Test
+  void withPartSha256_rangeEndsEarly_refusedNamingThePart() {
+    byte[] whole = new byte[23];
+    Payload.ChangedWhileReadingException e = assertThrows(Payload.ChangedWhileReadingException.class,
+        () -> ContentChecksums.withPartSha256(ranged(whole, new byte[12]), 23, 5, Runnable::run));
+    assertTrue(e.getMessage().endsWith("then part 3 ended after 2 of its 5 bytes while its SHA-256 was taken)"),
+        e.getMessage());
+  }
+
+  @Test
+  void withPartSha256_secondReadFails_failureReachesTheCaller() {
+    IOException disk = new IOException("Input/output error");
+    Payload p = new Payload() {
+      @Override
+      public long size() {
+        return 10;
+      }
+
+      @Override
+      public String sha256() {
+        return Sha256.of(new byte[10]);
+      }
+
+      @Override
+      public InputStream open() {
+        return new ByteArrayInputStream(new byte[10]);
+      }
+
+      @Override
+      public boolean readsRanges() {
+        return true;
+      }
+
+      @Override
+      public InputStream openRange(long offset, long length) throws IOException {
+        throw disk;
+      }
+    };
+    assertEquals(disk, assertThrows(IOException.class, () -> ContentChecksums.withPartSha256(p, 10, 5, Runnable::run)));
+  }
+
+  /** The first read fails: the second is stopped (interrupted), not left reading. */
+  @Test
+  void withPartSha256_firstReadFails_secondStopped() throws Exception {
+    IOException disk = new IOException("Input/output error");
+    java.util.concurrent.CountDownLatch reading = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch stopped = new java.util.concurrent.CountDownLatch(1);
+    Payload p = new Payload() {
+      @Override
+      public long size() {
+        return 10;
+      }
+
+      @Override
+      public String sha256() {
+        return Sha256.EMPTY;
+      }
+
+      @Override
+      public InputStream open() throws IOException {
+        try {
+          reading.await();
+        } catch (InterruptedException e) {
+          throw new AssertionError(e);
+        }
+        throw disk;
+      }
+
+      @Override
+      public boolean readsRanges() {
+        return true;
+      }
+
+      @Override
+      public InputStream openRange(long offset, long length) {
+        return new InputStream() {
+          @Override
+          public int read() {
+            throw new UnsupportedOperationException();
+          }
+
+          @Override
+          public int read(byte[] b, int off, int len) throws IOException {
+            reading.countDown();
+            try {
+              new java.util.concurrent.CountDownLatch(1).await();
+              throw new AssertionError("never counted down");
+            } catch (InterruptedException e) {
+              stopped.countDown();
+              throw new java.io.InterruptedIOException("stopped");
+            }
+          }
+        };
+      }
+    };
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newCachedThreadPool();
+    try {
+      assertEquals(disk, assertThrows(IOException.class, () -> ContentChecksums.withPartSha256(p, 10, 5, pool)));
+      assertTrue(stopped.await(30, java.util.concurrent.TimeUnit.SECONDS), "the second read was interrupted");
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  @Test
+  void withPartSha256_payloadWithoutRanges_refused() {
+    assertThrows(IllegalArgumentException.class,
+        () -> ContentChecksums.withPartSha256(chunked(new byte[3], 1), 3, 5, Runnable::run));
   }
 }

@@ -39,17 +39,17 @@ class PartTransferTest {
     crc.update(PART);
     int crc32c = (int) crc.getValue();
     for (Transfer t : Transfer.values()) {
-      RequestBody body = t.body(PART, PART.length, crc32c);
+      RequestBody body = t.body(PART, PART.length, crc32c, null);
       assertEquals(Set.of(t.declared().header()), body.headers().keySet(), t.toString());
       assertEquals(PART.length, body.length(), t.toString());
     }
     assertEquals(PartChecksum.CRC32C, Transfer.CRC32C_HEADER.declared());
     assertEquals(PartChecksum.CRC32C, Transfer.SIGNED_SHA256.declared());
     assertEquals(PartChecksum.SHA256, Transfer.SHA256_HEADER.declared());
-    assertEquals("7bqbnA==", Transfer.CRC32C_HEADER.body(PART, PART.length, crc32c).headers().get("x-amz-checksum-crc32c"));
-    assertEquals("UNSIGNED-PAYLOAD", Transfer.CRC32C_HEADER.body(PART, PART.length, crc32c).payloadHash());
-    assertEquals(Sha256.of(PART), Transfer.SIGNED_SHA256.body(PART, PART.length, crc32c).payloadHash());
-    RequestBody header = Transfer.SHA256_HEADER.body(PART, PART.length, crc32c);
+    assertEquals("7bqbnA==", Transfer.CRC32C_HEADER.body(PART, PART.length, crc32c, null).headers().get("x-amz-checksum-crc32c"));
+    assertEquals("UNSIGNED-PAYLOAD", Transfer.CRC32C_HEADER.body(PART, PART.length, crc32c, null).payloadHash());
+    assertEquals(Sha256.of(PART), Transfer.SIGNED_SHA256.body(PART, PART.length, crc32c, null).payloadHash());
+    RequestBody header = Transfer.SHA256_HEADER.body(PART, PART.length, crc32c, null);
     assertEquals("UNSIGNED-PAYLOAD", header.payloadHash());
     assertEquals(RequestBody.sha256Base64(Sha256.of(PART)), header.headers().get("x-amz-checksum-sha256"));
   }
@@ -58,6 +58,23 @@ class PartTransferTest {
   void sha256Header_hashesOnlyTheFirstNBytesOfTheBuffer() {
     byte[] buffer = "part bytes and the rest of a reused buffer".getBytes(StandardCharsets.US_ASCII);
     assertEquals(RequestBody.sha256Base64(Sha256.of(PART)),
-        Transfer.SHA256_HEADER.body(buffer, PART.length, 0).headers().get("x-amz-checksum-sha256"));
+        Transfer.SHA256_HEADER.body(buffer, PART.length, 0, null).headers().get("x-amz-checksum-sha256"));
+  }
+
+  /** A SHA-256 from the hash pass is sent as given: the server, not this step, checks it against the bytes. */
+  @Test
+  void sha256FromTheHashPass_sentAsGiven_notRecomputed() {
+    String given = Sha256.of("other bytes".getBytes(StandardCharsets.US_ASCII));
+    assertEquals(RequestBody.sha256Base64(given),
+        Transfer.SHA256_HEADER.body(PART, PART.length, 0, given).headers().get("x-amz-checksum-sha256"));
+    assertEquals(given, Transfer.SIGNED_SHA256.body(PART, PART.length, 0, given).payloadHash());
+    assertEquals("UNSIGNED-PAYLOAD", Transfer.CRC32C_HEADER.body(PART, PART.length, 0, given).payloadHash());
+  }
+
+  @Test
+  void onlyTheTransfersOverPlainHttp_hashParts() {
+    assertEquals(false, Transfer.CRC32C_HEADER.hashesParts());
+    assertEquals(true, Transfer.SIGNED_SHA256.hashesParts());
+    assertEquals(true, Transfer.SHA256_HEADER.hashesParts());
   }
 }

@@ -94,16 +94,15 @@ public final class RequestBody {
   }
 
   /**
-   * A multipart part as {@link #ofPart}, but with the slice's SHA-256 computed and signed in {@code
-   * x-amz-content-sha256} too, for a plain-http endpoint: there nothing authenticates the body in
-   * transit, and a CRC32C is no defence against someone who rewrites it (a CRC is not a MAC), where the
-   * signed hash makes the server refuse any other bytes.
+   * A multipart part as {@link #ofPart}, but with {@code sha256} (of exactly these bytes, lowercase hex)
+   * signed in {@code x-amz-content-sha256} too, for a plain-http endpoint: there nothing authenticates the
+   * body in transit, and a CRC32C is no defence against someone who rewrites it (a CRC is not a MAC),
+   * where the signed hash makes the server refuse any other bytes.
    */
-  public static RequestBody ofSignedPart(byte[] buffer, int offset, int length, int crc32c) {
+  public static RequestBody ofSignedPart(byte[] buffer, int offset, int length, int crc32c, String sha256) {
     Objects.checkFromIndexSize(offset, length, buffer.length);
-    java.security.MessageDigest md = Sha256.newDigest();
-    md.update(buffer, offset, length);
-    return new RequestBody(length, Sha256.hex(md.digest()), Map.of(CHECKSUM_CRC32C, crc32cBase64(crc32c)),
+    requireSha(sha256);
+    return new RequestBody(length, sha256, Map.of(CHECKSUM_CRC32C, crc32cBase64(crc32c)),
         () -> BodyPublishers.fromPublisher(new SlicePublisher(buffer, offset, length), length));
   }
 

@@ -110,7 +110,8 @@ class S3ClientPartChecksumTest {
     server.then(status(200, Map.of("ETag", "\"e1\"")));
     byte[] buffer = "xxpart bytesyy".getBytes(StandardCharsets.US_ASCII);
     int crc = crc32c("part bytes".getBytes(StandardCharsets.US_ASCII));
-    assertEquals("\"e1\"", client.uploadPart("bkt", "k", "up1", 3, RequestBody.ofSignedPart(buffer, 2, 10, crc)));
+    assertEquals("\"e1\"", client.uploadPart("bkt", "k", "up1", 3, RequestBody.ofSignedPart(buffer, 2, 10, crc,
+        dev.idem.core.Sha256.of("part bytes".getBytes(StandardCharsets.US_ASCII)))));
     FakeS3Server.Request r = server.requests().get(0);
     assertEquals(dev.idem.core.Sha256.of("part bytes".getBytes(StandardCharsets.US_ASCII)),
         r.headers().get("x-amz-content-sha256"));
