@@ -28,16 +28,14 @@ import java.util.concurrent.ExecutorService;
  *       same SHA-256 travels in that signed header instead, the payload {@code UNSIGNED-PAYLOAD} ({@link
  *       RequestBody#ofStreamWithChecksum}): the server still refuses other bytes, and one that buffers a
  *       signed body whole to hash it (S3Proxy) checks this one as it arrives.
- *   <li>Above it: CreateMultipartUpload (carrying the metadata, declaring the part checksum of the
- *       parts' {@link PartUploads.Transfer}: CRC32C, or SHA-256 to a plain-http endpoint whose server is
- *       proven to verify it on parts), then parts of exactly {@code partSize} bytes (the last one
- *       shorter), up to {@code parallelism} at once ({@link PartUploads}: a file's parts each read their
- *       own range, a stream is read in order; each part, once in memory, must have its CRC32C from the
- *       hash pass and is then sent with its checksum in a signed header, or over plain http unproven
- *       with its SHA-256 signed; over plain http that SHA-256 is taken in the hash pass, on a second
- *       thread, when the payload reads ranges). The parts' checks cover every byte
+ *   <li>Above it: CreateMultipartUpload (carrying the metadata, declaring CRC32C part checksums), then
+ *       parts of exactly {@code partSize} bytes (the last one shorter), up to {@code parallelism} at once
+ *       ({@link PartUploads}: a file's parts each read their own range, a stream is read in order; each
+ *       part, once in memory, must have its CRC32C from the hash pass and is then sent with it in {@code
+ *       x-amz-checksum-crc32c}, {@code UNSIGNED-PAYLOAD} over TLS, its SHA-256 signed over plain http; that
+ *       SHA-256 is taken in the hash pass, on a second thread, when the payload reads ranges). The parts' checks cover every byte
  *       and the payload must end where it did, so no whole-content hash is taken again before
- *       CompleteMultipartUpload is sent with {@code If-None-Match: *}, the ETags and checksums in part
+ *       CompleteMultipartUpload is sent with {@code If-None-Match: *}, the ETags and CRC32Cs in part
  *       order. Fixed part boundaries make the multipart ETag a function of the bytes, however many parts
  *       were in flight; nothing in idem compares ETags of content (IDENTICAL compares the recorded
  *       {@code idem-sha256}).
@@ -72,8 +70,6 @@ final class CreateOnlyUpload {
   private final ExecutorService executor;
   /** Whether the server is proven to refuse a body whose {@code x-amz-checksum-sha256} does not match it. */
   private volatile boolean checksumHeader;
-  /** Whether the server is proven to refuse a part whose {@code x-amz-checksum-sha256} does not match it. */
-  private volatile boolean partChecksumHeader;
 
   /**
    * @param parallelism parts of one upload in flight at once
@@ -91,15 +87,13 @@ final class CreateOnlyUpload {
   }
 
   /**
-   * Whether single PUTs ({@code onPut}) and the parts of multipart uploads to a plain-http endpoint
-   * ({@code onParts}) may carry their SHA-256 in {@code x-amz-checksum-sha256} instead of a signed payload
-   * hash: only when the server was proven to verify that header there (a marker's {@code
-   * put-checksum-sha256}, {@code part-checksum-sha256} probes held), since on a plain-http endpoint
-   * nothing else would stop bytes rewritten in transit. Off until set.
+   * Whether single PUTs may carry their SHA-256 in {@code x-amz-checksum-sha256} instead of a signed
+   * payload hash: only when the server was proven to verify that header (a marker's {@code
+   * put-checksum-sha256} probe held), since on a plain-http endpoint nothing else would stop bytes
+   * rewritten in transit. Off until set.
    */
-  void serverVerifiesChecksumSha256(boolean onPut, boolean onParts) {
-    this.checksumHeader = onPut;
-    this.partChecksumHeader = onParts;
+  void serverVerifiesChecksumSha256(boolean verified) {
+    this.checksumHeader = verified;
   }
 
   /**
@@ -114,14 +108,10 @@ final class CreateOnlyUpload {
     if (size <= threshold) {
       return ContentChecksums.of(payload, size, Math.max(size, 1));
     }
-    if (transfer().hashesParts() && payload.readsRanges()) {
+    if (PartUploads.Transfer.to(client.endpoint()).hashesParts() && payload.readsRanges()) {
       return ContentChecksums.withPartSha256(payload, size, partSize, executor);
     }
     return ContentChecksums.of(payload, size, partSize);
-  }
-
-  private PartUploads.Transfer transfer() {
-    return PartUploads.Transfer.to(client.endpoint(), partChecksumHeader);
   }
 
   /** @param digest {@link #digest} of {@code payload} */
@@ -150,17 +140,16 @@ final class CreateOnlyUpload {
       throw new IllegalArgumentException("payload of " + size + " bytes needs " + parts + " parts of " + partSize
           + " bytes; S3 allows " + S3StoreOptions.MAX_PARTS + ": raise the part size");
     }
-    PartUploads.Transfer transfer = transfer();
-    String uploadId = client.createMultipartUpload(bucket, objectKey, metadata, transfer.declared());
+    String uploadId = client.createMultipartUpload(bucket, objectKey, metadata);
     boolean done = false;
     try {
       PartUploads uploads = new PartUploads(client, bucket, objectKey, uploadId, executor, parallelism, partSize,
-          digest, transfer);
+          digest, PartUploads.Transfer.to(client.endpoint()));
       // A payload that grew, shrank or changed since its hash was taken fails a part's check here.
       uploads.send(payload);
       List<String> etags = uploads.etags();
-      WriteResult w = client.completeMultipartUpload(bucket, objectKey, uploadId, etags, transfer.declared(),
-          uploads.checksums(), Condition.ifNoneMatch());
+      WriteResult w = client.completeMultipartUpload(bucket, objectKey, uploadId, etags, uploads.checksums(),
+          Condition.ifNoneMatch());
       switch (w.status()) {
         case WRITTEN -> {
           done = true;

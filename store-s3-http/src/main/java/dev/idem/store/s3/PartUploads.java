@@ -2,7 +2,6 @@ package dev.idem.store.s3;
 
 import dev.idem.core.Sha256;
 import dev.idem.core.store.Payload;
-import dev.idem.store.s3.client.PartChecksum;
 import dev.idem.store.s3.client.RequestBody;
 import dev.idem.store.s3.client.S3Client;
 import java.io.IOException;
@@ -38,15 +37,11 @@ import java.util.zip.CRC32C;
  *   <li>to an {@code https} endpoint, {@code UNSIGNED-PAYLOAD} with that CRC32C in {@code
  *       x-amz-checksum-crc32c} ({@link RequestBody#ofPart}): TLS authenticates the body, and no SHA-256 of
  *       the part is computed;
- *   <li>to a plain {@code http} one, with the part's SHA-256, since nothing else would stop a man in the
- *       middle from rewriting a part to other bytes of the same CRC32C: in a signed {@code
- *       x-amz-checksum-sha256} header with the payload {@code UNSIGNED-PAYLOAD} ({@link
- *       RequestBody#ofPartWithChecksumSha256}) where the store's marker records that the server verifies
- *       that header on parts, which it then checks as the part arrives; signed as the payload hash
- *       everywhere else ({@link RequestBody#ofSignedPart}), which every SigV4 server checks, some (S3Proxy)
- *       by buffering the part whole first. That SHA-256 is the one the hash pass took of the part's range
- *       ({@link ContentChecksums#withPartSha256}), so the server checks the bytes sent against the bytes
- *       hashed and the upload hashes nothing; a stream payload's parts are hashed here instead.
+ *   <li>to a plain {@code http} one, with the part's SHA-256 signed as the payload hash as well ({@link
+ *       RequestBody#ofSignedPart}), since nothing else would stop a man in the middle from rewriting a
+ *       part to other bytes of the same CRC32C. That SHA-256 is the one the hash pass took of the part's
+ *       range ({@link ContentChecksums#withPartSha256}), so the server checks the bytes sent against the
+ *       bytes hashed and the upload hashes nothing; a stream payload's parts are hashed here instead.
  * </ul>
  *
  * The buffer does not change while it is sent, so the CRC32C check covers every byte the part sends, on
@@ -74,8 +69,6 @@ final class PartUploads {
   private final String[] etags;
   private final ContentChecksums.Digest digest;
   private final Transfer transfer;
-  /** Each part's checksum as sent, in the header of the algorithm the upload declared. */
-  private final String[] sent;
 
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition changed = lock.newCondition();
@@ -87,7 +80,7 @@ final class PartUploads {
 
   /**
    * @param digest the payload's hash pass, its CRC32Cs taken per {@code partSize}
-   * @param transfer how parts travel; the upload was created declaring its {@link Transfer#declared}
+   * @param transfer how parts travel
    */
   PartUploads(S3Client client, String bucket, String objectKey, String uploadId, ExecutorService executor,
       int parallelism, int partSize, ContentChecksums.Digest digest, Transfer transfer) {
@@ -107,7 +100,6 @@ final class PartUploads {
           + " bytes for an upload of " + parts + " parts of " + partSize);
     }
     this.etags = new String[parts];
-    this.sent = new String[parts];
   }
 
   /**
@@ -130,9 +122,13 @@ final class PartUploads {
     awaitAll();
   }
 
-  /** The parts' checksums as sent, in part-number order, for CompleteMultipartUpload; valid after {@link #send}. */
+  /** The parts' CRC32Cs as sent, in part-number order, for CompleteMultipartUpload. */
   List<String> checksums() {
-    return Arrays.asList(sent);
+    String[] out = new String[parts];
+    for (int part = 1; part <= parts; part++) {
+      out[part - 1] = RequestBody.crc32cBase64(digest.crc32c(part));
+    }
+    return Arrays.asList(out);
   }
 
   /** The parts' ETags, in part-number order; valid after {@link #send} returned. */
@@ -199,45 +195,24 @@ final class PartUploads {
           + ") read crc32c " + ContentChecksums.hex(actual) + ", hashed " + ContentChecksums.hex(hashed));
     }
     RequestBody body = transfer.body(buffer, n, actual, digest.partSha256(part));
-    sent[part - 1] = body.headers().get(transfer.declared().header());
     etags[part - 1] = client.uploadPart(bucket, objectKey, uploadId, part, body);
   }
 
-  /** How the parts of one upload travel, and so the checksum the upload must declare. */
+  /** How the parts of one upload travel: both with their CRC32C in a signed header. */
   enum Transfer {
-    /** {@code UNSIGNED-PAYLOAD} with the CRC32C in a signed header: over TLS, which authenticates the body. */
-    CRC32C_HEADER(PartChecksum.CRC32C),
-    /** The SHA-256 signed as the payload hash, with the CRC32C header: plain http, the server not proven. */
-    SIGNED_SHA256(PartChecksum.CRC32C),
-    /** {@code UNSIGNED-PAYLOAD} with the SHA-256 in a signed header: plain http, the server proven to verify it. */
-    SHA256_HEADER(PartChecksum.SHA256);
+    /** {@code UNSIGNED-PAYLOAD}: over TLS, which authenticates the body; no SHA-256 of the part is needed. */
+    CRC32C_HEADER,
+    /** The part's SHA-256 signed as the payload hash as well: over plain http. */
+    SIGNED_SHA256;
 
-    private final PartChecksum declared;
-
-    Transfer(PartChecksum declared) {
-      this.declared = declared;
-    }
-
-    /**
-     * The transfer for parts to {@code endpoint}: over TLS the CRC32C header; elsewhere the part's SHA-256,
-     * in the checksum header only where {@code serverVerifiesSha256Header} (a marker's {@code
-     * part-checksum-sha256} probe held).
-     */
-    static Transfer to(java.net.URI endpoint, boolean serverVerifiesSha256Header) {
-      if ("https".equalsIgnoreCase(endpoint.getScheme())) {
-        return CRC32C_HEADER;
-      }
-      return serverVerifiesSha256Header ? SHA256_HEADER : SIGNED_SHA256;
-    }
-
-    /** The algorithm CreateMultipartUpload declares for these parts. */
-    PartChecksum declared() {
-      return declared;
+    /** The transfer for parts to {@code endpoint}: over TLS the CRC32C alone, elsewhere the SHA-256 signed too. */
+    static Transfer to(java.net.URI endpoint) {
+      return "https".equalsIgnoreCase(endpoint.getScheme()) ? CRC32C_HEADER : SIGNED_SHA256;
     }
 
     /** Whether these parts carry their SHA-256. */
     boolean hashesParts() {
-      return this != CRC32C_HEADER;
+      return this == SIGNED_SHA256;
     }
 
     /**
@@ -250,9 +225,7 @@ final class PartUploads {
       if (this == CRC32C_HEADER) {
         return RequestBody.ofPart(buffer, 0, n, crc32c);
       }
-      String hash = sha256 != null ? sha256 : sha256(buffer, n);
-      return this == SIGNED_SHA256 ? RequestBody.ofSignedPart(buffer, 0, n, crc32c, hash)
-          : RequestBody.ofPartWithChecksumSha256(buffer, 0, n, hash);
+      return RequestBody.ofSignedPart(buffer, 0, n, crc32c, sha256 != null ? sha256 : sha256(buffer, n));
     }
 
     private static String sha256(byte[] buffer, int n) {

@@ -59,9 +59,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       not, go on (a publisher racing in between is still refused by the condition).
  *   <li>Upload with {@code If-None-Match: *} ({@link CreateOnlyUpload}: one PUT, or a multipart upload
  *       with fixed part size above the threshold, its parts sent {@link
- *       S3StoreOptions#uploadParallelism()} at a time; a single PUT's SHA-256, and over plain http a
- *       part's, signed as the payload hash, or in {@code x-amz-checksum-sha256} where the store's marker
- *       records that the server verifies it there),
+ *       S3StoreOptions#uploadParallelism()} at a time; a single PUT's SHA-256 signed as the payload hash, or
+ *       in {@code x-amz-checksum-sha256} where the store's marker records that the server verifies it),
  *       tagged with {@code idem-sha256}, {@code idem-writer},
  *       {@code idem-published} and a random {@code idem-attempt}. Success: CREATED.
  *   <li>412: the key holds something. HEAD it. If its {@code idem-attempt} is this call's, an earlier
@@ -187,12 +186,12 @@ public final class S3ObjectStore implements ObjectStore {
 
   /**
    * Set by {@link S3StoreProver#adopt} from the marker this store's writer trusts: whether the server
-   * verifies {@code x-amz-checksum-sha256} on single PUTs ({@code onPut}) and on parts ({@code onParts}),
-   * so those may carry their SHA-256 there instead of signing the payload ({@link
-   * CreateOnlyUpload#serverVerifiesChecksumSha256}). Off for a store no marker vouches for.
+   * verifies {@code x-amz-checksum-sha256}, so single PUTs may carry their SHA-256 there instead of
+   * signing the payload ({@link CreateOnlyUpload#serverVerifiesChecksumSha256}). Off for a store no
+   * marker vouches for.
    */
-  void serverVerifiesChecksumSha256(boolean onPut, boolean onParts) {
-    uploader.serverVerifiesChecksumSha256(onPut, onParts);
+  void serverVerifiesChecksumSha256(boolean verified) {
+    uploader.serverVerifiesChecksumSha256(verified);
   }
 
   @Override

@@ -4,8 +4,6 @@ import dev.idem.core.Sha256;
 import dev.idem.core.proof.ProbeResult;
 import dev.idem.core.proof.StoreMarker;
 import dev.idem.core.proof.StoreProver;
-import dev.idem.store.s3.client.MalformedReplyException;
-import dev.idem.store.s3.client.PartChecksum;
 import dev.idem.store.s3.client.RequestBody;
 import dev.idem.store.s3.client.S3Client;
 import dev.idem.store.s3.client.S3Client.Condition;
@@ -33,8 +31,7 @@ import java.util.zip.CRC32C;
  * If-None-Match: *} (older MinIO releases, some gateways, a proxy that strips headers) would make two
  * replicas both report CREATED and the second silently replace the first.
  *
- * <h2>Probes, on one scratch key {@code _idem/probe/RANDOM} (and {@code RANDOM-checksum}, {@code
- * RANDOM-parts} for the fifth and sixth)</h2>
+ * <h2>Probes, on one scratch key {@code _idem/probe/RANDOM} (and {@code RANDOM-checksum} for the fifth)</h2>
  *
  * <ol>
  *   <li>{@code if-none-match}: a PUT with {@code If-None-Match: *} creates it; a second such PUT with other
@@ -60,13 +57,6 @@ import java.util.zip.CRC32C;
  *       ({@link #adopt}), which the server then verifies as the body arrives (S3Proxy buffers a signed
  *       body whole to hash it). Where it does not, single PUTs keep the signed payload hash: on plain
  *       http that signature is what stops bytes rewritten in transit.
- *   <li>{@code part-checksum-sha256}: in a multipart upload declared SHA256, an {@code UNSIGNED-PAYLOAD}
- *       part whose signed {@code x-amz-checksum-sha256} does not match its bytes must be refused (400);
- *       the same part with the right header must be accepted, and the upload completed with it (its
- *       {@code ChecksumSHA256} named, {@code If-None-Match: *}) must hold exactly those bytes. Recorded,
- *       not required; where it holds, the parts of uploads to a plain-http endpoint carry their SHA-256 in
- *       that header ({@link #adopt}) instead of signing it, which the server then checks as each part
- *       arrives (S3Proxy buffers a signed part whole to hash it). Over TLS parts carry a CRC32C either way.
  * </ol>
  *
  * The scratch key is deleted afterwards, whatever the answers (in a versioned bucket its versions stay
@@ -85,7 +75,6 @@ public final class S3StoreProver implements StoreProver {
   /** An ETag no object has: 32 hex zeros, quoted like S3's. */
   private static final String WRONG_ETAG = "\"" + "0".repeat(32) + "\"";
   private static final String CHECKSUM_SHA256 = "put-checksum-sha256";
-  private static final String PART_CHECKSUM_SHA256 = "part-checksum-sha256";
   private static final String OTHER_SHA256 = Sha256.of("other bytes".getBytes(StandardCharsets.US_ASCII));
 
   private final S3ObjectStore store;
@@ -109,17 +98,10 @@ public final class S3StoreProver implements StoreProver {
     return new S3StoreProver(store);
   }
 
-  /**
-   * Tells the store whether the trusted marker records that the server verifies {@code
-   * x-amz-checksum-sha256} on single PUTs and on parts; a marker written before a probe existed says no.
-   */
+  /** Tells the store whether the trusted marker records that the server verifies {@code x-amz-checksum-sha256}. */
   @Override
   public void adopt(StoreMarker marker) {
-    store.serverVerifiesChecksumSha256(held(marker, CHECKSUM_SHA256), held(marker, PART_CHECKSUM_SHA256));
-  }
-
-  private static boolean held(StoreMarker marker, String probe) {
-    return marker.probe(probe).map(ProbeResult::held).orElse(false);
+    store.serverVerifiesChecksumSha256(marker.probe(CHECKSUM_SHA256).map(ProbeResult::held).orElse(false));
   }
 
   @Override
@@ -177,7 +159,6 @@ public final class S3StoreProver implements StoreProver {
           : ProbeResult.missing("if-match", matchTest, required,
               "ignores If-Match (a PUT of " + scratch + " with a wrong If-Match ETag succeeded)", matchReliance));
       results.add(checksumSha256(scratch + "-checksum"));
-      results.add(partChecksumSha256(scratch + "-parts"));
     } finally {
       client.delete(location.bucket(), key);
     }
@@ -239,84 +220,16 @@ public final class S3StoreProver implements StoreProver {
     }
   }
 
-  /**
-   * In an upload to the fresh {@code scratch} declared SHA256, an {@code UNSIGNED-PAYLOAD} part whose
-   * {@code x-amz-checksum-sha256} is another content's must be refused with 400; then the same part with
-   * the right header must be accepted, and the upload, completed with it, must hold exactly its bytes.
-   * Any other answer is recorded as not verified: parts to a plain-http endpoint then keep signing their
-   * SHA-256. Package-private for tests.
-   */
-  ProbeResult partChecksumSha256(String scratch) throws IOException {
-    String test = "an UNSIGNED-PAYLOAD UploadPart to " + scratch + " whose x-amz-checksum-sha256 does not match its"
-        + " bytes, then one whose does, completed";
-    String reliance = "parts sent over plain http carry their SHA-256 in x-amz-checksum-sha256 instead of signing"
-        + " the payload only where it holds";
-    String fallback = "; parts over plain http sign the payload";
-    String key = layout.object(scratch);
-    byte[] part = "seventh".getBytes(StandardCharsets.US_ASCII);
-    String uploadId = client.createMultipartUpload(location.bucket(), key, Map.of(), PartChecksum.SHA256);
-    boolean completed = false;
-    try {
-      String refused;
-      try {
-        client.uploadPart(location.bucket(), key, uploadId, 1,
-            RequestBody.ofPartWithChecksumSha256(part, 0, part.length, OTHER_SHA256));
-        return ProbeResult.missing(PART_CHECKSUM_SHA256, test, false, "accepted a part that does not match its"
-            + " x-amz-checksum-sha256" + fallback, reliance);
-      } catch (S3Exception e) {
-        if (e.status() != 400) {
-          return ProbeResult.missing(PART_CHECKSUM_SHA256, test, false, "answered " + e.status() + " " + e.code()
-              + " (not a 400 refusal of the part" + fallback + ")", reliance);
-        }
-        refused = "refused it (400 " + e.code() + ")";
-      }
-      String sha256 = Sha256.of(part);
-      WriteResult done;
-      try {
-        String etag = client.uploadPart(location.bucket(), key, uploadId, 1,
-            RequestBody.ofPartWithChecksumSha256(part, 0, part.length, sha256));
-        done = client.completeMultipartUpload(location.bucket(), key, uploadId, List.of(etag), PartChecksum.SHA256,
-            List.of(RequestBody.sha256Base64(sha256)), Condition.ifNoneMatch());
-      } catch (S3Exception again) {
-        return ProbeResult.missing(PART_CHECKSUM_SHA256, test, false, refused + ", then answered " + again.status()
-            + " " + again.code() + " to the matching part or its completion" + fallback, reliance);
-      }
-      completed = done.status() == WriteResult.Status.WRITTEN;
-      if (!completed) {
-        return ProbeResult.missing(PART_CHECKSUM_SHA256, test, false, refused + ", then answered " + done.status()
-            + " completing the matching part onto the fresh key" + fallback, reliance);
-      }
-      Optional<ObjectBytes> stored;
-      try {
-        stored = client.getBytes(location.bucket(), key, MAX_MARKER_BYTES);
-      } catch (MalformedReplyException tooLarge) {
-        return ProbeResult.missing(PART_CHECKSUM_SHA256, test, false, refused + ", but the completed upload holds"
-            + " more than " + MAX_MARKER_BYTES + " bytes" + fallback, reliance);
-      }
-      if (stored.isEmpty() || !java.util.Arrays.equals(stored.get().bytes(), part)) {
-        return ProbeResult.missing(PART_CHECKSUM_SHA256, test, false, refused + ", but the completed upload holds "
-            + stored.map(o -> o.bytes().length + " other bytes").orElse("nothing") + fallback, reliance);
-      }
-      return ProbeResult.held(PART_CHECKSUM_SHA256, test, false, refused + ", accepted a matching one, and"
-          + " completed with exactly its bytes", reliance);
-    } finally {
-      if (!completed) {
-        client.abortMultipartUpload(location.bucket(), key, uploadId);
-      }
-      client.delete(location.bucket(), key);
-    }
-  }
-
   /** CompleteMultipartUpload with {@code If-None-Match: *} onto the existing scratch key must be refused. */
   private ProbeResult multipartIfNoneMatch(String key, String scratch) throws IOException {
     String test = "a one-part multipart upload to " + scratch + " completed with If-None-Match: *";
     String reliance = "idem's no-clobber publish of payloads above the multipart threshold depends on it";
-    String uploadId = client.createMultipartUpload(location.bucket(), key, Map.of(), PartChecksum.CRC32C);
+    String uploadId = client.createMultipartUpload(location.bucket(), key, Map.of());
     try {
       byte[] part = "fourth".getBytes(StandardCharsets.US_ASCII);
       int crc = crc32c(part);
       String etag = client.uploadPart(location.bucket(), key, uploadId, 1, RequestBody.ofPart(part, 0, part.length, crc));
-      WriteResult done = client.completeMultipartUpload(location.bucket(), key, uploadId, List.of(etag), PartChecksum.CRC32C,
+      WriteResult done = client.completeMultipartUpload(location.bucket(), key, uploadId, List.of(etag),
           List.of(RequestBody.crc32cBase64(crc)), Condition.ifNoneMatch());
       if (done.status() == WriteResult.Status.NOT_FOUND) {
         throw new IOException("the probe's multipart upload to " + scratch + " at " + location + " vanished before"
@@ -335,7 +248,7 @@ public final class S3StoreProver implements StoreProver {
   private ProbeResult partChecksum(String key, String scratch) throws IOException {
     String test = "an UploadPart to " + scratch + " whose x-amz-checksum-crc32c does not match its bytes";
     String reliance = "checks a part's transfer; a payload that changed is refused by idem's own check either way";
-    String uploadId = client.createMultipartUpload(location.bucket(), key, Map.of(), PartChecksum.CRC32C);
+    String uploadId = client.createMultipartUpload(location.bucket(), key, Map.of());
     try {
       byte[] part = "fifth".getBytes(StandardCharsets.US_ASCII);
       client.uploadPart(location.bucket(), key, uploadId, 1, RequestBody.ofPart(part, 0, part.length, ~crc32c(part)));

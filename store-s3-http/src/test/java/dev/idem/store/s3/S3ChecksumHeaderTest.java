@@ -40,18 +40,18 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * A single PUT, and each part of a multipart upload to this plain-http endpoint, carries its SHA-256 in
- * {@code x-amz-checksum-sha256}, the payload {@code UNSIGNED-PAYLOAD}, only where the store's marker
- * records that the server verifies that header there (the {@code put-checksum-sha256} and {@code
- * part-checksum-sha256} probes); everywhere else it signs the payload hash as before. Either way a body
+ * A single PUT carries its SHA-256 in {@code x-amz-checksum-sha256}, the payload {@code UNSIGNED-PAYLOAD},
+ * only where the store's marker records that the server verifies that header (the {@code
+ * put-checksum-sha256} probe); everywhere else it signs the payload hash as before. Either way a body
  * rewritten in transit is refused and nothing is stored: on S3Proxy, which verifies the header, through a
- * gateway that drops it, with a marker written before the probes existed, and on a bare store.
+ * gateway that drops it, with a marker written before the probe existed, and on a bare store. The parts
+ * of a multipart upload to this plain-http endpoint sign the SHA-256 the hash pass took of each, with the
+ * store proven or not, and a part rewritten in transit is refused too.
  */
 class S3ChecksumHeaderTest {
   private static final Clock CLOCK = Clock.fixed(Instant.parse("2026-12-05T12:00:00Z"), ZoneOffset.UTC);
   private static final String KEY = RunSpec.of("orders", new Window(60, 60), 1).outputKey().toString();
   private static final String PROBE = "put-checksum-sha256";
-  private static final String PART_PROBE = "part-checksum-sha256";
   private static final int MIB = 1024 * 1024;
   /** Multipart above 5 MiB, in 5 MiB parts sent one at a time, so a flip at an offset lands in a known part. */
   private static final S3StoreOptions MULTIPART =
@@ -102,12 +102,8 @@ class S3ChecksumHeaderTest {
   }
 
   private ProbeResult recorded() throws IOException {
-    return recorded(PROBE);
-  }
-
-  private ProbeResult recorded(String probe) throws IOException {
     byte[] marker = s3.client().getBytes(bucket, "p/" + StoreMarker.KEY, 16 * 1024).orElseThrow().bytes();
-    return StoreMarker.parse(marker, bucket).probe(probe).orElseThrow();
+    return StoreMarker.parse(marker, bucket).probe(PROBE).orElseThrow();
   }
 
   private List<String> keys() throws IOException {
@@ -131,16 +127,18 @@ class S3ChecksumHeaderTest {
     assertFalse(put.headers().firstValue(RequestBody.CHECKSUM_SHA256).isPresent());
   }
 
-  /** The upload declared {@code declared}, then sent its parts (of {@code bytes}, in order) each as {@code check} says. */
-  private void assertParts(byte[] bytes, String declared, java.util.function.BiConsumer<HttpRequest, byte[]> check) {
+  /** The upload declared CRC32C, then sent its parts (of {@code bytes}, in order), each with its SHA-256 signed. */
+  private void assertPartsSigned(byte[] bytes) {
     assertEquals("POST", uploads.get(0).method());
-    assertEquals(declared, uploads.get(0).headers().firstValue("x-amz-checksum-algorithm").orElseThrow());
+    assertEquals("CRC32C", uploads.get(0).headers().firstValue("x-amz-checksum-algorithm").orElseThrow());
     int parts = (bytes.length + 5 * MIB - 1) / (5 * MIB);
     assertEquals(1 + parts, uploads.size(), "the create and one request per part: " + uploads);
     for (int part = 1; part <= parts; part++) {
       HttpRequest put = uploads.get(part);
       assertTrue(InterceptingHttpClient.isPart(put, part), put.uri().toString());
-      check.accept(put, java.util.Arrays.copyOfRange(bytes, (part - 1) * 5 * MIB, Math.min(bytes.length, part * 5 * MIB)));
+      assertSignedAsPayload(put,
+          java.util.Arrays.copyOfRange(bytes, (part - 1) * 5 * MIB, Math.min(bytes.length, part * 5 * MIB)));
+      assertTrue(put.headers().firstValue(RequestBody.CHECKSUM_CRC32C).isPresent());
     }
   }
 
@@ -173,8 +171,7 @@ class S3ChecksumHeaderTest {
     try (HeaderStrippingProxy gateway = new HeaderStrippingProxy(s3, RequestBody.CHECKSUM_SHA256)) {
       assertEquals(PutStatus.CREATED,
           proven(store(gateway.endpoint())).putIfAbsent(KEY, Payload.ofBytes(bytes), "a").status());
-      assertEquals(2, gateway.strippedCount(),
-          "the two probes' requests with a wrong header (a PUT, a part), and nothing after them, carried one");
+      assertEquals(1, gateway.strippedCount(), "the probe's PUT with a wrong header, and nothing after it, carried one");
     }
 
     ProbeResult probe = recorded();
@@ -255,94 +252,28 @@ class S3ChecksumHeaderTest {
   // --- multipart: the parts of an upload to this plain-http endpoint
 
   @Test
-  void s3Proxy_partProbeHolds_partsCarryTheirSha256InTheHeader() throws Exception {
+  void s3Proxy_provenOrBare_partsSignTheSha256TheHashPassTook() throws Exception {
     byte[] bytes = random(11 * MIB, 7);
 
     assertEquals(PutStatus.CREATED,
         proven(store(s3.endpoint(), MULTIPART)).putIfAbsent(KEY, Payload.ofBytes(bytes), "a").status());
 
-    ProbeResult probe = recorded(PART_PROBE);
-    assertTrue(probe.held(), probe.toString());
-    assertFalse(probe.required());
-    assertEquals("refused it (400 BadDigest), accepted a matching one, and completed with exactly its bytes",
-        probe.observed());
-    assertParts(bytes, "SHA256", (put, part) -> {
-      assertCarriedInChecksumHeader(put, part);
-      assertFalse(put.headers().firstValue(RequestBody.CHECKSUM_CRC32C).isPresent(), "one algorithm per upload");
-    });
+    assertTrue(recorded().held(), "single PUTs would carry the header; parts sign theirs all the same");
+    assertPartsSigned(bytes);
     assertArrayEquals(bytes, stored());
     uploads.clear();
     assertEquals(PutStatus.IDENTICAL,
         proven(store(s3.endpoint(), MULTIPART)).putIfAbsent(KEY, Payload.ofBytes(bytes), "b").status());
     assertEquals(List.of(), uploads, "an identical publish uploads nothing");
-    assertEquals(List.of("p/" + StoreMarker.KEY, "p/" + KEY), keys().stream().sorted().toList());
     assertNoUploadLeft();
-  }
-
-  @Test
-  void gatewayDropsTheHeader_partProbeAbsent_partsSignTheirSha256() throws Exception {
-    byte[] bytes = random(6 * MIB, 8);
-    try (HeaderStrippingProxy gateway = new HeaderStrippingProxy(s3, RequestBody.CHECKSUM_SHA256)) {
-      assertEquals(PutStatus.CREATED,
-          proven(store(gateway.endpoint(), MULTIPART)).putIfAbsent(KEY, Payload.ofBytes(bytes), "a").status());
-      assertEquals(2, gateway.strippedCount(), "the two probes' requests with a wrong header, and nothing after them");
-    }
-
-    ProbeResult probe = recorded(PART_PROBE);
-    assertFalse(probe.held(), probe.toString());
-    assertTrue(probe.observed().startsWith("accepted a part that does not match its x-amz-checksum-sha256"),
-        probe.observed());
-    assertParts(bytes, "CRC32C", (put, part) -> {
-      assertSignedAsPayload(put, part);
-      assertTrue(put.headers().firstValue(RequestBody.CHECKSUM_CRC32C).isPresent());
-    });
-    assertArrayEquals(bytes, stored());
-    assertNoUploadLeft();
-  }
-
-  @Test
-  void markerWrittenBeforeThePartProbe_partsSignTheirSha256() throws Exception {
-    StoreMarker old = new StoreMarker("s3", "cas", Instant.EPOCH, "idem before the part probe", List.of(
-        ProbeResult.held("if-none-match", "a second PUT", true, "refused it (412)", "no-clobber publish"),
-        ProbeResult.held(PROBE, "a PUT", false, "refused it (400 BadDigest)", "single PUTs")));
-    s3.client().put(bucket, "p/" + StoreMarker.KEY, RequestBody.ofBytes(old.toBytes()), Condition.ifNoneMatch(), Map.of());
-    byte[] bytes = random(6 * MIB, 9);
-
-    assertEquals(PutStatus.CREATED,
-        proven(store(s3.endpoint(), MULTIPART)).putIfAbsent(KEY, Payload.ofBytes(bytes), "a").status());
-
-    assertParts(bytes, "CRC32C", this::assertSignedAsPayload);
-    assertArrayEquals(bytes, stored());
   }
 
   /**
-   * A man in the middle who flips a byte of part 2 gets the part refused, the upload aborted and nothing
-   * stored, whichever way the parts' SHA-256 travelled.
+   * A man in the middle who flips a byte of part 2 gets the part refused (its signed SHA-256, from the
+   * hash pass, no longer matches), the upload aborted and nothing stored.
    */
   @Test
-  void partRewrittenInTransit_checksumHeader_refusedAbortedNothingStored() throws Exception {
-    byte[] bytes = random(11 * MIB, 10);
-    try (ChaosProxy mitm = new ChaosProxy(s3.endpoint())) {
-      ProvenStore store = proven(store(mitm.endpoint(), MULTIPART));
-      store.requireWritable();
-      mitm.flipRequestByteAt(6L * MIB);
-
-      java.io.IOException e = assertThrows(java.io.IOException.class,
-          () -> store.putIfAbsent(KEY, Payload.ofBytes(bytes), "a"));
-
-      assertTrue(mitm.flipped());
-      S3Exception refusal = (S3Exception) e.getCause();
-      assertTrue(e.getMessage().startsWith("part 2 of 3 (bytes 5242880-10485759) of s3://"), e.getMessage());
-      assertEquals(400, refusal.status(), refusal.getMessage());
-      assertEquals("BadDigest", refusal.code(), refusal.getMessage());
-    }
-    assertEquals("SHA256", uploads.get(0).headers().firstValue("x-amz-checksum-algorithm").orElseThrow());
-    assertEquals(List.of("p/" + StoreMarker.KEY), keys());
-    assertNoUploadLeft();
-  }
-
-  @Test
-  void partRewrittenInTransit_signedPayload_refusedAbortedNothingStored() throws Exception {
+  void partRewrittenInTransit_refusedAbortedNothingStored() throws Exception {
     byte[] bytes = random(11 * MIB, 11);
     try (ChaosProxy mitm = new ChaosProxy(s3.endpoint()); S3ObjectStore bare = store(mitm.endpoint(), MULTIPART)) {
       mitm.flipRequestByteAt(6L * MIB);
@@ -351,11 +282,11 @@ class S3ChecksumHeaderTest {
           () -> bare.putIfAbsent(KEY, Payload.ofBytes(bytes), "a"));
 
       assertTrue(mitm.flipped());
+      assertTrue(e.getMessage().startsWith("part 2 of 3 (bytes 5242880-10485759) of s3://"), e.getMessage());
       S3Exception refusal = (S3Exception) e.getCause();
       assertEquals(400, refusal.status(), refusal.getMessage());
       assertEquals("XAmzContentSHA256Mismatch", refusal.code(), refusal.getMessage());
     }
-    assertEquals("CRC32C", uploads.get(0).headers().firstValue("x-amz-checksum-algorithm").orElseThrow());
     assertEquals(List.of(), keys());
     assertNoUploadLeft();
   }

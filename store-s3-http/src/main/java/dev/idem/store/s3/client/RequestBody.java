@@ -33,8 +33,8 @@ import java.util.Objects;
  *   <li>{@link #ofPart} (a multipart part, already read into memory and checked by the caller) is sent
  *       {@code UNSIGNED-PAYLOAD} with its CRC32C in a signed {@code x-amz-checksum-crc32c} header, which
  *       S3 (and S3Proxy) verify against the bytes received: the transfer is checked without a SHA-256 of
- *       the part. {@link #ofPartWithChecksumSha256} sends the part's SHA-256 that way, for plain-http
- *       endpoints whose server verifies it; {@link #ofSignedPart} signs it as the payload hash, for the others.
+ *       the part; {@link #ofSignedPart} signs its SHA-256 as the payload hash as well, for plain-http
+ *       endpoints.
  * </ul>
  */
 public final class RequestBody {
@@ -48,10 +48,7 @@ public final class RequestBody {
   /** The header a part's CRC32C travels in ({@link #ofPart}); S3 verifies it when the upload declared CRC32C. */
   public static final String CHECKSUM_CRC32C = "x-amz-checksum-crc32c";
 
-  /**
-   * The header a SHA-256 travels in when the payload is not signed: a single PUT's ({@link
-   * #ofStreamWithChecksum}), a part's ({@link #ofPartWithChecksumSha256}).
-   */
+  /** The header a single PUT's SHA-256 travels in when the payload is not signed ({@link #ofStreamWithChecksum}). */
   public static final String CHECKSUM_SHA256 = "x-amz-checksum-sha256";
 
   private static final RequestBody EMPTY =
@@ -103,21 +100,6 @@ public final class RequestBody {
     Objects.checkFromIndexSize(offset, length, buffer.length);
     requireSha(sha256);
     return new RequestBody(length, sha256, Map.of(CHECKSUM_CRC32C, crc32cBase64(crc32c)),
-        () -> BodyPublishers.fromPublisher(new SlicePublisher(buffer, offset, length), length));
-  }
-
-  /**
-   * A multipart part as {@link #ofPart}, sent {@code UNSIGNED-PAYLOAD} with {@code sha256} (of exactly these
-   * bytes, lowercase hex) in {@value #CHECKSUM_SHA256} instead of a CRC32C, for an upload that declared
-   * {@link PartChecksum#SHA256}. Against a plain-http endpoint it defends the part as {@link #ofSignedPart}
-   * does, the header being signed, but only where the server is known to verify that header on parts (the
-   * S3 store's {@code part-checksum-sha256} probe); a server that does (S3Proxy) checks it as the part
-   * arrives, where it buffers a part with a signed payload hash whole before checking it.
-   */
-  public static RequestBody ofPartWithChecksumSha256(byte[] buffer, int offset, int length, String sha256) {
-    Objects.checkFromIndexSize(offset, length, buffer.length);
-    requireSha(sha256);
-    return new RequestBody(length, SigV4Signer.UNSIGNED_PAYLOAD, Map.of(CHECKSUM_SHA256, sha256Base64(sha256)),
         () -> BodyPublishers.fromPublisher(new SlicePublisher(buffer, offset, length), length));
   }
 

@@ -310,15 +310,14 @@ public final class S3Client {
   // ---------------------------------------------------------------- multipart
 
   /**
-   * CreateMultipartUpload declaring {@code x-amz-checksum-algorithm: declared}, so S3 verifies the
-   * checksum each part then carries in {@link PartChecksum#header()} ({@link RequestBody#ofPart}, {@link
-   * RequestBody#ofPartWithChecksumSha256}) against the bytes it receives; returns the upload id.
+   * CreateMultipartUpload declaring {@code x-amz-checksum-algorithm: CRC32C}, so S3 verifies each part's
+   * {@code x-amz-checksum-crc32c} ({@link RequestBody#ofPart}) against the bytes it receives; returns
+   * the upload id.
    */
-  public String createMultipartUpload(String bucket, String key, Map<String, String> metadata, PartChecksum declared)
-      throws IOException {
+  public String createMultipartUpload(String bucket, String key, Map<String, String> metadata) throws IOException {
     Map<String, String> query = new TreeMap<>(Map.of("uploads", ""));
     Map<String, String> headers = new LinkedHashMap<>(S3Headers.meta(metadata));
-    headers.put(CHECKSUM_ALGORITHM, declared.algorithm());
+    headers.put(CHECKSUM_ALGORITHM, "CRC32C");
     Reply r = transport.exchange(new Call("POST", bucket, key, query, headers, RequestBody.empty(), Set.of()));
     return S3Xml.parseUploadId(r.body(), addressing.describe("POST", bucket, key, query));
   }
@@ -347,27 +346,26 @@ public final class S3Client {
    */
   public WriteResult completeMultipartUpload(String bucket, String key, String uploadId, List<String> partEtags,
       Condition condition) throws IOException {
-    return completeMultipartUpload(bucket, key, uploadId, partEtags, PartChecksum.CRC32C, null, condition);
+    return completeMultipartUpload(bucket, key, uploadId, partEtags, null, condition);
   }
 
   /**
-   * CompleteMultipartUpload naming each part's checksum as it was sent, in the element of the algorithm
-   * the upload declared, as S3 requires of an upload whose parts carried one.
+   * CompleteMultipartUpload naming each part's CRC32C as it was sent ({@link RequestBody#crc32cBase64}),
+   * as S3 requires of an upload whose parts carried one.
    *
-   * @param partChecksums the parts' checksums (base64) in part-number order, or {@code null} to name none
+   * @param partCrc32c the parts' checksums in part-number order, or {@code null} to name none
    */
   public WriteResult completeMultipartUpload(String bucket, String key, String uploadId, List<String> partEtags,
-      PartChecksum declared, List<String> partChecksums, Condition condition) throws IOException {
-    if (partChecksums != null && partChecksums.size() != partEtags.size()) {
-      throw new IllegalArgumentException(partEtags.size() + " parts but " + partChecksums.size() + " checksums");
+      List<String> partCrc32c, Condition condition) throws IOException {
+    if (partCrc32c != null && partCrc32c.size() != partEtags.size()) {
+      throw new IllegalArgumentException(partEtags.size() + " parts but " + partCrc32c.size() + " checksums");
     }
     StringBuilder xml = new StringBuilder("<CompleteMultipartUpload xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">");
     for (int i = 0; i < partEtags.size(); i++) {
       xml.append("<Part><PartNumber>").append(i + 1).append("</PartNumber><ETag>")
           .append(S3Headers.escapeXml(partEtags.get(i))).append("</ETag>");
-      if (partChecksums != null) {
-        xml.append('<').append(declared.element()).append('>').append(S3Headers.escapeXml(partChecksums.get(i)))
-            .append("</").append(declared.element()).append('>');
+      if (partCrc32c != null) {
+        xml.append("<ChecksumCRC32C>").append(S3Headers.escapeXml(partCrc32c.get(i))).append("</ChecksumCRC32C>");
       }
       xml.append("</Part>");
     }

@@ -21,10 +21,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * What a multipart upload puts on the wire: the upload declares its part checksum ({@link PartChecksum}),
- * each part carries it in the signed header of that algorithm ({@code UNSIGNED-PAYLOAD}, or over plain
- * http unproven with the part's SHA-256 signed as well), the completion names it per part in that
- * algorithm's element, and a server's {@code BadDigest} for a part is an error, not retried.
+ * What a multipart upload puts on the wire since parts stopped carrying their SHA-256: the upload
+ * declares CRC32C, each part goes {@code UNSIGNED-PAYLOAD} with its CRC32C in a signed {@code
+ * x-amz-checksum-crc32c}, and a server's {@code BadDigest} for a part is an error, not retried.
  */
 class S3ClientPartChecksumTest {
   private FakeS3Server server;
@@ -58,50 +57,12 @@ class S3ClientPartChecksumTest {
   }
 
   @Test
-  void createMultipartUpload_declaresTheAlgorithm() throws IOException {
-    for (PartChecksum declared : PartChecksum.values()) {
-      server.then(ok("<InitiateMultipartUploadResult><UploadId>up1</UploadId></InitiateMultipartUploadResult>"));
-      assertEquals("up1", client.createMultipartUpload("bkt", "k", Map.of("idem-sha256", "abc"), declared));
-    }
-    List<FakeS3Server.Request> r = server.requests();
-    assertEquals("CRC32C", r.get(0).headers().get("x-amz-checksum-algorithm"));
-    assertEquals("SHA256", r.get(1).headers().get("x-amz-checksum-algorithm"));
-    assertEquals("abc", r.get(1).headers().get("x-amz-meta-idem-sha256"));
-    assertTrue(r.get(1).headers().get("authorization").contains("x-amz-checksum-algorithm;"),
-        "the declaration is signed: " + r.get(1).headers().get("authorization"));
-  }
-
-  /** The part's SHA-256 ({@code 1d8971…}, computed independently with Python's hashlib) in base64, the payload unsigned. */
-  @Test
-  void uploadPart_sha256InASignedChecksumHeader_payloadUnsigned() throws IOException {
-    server.then(status(200, Map.of("ETag", "\"e1\"")));
-    byte[] buffer = "xxpart bytesyy".getBytes(StandardCharsets.US_ASCII);
-    String sha256 = "1d897106c02045927cf3278c97f2417b765ec295a3d704d9d2682a6b3592ec62";
-    assertEquals("\"e1\"", client.uploadPart("bkt", "k", "up1", 3,
-        RequestBody.ofPartWithChecksumSha256(buffer, 2, 10, sha256)));
+  void createMultipartUpload_declaresCrc32c() throws IOException {
+    server.then(ok("<InitiateMultipartUploadResult><UploadId>up1</UploadId></InitiateMultipartUploadResult>"));
+    assertEquals("up1", client.createMultipartUpload("bkt", "k", Map.of("idem-sha256", "abc")));
     FakeS3Server.Request r = server.requests().get(0);
-    assertEquals("UNSIGNED-PAYLOAD", r.headers().get("x-amz-content-sha256"));
-    assertEquals("HYlxBsAgRZJ88yeMl/JBe3ZewpWj1wTZ0mgqazWS7GI=", r.headers().get("x-amz-checksum-sha256"));
-    assertFalse(r.headers().containsKey("x-amz-checksum-crc32c"), "one algorithm per upload");
-    assertTrue(r.headers().get("authorization").contains(
-        "SignedHeaders=host;x-amz-checksum-sha256;x-amz-content-sha256;x-amz-date,"), r.headers().get("authorization"));
-    assertEquals(10, r.received(), "only the slice is sent");
-  }
-
-  @Test
-  void completeMultipartUpload_namesEachPartsChecksumInItsAlgorithmsElement() throws IOException {
-    String done = "<CompleteMultipartUploadResult><ETag>\"x-2\"</ETag></CompleteMultipartUploadResult>";
-    server.then(ok(done), ok(done));
-    client.completeMultipartUpload("bkt", "k", "up1", List.of("\"a\"", "\"b\""), PartChecksum.SHA256,
-        List.of("c2hhMQ==", "c2hhMg=="), null);
-    client.completeMultipartUpload("bkt", "k", "up1", List.of("\"a\""), PartChecksum.CRC32C, List.of("AAAAAA=="), null);
-    String sha = server.requests().get(0).bodyText();
-    assertTrue(sha.contains("<Part><PartNumber>1</PartNumber><ETag>\"a\"</ETag><ChecksumSHA256>c2hhMQ=="
-        + "</ChecksumSHA256></Part><Part><PartNumber>2</PartNumber><ETag>\"b\"</ETag><ChecksumSHA256>"
-        + "c2hhMg==</ChecksumSHA256></Part>"), sha);
-    String crc = server.requests().get(1).bodyText();
-    assertTrue(crc.contains("<ETag>\"a\"</ETag><ChecksumCRC32C>AAAAAA==</ChecksumCRC32C></Part>"), crc);
-    assertFalse(crc.contains("SHA256"), crc);
+    assertEquals("CRC32C", r.headers().get("x-amz-checksum-algorithm"));
+    assertEquals("abc", r.headers().get("x-amz-meta-idem-sha256"));
   }
 
   /** For a plain-http endpoint: the part's SHA-256 signed as well, so a rewritten part is refused. */
@@ -150,7 +111,7 @@ class S3ClientPartChecksumTest {
   @Test
   void completeMultipartUpload_checksumsMustMatchTheParts() {
     assertThrows(IllegalArgumentException.class, () -> client.completeMultipartUpload("bkt", "k", "up1",
-        List.of("\"a\"", "\"b\""), PartChecksum.CRC32C, List.of("AAAAAA=="), null));
+        List.of("\"a\"", "\"b\""), List.of("AAAAAA=="), null));
     assertTrue(server.requests().isEmpty());
   }
 }

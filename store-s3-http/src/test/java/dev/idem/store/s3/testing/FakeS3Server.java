@@ -66,13 +66,8 @@ public final class FakeS3Server implements AutoCloseable {
    *
    * @param bodyLength the body's declared {@code Content-Length}
    * @param received the body bytes that arrived before the client finished or hung up
-   * @param bodyText the body as UTF-8 when it is at most {@value #KEPT_BODY} bytes (XML documents), else empty
    */
-  public record Request(String method, String target, Map<String, String> headers, int bodyLength, int received,
-      String bodyText) {}
-
-  /** The largest body a {@link Request} keeps as text. */
-  public static final int KEPT_BODY = 64 * 1024;
+  public record Request(String method, String target, Map<String, String> headers, int bodyLength, int received) {}
 
   private final ServerSocket socket;
   private final Thread acceptor;
@@ -169,9 +164,8 @@ public final class FakeS3Server implements AutoCloseable {
       }
     }
     int length = Integer.parseInt(headers.getOrDefault("content-length", "0"));
-    byte[] body = in.readNBytes(length);
-    String text = body.length <= KEPT_BODY ? new String(body, StandardCharsets.UTF_8) : "";
-    requests.add(new Request(requestLine[0], requestLine[1], headers, length, body.length, text));
+    int received = in.readNBytes(length).length;
+    requests.add(new Request(requestLine[0], requestLine[1], headers, length, received));
     Action action = script.poll();
     if (action == null) {
       action = error(500, "InternalError", "script exhausted");
