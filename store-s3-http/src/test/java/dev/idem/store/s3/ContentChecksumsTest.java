@@ -9,8 +9,14 @@ import dev.idem.core.store.Payload;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InterruptedIOException;
 import java.util.Arrays;
 import java.util.Random;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.zip.CRC32C;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -140,8 +146,20 @@ class ContentChecksumsTest {
     assertEquals("edba9b9c", ContentChecksums.hex(0xedba9b9c));
   }
 
-  /** A payload whose whole read gives {@code whole} and whose ranges are read from {@code ranges}. */
-  private static Payload ranged(byte[] whole, byte[] ranges) {
+  /** Opens a payload's content from its start. */
+  @FunctionalInterface
+  private interface WholeRead {
+    InputStream open() throws IOException;
+  }
+
+  /** Opens a range of a payload's content. */
+  @FunctionalInterface
+  private interface RangeRead {
+    InputStream open(long offset, long length) throws IOException;
+  }
+
+  /** A payload of {@code whole}'s size and hash that reads ranges, its two kinds of read as given. */
+  private static Payload ranged(byte[] whole, WholeRead read, RangeRead ranges) {
     return new Payload() {
       @Override
       public long size() {
@@ -154,8 +172,8 @@ class ContentChecksumsTest {
       }
 
       @Override
-      public InputStream open() {
-        return new ByteArrayInputStream(whole);
+      public InputStream open() throws IOException {
+        return read.open();
       }
 
       @Override
@@ -164,11 +182,18 @@ class ContentChecksumsTest {
       }
 
       @Override
-      public InputStream openRange(long offset, long length) {
-        int from = (int) Math.min(offset, ranges.length);
-        return new ByteArrayInputStream(ranges, from, (int) Math.min(length, ranges.length - from));
+      public InputStream openRange(long offset, long length) throws IOException {
+        return ranges.open(offset, length);
       }
     };
+  }
+
+  /** A payload whose whole read gives {@code whole} and whose ranges are read from {@code ranges}. */
+  private static Payload ranged(byte[] whole, byte[] ranges) {
+    return ranged(whole, () -> new ByteArrayInputStream(whole), (offset, length) -> {
+      int from = (int) Math.min(offset, ranges.length);
+      return new ByteArrayInputStream(ranges, from, (int) Math.min(length, ranges.length - from));
+    });
   }
 
   @ParameterizedTest(name = "{0} bytes, parts of {1}")
@@ -176,9 +201,9 @@ class ContentChecksumsTest {
   void withPartSha256_eachPartsSha256IsThatOfItsSlice_onAnotherThread(int size, int partSize) throws Exception {
     byte[] bytes = new byte[size];
     new Random(size * 17L + partSize).nextBytes(bytes);
-    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newCachedThreadPool();
+    ExecutorService pool = Executors.newCachedThreadPool();
     try {
-      for (java.util.concurrent.Executor executor : new java.util.concurrent.Executor[] {pool, Runnable::run}) {
+      for (Executor executor : new Executor[] {pool, Runnable::run}) {
         ContentChecksums.Digest d = ContentChecksums.withPartSha256(Payload.ofBytes(bytes), size, partSize, executor);
         ContentChecksums.Digest plain = ContentChecksums.of(Payload.ofBytes(bytes), size, partSize);
         assertEquals(plain.sha256(), d.sha256());
@@ -219,32 +244,10 @@ class ContentChecksumsTest {
   @Test
   void withPartSha256_secondReadFails_failureReachesTheCaller() {
     IOException disk = new IOException("Input/output error");
-    Payload p = new Payload() {
-      @Override
-      public long size() {
-        return 10;
-      }
-
-      @Override
-      public String sha256() {
-        return Sha256.of(new byte[10]);
-      }
-
-      @Override
-      public InputStream open() {
-        return new ByteArrayInputStream(new byte[10]);
-      }
-
-      @Override
-      public boolean readsRanges() {
-        return true;
-      }
-
-      @Override
-      public InputStream openRange(long offset, long length) throws IOException {
-        throw disk;
-      }
-    };
+    byte[] whole = new byte[10];
+    Payload p = ranged(whole, () -> new ByteArrayInputStream(whole), (offset, length) -> {
+      throw disk;
+    });
     assertEquals(disk, assertThrows(IOException.class, () -> ContentChecksums.withPartSha256(p, 10, 5, Runnable::run)));
   }
 
@@ -252,60 +255,37 @@ class ContentChecksumsTest {
   @Test
   void withPartSha256_firstReadFails_secondStopped() throws Exception {
     IOException disk = new IOException("Input/output error");
-    java.util.concurrent.CountDownLatch reading = new java.util.concurrent.CountDownLatch(1);
-    java.util.concurrent.CountDownLatch stopped = new java.util.concurrent.CountDownLatch(1);
-    Payload p = new Payload() {
+    CountDownLatch reading = new CountDownLatch(1);
+    CountDownLatch stopped = new CountDownLatch(1);
+    Payload p = ranged(new byte[10], () -> {
+      try {
+        reading.await();
+      } catch (InterruptedException e) {
+        throw new AssertionError(e);
+      }
+      throw disk;
+    }, (offset, length) -> new InputStream() {
       @Override
-      public long size() {
-        return 10;
+      public int read() {
+        throw new UnsupportedOperationException();
       }
 
       @Override
-      public String sha256() {
-        return Sha256.EMPTY;
-      }
-
-      @Override
-      public InputStream open() throws IOException {
+      public int read(byte[] b, int off, int len) throws IOException {
+        reading.countDown();
         try {
-          reading.await();
+          new CountDownLatch(1).await();
+          throw new AssertionError("never counted down");
         } catch (InterruptedException e) {
-          throw new AssertionError(e);
+          stopped.countDown();
+          throw new InterruptedIOException("stopped");
         }
-        throw disk;
       }
-
-      @Override
-      public boolean readsRanges() {
-        return true;
-      }
-
-      @Override
-      public InputStream openRange(long offset, long length) {
-        return new InputStream() {
-          @Override
-          public int read() {
-            throw new UnsupportedOperationException();
-          }
-
-          @Override
-          public int read(byte[] b, int off, int len) throws IOException {
-            reading.countDown();
-            try {
-              new java.util.concurrent.CountDownLatch(1).await();
-              throw new AssertionError("never counted down");
-            } catch (InterruptedException e) {
-              stopped.countDown();
-              throw new java.io.InterruptedIOException("stopped");
-            }
-          }
-        };
-      }
-    };
-    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newCachedThreadPool();
+    });
+    ExecutorService pool = Executors.newCachedThreadPool();
     try {
       assertEquals(disk, assertThrows(IOException.class, () -> ContentChecksums.withPartSha256(p, 10, 5, pool)));
-      assertTrue(stopped.await(30, java.util.concurrent.TimeUnit.SECONDS), "the second read was interrupted");
+      assertTrue(stopped.await(30, TimeUnit.SECONDS), "the second read was interrupted");
     } finally {
       pool.shutdownNow();
     }
