@@ -121,6 +121,24 @@ class S3HistoryTest {
     return out;
   }
 
+  /** A version deleted by id is gone from the history, where a plain delete only adds a marker above it. */
+  @Test
+  void deleteVersion_removesThatVersionForGood_aMissingOneIsNoError() throws IOException {
+    String own = s3.createBucket(true);
+    s3.client().put(own, "k", RequestBody.ofBytes("one".getBytes(StandardCharsets.US_ASCII)), null, Map.of());
+    s3.client().put(own, "k", RequestBody.ofBytes("two".getBytes(StandardCharsets.US_ASCII)), null, Map.of());
+    s3.client().delete(own, "k");
+    List<dev.idem.store.s3.client.ObjectVersion> all = s3.client().listVersions(own, "", null, null, 1000).versions();
+    assertEquals(List.of(true, false, false), all.stream().map(v -> v.deleteMarker()).toList(), all.toString());
+
+    s3.client().deleteVersion(own, "k", all.get(2).versionId());
+    assertEquals(all.subList(0, 2), s3.client().listVersions(own, "", null, null, 1000).versions());
+    s3.client().deleteVersion(own, "k", all.get(0).versionId());
+    s3.client().deleteVersion(own, "k", all.get(1).versionId());
+    assertEquals(List.of(), s3.client().listVersions(own, "", null, null, 1000).versions());
+    s3.client().deleteVersion(own, "k", all.get(1).versionId());
+  }
+
   @Test
   void history_pagedBySeven_everyKeyOnceInOrderInternalAreaSkipped() throws IOException {
     Map<String, KeyHistory> h = history(S3StoreOptions.defaults(), "");

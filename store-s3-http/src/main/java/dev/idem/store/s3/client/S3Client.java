@@ -307,6 +307,16 @@ public final class S3Client {
     transport.exchange(new Call("DELETE", bucket, key, new TreeMap<>(), Map.of(), RequestBody.empty(), Set.of(404)));
   }
 
+  /**
+   * DeleteObject of one version, {@code versionId} (a delete marker's too): in a versioned bucket that
+   * version is gone for good, where {@link #delete} only hides it. Deleting nothing is not an error.
+   */
+  public void deleteVersion(String bucket, String key, String versionId) throws IOException {
+    Objects.requireNonNull(versionId, "versionId");
+    transport.exchange(new Call("DELETE", bucket, key, new TreeMap<>(Map.of("versionId", versionId)), Map.of(),
+        RequestBody.empty(), Set.of(404)));
+  }
+
   // ---------------------------------------------------------------- multipart
 
   /**
