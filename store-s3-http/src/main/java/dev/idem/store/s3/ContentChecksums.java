@@ -27,8 +27,8 @@ import java.util.zip.CRC32C;
  *
  * <p>Parts sent over plain http carry their own SHA-256 as well (a CRC32C is no defence against someone
  * who rewrites a part in transit). {@link #withPartSha256} takes those on a second thread from a second
- * read of the payload's ranges while the first thread takes the whole SHA-256, so on two cores the pass
- * costs the time of one SHA-256 and the upload hashes nothing; the second read's CRC32Cs must equal the
+ * read of the payload's ranges while the first thread takes the whole SHA-256, so with a core free for
+ * it the pass takes about the time of one SHA-256, and the upload hashes nothing; the second read's CRC32Cs must equal the
  * first's, so both hashes describe the same bytes.
  *
  * <p>Guarantees: {@link #of} returns only when the pass read exactly {@code size} bytes; a payload that

@@ -32,11 +32,11 @@ import java.util.concurrent.ExecutorService;
  *       parts of exactly {@code partSize} bytes (the last one shorter), up to {@code parallelism} at once
  *       ({@link PartUploads}: a file's parts each read their own range, a stream is read in order; each
  *       part, once in memory, must have its CRC32C from the hash pass and is then sent with it in {@code
- *       x-amz-checksum-crc32c}, {@code UNSIGNED-PAYLOAD} over TLS, its SHA-256 signed over plain http; that
- *       SHA-256 is taken in the hash pass, on a second thread, when the payload reads ranges). The parts' checks cover every byte
- *       and the payload must end where it did, so no whole-content hash is taken again before
- *       CompleteMultipartUpload is sent with {@code If-None-Match: *}, the ETags and CRC32Cs in part
- *       order. Fixed part boundaries make the multipart ETag a function of the bytes, however many parts
+ *       x-amz-checksum-crc32c}, {@code UNSIGNED-PAYLOAD} over TLS, its SHA-256 signed over plain http;
+ *       that SHA-256 is taken in the hash pass, on a second thread, when the payload reads ranges). The
+ *       parts' checks cover every byte and the payload must end where it did, so no whole-content hash
+ *       is taken again before CompleteMultipartUpload is sent with {@code If-None-Match: *}, the ETags
+ *       and CRC32Cs in part order. Fixed part boundaries make the multipart ETag a function of the bytes, however many parts
  *       were in flight; nothing in idem compares ETags of content (IDENTICAL compares the recorded
  *       {@code idem-sha256}).
  * </ul>

@@ -45,8 +45,8 @@ import java.util.zip.CRC32C;
  * </ul>
  *
  * The buffer does not change while it is sent, so the CRC32C check covers every byte the part sends, on
- * any server; a server that verifies the header (AWS S3, S3Proxy) also checks the transfer. After the last part, the payload must end where it ended when
- * hashed (one byte past it is read). The ETags land in part-number order whatever order the parts
+ * any server; a server that verifies the header (AWS S3, S3Proxy) also checks the transfer. After the
+ * last part, the payload must end where it ended when hashed (one byte past it is read). The ETags land in part-number order whatever order the parts
  * finish in: the output is the same as a one-at-a-time upload's.
  *
  * <h2>Failure states</h2>

@@ -120,8 +120,8 @@ public final class RequestBody {
    */
   public static RequestBody ofStreamWithChecksum(Opener opener, long length, String sha256, int crc32c, String what) {
     requireSha(sha256);
-    return stream(opener, length, sha256, crc32c, what, SigV4Signer.UNSIGNED_PAYLOAD,
-        Map.of(CHECKSUM_SHA256, sha256Base64(sha256)));
+    String base64 = Base64.getEncoder().encodeToString(java.util.HexFormat.of().parseHex(sha256));
+    return stream(opener, length, sha256, crc32c, what, SigV4Signer.UNSIGNED_PAYLOAD, Map.of(CHECKSUM_SHA256, base64));
   }
 
   private static RequestBody stream(Opener opener, long length, String sha256, int crc32c, String what,
@@ -145,11 +145,6 @@ public final class RequestBody {
   public static String crc32cBase64(int crc32c) {
     return Base64.getEncoder().encodeToString(
         new byte[] {(byte) (crc32c >>> 24), (byte) (crc32c >>> 16), (byte) (crc32c >>> 8), (byte) crc32c});
-  }
-
-  /** S3's form of a SHA-256 checksum: its 32 bytes in base64, from {@code sha256} in lowercase hex. */
-  public static String sha256Base64(String sha256) {
-    return Base64.getEncoder().encodeToString(java.util.HexFormat.of().parseHex(sha256));
   }
 
   public long length() {
