@@ -84,7 +84,10 @@ final class ContentChecksums implements Payload.Observer {
       throw new IllegalArgumentException(payload + " does not read ranges");
     }
     PartHashes hashes = new PartHashes(payload, size, partSize);
-    FutureTask<PartHashes> second = new FutureTask<>(hashes::read);
+    FutureTask<Void> second = new FutureTask<>(() -> {
+      hashes.read();
+      return null;
+    });
     executor.execute(second);
     Digest whole;
     try {
@@ -141,7 +144,7 @@ final class ContentChecksums implements Payload.Observer {
       this.crcs = new int[parts];
     }
 
-    PartHashes read() throws IOException {
+    void read() throws IOException {
       byte[] buffer = new byte[(int) Math.min(1 << 20, Math.max(partSize, 1))];
       MessageDigest md = Sha256.newDigest();
       CRC32C crc = new CRC32C();
@@ -158,7 +161,7 @@ final class ContentChecksums implements Payload.Observer {
             if (n < 0) {
               endedEarly = "part " + part + " ended after " + (length - left) + " of its " + length
                   + " bytes while its SHA-256 was taken";
-              return this;
+              return;
             }
             md.update(buffer, 0, n);
             crc.update(buffer, 0, n);
@@ -169,7 +172,6 @@ final class ContentChecksums implements Payload.Observer {
         crcs[part - 1] = (int) crc.getValue();
         crc.reset();
       }
-      return this;
     }
   }
 

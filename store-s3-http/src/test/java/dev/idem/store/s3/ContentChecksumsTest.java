@@ -213,6 +213,7 @@ class ContentChecksumsTest {
           assertEquals(Sha256.of(Arrays.copyOfRange(bytes, from, Math.min(size, from + partSize))), d.partSha256(part),
               "part " + part);
         }
+        assertEquals(d.parts(), d.partSha256().length, "one SHA-256 per part");
         assertEquals(null, plain.partSha256(1), "the plain pass takes none");
       }
     } finally {
@@ -233,6 +234,16 @@ class ContentChecksumsTest {
   }
 
   @Test
+  void withPartSha256_lastPartDiffersBetweenTheReads_refused() {
+    byte[] whole = new byte[23];
+    byte[] ranges = whole.clone();
+    ranges[22] = 1;
+    Payload.ChangedWhileReadingException e = assertThrows(Payload.ChangedWhileReadingException.class,
+        () -> ContentChecksums.withPartSha256(ranged(whole, ranges), 23, 5, Runnable::run));
+    assertTrue(e.getMessage().contains("then part 5 read crc32c "), e.getMessage());
+  }
+
+  @Test
   void withPartSha256_rangeEndsEarly_refusedNamingThePart() {
     byte[] whole = new byte[23];
     Payload.ChangedWhileReadingException e = assertThrows(Payload.ChangedWhileReadingException.class,
@@ -249,6 +260,72 @@ class ContentChecksumsTest {
       throw disk;
     });
     assertEquals(disk, assertThrows(IOException.class, () -> ContentChecksums.withPartSha256(p, 10, 5, Runnable::run)));
+  }
+
+  @Test
+  void withPartSha256_secondReadThrowsUnchecked_reachesTheCaller() {
+    IllegalStateException bug = new IllegalStateException("a payload's bug");
+    byte[] whole = new byte[10];
+    Payload p = ranged(whole, () -> new ByteArrayInputStream(whole), (offset, length) -> {
+      throw bug;
+    });
+    assertEquals(bug, assertThrows(IllegalStateException.class,
+        () -> ContentChecksums.withPartSha256(p, 10, 5, Runnable::run)));
+  }
+
+  /**
+   * The caller is interrupted while it waits for the second read: it stops that read, keeps its
+   * interrupt, and throws {@link InterruptedIOException}.
+   */
+  @Test
+  void withPartSha256_interruptedWaitingForTheSecondRead_stopsItAndKeepsTheInterrupt() throws Exception {
+    byte[] whole = new byte[10];
+    CountDownLatch firstDone = new CountDownLatch(1);
+    CountDownLatch stopped = new CountDownLatch(1);
+    Payload p = ranged(whole, () -> new ByteArrayInputStream(whole) {
+      @Override
+      public void close() {
+        firstDone.countDown();
+      }
+    }, (offset, length) -> new InputStream() {
+      @Override
+      public int read() {
+        throw new UnsupportedOperationException();
+      }
+
+      @Override
+      public int read(byte[] b, int off, int len) throws IOException {
+        try {
+          new CountDownLatch(1).await();
+          throw new AssertionError("never counted down");
+        } catch (InterruptedException e) {
+          stopped.countDown();
+          throw new InterruptedIOException("stopped");
+        }
+      }
+    });
+    ExecutorService pool = Executors.newCachedThreadPool();
+    java.util.concurrent.atomic.AtomicReference<Throwable> thrown = new java.util.concurrent.atomic.AtomicReference<>();
+    java.util.concurrent.atomic.AtomicBoolean keptInterrupt = new java.util.concurrent.atomic.AtomicBoolean();
+    Thread caller = new Thread(() -> {
+      try {
+        ContentChecksums.withPartSha256(p, 10, 5, pool);
+      } catch (Throwable t) {
+        thrown.set(t);
+        keptInterrupt.set(Thread.currentThread().isInterrupted());
+      }
+    });
+    try {
+      caller.start();
+      assertTrue(firstDone.await(30, TimeUnit.SECONDS), "the first read ended");
+      caller.interrupt();
+      caller.join(30_000);
+      assertTrue(thrown.get() instanceof InterruptedIOException, String.valueOf(thrown.get()));
+      assertTrue(keptInterrupt.get(), "the caller's interrupt is kept");
+      assertTrue(stopped.await(30, TimeUnit.SECONDS), "the second read was interrupted");
+    } finally {
+      pool.shutdownNow();
+    }
   }
 
   /** The first read fails: the second is stopped (interrupted), not left reading. */

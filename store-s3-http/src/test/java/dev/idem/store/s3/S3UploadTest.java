@@ -120,6 +120,26 @@ class S3UploadTest {
 
   // --- HEAD before a large upload
 
+  /**
+   * A payload of exactly the threshold is a single PUT, however many parts the threshold would make: its
+   * one CRC32C covers the whole content (a pass taken per part would check the PUT against the first
+   * part's), and one PUT request carries it.
+   */
+  @Test
+  void putIfAbsent_exactlyTheThresholdAboveOnePart_onePutOfTheWhole() throws IOException {
+    byte[] bytes = random(10 * MIB, 41);
+    List<String> requests = Collections.synchronizedList(new ArrayList<>());
+    InterceptingHttpClient http = new InterceptingHttpClient(r -> requests.add(r.method() + " "
+        + (r.uri().getRawQuery() == null ? "" : r.uri().getRawQuery())));
+    try (S3ObjectStore st = open(clientVia(s3.endpoint()).httpClient(http).build(),
+        S3StoreOptions.builder().multipartThreshold(10 * MIB).partSize(5 * MIB).build())) {
+      assertEquals(PutStatus.CREATED, st.putIfAbsent(key(41), Payload.ofBytes(bytes), "w").status());
+      assertArrayEquals(bytes, read(st, key(41)));
+    }
+    assertEquals(1, requests.stream().filter(r -> r.startsWith("PUT")).count(), requests.toString());
+    assertFalse(requests.stream().anyMatch(r -> r.contains("uploads")), requests.toString());
+  }
+
   @Test
   void putIfAbsent_identicalLargePayload_sendsNoPayloadBytes(@TempDir Path dir) throws IOException {
     byte[] bytes = random(2 * MIB, 1);

@@ -2,6 +2,7 @@ package dev.idem.store.s3.client;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.idem.core.Sha256;
 import dev.idem.store.s3.auth.SigV4Signer;
@@ -45,6 +46,19 @@ class RequestBodyTest {
     assertEquals(Map.of(RequestBody.CHECKSUM_SHA256, Base64.getEncoder().encodeToString(HexFormat.of().parseHex(SHA))),
         b.headers());
     assertEquals(BYTES.length, b.length());
+  }
+
+  /** A part's SHA-256 from the hash pass is signed as given, and must be one: 64 lowercase hex digits. */
+  @Test
+  void ofSignedPart_signsTheGivenSha256_refusesAnythingElse() {
+    RequestBody b = RequestBody.ofSignedPart(BYTES, 0, BYTES.length, crc(), SHA);
+    assertEquals(SHA, b.payloadHash());
+    assertEquals(Map.of(RequestBody.CHECKSUM_CRC32C, RequestBody.crc32cBase64(crc())), b.headers());
+    for (String bad : new String[] {SHA.toUpperCase(java.util.Locale.ROOT), SHA.substring(1), "UNSIGNED-PAYLOAD"}) {
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+          () -> RequestBody.ofSignedPart(BYTES, 0, BYTES.length, crc(), bad));
+      assertTrue(e.getMessage().contains(bad), e.getMessage());
+    }
   }
 
   @Test
