@@ -7,8 +7,13 @@ import java.util.Map;
 /**
  * Counts one replica's store operations and acts at its fate's step: throws an {@link InjectedFault}
  * once, throws {@link SimulatedDeath}, pauses for a {@link Fate.Stalls stall}, or (in a replica
- * process) announces the step and waits to be killed. A replica runs its operations on one thread, so the counts need no locking; the monitor only
- * publishes them to the runner.
+ * process) announces the step and waits to be killed.
+ *
+ * <p>A call is numbered when it starts (its "before"), and its "after" carries the same number: the
+ * thread that made the call reports both. A replica mostly calls one at a time, but the parts of an S3
+ * multipart upload are in flight together, each reported by its own proxy thread; numbering the after
+ * by the count at that moment would give both parts' afters the number of the last part to start, and
+ * a fault after part 1 would never fire.
  */
 final class FateHook implements StepHook {
   /** What a replica process does at its death step: announce it, then wait for the signal. */
@@ -19,6 +24,8 @@ final class FateHook implements StepHook {
   private final Fate fate;
   private final DeathAction onDeath;
   private final Map<String, Integer> counts = new HashMap<>();
+  /** The number this thread's last call of each operation started with. */
+  private final ThreadLocal<Map<String, Integer>> started = ThreadLocal.withInitial(HashMap::new);
   private boolean fired;
 
   FateHook(Fate fate, DeathAction onDeath) {
@@ -28,7 +35,13 @@ final class FateHook implements StepHook {
 
   @Override
   public synchronized void at(String op, boolean after) throws IOException {
-    int n = after ? counts.getOrDefault(op, 0) : counts.merge(op, 1, Integer::sum);
+    int n;
+    if (after) {
+      n = started.get().getOrDefault(op, counts.getOrDefault(op, 0));
+    } else {
+      n = counts.merge(op, 1, Integer::sum);
+      started.get().put(op, n);
+    }
     if (fired) {
       return;
     }
