@@ -281,6 +281,7 @@ class ContentChecksumsTest {
   void withPartSha256_interruptedWaitingForTheSecondRead_stopsItAndKeepsTheInterrupt() throws Exception {
     byte[] whole = new byte[10];
     CountDownLatch firstDone = new CountDownLatch(1);
+    CountDownLatch reading = new CountDownLatch(1);
     CountDownLatch stopped = new CountDownLatch(1);
     Payload p = ranged(whole, () -> new ByteArrayInputStream(whole) {
       @Override
@@ -295,6 +296,7 @@ class ContentChecksumsTest {
 
       @Override
       public int read(byte[] b, int off, int len) throws IOException {
+        reading.countDown();
         try {
           new CountDownLatch(1).await();
           throw new AssertionError("never counted down");
@@ -317,7 +319,9 @@ class ContentChecksumsTest {
     });
     try {
       caller.start();
+      // Both reads under way (a second read cancelled before it starts never runs at all).
       assertTrue(firstDone.await(30, TimeUnit.SECONDS), "the first read ended");
+      assertTrue(reading.await(30, TimeUnit.SECONDS), "the second read started");
       caller.interrupt();
       caller.join(30_000);
       assertTrue(thrown.get() instanceof InterruptedIOException, String.valueOf(thrown.get()));
