@@ -262,6 +262,31 @@ class ContentChecksumsTest {
     assertEquals(disk, assertThrows(IOException.class, () -> ContentChecksums.withPartSha256(p, 10, 5, Runnable::run)));
   }
 
+  /**
+   * Ranges whose first read counts {@code reading} down and then blocks until its thread is interrupted,
+   * when it counts {@code stopped} down and fails.
+   */
+  private static RangeRead blockedUntilInterrupted(CountDownLatch reading, CountDownLatch stopped) {
+    return (offset, length) -> new InputStream() {
+      @Override
+      public int read() {
+        throw new UnsupportedOperationException();
+      }
+
+      @Override
+      public int read(byte[] b, int off, int len) throws IOException {
+        reading.countDown();
+        try {
+          new CountDownLatch(1).await();
+          throw new AssertionError("never counted down");
+        } catch (InterruptedException e) {
+          stopped.countDown();
+          throw new InterruptedIOException("stopped");
+        }
+      }
+    };
+  }
+
   @Test
   void withPartSha256_secondReadThrowsUnchecked_reachesTheCaller() {
     IllegalStateException bug = new IllegalStateException("a payload's bug");
@@ -288,24 +313,7 @@ class ContentChecksumsTest {
       public void close() {
         firstDone.countDown();
       }
-    }, (offset, length) -> new InputStream() {
-      @Override
-      public int read() {
-        throw new UnsupportedOperationException();
-      }
-
-      @Override
-      public int read(byte[] b, int off, int len) throws IOException {
-        reading.countDown();
-        try {
-          new CountDownLatch(1).await();
-          throw new AssertionError("never counted down");
-        } catch (InterruptedException e) {
-          stopped.countDown();
-          throw new InterruptedIOException("stopped");
-        }
-      }
-    });
+    }, blockedUntilInterrupted(reading, stopped));
     ExecutorService pool = Executors.newCachedThreadPool();
     java.util.concurrent.atomic.AtomicReference<Throwable> thrown = new java.util.concurrent.atomic.AtomicReference<>();
     java.util.concurrent.atomic.AtomicBoolean keptInterrupt = new java.util.concurrent.atomic.AtomicBoolean();
@@ -345,24 +353,7 @@ class ContentChecksumsTest {
         throw new AssertionError(e);
       }
       throw disk;
-    }, (offset, length) -> new InputStream() {
-      @Override
-      public int read() {
-        throw new UnsupportedOperationException();
-      }
-
-      @Override
-      public int read(byte[] b, int off, int len) throws IOException {
-        reading.countDown();
-        try {
-          new CountDownLatch(1).await();
-          throw new AssertionError("never counted down");
-        } catch (InterruptedException e) {
-          stopped.countDown();
-          throw new InterruptedIOException("stopped");
-        }
-      }
-    });
+    }, blockedUntilInterrupted(reading, stopped));
     ExecutorService pool = Executors.newCachedThreadPool();
     try {
       assertEquals(disk, assertThrows(IOException.class, () -> ContentChecksums.withPartSha256(p, 10, 5, pool)));
