@@ -68,6 +68,8 @@ final class CreateOnlyUpload {
   private final int partSize;
   private final int parallelism;
   private final ExecutorService executor;
+  /** How parts travel to this client's endpoint: fixed by its scheme. */
+  private final PartUploads.Transfer transfer;
   /** Whether the server is proven to refuse a body whose {@code x-amz-checksum-sha256} does not match it. */
   private volatile boolean checksumHeader;
 
@@ -84,6 +86,7 @@ final class CreateOnlyUpload {
     this.partSize = Math.toIntExact(Math.min(partSize, Integer.MAX_VALUE - 16));
     this.parallelism = parallelism;
     this.executor = executor;
+    this.transfer = PartUploads.Transfer.to(client.endpoint());
   }
 
   /**
@@ -108,7 +111,7 @@ final class CreateOnlyUpload {
     if (size <= threshold) {
       return ContentChecksums.of(payload, size, Math.max(size, 1));
     }
-    if (PartUploads.Transfer.to(client.endpoint()).hashesParts() && payload.readsRanges()) {
+    if (transfer.hashesParts() && payload.readsRanges()) {
       return ContentChecksums.withPartSha256(payload, size, partSize, executor);
     }
     return ContentChecksums.of(payload, size, partSize);
@@ -144,7 +147,7 @@ final class CreateOnlyUpload {
     boolean done = false;
     try {
       PartUploads uploads = new PartUploads(client, bucket, objectKey, uploadId, executor, parallelism, partSize,
-          digest, PartUploads.Transfer.to(client.endpoint()));
+          digest, transfer);
       // A payload that grew, shrank or changed since its hash was taken fails a part's check here.
       uploads.send(payload);
       List<String> etags = uploads.etags();
