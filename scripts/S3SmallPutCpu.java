@@ -1,3 +1,4 @@
+import dev.idem.bench.S3Bench;
 import dev.idem.core.proof.ProvenStore;
 import dev.idem.core.store.Payload;
 import dev.idem.core.store.PutStatus;
@@ -15,10 +16,7 @@ import java.net.http.HttpClient;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.sync.RequestBody;
-import software.amazon.awssdk.regions.Region;
 
 /**
  * Where a small S3 publish spends its time: the client's CPU or waiting. Publishes BYTES-byte objects
@@ -50,13 +48,7 @@ public class S3SmallPutCpu {
     try (S3ProxyServer server = S3ProxyServer.start()) {
       Files.write(file, new byte[bytes]);
       URI endpoint = server.endpoint();
-      var sdk = software.amazon.awssdk.services.s3.S3Client.builder()
-          .endpointOverride(endpoint)
-          .region(Region.of(S3ProxyServer.REGION))
-          .credentialsProvider(StaticCredentialsProvider.create(
-              AwsBasicCredentials.create(S3ProxyServer.ACCESS_KEY, S3ProxyServer.SECRET_KEY)))
-          .forcePathStyle(true)
-          .build();
+      var sdk = S3Bench.sdkClient(endpoint);
       String bucket = "small-put-" + Long.toHexString(System.nanoTime());
       sdk.createBucket(b -> b.bucket(bucket));
       CredentialsProvider credentials =

@@ -128,13 +128,7 @@ public class S3Bench {
       }
     }
 
-    sdk = S3Client.builder()
-        .endpointOverride(endpoint)
-        .region(Region.of(S3ProxyServer.REGION))
-        .credentialsProvider(StaticCredentialsProvider.create(
-            AwsBasicCredentials.create(S3ProxyServer.ACCESS_KEY, S3ProxyServer.SECRET_KEY)))
-        .forcePathStyle(true)
-        .build();
+    sdk = sdkClient(endpoint);
     bucket = "idem-bench-" + Long.toHexString(System.nanoTime());
     sdk.createBucket(b -> b.bucket(bucket));
 
@@ -150,6 +144,17 @@ public class S3Bench {
     if (first.status() != PutStatus.CREATED) {
       throw new IllegalStateException("setup publish returned " + first.status());
     }
+  }
+
+  /** The SDK peer as every S3 comparison here builds it: path-style, S3Proxy's region and keys, SDK defaults otherwise. */
+  public static S3Client sdkClient(URI endpoint) {
+    return S3Client.builder()
+        .endpointOverride(endpoint)
+        .region(Region.of(S3ProxyServer.REGION))
+        .credentialsProvider(StaticCredentialsProvider.create(
+            AwsBasicCredentials.create(S3ProxyServer.ACCESS_KEY, S3ProxyServer.SECRET_KEY)))
+        .forcePathStyle(true)
+        .build();
   }
 
   @TearDown(Level.Invocation)
