@@ -80,16 +80,12 @@ final class HistoryWalk {
   private final ExecutorService executor;
 
   /**
-   * Where a page starts: {@code key} is the key-marker (versions) or start-after (objects), {@code
-   * versionId} the version-id-marker, {@code token} a ListObjectsV2 continuation token; {@code page} is
-   * the index of the page it starts within its range's listing (0 for the range's first).
+   * Where a page starts, as the server knows it: {@code key} is the key-marker (versions) or start-after
+   * (objects), {@code versionId} the version-id-marker, {@code token} a ListObjectsV2 continuation token.
+   * Nothing else, so the listing guard sees a position the server hands out twice as equal.
    */
-  private record Marker(String key, String versionId, String token, int page) {
-    static final Marker START = new Marker(null, null, null, 0);
-
-    Marker(String key, String versionId, String token) {
-      this(key, versionId, token, 0);
-    }
+  private record Marker(String key, String versionId, String token) {
+    static final Marker START = new Marker(null, null, null);
   }
 
   /** One evidence object as listed. */
@@ -160,9 +156,10 @@ final class HistoryWalk {
     RangeCursor.Opener<ObjectVersion> opener = range -> range == firstRange && firstUnused.getAndSet(false)
         ? versions(listPrefix, first, range) : versions(listPrefix, range);
     try (RangeCursor<ObjectVersion> versions = new RangeCursor<>(opener, ObjectVersion::key, ranges, executor,
-            parallel);
+            parallel, "ListObjectVersions of " + source(listPrefix));
         RangeCursor<ObjectSummary> evidence = new RangeCursor<>(range -> objects(evidencePrefix,
-            new Marker(range.after(), null, null), range), ObjectSummary::key, evidenceRanges, executor, parallel)) {
+            new Marker(range.after(), null, null), range), ObjectSummary::key, evidenceRanges, executor, parallel,
+            "ListObjectsV2 of " + source(evidencePrefix))) {
       String previousWindow = null;
       String[] windowMemo = new String[2]; // each key's window is asked for twice: as the next key, then as itself
       while (true) {
@@ -302,8 +299,8 @@ final class HistoryWalk {
    */
   private PageCursor.Fetch<Marker, ObjectVersion> versionsFetch(String listPrefix, RangeCursor.Range range) {
     String prefix = range.prefix() != null ? range.prefix() : listPrefix;
-    return m -> page(client.listVersions(bucket, prefix, m.key, m.versionId, pageSizeAt(m.page, range.upTo())),
-        range, m.page);
+    return (m, page) -> page(client.listVersions(bucket, prefix, m.key, m.versionId, pageSizeAt(page, range.upTo())),
+        range);
   }
 
   /** Max-keys of a range's {@code page}-th page: 1 for a bounded range's second, else the page size. */
@@ -311,9 +308,9 @@ final class HistoryWalk {
     return upTo != null && page == 1 ? 1 : pageSize;
   }
 
-  private static PageCursor.Page<Marker, ObjectVersion> page(VersionsPage p, RangeCursor.Range range, int index) {
+  private static PageCursor.Page<Marker, ObjectVersion> page(VersionsPage p, RangeCursor.Range range) {
     return RangeCursor.cut(new PageCursor.Page<>(p.versions(),
-        p.truncated() ? new Marker(p.nextKeyMarker(), p.nextVersionIdMarker(), null, index + 1) : null), range,
+        p.truncated() ? new Marker(p.nextKeyMarker(), p.nextVersionIdMarker(), null) : null), range,
         ObjectVersion::key);
   }
 
@@ -323,7 +320,7 @@ final class HistoryWalk {
    */
   private PageCursor<Marker, ObjectVersion> versions(String listPrefix, VersionsPage first, RangeCursor.Range range)
       throws IOException {
-    return new PageCursor<>(versionsFetch(listPrefix, range), page(first, range, 0), executor,
+    return new PageCursor<>(versionsFetch(listPrefix, range), page(first, range), executor,
         "ListObjectVersions of " + source(range.prefix() != null ? range.prefix() : listPrefix));
   }
 
@@ -333,7 +330,7 @@ final class HistoryWalk {
     PageCursor.Fetch<Marker, ObjectVersion> fetch = versionsFetch(listPrefix, range);
     PageCursor.Page<Marker, ObjectVersion> first;
     try {
-      first = fetch.fetch(start);
+      first = fetch.fetch(start, 0);
     } catch (S3Exception e) {
       if (versionsUnsupported(e)) {
         return currentOnly(prefix, start, range);
@@ -346,7 +343,7 @@ final class HistoryWalk {
   /** For servers without versions: each current object as the key's only version. */
   private PageCursor<Marker, ObjectVersion> currentOnly(String listPrefix, Marker start, RangeCursor.Range range)
       throws IOException {
-    PageCursor.Fetch<Marker, ObjectVersion> fetch = m -> {
+    PageCursor.Fetch<Marker, ObjectVersion> fetch = (m, page) -> {
       ObjectsPage p = client.listObjects(bucket, listPrefix, m.key, m.token, pageSize);
       List<ObjectVersion> out = new ArrayList<>(p.objects().size());
       for (ObjectSummary o : p.objects()) {
@@ -360,7 +357,7 @@ final class HistoryWalk {
 
   private PageCursor<Marker, ObjectSummary> objects(String listPrefix, Marker start, RangeCursor.Range range)
       throws IOException {
-    PageCursor.Fetch<Marker, ObjectSummary> fetch = m -> {
+    PageCursor.Fetch<Marker, ObjectSummary> fetch = (m, page) -> {
       ObjectsPage p = client.listObjects(bucket, listPrefix, m.key, m.token, pageSize);
       return RangeCursor.cut(new PageCursor.Page<>(p.objects(),
           p.truncated() ? new Marker(null, null, p.nextContinuationToken()) : null), range, ObjectSummary::key);

@@ -13,8 +13,8 @@ import java.util.concurrent.Future;
  * <p>Memory: at most two pages. Not thread-safe: one consumer per cursor. {@link #close()} cancels the
  * page in flight; a failure to fetch a page surfaces from {@link #peek()} as the fetch's own {@link
  * IOException}. A page whose next position the server handed out before ends the walk with an {@link
- * IOException} ({@link ListingGuard}) instead of fetching it again; positions this cursor is {@link
- * #restart restarted} at are the caller's, not the server's, and are not checked.
+ * IOException} ({@link ListingGuard}) instead of fetching it again, and so does a second {@link #restart}
+ * at the same position (a server that ignores where it is asked to start).
  *
  * @param <C> the position a page is fetched from (markers, a continuation token)
  * @param <E> the entries
@@ -24,7 +24,11 @@ final class PageCursor<C, E> implements AutoCloseable {
   /** Fetches the page at a position. */
   @FunctionalInterface
   interface Fetch<C, E> {
-    Page<C, E> fetch(C position) throws IOException;
+    /**
+     * @param page which page of the listing this is, counted from 0 where the cursor was opened or
+     *     restarted (a count of this cursor's, never part of the position the guard compares)
+     */
+    Page<C, E> fetch(C position, int page) throws IOException;
   }
 
   /**
@@ -40,6 +44,8 @@ final class PageCursor<C, E> implements AutoCloseable {
   private final ListingGuard<C> guard;
   private List<E> entries = List.of();
   private int index;
+  /** Pages accepted since the cursor was opened or restarted. */
+  private int pages;
   private C next;
   private boolean more;
   private Future<Page<C, E>> pending;
@@ -59,7 +65,7 @@ final class PageCursor<C, E> implements AutoCloseable {
   /** A cursor whose first page is fetched at {@code start}, now. */
   static <C, E> PageCursor<C, E> open(Fetch<C, E> fetch, C start, ExecutorService executor, String listing)
       throws IOException {
-    return new PageCursor<>(fetch, fetch.fetch(start), executor, listing);
+    return new PageCursor<>(fetch, fetch.fetch(start, 0), executor, listing);
   }
 
   /** The next entry without consuming it, or {@code null} at the end. */
@@ -68,7 +74,7 @@ final class PageCursor<C, E> implements AutoCloseable {
       if (!more) {
         return null;
       }
-      accept(pending != null ? join() : fetch.fetch(next));
+      accept(pending != null ? join() : fetch.fetch(next, pages));
     }
     return entries.get(index);
   }
@@ -85,7 +91,8 @@ final class PageCursor<C, E> implements AutoCloseable {
   /** Drops what is buffered and continues from {@code position} (to skip a range of keys). */
   void restart(C position) throws IOException {
     cancel();
-    accept(fetch.fetch(position));
+    pages = 0;
+    accept(fetch.fetch(guard.restart(position), 0));
   }
 
   @Override
@@ -96,13 +103,15 @@ final class PageCursor<C, E> implements AutoCloseable {
   private void accept(Page<C, E> page) throws IOException {
     entries = page.entries();
     index = 0;
+    pages++;
     next = guard.next(page.next());
     more = next != null;
     if (more) {
       C position = next;
+      int number = pages;
       pending = executor.submit(() -> {
         try {
-          return fetch.fetch(position);
+          return fetch.fetch(position, number);
         } catch (IOException e) {
           throw new UncheckedIOException(e);
         }

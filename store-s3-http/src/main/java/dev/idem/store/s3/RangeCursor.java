@@ -21,6 +21,9 @@ import java.util.function.Function;
  * Memory: at most {@code parallelism} open ranges of two pages each ({@link PageCursor}), the
  * ranges behind the reader closed. Not thread-safe: one reader. {@link #close()} cancels every range
  * still open; a range that failed to list surfaces its {@link IOException} when the reader reaches it.
+ * Each range's pages are checked by its {@link PageCursor}; a range {@linkplain #skipTo skipped} to the
+ * same position twice (a server that ignores where it is asked to start) ends the walk with an {@link
+ * IOException} ({@link ListingGuard}).
  *
  * @param <E> the listed entries
  */
@@ -87,13 +90,18 @@ final class RangeCursor<E> implements AutoCloseable {
   private final int parallelism;
   private final ArrayDeque<Range> waiting = new ArrayDeque<>();
   private final ArrayDeque<Open<E>> opening = new ArrayDeque<>();
+  private final ListingGuard<Range> skips;
   private PageCursor<?, E> current;
   private Range currentRange;
 
-  /** @param ranges ascending and disjoint: every key of one range below every key of the next */
+  /**
+   * @param ranges ascending and disjoint: every key of one range below every key of the next
+   * @param listing what to name when a range is skipped to the same position twice ({@link ListingGuard})
+   */
   RangeCursor(Opener<E> opener, Function<E, String> keyOf, List<Range> ranges, ExecutorService executor,
-      int parallelism) {
+      int parallelism, String listing) {
     this.opener = opener;
+    this.skips = new ListingGuard<>(listing);
     this.keyOf = keyOf;
     this.executor = executor;
     this.parallelism = Math.max(1, parallelism);
@@ -145,7 +153,7 @@ final class RangeCursor<E> implements AutoCloseable {
       return;
     }
     current.close();
-    current = opener.open(new Range(after, currentRange.upTo, currentRange.prefix));
+    current = opener.open(skips.restart(new Range(after, currentRange.upTo, currentRange.prefix)));
   }
 
   @Override

@@ -459,7 +459,8 @@ public final class S3ObjectStore implements ObjectStore {
    * the object's own metadata records its publish). Listed with ListObjectsV2 under {@code KEY!}, then
    * deleted one by one; in a versioned bucket the versions of the object stay (as do those of the
    * evidence, behind delete markers) and the scan reads them: remove them with a lifecycle rule on
-   * noncurrent versions.
+   * noncurrent versions. A listing whose server hands out a continuation token twice fails before
+   * anything is deleted ({@link ListingGuard}).
    */
   @Override
   public int deleteRecords(String key) throws IOException {
@@ -467,6 +468,7 @@ public final class S3ObjectStore implements ObjectStore {
     String listPrefix = layout.evidencePrefix() + key + "!";
     List<String> found = new ArrayList<>();
     String token = null;
+    ListingGuard<String> guard = new ListingGuard<>("ListObjectsV2 of s3://" + location.bucket() + "/" + listPrefix);
     do {
       ObjectsPage page = client.listObjects(location.bucket(), listPrefix, null, token, options.pageSize());
       for (ObjectSummary o : page.objects()) {
@@ -475,7 +477,7 @@ public final class S3ObjectStore implements ObjectStore {
           found.add(o.key());
         }
       }
-      token = page.truncated() ? page.nextContinuationToken() : null;
+      token = guard.next(page.nextContinuationToken());
     } while (token != null);
     for (String objectKey : found) {
       client.delete(location.bucket(), objectKey);

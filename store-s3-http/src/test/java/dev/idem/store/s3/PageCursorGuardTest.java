@@ -18,6 +18,7 @@ import org.junit.jupiter.api.Test;
 class PageCursorGuardTest {
   private final ExecutorService executor = Executors.newSingleThreadExecutor();
   private final List<String> fetched = new ArrayList<>();
+  private final List<Integer> pageNumbers = new ArrayList<>();
 
   @AfterEach
   void stop() {
@@ -26,9 +27,10 @@ class PageCursorGuardTest {
 
   /** Pages by position: each maps to its one entry and its next position. */
   private PageCursor<String, String> cursor(Map<String, String> nextOf) throws IOException {
-    PageCursor.Fetch<String, String> fetch = position -> {
+    PageCursor.Fetch<String, String> fetch = (position, page) -> {
       synchronized (fetched) {
         fetched.add(position);
+        pageNumbers.add(page);
       }
       return new PageCursor.Page<>(List.of("entry@" + position), nextOf.get(position));
     };
@@ -66,6 +68,29 @@ class PageCursorGuardTest {
       assertEquals("entry@t2", c.next());
       assertNull(c.next());
     }
+  }
+
+  @Test
+  void restart_samePositionTwice_ioErrorNamingTheListing() throws IOException {
+    try (PageCursor<String, String> c = cursor(Map.of())) {
+      c.restart("after-idem");
+      IOException e = assertThrows(IOException.class, () -> c.restart("after-idem"));
+      assertEquals("ListObjectsV2 of s3://bkt/p/: restarted twice at the same position (after-idem): the server lists"
+          + " keys before the position it is asked to start at; stopping rather than listing the same pages forever",
+          e.getMessage());
+    }
+    assertEquals(List.of("start", "after-idem"), fetched, "the second restart fetches nothing");
+  }
+
+  @Test
+  void fetch_pageNumbersCountFromTheOpenAndFromEachRestart() throws IOException {
+    try (PageCursor<String, String> c = cursor(Map.of("start", "t1", "t1", "t2", "r", "t3"))) {
+      drain(c);
+      c.restart("r");
+      drain(c);
+    }
+    assertEquals(List.of("start", "t1", "t2", "r", "t3"), fetched);
+    assertEquals(List.of(0, 1, 2, 0, 1), pageNumbers, "a count of the cursor's, not part of the position");
   }
 
   @Test

@@ -9,6 +9,7 @@ import dev.idem.store.s3.client.ObjectVersion;
 import java.io.IOException;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -138,21 +139,21 @@ class RangeListingProperties {
     AtomicInteger position = new AtomicInteger();
     Set<int[]> held = java.util.concurrent.ConcurrentHashMap.newKeySet();
     RangeCursor.Opener<ObjectVersion> opener = range -> {
-      PageCursor.Fetch<String[], ObjectVersion> fetch = m -> {
-        FakeVersions.Page p = bucket.list(range.prefix() != null ? range.prefix() : listPrefix, null, m[0], m[1],
-            pageSize);
+      PageCursor.Fetch<List<String>, ObjectVersion> fetch = (m, page) -> {
+        FakeVersions.Page p = bucket.list(range.prefix() != null ? range.prefix() : listPrefix, null, m.get(0),
+            m.get(1), pageSize);
         // A page is held from its fetch until the reader passes its last entry in this range.
         int last = p.lastIndexIn(range);
         if (last >= 0) {
           held.add(new int[] {last});
         }
         return RangeCursor.cut(new PageCursor.Page<>(p.versions(),
-            p.truncated() ? new String[] {p.nextKey(), p.nextVersion()} : null), range, ObjectVersion::key);
+            p.truncated() ? Arrays.asList(p.nextKey(), p.nextVersion()) : null), range, ObjectVersion::key);
       };
-      return PageCursor.open(fetch, new String[] {range.after(), null}, EXECUTOR, "fake");
+      return PageCursor.open(fetch, Arrays.asList(range.after(), null), EXECUTOR, "fake");
     };
     try (RangeCursor<ObjectVersion> cursor = new RangeCursor<>(opener, ObjectVersion::key, ranges, EXECUTOR,
-        parallelism)) {
+        parallelism, "fake")) {
       for (ObjectVersion v = cursor.next(); v != null; v = cursor.next()) {
         out.add(v.key() + "#" + v.versionId());
         int at = bucket.indexOf(v);

@@ -98,44 +98,6 @@ class S3ObjectStoreFaultsTest {
     }
   }
 
-  private static final String EMPTY_TRUNCATED_LISTING =
-      "<ListBucketResult><IsTruncated>true</IsTruncated><NextContinuationToken>same</NextContinuationToken></ListBucketResult>";
-
-  @Test
-  void readPointer_logModeListingRepeatsItsToken_ioErrorNotALoop() throws IOException {
-    server.then(ok(EMPTY_TRUNCATED_LISTING), ok(EMPTY_TRUNCATED_LISTING), ok(EMPTY_TRUNCATED_LISTING));
-    try (S3ObjectStore store = store(PointerMode.LOG)) {
-      IOException e = assertThrows(IOException.class, () -> store.readPointer("orders"));
-      assertTrue(e.getMessage().startsWith("ListObjectsV2 of s3://bkt/_idem/pointers/orders/log/: the server handed out"
-          + " the same continuation position twice (same)"), e.getMessage());
-    }
-    assertEquals(2, server.requests().size());
-  }
-
-  @Test
-  void sweep_uploadListingRepeatsItsMarkers_ioErrorNotALoop() throws IOException {
-    String page = "<ListMultipartUploadsResult><IsTruncated>true</IsTruncated><NextKeyMarker>k</NextKeyMarker>"
-        + "<NextUploadIdMarker>u</NextUploadIdMarker></ListMultipartUploadsResult>";
-    server.then(ok(page), ok(page), ok(page));
-    try (S3ObjectStore store = store(PointerMode.LOG)) {
-      IOException e = assertThrows(IOException.class, () -> store.sweep(Duration.ZERO, true));
-      assertTrue(e.getMessage().startsWith("ListMultipartUploads of s3://bkt/: the server handed out the same"
-          + " continuation position twice ([k, u])"), e.getMessage());
-    }
-    assertEquals(2, server.requests().size());
-  }
-
-  @Test
-  void sweep_pointerLogListingRepeatsItsToken_ioErrorNotALoop() throws IOException {
-    server.then(ok("<ListMultipartUploadsResult><IsTruncated>false</IsTruncated></ListMultipartUploadsResult>"),
-        ok(EMPTY_TRUNCATED_LISTING), ok(EMPTY_TRUNCATED_LISTING), ok(EMPTY_TRUNCATED_LISTING));
-    try (S3ObjectStore store = store(PointerMode.LOG)) {
-      IOException e = assertThrows(IOException.class, () -> store.sweep(Duration.ZERO, true));
-      assertTrue(e.getMessage().startsWith("ListObjectsV2 of s3://bkt/_idem/pointers/: the server handed out"), e.getMessage());
-    }
-    assertEquals(3, server.requests().size());
-  }
-
   @Test
   void putIfAbsent_foreignObjectGoneEveryTimeItIsRead_ioErrorAfterThreeRounds() throws IOException {
     for (int round = 0; round < 3; round++) {

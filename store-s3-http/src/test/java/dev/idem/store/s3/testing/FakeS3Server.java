@@ -13,6 +13,7 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketException;
 import java.net.URI;
+import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -22,12 +23,14 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.function.Function;
 
 /**
  * A scripted, misbehaving HTTP/1.1 server on 127.0.0.1 for the failure paths a real S3 server will not
  * produce on demand: 503 SlowDown, 500, 409, connections reset before or during a reply, malformed
  * XML, replies that stall after their headers or before them. Each connection serves one request ({@code Connection: close}) with the next scripted {@link
- * Action}; when the script is empty it answers 500. Signatures are not checked. Requests are recorded.
+ * Action}; when the script is empty it asks the {@linkplain #otherwise responder}, else answers 500.
+ * Signatures are not checked. Requests are recorded.
  */
 public final class FakeS3Server implements AutoCloseable {
 
@@ -67,12 +70,35 @@ public final class FakeS3Server implements AutoCloseable {
    * @param bodyLength the body's declared {@code Content-Length}
    * @param received the body bytes that arrived before the client finished or hung up
    */
-  public record Request(String method, String target, Map<String, String> headers, int bodyLength, int received) {}
+  public record Request(String method, String target, Map<String, String> headers, int bodyLength, int received) {
+    /** The path without the query. */
+    public String path() {
+      int q = target.indexOf('?');
+      return q < 0 ? target : target.substring(0, q);
+    }
+
+    /** Query parameter {@code name}, decoded: {@code ""} when it has no value, {@code null} when absent. */
+    public String query(String name) {
+      int q = target.indexOf('?');
+      if (q < 0) {
+        return null;
+      }
+      for (String pair : target.substring(q + 1).split("&")) {
+        int eq = pair.indexOf('=');
+        String n = URLDecoder.decode(eq < 0 ? pair : pair.substring(0, eq), StandardCharsets.UTF_8);
+        if (n.equals(name)) {
+          return eq < 0 ? "" : URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
+        }
+      }
+      return null;
+    }
+  }
 
   private final ServerSocket socket;
   private final Thread acceptor;
   private final BlockingQueue<Action> script = new LinkedBlockingQueue<>();
   private final List<Request> requests = Collections.synchronizedList(new ArrayList<>());
+  private volatile Function<Request, Action> responder;
 
   public FakeS3Server() throws IOException {
     socket = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
@@ -102,6 +128,15 @@ public final class FakeS3Server implements AutoCloseable {
   /** Appends actions to the script. */
   public FakeS3Server then(Action... actions) {
     script.addAll(List.of(actions));
+    return this;
+  }
+
+  /**
+   * Answers every request the script does not by {@code responder}, which sees the request (a server
+   * that answers by what is asked, such as a listing that hands back the same position forever).
+   */
+  public FakeS3Server otherwise(Function<Request, Action> responder) {
+    this.responder = responder;
     return this;
   }
 
@@ -165,10 +200,12 @@ public final class FakeS3Server implements AutoCloseable {
     }
     int length = Integer.parseInt(headers.getOrDefault("content-length", "0"));
     int received = in.readNBytes(length).length;
-    requests.add(new Request(requestLine[0], requestLine[1], headers, length, received));
+    Request request = new Request(requestLine[0], requestLine[1], headers, length, received);
+    requests.add(request);
     Action action = script.poll();
+    Function<Request, Action> answer = responder;
     if (action == null) {
-      action = error(500, "InternalError", "script exhausted");
+      action = answer != null ? answer.apply(request) : error(500, "InternalError", "script exhausted");
     }
     OutputStream out = s.getOutputStream();
     boolean isHead = requestLine[0].equals("HEAD");
