@@ -40,11 +40,22 @@ import java.util.Optional;
  *       log stays a chain, see the failure states). Created: list the log from
  *       {@code n+1}; if the entry above it was written before it, CONFLICT (see below) and nothing more
  *       is written. Else
- *       SWAPPED, then copy the document to {@code latest} forward only: read the copy, leave it when it
- *       already stands at the same or a later position, else replace it conditionally ({@code If-Match}
- *       on the ETag read, {@code If-None-Match: *} when there is none; best effort, for readers that
- *       are not idem).
+ *       SWAPPED, then copy the document to {@code latest} in log order: the copy carries the number of
+ *       the entry it was copied from ({@value #COPIED_FROM} metadata); read it, leave it when it came
+ *       from this entry or a later one, else replace it conditionally ({@code If-Match} on the ETag
+ *       read, {@code If-None-Match: *} when there is none; best effort, for readers that are not idem).
  * </ul>
+ *
+ * <h2>The copy follows rewinds</h2>
+ *
+ * The log's order is the pointer's history, an operator's rewind ({@code idem pointer rewind}, a
+ * recorded compare-and-swap like any other) included, so a copy ordered by entry number follows a
+ * rewind back to an earlier generation, and a forward writer whose entry came before the rewind but
+ * whose copy lands after it leaves the rewind's copy in place: its entry number is lower. (Ordered by
+ * position, as pointer documents are, the copy would never move back, and plain readers would keep the
+ * generation the operator rewound away from.) A copy without an entry number (written in {@code cas}
+ * mode or by an earlier release) is replaced by a later position, or by the entry that writes a rewind
+ * it does not carry yet.
  *
  * <h2>Why no update is lost (G3) with create-only writes</h2>
  *
@@ -75,12 +86,15 @@ import java.util.Optional;
  *
  * Entries are written whole by one PutObject (P1); a writer killed after creating an entry but before
  * copying {@code latest} leaves the log correct and {@code latest} one step behind until the next
- * advance. The copy only moves forward; on a server whose {@code If-Match} is not atomic (the reason for
- * this mode) two copies racing within one request time can still land out of order, leaving {@code
- * latest} one step behind until the next advance. idem's readers never read it in this mode.
+ * advance. The copy only moves forward in log order; on a server whose {@code If-Match} is not atomic
+ * (the reason for this mode) two copies racing within one request time can still land out of order,
+ * leaving {@code latest} one step behind until the next advance. idem's readers never read it in this
+ * mode.
  */
 final class LogPointers implements PointerProtocol {
   private static final System.Logger LOG = System.getLogger(LogPointers.class.getName());
+  /** The user metadata on the plain copy that names the log entry it was copied from. */
+  static final String COPIED_FROM = "idem-log-seq";
 
   /** The newest entry of a pipeline as this process last saw it; entries never change, so this stays true of that entry. */
   private record Head(long seq, Pointer pointer) {}
@@ -140,7 +154,7 @@ final class LogPointers implements PointerProtocol {
       return CasResult.CONFLICT;
     }
     heads.put(pipeline, new Head(seq, next));
-    copyForward(via, pipeline, next, doc);
+    copyForward(via, pipeline, seq, next, doc);
     return CasResult.SWAPPED;
   }
 
@@ -166,20 +180,24 @@ final class LogPointers implements PointerProtocol {
     return mine != null && above != null && above.lastModified().isBefore(mine.lastModified());
   }
 
-  /** Replaces the plain {@code latest} copy with {@code next} only if that moves it forward; best effort. */
-  private void copyForward(S3Client via, String pipeline, Pointer next, byte[] doc) {
+  /**
+   * Replaces the plain {@code latest} copy with {@code next}, the document of entry {@code seq}, only if
+   * the copy was made from an earlier entry; best effort.
+   */
+  private void copyForward(S3Client via, String pipeline, long seq, Pointer next, byte[] doc) {
     String latest = layout.latest(pipeline);
     try {
       Optional<ObjectBytes> current = via.getBytes(bucket, latest, MAX_DOCUMENT);
       Condition condition = Condition.ifNoneMatch();
       if (current.isPresent()) {
         String etag = current.get().head().etag();
-        if (etag == null || standsAtOrPast(current.get().bytes(), latest, next)) {
+        if (etag == null || !copiedBefore(current.get(), latest, seq, next)) {
           return;
         }
         condition = Condition.ifMatch(etag);
       }
-      WriteResult w = via.put(bucket, latest, RequestBody.ofBytes(doc), condition, Map.of());
+      WriteResult w = via.put(bucket, latest, RequestBody.ofBytes(doc), condition,
+          Map.of(COPIED_FROM, Long.toString(seq)));
       if (w.status() != WriteResult.Status.WRITTEN) {
         // Another advance replaced the copy since it was read; the log is the truth and the next advance
         // brings the copy forward if that one was behind.
@@ -192,12 +210,36 @@ final class LogPointers implements PointerProtocol {
     }
   }
 
-  /** Whether the copy already names {@code next}'s position or a later one; a malformed copy does not. */
-  private boolean standsAtOrPast(byte[] copy, String latest, Pointer next) {
+  /**
+   * Whether {@code copy} comes from an entry before {@code seq}, whose document is {@code next}. A copy
+   * that does not say which entry it came from (written in {@code cas} mode, by an earlier release, or
+   * by hand) is judged by its document: malformed, behind {@code next}'s position, or not yet carrying
+   * the rewind that {@code next} records (a rewind is written once, in its own entry; later entries only
+   * carry it on) is replaced.
+   */
+  private boolean copiedBefore(ObjectBytes copy, String latest, long seq, Pointer next) {
+    long from = parseSeq(copy.head().meta(COPIED_FROM));
+    if (from >= 0) {
+      return from < seq;
+    }
     try {
-      return Pointer.parse(copy, source(latest)).position().compareTo(next.position()) >= 0;
+      Pointer p = Pointer.parse(copy.bytes(), source(latest));
+      boolean rewind = next.rewind() != null && next.rewind().to().equals(next.key());
+      return p.position().compareTo(next.position()) < 0 || (rewind && !next.rewind().equals(p.rewind()));
     } catch (Pointer.MalformedPointerException e) {
-      return false;
+      return true;
+    }
+  }
+
+  /** A sequence number as written in {@link #COPIED_FROM}, or -1 for anything else. */
+  private static long parseSeq(String s) {
+    if (s == null || s.isEmpty() || s.length() > 19 || !s.chars().allMatch(c -> c >= '0' && c <= '9')) {
+      return -1;
+    }
+    try {
+      return Long.parseLong(s);
+    } catch (NumberFormatException e) {
+      return -1;
     }
   }
 

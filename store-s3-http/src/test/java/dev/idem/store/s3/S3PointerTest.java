@@ -18,6 +18,7 @@ import dev.idem.core.store.PointerState;
 import dev.idem.core.testing.ForwardingObjectStore;
 import dev.idem.store.s3.client.ObjectSummary;
 import dev.idem.store.s3.client.RequestBody;
+import dev.idem.store.s3.testing.InterceptingHttpClient;
 import dev.idem.store.s3.testing.S3ProxyServer;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -339,6 +340,89 @@ class S3PointerTest {
       assertEquals(CasResult.SWAPPED, store.compareAndSetPointer("orders", null, publish(store, 60, 1)));
 
       assertEquals(60, plainCopy().windowStart());
+    }
+  }
+
+  /** The pointer to {@code to} that an operator's rewind from {@code from} writes. */
+  private static Pointer rewound(Pointer to, Pointer from) {
+    return to.withRewind(new Pointer.Rewind(from.key(), to.key(), "ops-alice", Instant.parse("2026-12-02T15:40:08Z"),
+        "INC-42: bad rows"));
+  }
+
+  @Test
+  void compareAndSetPointer_logModeRewind_copyFollowsItThenMovesForwardAgain() throws IOException {
+    try (S3ObjectStore store = openLog(3)) {
+      Pointer a = publish(store, 60, 1);
+      Pointer b = publish(store, 120, 1);
+      assertEquals(CasResult.SWAPPED, store.compareAndSetPointer("orders", null, a));
+      assertEquals(CasResult.SWAPPED, store.compareAndSetPointer("orders", "1", b));
+      assertEquals(120, plainCopy().windowStart());
+
+      Pointer back = rewound(a, b);
+      assertEquals(CasResult.SWAPPED, store.compareAndSetPointer("orders", "2", back));
+
+      assertEquals(back, plainCopy(), "plain readers get the generation the operator rewound to");
+      Pointer c = publish(store, 180, 1).withRewind(back.rewind());
+      assertEquals(CasResult.SWAPPED, store.compareAndSetPointer("orders", "3", c));
+      assertEquals(c, plainCopy(), "and forward from there");
+    }
+  }
+
+  /**
+   * A writer that created its entry before the rewind and copies after it: the rewind's copy stays.
+   * The writer's read of the copy waits until the rewind has swapped and copied.
+   */
+  @Test
+  void compareAndSetPointer_logModeForwardWriterCopiesAfterARewind_copyStaysRewound() throws Exception {
+    CountDownLatch atCopy = new CountDownLatch(1);
+    CountDownLatch rewindDone = new CountDownLatch(1);
+    InterceptingHttpClient http = new InterceptingHttpClient(request -> {
+      if ("GET".equals(request.method()) && request.uri().getPath().endsWith("/_idem/pointers/orders/latest")) {
+        atCopy.countDown();
+        if (!rewindDone.await(60, TimeUnit.SECONDS)) {
+          throw new IOException("the rewind did not finish");
+        }
+      }
+    });
+    ExecutorService pool = Executors.newSingleThreadExecutor();
+    try (S3ObjectStore late = S3ObjectStore.open(s3.clientBuilder().httpClient(http).build(), s3.location(bucket, "p"),
+            S3StoreOptions.builder().pointerMode(PointerMode.LOG).build());
+        S3ObjectStore operator = openLog(3)) {
+      Pointer a = publish(operator, 60, 1);
+      Pointer b = publish(operator, 120, 1);
+      assertEquals(CasResult.SWAPPED, operator.compareAndSetPointer("orders", null, a));
+      Future<CasResult> forward = pool.submit(() -> late.compareAndSetPointer("orders", "1", b));
+      assertTrue(atCopy.await(60, TimeUnit.SECONDS), "the forward writer reached its copy");
+
+      PointerState head = operator.readPointer("orders").orElseThrow();
+      assertEquals(b, head.pointer());
+      Pointer back = rewound(a, b);
+      assertEquals(CasResult.SWAPPED, operator.compareAndSetPointer("orders", head.token(), back));
+      rewindDone.countDown();
+
+      assertEquals(CasResult.SWAPPED, forward.get(60, TimeUnit.SECONDS));
+      assertEquals(back, plainCopy(), "the late forward copy did not undo the rewind");
+      assertEquals(back, operator.readPointer("orders").orElseThrow().pointer(), "the log's head");
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  @Test
+  void compareAndSetPointer_logModeCopyWithoutEntryNumber_replacedByARewindNotByAnOlderPosition() throws IOException {
+    try (S3ObjectStore store = openLog(3)) {
+      Pointer a = publish(store, 60, 1);
+      Pointer b = publish(store, 120, 1);
+      // A copy an earlier release (or cas mode) wrote: no entry number on it.
+      s3.client().put(bucket, "p/_idem/pointers/orders/latest", RequestBody.ofBytes(b.toBytes()), null, Map.of());
+      assertEquals(CasResult.SWAPPED, store.compareAndSetPointer("orders", null, a));
+      assertEquals(b, plainCopy(), "a forward entry behind the copy's position leaves it");
+
+      assertEquals(CasResult.SWAPPED, store.compareAndSetPointer("orders", "1", rewound(a, b)));
+
+      assertEquals(rewound(a, b), plainCopy(), "the rewind's entry replaces it");
+      assertEquals("2", s3.client().head(bucket, "p/_idem/pointers/orders/latest", null).orElseThrow()
+          .meta(LogPointers.COPIED_FROM), "and the copy now names its entry");
     }
   }
 }
