@@ -30,16 +30,32 @@ import java.util.Set;
  *
  * <ol>
  *   <li>it is not among the {@code keep} newest generations (by window start, then key);
- *   <li>its window starts strictly before the window of the generation the pointer names. The pointer
- *       never moves backwards (G2), so once a generation is behind the pointer it stays behind: the
- *       pointer can never come to name it again. The named generation and anything newer (a generation
- *       being published ahead of the pointer) are never touched;
+ *   <li>its window starts strictly before the window of the generation the pointer names, as the pointer
+ *       is read at the start of the run and again right before the generation is deleted. Publishers
+ *       never move the pointer backwards (G2), so a generation behind it stays behind it whatever they
+ *       do; the second read is for the one move backwards, an operator's rewind (below). The named
+ *       generation and anything newer (a generation being published ahead of the pointer) are never
+ *       touched;
  *   <li>when {@code olderThan} is set, its window ended before {@code now - olderThan};
  *   <li>it was written more than {@code grace} ago, so a late replica that has just published (and is
  *       about to check its object before advancing) never has it removed under it.
  * </ol>
  *
  * With no pointer at all nothing is deleted: without it, no generation is known to be superseded.
+ *
+ * <p>Beside a rewind ({@link dev.idem.core.publish.PointerRewinder}): a run decides what to delete from
+ * the pointer it read first, and an operator may send the pointer back to one of those generations
+ * while the run deletes. So the pointer is read again right before each delete, and a generation that
+ * is no longer strictly behind it is kept (its window stays inside the retirement mark already raised,
+ * which only costs a publish there being SKIPPED or IDENTICAL, as after a failed run). The other
+ * choice, refusing rewinds into windows gc has retired, was not taken: the mark is a range, so it would
+ * also refuse a rewind to a generation published again after gc (a repair that must stay possible), and
+ * a rewind that read the mark just before gc raised it would still meet the same race. What is left
+ * is a rewind whose swap lands between this re-read and the delete of its very target (one request's
+ * time; the rewinder itself checks that the target exists just before it swaps): the pointer then names
+ * a missing object, which {@code idem scan} reports ({@code POINTER-MISSING}, a gate failure)
+ * and a second rewind or a publish of that window repairs. Running gc and a rewind of the same pipeline
+ * one after the other, not at once, avoids even that.
  *
  * <p>A deleted generation's publish records and evidence ({@link ObjectStore#deleteRecords}) go with
  * it, so the store does not grow by one record per run forever and the scan stops counting the key;
@@ -200,6 +216,9 @@ public final class Retention {
     List<String> evidenceKept = new ArrayList<>();
     long records = 0;
     for (String key : deletable) {
+      if (!policy.dryRun() && !behindPointerNow(pipeline, key)) {
+        continue; // the pointer was rewound to this generation or before it while the run went on
+      }
       boolean keepRecords = !policy.dropDivergentEvidence() && divergent(key, mark);
       if (policy.dryRun() || store.delete(key)) {
         deleted.add(key);
@@ -217,6 +236,12 @@ public final class Retention {
     }
     List<String> swept = store.sweep(policy.grace(), policy.dryRun());
     return new Report(pointer, generations[0], deleted, records, evidenceKept, recordsOnly, swept, retirement);
+  }
+
+  /** Whether {@code key}'s window lies strictly behind the pointer as it is now (none: not known to be). */
+  private boolean behindPointerNow(String pipeline, String key) throws IOException {
+    Optional<PointerState> now = store.readPointer(pipeline);
+    return now.isPresent() && OutputKey.parse(key).windowStartEpochSecond() < now.get().pointer().windowStart();
   }
 
   /** The time of the key's newest history entry, or {@code null} when none has a time. */

@@ -7,8 +7,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.idem.core.RunSpec;
 import dev.idem.core.Window;
+import dev.idem.core.publish.ClosedWindowGuard;
+import dev.idem.core.publish.PointerRewinder;
 import dev.idem.core.publish.Publisher;
+import dev.idem.core.publish.RewindReport;
+import dev.idem.core.publish.RewindStatus;
+import dev.idem.core.store.ObjectStore;
 import dev.idem.core.store.Payload;
+import dev.idem.core.store.Pointer;
+import dev.idem.core.testing.ForwardingObjectStore;
 import dev.idem.core.testing.InMemoryObjectStore;
 import java.io.IOException;
 import java.time.Clock;
@@ -223,5 +230,41 @@ class RetentionTest {
     assertThrows(IllegalArgumentException.class, () -> new Retention.Policy(1, Duration.ofDays(-1), Duration.ZERO, false));
     assertThrows(IllegalArgumentException.class, () -> new Retention.Policy(1, null, Duration.ofDays(-1), false));
     assertFalse(new Retention.Policy(1, null, Duration.ZERO, false).dryRun());
+  }
+
+  /** A rewind of the pointer to {@code to} while gc runs: what {@code idem pointer rewind} does. */
+  private void rewindTo(String to) throws IOException {
+    Pointer current = store.readPointer("daily").orElseThrow().pointer();
+    Pointer target = Pointer.to(store.stat(to).orElseThrow(), DAY, 1, "w", now);
+    RewindReport r = new PointerRewinder(store, new ClosedWindowGuard(clock, Duration.ZERO))
+        .rewind(target, current.key(), "ops", "bad rows");
+    assertEquals(RewindStatus.REWOUND, r.status(), r.toString());
+  }
+
+  @Test
+  void run_pointerRewoundBetweenTwoDeletes_rewindTargetAndWhatFollowsItKept() throws Exception {
+    List<String> k = new ArrayList<>();
+    for (long d = 90; d < 95; d++) {
+      k.add(publish(d, true));
+    }
+    List<String> deleteCalls = new ArrayList<>();
+    ObjectStore racing = new ForwardingObjectStore(store) {
+      @Override
+      public boolean delete(String key) throws IOException {
+        deleteCalls.add(key);
+        boolean deleted = super.delete(key);
+        if (deleteCalls.size() == 1) {
+          rewindTo(k.get(2)); // after gc read the pointer at day 94 and chose days 90 to 93
+        }
+        return deleted;
+      }
+    };
+
+    Retention.Report r = new Retention(racing, clock).run("daily", new Retention.Policy(1, null, Duration.ZERO, false));
+
+    assertEquals(k.get(2), store.readPointer("daily").orElseThrow().pointer().key());
+    assertTrue(store.exists(k.get(2)), "the generation the pointer was rewound to is still there");
+    assertEquals(List.of(k.get(0), k.get(1)), r.deleted(), "only what lies behind the pointer as it is now");
+    assertEquals(List.of(k.get(2), k.get(3), k.get(4)), keys().stream().sorted().toList());
   }
 }
