@@ -1,5 +1,6 @@
 package dev.idem.store.s3;
 
+import dev.idem.core.OutputKey;
 import dev.idem.store.s3.client.MultipartUpload;
 import dev.idem.store.s3.client.ObjectSummary;
 import dev.idem.store.s3.client.ObjectsPage;
@@ -18,7 +19,10 @@ import java.util.List;
  *
  * <ul>
  *   <li>incomplete multipart uploads under the prefix started before the cutoff (a publish killed
- *       mid-upload, or one whose abort failed): AbortMultipartUpload;
+ *       mid-upload, or one whose abort failed) at keys idem writes: keys in the layout of an output key
+ *       ({@link OutputKey#looksLikeKey}) and keys under {@code _idem/} (evidence): AbortMultipartUpload.
+ *       Other uploads are another application's, even under the prefix (a store at {@code s3://bucket}
+ *       shares the whole bucket), and are left alone;
  *   <li>pointer-log entries ({@link PointerMode#LOG}) older than the cutoff, except the newest {@code
  *       keep} of each pipeline: DeleteObject. Entries are listed in sequence order and held in a ring of
  *       {@code keep}, so memory stays bounded however long the log grew.
@@ -61,7 +65,7 @@ final class Sweep {
       UploadsPage page = client.listMultipartUploads(bucket, layout.prefix().isEmpty() ? null : layout.prefix(),
           keyMarker, uploadMarker);
       for (MultipartUpload u : page.uploads()) {
-        if (u.initiated().isBefore(cutoff)) {
+        if (u.initiated().isBefore(cutoff) && idems(u.key())) {
           if (!dryRun) {
             client.abortMultipartUpload(bucket, u.key(), u.uploadId());
           }
@@ -75,6 +79,12 @@ final class Sweep {
       keyMarker = page.nextKeyMarker();
       uploadMarker = page.nextUploadIdMarker();
     } while (keyMarker != null);
+  }
+
+  /** Whether {@code objectKey} is one idem writes: an output key, or one in the store's own area. */
+  private boolean idems(String objectKey) {
+    return objectKey.startsWith(layout.prefix())
+        && (layout.isInternal(objectKey) || OutputKey.looksLikeKey(layout.logical(objectKey)));
   }
 
   private void deleteLogEntries(Instant cutoff, boolean dryRun, List<String> lines) throws IOException {

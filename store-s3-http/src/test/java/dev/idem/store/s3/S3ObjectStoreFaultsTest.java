@@ -113,4 +113,28 @@ class S3ObjectStoreFaultsTest {
     }
     assertEquals(9, server.requests().size(), "three rounds of PUT, HEAD, GET and no fourth");
   }
+
+  @Test
+  void sweep_incompleteUploadsOfOtherApplications_onlyIdemsAborted() throws IOException {
+    String idemKey = RunSpec.of("orders", new Window(60, 60), 1).outputKey().toString();
+    String evidence = "_idem/evidence/" + idemKey + "!" + Sha256.EMPTY;
+    StringBuilder page = new StringBuilder("<ListMultipartUploadsResult><IsTruncated>false</IsTruncated>");
+    for (String key : java.util.List.of("backups/db.tar", idemKey, "orders/60/state-not-a-digest", evidence,
+        "_idemx/other")) {
+      page.append("<Upload><Key>").append(key).append("</Key><UploadId>up-").append(key.length())
+          .append("</UploadId><Initiated>2024-09-10T20:27:30.000Z</Initiated></Upload>");
+    }
+    server.then(ok(page.append("</ListMultipartUploadsResult>").toString()));
+    server.otherwise(r -> r.method().equals("DELETE") ? status(204, Map.of())
+        : ok("<ListBucketResult><IsTruncated>false</IsTruncated></ListBucketResult>"));
+
+    try (S3ObjectStore store = store(PointerMode.CAS)) {
+      java.util.List<String> lines = store.sweep(Duration.ZERO, false);
+      assertEquals(2, lines.size(), lines.toString());
+    }
+    java.util.List<String> aborted = server.requests().stream().filter(r -> r.method().equals("DELETE"))
+        .map(FakeS3Server.Request::path).toList();
+    assertEquals(java.util.List.of("/bkt/" + idemKey, "/bkt/" + evidence.replace("!", "%21")), aborted,
+        "another application's uploads in the same bucket are left alone");
+  }
 }
