@@ -107,7 +107,7 @@ final class GetCommand implements Callable<Integer> {
       Progress progress = Progress.start(spec.commandLine().getErr(), !output.quiet, ctx.progressAfter(), 5000,
           () -> "fetching " + fetching + " (" + size + " bytes) from " + st.describe());
       try {
-        fetchVerified(body.get(), tmp, key, sha, size);
+        fetchVerified(body.get(), tmp, dest == null, key, sha, size);
         if (dest == null) {
           OutputStream out = ctx.stdout();
           Files.copy(tmp, out);
@@ -124,11 +124,17 @@ final class GetCommand implements Callable<Integer> {
     return ExitCodes.OK;
   }
 
-  private static void fetchVerified(InputStream body, Path tmp, String key, String sha, long size) throws IOException {
+  /**
+   * Fetches into {@code tmp} and checks the bytes. A spool for stdout stays owner-only; a file that
+   * becomes the user's {@code --output} is made anew with the mode any new file gets (the umask), as
+   * {@code cp} would.
+   */
+  private static void fetchVerified(InputStream body, Path tmp, boolean spool, String key, String sha, long size)
+      throws IOException {
     MessageDigest md = Sha256.newDigest(size);
     long copied;
     try (InputStream in = new DigestInputStream(body, md)) {
-      copied = Files.copy(in, tmp, StandardCopyOption.REPLACE_EXISTING);
+      copied = spool ? TempPaths.copyInto(in, tmp) : Files.copy(in, tmp, StandardCopyOption.REPLACE_EXISTING);
     }
     String actual = Sha256.hex(md.digest());
     if (!actual.equals(sha) || copied != size) {

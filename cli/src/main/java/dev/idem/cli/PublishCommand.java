@@ -10,7 +10,6 @@ import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -83,7 +82,7 @@ final class PublishCommand implements Callable<Integer> {
         // A store may read the payload twice (hash, then upload): stdin can be read only once.
         spool = TempPaths.createFile(null, "idem-publish-", ".stdin");
         try (InputStream in = ctx.stdin()) {
-          Files.copy(in, spool, StandardCopyOption.REPLACE_EXISTING);
+          TempPaths.copyInto(in, spool);
         }
         source = spool;
         requireResult(source, "stdin");

@@ -1,10 +1,14 @@
 package dev.idem.cli;
 
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystems;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.HexFormat;
@@ -32,6 +36,21 @@ final class TempPaths {
   /** A new empty file {@code PREFIX<16 hex>SUFFIX} in {@code dir} (null: {@code java.io.tmpdir}), mode 0600. */
   static Path createFile(Path dir, String prefix, String suffix) throws IOException {
     return create(dir, prefix, suffix, false);
+  }
+
+  /**
+   * Writes {@code in} into {@code file}, one this class created, replacing what it holds but not the
+   * file itself, so it keeps its owner-only mode. ({@code Files.copy} with {@code REPLACE_EXISTING}
+   * deletes the file and makes a new one with the default mode: readable by everyone in a shared
+   * {@code $TMPDIR}.)
+   *
+   * @return the bytes written
+   */
+  static long copyInto(InputStream in, Path file) throws IOException {
+    try (OutputStream out = Files.newOutputStream(file, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING,
+        LinkOption.NOFOLLOW_LINKS)) {
+      return in.transferTo(out);
+    }
   }
 
   private static Path create(Path dir, String prefix, String suffix, boolean directory) throws IOException {

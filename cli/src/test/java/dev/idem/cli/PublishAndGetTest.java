@@ -5,9 +5,20 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -255,5 +266,73 @@ class PublishAndGetTest {
     List<String> l = new ArrayList<>(List.of(a));
     l.addAll(List.of(b));
     return l.toArray(new String[0]);
+  }
+
+  /** The permissions of the files in {@code java.io.tmpdir} named {@code PREFIX…SUFFIX} now. */
+  static List<String> spoolModes(String prefix, String suffix) {
+    List<String> out = new ArrayList<>();
+    try (Stream<Path> files = Files.list(Path.of(System.getProperty("java.io.tmpdir")))) {
+      for (Path f : files.toList()) {
+        String name = f.getFileName().toString();
+        if (name.startsWith(prefix) && name.endsWith(suffix)) {
+          out.add(PosixFilePermissions.toString(Files.getPosixFilePermissions(f)));
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return out;
+  }
+
+  /** Runs idem in-process with {@code stdin} and {@code stdout} as given. */
+  static int run(InputStream stdin, OutputStream stdout, String... args) {
+    CliContext ctx = new CliContext(stdin, stdout, Map.of(), Clock.systemUTC(), null)
+        .withProgressAfter(Duration.ofDays(1));
+    return Main.execute(ctx, new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter()), args);
+  }
+
+  @Test
+  void publish_fromStdin_spoolInTmpdirIsOwnerOnly() {
+    List<String> modes = new ArrayList<>();
+    // Seen when stdin ends: the spool then exists and holds (nearly) all of it.
+    InputStream data = new ByteArrayInputStream("secret rows".getBytes(StandardCharsets.UTF_8));
+    InputStream stdin = new InputStream() {
+      @Override
+      public int read() throws IOException {
+        byte[] one = new byte[1];
+        return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
+      }
+
+      @Override
+      public int read(byte[] b, int off, int len) throws IOException {
+        int n = data.read(b, off, len);
+        if (n < 0 && modes.isEmpty()) {
+          modes.addAll(spoolModes("idem-publish-", ".stdin"));
+        }
+        return n;
+      }
+    };
+    assertEquals(0, run(stdin, new ByteArrayOutputStream(), args("publish", "--file", "-")));
+    assertFalse(modes.isEmpty(), "the spool was there while stdin was read");
+    assertEquals(List.of("rw-------"), modes.stream().distinct().toList());
+  }
+
+  @Test
+  void get_toStdout_spoolInTmpdirIsOwnerOnly() throws Exception {
+    assertEquals(0, new Cli().run(args("publish", "--file", file("a", "secret rows").toString())).code());
+    List<String> modes = new ArrayList<>();
+    ByteArrayOutputStream got = new ByteArrayOutputStream() {
+      @Override
+      public synchronized void write(byte[] b, int off, int len) {
+        if (modes.isEmpty()) {
+          modes.addAll(spoolModes("idem-get-", ".tmp"));
+        }
+        super.write(b, off, len);
+      }
+    };
+    assertEquals(0, run(InputStream.nullInputStream(), got, "get", "--pipeline", "border-state", "--store", store));
+    assertEquals("secret rows", got.toString(StandardCharsets.UTF_8));
+    assertFalse(modes.isEmpty(), "the fetched object was spooled while stdout was written");
+    assertEquals(List.of("rw-------"), modes.stream().distinct().toList());
   }
 }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -29,6 +30,21 @@ class TempPathsTest {
     assertTrue(a.getFileName().toString().matches("idem-get-[0-9a-f]{16}\\.tmp"), a::toString);
     assertEquals(0, Files.size(a));
     assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(a)));
+  }
+
+  @Test
+  void copyInto_replacesTheContentKeepsTheFileAndItsOwnerOnlyMode() throws IOException {
+    Path a = TempPaths.createFile(dir, "idem-publish-", ".stdin");
+    Files.writeString(a, "a longer earlier content");
+    Object inode = Files.readAttributes(a, java.nio.file.attribute.BasicFileAttributes.class).fileKey();
+
+    long n = TempPaths.copyInto(new java.io.ByteArrayInputStream("rows".getBytes(StandardCharsets.UTF_8)), a);
+
+    assertEquals(4, n);
+    assertEquals("rows", Files.readString(a));
+    assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(a)));
+    assertEquals(inode, Files.readAttributes(a, java.nio.file.attribute.BasicFileAttributes.class).fileKey(),
+        "the same file, not one made anew");
   }
 
   @Test
