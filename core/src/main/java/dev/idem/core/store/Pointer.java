@@ -240,6 +240,20 @@ public record Pointer(
     }
   }
 
+  /**
+   * {@link #parse(byte[], String)} of the document stored as {@code pipeline}'s pointer, which must name
+   * that pipeline: a store never follows (or overwrites on the strength of) another pipeline's document.
+   *
+   * @throws MalformedPointerException also when the document names another pipeline
+   */
+  public static Pointer parse(byte[] bytes, String source, String pipeline) throws MalformedPointerException {
+    Pointer p = parse(bytes, source);
+    if (!p.pipeline().equals(pipeline)) {
+      throw new MalformedPointerException(source, "names pipeline " + p.pipeline() + ", not " + pipeline);
+    }
+    return p;
+  }
+
   private static String field(Map<String, String> fields, String name, String source)
       throws MalformedPointerException {
     String v = fields.remove(name);

@@ -31,6 +31,16 @@ class PointerTest {
   }
 
   @Test
+  void parse_storedUnderAnotherPipeline_rejected() throws Exception {
+    byte[] doc = sample().toBytes();
+    assertEquals(sample(), Pointer.parse(doc, "s3://b/_idem/pointers/border-state/latest", "border-state"));
+    Pointer.MalformedPointerException e = assertThrows(Pointer.MalformedPointerException.class,
+        () -> Pointer.parse(doc, "s3://b/_idem/pointers/orders/latest", "orders"));
+    assertEquals("malformed pointer s3://b/_idem/pointers/orders/latest: names pipeline border-state, not orders",
+        e.getMessage());
+  }
+
+  @Test
   void parse_truncatedAtEveryLength_rejected() {
     byte[] full = sample().toBytes();
     for (int len = 0; len < full.length; len++) {

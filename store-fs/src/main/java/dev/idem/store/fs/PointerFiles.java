@@ -141,11 +141,7 @@ final class PointerFiles {
   }
 
   private static Pointer parsePointer(byte[] bytes, Path latest, String pipeline) throws IOException {
-    Pointer p = Pointer.parse(bytes, latest.toString());
-    if (!p.pipeline().equals(pipeline)) {
-      throw new Pointer.MalformedPointerException(latest.toString(), "names pipeline " + p.pipeline() + ", not " + pipeline);
-    }
-    return p;
+    return Pointer.parse(bytes, latest.toString(), pipeline);
   }
 
   /**

@@ -63,7 +63,7 @@ final class CasPointers implements PointerProtocol {
     if (etag == null) {
       throw new MalformedReplyException("GET " + bucket + "/" + key, "no ETag, so the pointer cannot be swapped");
     }
-    return Optional.of(new PointerState(Pointer.parse(got.get().bytes(), "s3://" + bucket + "/" + key), etag));
+    return Optional.of(new PointerState(Pointer.parse(got.get().bytes(), "s3://" + bucket + "/" + key, pipeline), etag));
   }
 
   @Override

@@ -123,7 +123,7 @@ final class LogPointers implements PointerProtocol {
     if (copy.isEmpty()) {
       return Optional.empty();
     }
-    return Optional.of(new PointerState(Pointer.parse(copy.get().bytes(), source(latest)), "0"));
+    return Optional.of(new PointerState(Pointer.parse(copy.get().bytes(), source(latest), pipeline), "0"));
   }
 
   @Override
@@ -223,7 +223,7 @@ final class LogPointers implements PointerProtocol {
       return from < seq;
     }
     try {
-      Pointer p = Pointer.parse(copy.bytes(), source(latest));
+      Pointer p = Pointer.parse(copy.bytes(), source(latest), next.pipeline());
       boolean rewind = next.rewind() != null && next.rewind().to().equals(next.key());
       return p.position().compareTo(next.position()) < 0 || (rewind && !next.rewind().equals(p.rewind()));
     } catch (Pointer.MalformedPointerException e) {
@@ -272,7 +272,7 @@ final class LogPointers implements PointerProtocol {
       }
       Optional<ObjectBytes> got = client.getBytes(bucket, layout.logEntry(pipeline, last), MAX_DOCUMENT);
       if (got.isPresent()) {
-        Head head = new Head(last, Pointer.parse(got.get().bytes(), source(layout.logEntry(pipeline, last))));
+        Head head = new Head(last, Pointer.parse(got.get().bytes(), source(layout.logEntry(pipeline, last)), pipeline));
         heads.put(pipeline, head);
         return head;
       }

@@ -155,6 +155,23 @@ class S3PointerTest {
     }
   }
 
+  /** A pointer of pipeline {@code other} where {@code orders}' pointer belongs: refused, as on the filesystem. */
+  @Test
+  void readPointer_documentOfAnotherPipeline_refusedInBothModes() throws IOException {
+    String other = RunSpec.of("other", new Window(60, 60), 1).outputKey().toString();
+    byte[] doc = new Pointer("other", other, 60, 60, 1, dev.idem.core.Sha256.EMPTY, 0, "host-a", Instant.EPOCH).toBytes();
+    s3.client().put(bucket, "p/_idem/pointers/orders/latest", RequestBody.ofBytes(doc), null, Map.of());
+    s3.client().put(bucket, "p/_idem/pointers/orders/log/00000000000000000001", RequestBody.ofBytes(doc), null, Map.of());
+    for (PointerMode mode : PointerMode.values()) {
+      try (S3ObjectStore store = open(mode, 1000)) {
+        Pointer.MalformedPointerException e =
+            assertThrows(Pointer.MalformedPointerException.class, () -> store.readPointer("orders"), mode.toString());
+        assertTrue(e.getMessage().endsWith("_idem/pointers/orders/" + (mode == PointerMode.CAS ? "latest" : "log/"
+            + "00000000000000000001") + ": names pipeline other, not orders"), e.getMessage());
+      }
+    }
+  }
+
   @Test
   void advance_logModeEightThreads_noLostUpdateNoRegression() throws Exception {
     int threads = 8;
