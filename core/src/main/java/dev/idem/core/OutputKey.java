@@ -14,6 +14,7 @@ import java.util.regex.Pattern;
  */
 public final class OutputKey {
   private static final Pattern FORM = Pattern.compile("([^/]+)/(0|[1-9][0-9]{0,18})/state-([0-9a-f]{64})");
+  private static final String MAX_WINDOW_START = Long.toString(Long.MAX_VALUE);
 
   private final String pipeline;
   private final long windowStartEpochSecond;
@@ -69,14 +70,23 @@ public final class OutputKey {
   }
 
   /**
-   * True when {@code key} has the layout of an idem key. A scan asks this of every listed key, most of
-   * them in a legacy layout: a key that does not end in {@code /state-} and 64 characters is refused
-   * before the pattern is matched (and a Matcher made).
+   * True when {@code key} has the layout of an idem key, exactly when {@link #parse} reads it: a listed
+   * key that is not idem's (a window start past {@code Long.MAX_VALUE} included) is legacy to the scan,
+   * range planning and gc, never an error. A scan asks this of every listed key, most of them in a
+   * legacy layout: a key that does not end in {@code /state-} and 64 characters is refused before the
+   * pattern is matched (and a Matcher made).
    */
   public static boolean looksLikeKey(String key) {
     int n = key == null ? 0 : key.length();
-    return n >= 74 && key.startsWith("/state-", n - 71) && FORM.matcher(key).matches()
-        && Names.isValidName(key.substring(0, key.indexOf('/')));
+    if (n < 74 || !key.startsWith("/state-", n - 71) || !FORM.matcher(key).matches()) {
+      return false;
+    }
+    int slash = key.indexOf('/');
+    // The pattern allows 19 digits; of those, only the ones up to Long.MAX_VALUE (same length, so
+    // string order is numeric order) are a window start.
+    return (n - 71 - slash - 1 < MAX_WINDOW_START.length()
+        || key.substring(slash + 1, n - 71).compareTo(MAX_WINDOW_START) <= 0)
+        && Names.isValidName(key.substring(0, slash));
   }
 
   /** The validated pipeline name (one path segment). */

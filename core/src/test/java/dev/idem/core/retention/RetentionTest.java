@@ -267,4 +267,17 @@ class RetentionTest {
     assertEquals(List.of(k.get(0), k.get(1)), r.deleted(), "only what lies behind the pointer as it is now");
     assertEquals(List.of(k.get(2), k.get(3), k.get(4)), keys().stream().sorted().toList());
   }
+
+  @Test
+  void run_keyWithAWindowStartPastLongMax_leftAloneNotAnError() throws Exception {
+    String old = publish(90, true);
+    String kept = publish(91, true);
+    String stray = "daily/9999999999999999999/state-" + "ab".repeat(32);
+    store.putIfAbsent(stray, Payload.ofBytes("not idem's".getBytes()), "w");
+
+    Retention.Report r = new Retention(store, clock).run("daily", new Retention.Policy(1, null, Duration.ZERO, false));
+
+    assertEquals(List.of(old), r.deleted());
+    assertEquals(List.of(kept, stray), keys().stream().sorted().toList());
+  }
 }

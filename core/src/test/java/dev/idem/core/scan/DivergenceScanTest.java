@@ -132,6 +132,24 @@ class DivergenceScanTest {
     assertFalse(s.clean());
   }
 
+  /** A stray object whose window start does not fit a long, beside idem's keys and windows queries. */
+  @Test
+  void run_keyWithAWindowStartPastLongMax_legacyNotAnError() throws Exception {
+    InMemoryObjectStore store = new InMemoryObjectStore();
+    String idem = RunSpec.of("p", new Window(6000, 60), 1).outputKey().toString();
+    String stray = "p/9999999999999999999/state-" + "ab".repeat(32);
+    store.putIfAbsent(idem, Payload.ofBytes(new byte[] {1}), "w1");
+    store.putIfAbsent(stray, Payload.ofBytes(new byte[] {1}), "w1");
+    store.putIfAbsent(stray, Payload.ofBytes(new byte[] {2}), "w2");
+
+    ScanSummary all = new DivergenceScan().run(store, "p/", v -> {});
+    ScanSummary windows = new DivergenceScan().run(store, HistoryQuery.windows("p", 60), java.util.Set.of(), v -> {});
+
+    assertEquals(2, all.keys());
+    assertEquals(1, all.divergentKeys(), "judged as a legacy key: two contents");
+    assertEquals(1, windows.keys(), "not one of the pipeline's windows");
+  }
+
   @Test
   void run_maxKeysBound_incompleteNeverClean() throws Exception {
     InMemoryObjectStore store = new InMemoryObjectStore();
