@@ -14,6 +14,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.zip.CRC32C;
@@ -54,7 +55,9 @@ import java.util.zip.CRC32C;
  * The first failure stops new parts from starting; the parts already in flight are waited for (so none
  * lands after the caller aborts the upload), and the failure is thrown naming the part, its byte range
  * and the object. An interrupt of the calling thread interrupts the parts in flight and is rethrown as
- * {@link InterruptedIOException}. Nothing here completes or aborts the upload: the caller does.
+ * {@link InterruptedIOException}. A store closed while its parts are sent (the executor takes no more
+ * tasks) fails the upload the same way, once the parts in flight have ended. Nothing here completes or
+ * aborts the upload: the caller does.
  */
 final class PartUploads {
   private final S3Client client;
@@ -250,34 +253,61 @@ final class PartUploads {
     void run() throws IOException;
   }
 
-  private void start(int part, byte[] buffer, PartTask task) {
+  /**
+   * Runs {@code task} on the executor, counted in flight until it ends.
+   *
+   * @throws IOException when the executor takes no more tasks (the store was closed): the part is not
+   *     counted, so the wait for the parts in flight ends, and no later part starts
+   */
+  private void start(int part, byte[] buffer, PartTask task) throws IOException {
     lock.lock();
     try {
       inFlight++;
     } finally {
       lock.unlock();
     }
-    executor.execute(() -> {
-      if (enter()) {
-        try {
-          task.run();
-        } catch (IOException | RuntimeException e) {
-          fail(part, e);
-        } catch (Error e) {
-          fail(part, e);
-          throw e;
-        }
-      }
+    try {
+      executor.execute(() -> run(part, buffer, task));
+    } catch (RejectedExecutionException e) {
       release(buffer);
       lock.lock();
       try {
-        workers.remove(Thread.currentThread());
         inFlight--;
+        IOException closed = new IOException("upload of " + describe() + " stopped before part " + part
+            + ": the store was closed");
+        closed.initCause(e);
+        if (failure == null) {
+          failure = closed;
+        }
         changed.signalAll();
+        throw closed;
       } finally {
         lock.unlock();
       }
-    });
+    }
+  }
+
+  /** One part's task on its executor thread: the work, then its buffer back and the count down. */
+  private void run(int part, byte[] buffer, PartTask task) {
+    if (enter()) {
+      try {
+        task.run();
+      } catch (IOException | RuntimeException e) {
+        fail(part, e);
+      } catch (Error e) {
+        fail(part, e);
+        throw e;
+      }
+    }
+    release(buffer);
+    lock.lock();
+    try {
+      workers.remove(Thread.currentThread());
+      inFlight--;
+      changed.signalAll();
+    } finally {
+      lock.unlock();
+    }
   }
 
   /** Registers the task's thread so a stop can interrupt it; false when the upload already failed. */

@@ -137,4 +137,31 @@ class S3ObjectStoreFaultsTest {
     assertEquals(java.util.List.of("/bkt/" + idemKey, "/bkt/" + evidence.replace("!", "%21")), aborted,
         "another application's uploads in the same bucket are left alone");
   }
+
+  /** The store is closed (its threads stopped) once the multipart upload has begun, before any part is sent. */
+  @Test
+  void putIfAbsent_storeClosedDuringAMultipartPublish_ioErrorNotAWaitForever() throws IOException {
+    server.then(ok("<InitiateMultipartUploadResult><Bucket>bkt</Bucket><Key>k</Key><UploadId>up1</UploadId>"
+        + "</InitiateMultipartUploadResult>"), status(204, Map.of()));
+    java.util.concurrent.atomic.AtomicReference<S3ObjectStore> opened = new java.util.concurrent.atomic.AtomicReference<>();
+    dev.idem.store.s3.testing.InterceptingHttpClient http = new dev.idem.store.s3.testing.InterceptingHttpClient(r -> {
+      if (r.method().equals("POST") && r.uri().getRawQuery().startsWith("uploads")) {
+        opened.get().close();
+      }
+    });
+    S3Client client = server.clientBuilder().httpClient(http).retry(new RetryPolicy(1, Duration.ZERO, Duration.ZERO))
+        .build();
+    long part = S3StoreOptions.MIN_PART_SIZE;
+    String key = RunSpec.of("orders", new Window(60, 60), 1).outputKey().toString();
+    try (S3ObjectStore store = S3ObjectStore.open(client, server.location(""),
+        S3StoreOptions.builder().multipartThreshold(part).partSize(part).build())) {
+      opened.set(store);
+      IOException e = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(Duration.ofSeconds(60),
+          () -> assertThrows(IOException.class,
+              () -> store.putIfAbsent(key, dev.idem.core.store.Payload.ofBytes(new byte[(int) part + 1]), "host-a")));
+      assertTrue(e.getMessage().contains("closed"), e.getMessage());
+    }
+    assertEquals(java.util.List.of("POST", "DELETE"), server.requests().stream().map(FakeS3Server.Request::method)
+        .toList(), "no part sent, the upload aborted");
+  }
 }
