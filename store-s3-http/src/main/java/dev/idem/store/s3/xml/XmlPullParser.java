@@ -3,9 +3,9 @@ package dev.idem.store.s3.xml;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
+import java.util.HashSet;
+import java.util.Set;
 
 /**
  * A streaming pull parser for the XML that S3, STS and S3-compatible servers (MinIO, Ceph RGW, S3Proxy)
@@ -69,7 +69,8 @@ public final class XmlPullParser {
   private byte[] text = new byte[256];
   private int textLen;
   private final byte[] entity = new byte[32];
-  private final List<String> attributes = new ArrayList<>();
+  /** The attribute names of the current start tag: a hash set, so a tag of n attributes costs O(n). */
+  private final Set<String> attributes = new HashSet<>();
 
   /** A parser over {@code in} that allows elements nested 16 deep (S3's replies nest at most 4). */
   public XmlPullParser(InputStream in) {
@@ -390,10 +391,9 @@ public final class XmlPullParser {
     int off = nameOff[depth - 1] + nameLen[depth - 1];
     int len = readName(off);
     String name = new String(names, off, len, StandardCharsets.UTF_8);
-    if (attributes.contains(name)) {
+    if (!attributes.add(name)) {
       throw src.error("attribute " + name + " given twice");
     }
-    attributes.add(name);
     src.skipSpace();
     src.expect('=');
     src.skipSpace();

@@ -3,12 +3,14 @@ package dev.idem.store.s3.xml;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -282,6 +284,26 @@ class XmlPullParserTest {
     fails(new byte[] {'<', 'a', '>', (byte) 0xFF, '<', '/', 'a', '>'}, "invalid UTF-8");
     fails(new byte[] {'<', 'a', '>', (byte) 0xEF, (byte) 0xBF, (byte) 0xBE, '<', '/', 'a', '>'}, "U+FFFE not allowed");
   }
+
+  /**
+   * A hostile reply with a start tag of {@value #MANY_ATTRIBUTES} attributes: parsed in work linear in
+   * their number. Checking each name against all the earlier ones (10^10 and more string comparisons)
+   * takes minutes; the bound is far above the linear parse and far below that.
+   */
+  @Test
+  void attributes_manyInOneTag_linearWorkAndADuplicateStillFound() {
+    StringBuilder tag = new StringBuilder("<a");
+    for (int i = 0; i < MANY_ATTRIBUTES; i++) {
+      tag.append(" n").append(i).append("=''");
+    }
+    String distinct = tag + "/>";
+    String repeated = tag + " n0=''/>";
+    List<String> parsed = assertTimeoutPreemptively(Duration.ofSeconds(60), () -> events(distinct));
+    assertEquals(List.of("S:a", "E:a"), parsed);
+    assertTimeoutPreemptively(Duration.ofSeconds(60), () -> fails(repeated, "attribute n0 given twice"));
+  }
+
+  private static final int MANY_ATTRIBUTES = 300_000;
 
   @Test
   void attributes_malformed_areRefused() {
