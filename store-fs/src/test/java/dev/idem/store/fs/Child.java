@@ -82,6 +82,11 @@ final class Child implements AutoCloseable {
     in.flush();
   }
 
+  /** Closes the child's stdin, as the end of this process would: the pipe's other end sees end of file. */
+  void closeStdin() throws IOException {
+    process.getOutputStream().close();
+  }
+
   /** Every line seen so far (by {@link #await}). */
   List<String> seen() {
     return seen;

@@ -306,6 +306,28 @@ class FsObjectStorePublishLockTest {
     StoreInvariants.assertConsistent(root);
   }
 
+  /**
+   * The holder's parent ends (a test JVM that timed out and was killed): its end of the holder's stdin
+   * closes, and the holder must end too rather than keep the lock for whoever runs next.
+   */
+  @Test
+  void holderInAnotherProcess_parentsPipeClosed_holderEndsWaiterGoesOn() throws Exception {
+    Path root = dir.resolve("store");
+    byte[] bytes = CrashScenario.bytesOf(CrashScenario.FRESH);
+    try (Child holder = holderInAnotherProcess(root)) {
+      FaultyOps patient = FaultyOps.recording();
+      Future<PutOutcome> waiting = pool.submit(
+          () -> open(root, Duration.ofHours(1), patient).putIfAbsent(CrashScenario.FRESH, Payload.ofBytes(bytes), "c"));
+      awaitTrue(() -> tryLocks(patient) >= 2);
+
+      holder.closeStdin();
+
+      assertEquals(StoreWorker.PARENT_GONE, holder.exit(), "the holder ended on its own: " + holder.stderr());
+      assertEquals(PutStatus.CREATED, waiting.get(60, TimeUnit.SECONDS).status(), "and its lock went with it");
+    }
+    StoreInvariants.assertConsistent(root);
+  }
+
   private int firstMutatingCallOf(String scenario, Op op) throws IOException {
     Path root = dir.resolve("recording-" + scenario);
     CrashScenario.setUp(root);

@@ -17,11 +17,18 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.Random;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
 
 /**
  * The child process of the multi-process and crash tests (run with the test classpath). Talks to the
  * parent by lines: it prints what it did, and waits for {@code GO} on stdin where the parent must
- * release several children at once. Modes:
+ * release several children at once. In every mode it ends at once ({@code halt}, exit {@value
+ * #PARENT_GONE}) when its stdin reaches end of file: the parent closed the pipe or died, however it
+ * died (a test JVM that a mutation run ended for a timeout runs no cleanup). A child paused at a
+ * filesystem call or holding a lock would otherwise outlive its parent with the lock held, and make
+ * whoever runs next wait on it. Modes:
  *
  * <ul>
  *   <li>{@code race ROOT WRITER ROUNDS same|own SEED}: per round, publish one key (everyone the same
@@ -33,11 +40,18 @@ import java.util.Random;
  * </ul>
  */
 public final class StoreWorker {
+  /** The exit code of a child whose stdin ended: its parent is gone. */
+  static final int PARENT_GONE = 86;
   private static final PrintStream OUT = new PrintStream(System.out, true, StandardCharsets.UTF_8);
+  /** The parent's lines, read by one thread for the whole life of the process. */
+  private static final BlockingQueue<String> FROM_PARENT = new LinkedBlockingQueue<>();
 
   private StoreWorker() {}
 
   public static void main(String[] args) throws Exception {
+    Thread reader = new Thread(StoreWorker::readParent, "parent-pipe");
+    reader.setDaemon(true);
+    reader.start();
     switch (args[0]) {
       case "race" -> race(Path.of(args[1]), args[2], Integer.parseInt(args[3]), args[4].equals("same"), Long.parseLong(args[5]));
       case "loop" -> loop(Path.of(args[1]), args[2], Long.parseLong(args[3]));
@@ -78,16 +92,28 @@ public final class StoreWorker {
     return content(f[0].substring(4), f[1].substring(8), Integer.parseInt(f[2].substring(5)));
   }
 
-  private static void awaitGo() throws IOException {
+  /** Hands the parent's lines on; at end of file (or a failed read) ends this process at once. */
+  private static void readParent() {
+    try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
+      for (String line; (line = in.readLine()) != null; ) {
+        FROM_PARENT.add(line);
+      }
+    } catch (IOException e) {
+      // the pipe broke: the parent is gone just the same
+    }
+    Runtime.getRuntime().halt(PARENT_GONE);
+  }
+
+  private static void awaitGo() throws InterruptedException {
     OUT.println("READY");
-    BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-    String line = in.readLine();
+    String line = FROM_PARENT.take();
     if (!"GO".equals(line)) {
       throw new IllegalStateException("expected GO, got " + line);
     }
   }
 
-  private static void race(Path root, String writer, int rounds, boolean same, long seed) throws IOException {
+  private static void race(Path root, String writer, int rounds, boolean same, long seed)
+      throws IOException, InterruptedException {
     FsObjectStore store = FsObjectStore.open(root);
     PointerAdvancer advancer = new PointerAdvancer(store, 10_000, 1);
     Random random = new Random(seed);
@@ -126,7 +152,7 @@ public final class StoreWorker {
     java.nio.file.Files.createDirectories(dir);
     try (InterProcessLock lock = InterProcessLock.acquire(FsOps.real(), dir.resolve("latest.lock"), Duration.ofSeconds(30))) {
       OUT.println(lock == null ? "TIMEOUT" : "LOCKED");
-      System.in.read(); // hold until killed (or stdin closes)
+      new CountDownLatch(1).await(); // hold until killed, or until stdin ends (readParent halts)
     }
   }
 
