@@ -1,54 +1,20 @@
 package dev.idem.store.s3.testing;
 
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
-import dev.idem.store.s3.auth.AwsCredentials;
-import dev.idem.store.s3.auth.SigV4Signer;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.time.Clock;
-import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
-import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * An S3 gateway on 127.0.0.1 that drops chosen request headers before passing requests on to a real S3
  * server, as an older MinIO, a gateway or a header-stripping proxy effectively does: the server then
- * never sees {@code If-None-Match} or {@code If-Match} and applies the write unconditionally.
- *
- * <p>Because the client signed the headers it sent, the proxy re-signs each forwarded request with the
- * test credentials (a real gateway in front of S3 signs with its own). It forwards the method, the raw
- * path and query, the body, conditional and {@code x-amz-meta-*} headers and {@code Content-Type}, and
- * relays the reply's status, headers and body. Bodies are buffered: it is for small test objects.
+ * never sees {@code If-None-Match} or {@code If-Match} and applies the write unconditionally. A {@link
+ * QuirkProxy} with one {@link QuirkProxy.Quirk#strips} quirk, which re-signs what it forwards.
  */
 public final class HeaderStrippingProxy implements AutoCloseable {
-  private static final Set<String> HOP_BY_HOP = Set.of("content-length", "transfer-encoding", "connection", "date",
-      "keep-alive");
-
-  private final HttpServer server;
-  private final ExecutorService executor;
-  private final URI upstream;
-  private final String region;
-  private final AwsCredentials credentials;
-  private final Set<String> stripped;
-  private final String onlyMethod;
-  private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-      .connectTimeout(Duration.ofSeconds(10)).followRedirects(HttpClient.Redirect.NEVER).build();
-  private final SigV4Signer signer = new SigV4Signer(Clock.systemUTC());
   private final AtomicInteger strippedCount = new AtomicInteger();
+  private final QuirkProxy proxy;
 
   /** A proxy to {@code server} that removes {@code headers} (names in any case) from every request. */
   public HeaderStrippingProxy(S3ProxyServer server, String... headers) throws IOException {
@@ -65,24 +31,11 @@ public final class HeaderStrippingProxy implements AutoCloseable {
   }
 
   private HeaderStrippingProxy(S3ProxyServer server, String method, List<String> headers) throws IOException {
-    this.onlyMethod = method;
-    this.upstream = server.endpoint();
-    this.region = S3ProxyServer.REGION;
-    this.credentials = AwsCredentials.of(S3ProxyServer.ACCESS_KEY, S3ProxyServer.SECRET_KEY);
-    this.stripped = Set.copyOf(headers.stream().map(h -> h.toLowerCase(Locale.ROOT)).toList());
-    this.server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 50);
-    this.executor = Executors.newCachedThreadPool(r -> {
-      Thread t = new Thread(r, "header-stripping-proxy");
-      t.setDaemon(true);
-      return t;
-    });
-    this.server.setExecutor(executor);
-    this.server.createContext("/", this::forward);
-    this.server.start();
+    this.proxy = new QuirkProxy(server, QuirkProxy.Quirk.strips(method, Set.copyOf(headers), strippedCount));
   }
 
   public URI endpoint() {
-    return URI.create("http://127.0.0.1:" + server.getAddress().getPort());
+    return proxy.endpoint();
   }
 
   /** How many request headers were removed so far, so a test can tell the proxy did its job. */
@@ -92,59 +45,6 @@ public final class HeaderStrippingProxy implements AutoCloseable {
 
   @Override
   public void close() {
-    server.stop(0);
-    executor.shutdownNow();
-  }
-
-  private void forward(HttpExchange exchange) throws IOException {
-    try (exchange) {
-      String method = exchange.getRequestMethod();
-      byte[] body;
-      try (InputStream in = exchange.getRequestBody()) {
-        body = in.readAllBytes();
-      }
-      URI requested = exchange.getRequestURI();
-      URI target = URI.create(upstream + requested.getRawPath()
-          + (requested.getRawQuery() != null ? "?" + requested.getRawQuery() : ""));
-      Map<String, List<String>> headers = new LinkedHashMap<>();
-      exchange.getRequestHeaders().forEach((name, values) -> {
-        String lower = name.toLowerCase(Locale.ROOT);
-        if (stripped.contains(lower) && (onlyMethod == null || onlyMethod.equals(method))) {
-          strippedCount.incrementAndGet();
-        } else if (lower.startsWith("if-") || lower.startsWith("x-amz-meta-") || lower.equals("content-type")) {
-          headers.put(lower, values);
-        }
-      });
-      String sha = body.length == 0 ? SigV4Signer.EMPTY_SHA256 : SigV4Signer.sha256Hex(body);
-      Map<String, String> auth = signer.sign(method, target, headers, sha, credentials, region, "s3");
-      HttpRequest.Builder request = HttpRequest.newBuilder(target).timeout(Duration.ofSeconds(30))
-          .method(method, body.length == 0 ? HttpRequest.BodyPublishers.noBody()
-              : HttpRequest.BodyPublishers.ofByteArray(body));
-      headers.forEach((name, values) -> values.forEach(v -> request.header(name, v)));
-      auth.forEach(request::header);
-      HttpResponse<byte[]> reply;
-      try {
-        reply = http.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IOException("interrupted forwarding " + method + " " + target, e);
-      }
-      reply.headers().map().forEach((name, values) -> {
-        if (!HOP_BY_HOP.contains(name.toLowerCase(Locale.ROOT))) {
-          exchange.getResponseHeaders().put(name, values);
-        }
-      });
-      boolean head = method.equals("HEAD");
-      if (head) {
-        reply.headers().firstValue("Content-Length").ifPresent(l -> exchange.getResponseHeaders().set("Content-Length", l));
-      }
-      byte[] out = reply.body();
-      exchange.sendResponseHeaders(reply.statusCode(), head || out.length == 0 ? -1 : out.length);
-      if (!head && out.length > 0) {
-        try (OutputStream o = exchange.getResponseBody()) {
-          o.write(out);
-        }
-      }
-    }
+    proxy.close();
   }
 }
