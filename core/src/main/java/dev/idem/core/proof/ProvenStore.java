@@ -13,6 +13,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -28,7 +29,9 @@ import java.util.Optional;
  *   <li>Read the marker ({@link StoreMarker#KEY}). Present: check it names this process's pointer mode
  *       and store kind, and trust it; no probe.
  *   <li>Absent: probe ({@link StoreProver#probe}). A required guarantee missing: refuse with one line
- *       naming what the store ignored and what depends on it; nothing is written at any key.
+ *       naming what the store ignored and what depends on it; nothing is written at any key. This holds
+ *       also when a later probe then failed: a store found lacking is refused for that, not reported
+ *       as unreachable.
  *   <li>All held: create the marker create-only. Another process created one first: read that one and
  *       check it as in step 1 (two racing first writers both probe; one marker wins).
  *   <li>Hand the trusted marker to the prover ({@link StoreProver#adopt}), so the store can use what it
@@ -65,6 +68,8 @@ public final class ProvenStore implements ObjectStore {
   private volatile StoreMarker trusted;
   /** The marker as read for readers: null until read, empty when the store has none. */
   private volatile Optional<StoreMarker> readMarker;
+  /** Whether {@link #proveAndMark} is probing the store now. */
+  private volatile boolean probing;
 
   private ProvenStore(ObjectStore store, StoreProver prover, String createdBy, Clock clock) {
     this.store = Objects.requireNonNull(store, "store");
@@ -118,19 +123,47 @@ public final class ProvenStore implements ObjectStore {
   }
 
   private StoreMarker proveAndMark() throws IOException {
-    List<ProbeResult> results = prover.probe();
-    for (ProbeResult r : results) {
-      if (r.refuses()) {
-        throw new StoreRefusedException(store.describe() + " " + r.observed() + "; refusing to write: "
-            + r.reliance());
-      }
+    List<ProbeResult> judged = new ArrayList<>();
+    List<ProbeResult> results;
+    probing = true;
+    try {
+      results = prover.probe(judged::add);
+    } catch (IOException e) {
+      // A store already found lacking is refused for that, whatever a later probe ran into.
+      refuseIfLacking(judged, e);
+      throw e;
+    } finally {
+      probing = false;
     }
+    refuseIfLacking(results, null);
     StoreMarker mine = new StoreMarker(prover.kind(), prover.pointerMode(), clock.instant(), createdBy, results);
     if (prover.createMarker(mine)) {
       return mine;
     }
     return prover.readMarker().orElseThrow(() -> new IOException("store marker " + prover.markerLocation()
         + " was there when this process tried to create its own, and is gone now (removed by hand?)"));
+  }
+
+  /** Refuses the store for the first required guarantee {@code results} find missing, if any. */
+  private void refuseIfLacking(List<ProbeResult> results, IOException later) throws StoreRefusedException {
+    for (ProbeResult r : results) {
+      if (r.refuses()) {
+        StoreRefusedException refused = new StoreRefusedException(store.describe() + " " + r.observed()
+            + "; refusing to write: " + r.reliance());
+        if (later != null) {
+          refused.addSuppressed(later);
+        }
+        throw refused;
+      }
+    }
+  }
+
+  /**
+   * Whether this instance is probing the store now, before its first write: a command can say so
+   * while it waits, rather than report progress of work that has not begun.
+   */
+  public boolean probing() {
+    return probing;
   }
 
   private void requireSameMode(StoreMarker marker) throws StoreRefusedException {

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Consumer;
 
 /**
  * What a store module provides so idem can prove a store before trusting it with writes: probes of the
@@ -42,6 +43,18 @@ public interface StoreProver {
    *     credentials); scratch objects may then be left under {@link StoreMarker#PROBE_PREFIX}
    */
   List<ProbeResult> probe() throws IOException;
+
+  /**
+   * {@link #probe()}, handing each answer to {@code judged} as soon as it is judged, so a caller still
+   * has every answer judged before a later probe failed; that failure propagates unchanged (its
+   * exception type is what callers classify). By default the answers are handed over once all are
+   * judged; a store whose probes can fail one by one overrides it.
+   */
+  default List<ProbeResult> probe(Consumer<ProbeResult> judged) throws IOException {
+    List<ProbeResult> results = probe();
+    results.forEach(judged);
+    return results;
+  }
 
   /**
    * Writes {@code marker} at {@link StoreMarker#KEY} create-only and durably: of racing callers exactly

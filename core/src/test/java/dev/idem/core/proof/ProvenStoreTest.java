@@ -25,6 +25,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
 class ProvenStoreTest {
@@ -32,7 +33,7 @@ class ProvenStoreTest {
   private static final String KEY = RunSpec.of("orders", new Window(1_726_000_000L, 60), 1).outputKey().toString();
 
   /** A prover over a shared marker slot, with scripted probe answers and counted calls. */
-  static final class ScriptedProver implements StoreProver {
+  static class ScriptedProver implements StoreProver {
     final AtomicReference<byte[]> marker;
     final String mode;
     final List<ProbeResult> answers;
@@ -142,6 +143,64 @@ class ProvenStoreTest {
     assertThrows(StoreRefusedException.class, () -> store.delete(KEY));
     assertThrows(StoreRefusedException.class, () -> store.sweep(Duration.ZERO, false));
     assertEquals(List.of(), prover.adopted);
+  }
+
+  /** A prover that judges {@code answers}, then fails with {@code later} (a server error, a refused abort). */
+  static StoreProver failingAfter(List<ProbeResult> answers, IOException later, AtomicReference<byte[]> slot) {
+    return new ScriptedProver(slot, "cas", answers) {
+      @Override
+      public List<ProbeResult> probe(Consumer<ProbeResult> judged) throws IOException {
+        answers.forEach(judged);
+        throw later;
+      }
+    };
+  }
+
+  @Test
+  void putIfAbsent_requiredGuaranteeMissingThenALaterProbeFails_refusedForTheGuarantee() throws Exception {
+    AtomicReference<byte[]> slot = new AtomicReference<>();
+    InMemoryObjectStore mem = new InMemoryObjectStore();
+    IOException later = new IOException("DELETE _idem/probe/x?uploadId=u failed (HTTP 405 MethodNotAllowed)");
+    ProvenStore store = ProvenStore.wrap(mem, failingAfter(List.of(good(), bad()), later, slot), "idem test", CLOCK);
+
+    StoreRefusedException e = assertThrows(StoreRefusedException.class, () -> store.putIfAbsent(KEY, text("a"), "w"));
+
+    assertTrue(e.getMessage().startsWith(mem.describe() + " ignores If-None-Match: * ("), e.getMessage());
+    assertSame(later, e.getSuppressed()[0]);
+    assertFalse(mem.exists(KEY));
+    assertEquals(null, slot.get());
+  }
+
+  @Test
+  void putIfAbsent_probeFailsWithNoGuaranteeMissing_thatFailureUnchanged() {
+    AtomicReference<byte[]> slot = new AtomicReference<>();
+    InMemoryObjectStore mem = new InMemoryObjectStore();
+    IOException later = new IOException("connection refused");
+    ProvenStore store = ProvenStore.wrap(mem, failingAfter(List.of(good()), later, slot), "idem test", CLOCK);
+
+    assertSame(later, assertThrows(IOException.class, () -> store.putIfAbsent(KEY, text("a"), "w")));
+    assertFalse(mem.exists(KEY));
+  }
+
+  @Test
+  void probing_trueOnlyWhileTheProverProbes() throws Exception {
+    AtomicReference<byte[]> slot = new AtomicReference<>();
+    AtomicReference<ProvenStore> self = new AtomicReference<>();
+    List<Boolean> seen = new ArrayList<>();
+    ProvenStore store = ProvenStore.wrap(new InMemoryObjectStore(), new ScriptedProver(slot, "cas", List.of(good())) {
+      @Override
+      public List<ProbeResult> probe() {
+        seen.add(self.get().probing());
+        return super.probe();
+      }
+    }, "idem test", CLOCK);
+    self.set(store);
+
+    assertFalse(store.probing());
+    store.requireWritable();
+
+    assertEquals(List.of(true), seen);
+    assertFalse(store.probing());
   }
 
   @Test

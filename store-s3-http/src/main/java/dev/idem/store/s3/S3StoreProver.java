@@ -7,11 +7,14 @@ import dev.idem.core.proof.StoreProver;
 import dev.idem.store.s3.client.RequestBody;
 import dev.idem.store.s3.client.S3Client;
 import dev.idem.store.s3.client.S3Client.Condition;
+import dev.idem.store.s3.client.MalformedReplyException;
+import dev.idem.store.s3.client.ObjectHead;
 import dev.idem.store.s3.client.S3Client.ObjectBytes;
 import dev.idem.store.s3.client.S3Exception;
 import dev.idem.store.s3.client.WriteResult;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.time.Clock;
@@ -24,6 +27,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.zip.CRC32C;
 
 /**
@@ -31,25 +35,36 @@ import java.util.zip.CRC32C;
  * If-None-Match: *} (older MinIO releases, some gateways, a proxy that strips headers) would make two
  * replicas both report CREATED and the second silently replace the first.
  *
- * <h2>Probes, on one scratch key {@code _idem/probe/RANDOM} (and {@code RANDOM-checksum} for the fifth)</h2>
+ * <h2>Probes, on one scratch key {@code _idem/probe/RANDOM} (and {@code RANDOM-abort}, {@code RANDOM-checksum})</h2>
+ *
+ * Each probe reads the answer S3 gives; a server that answers otherwise (a 304 where S3 answers 412, a
+ * 400 or 501 for a header it does not know) is recorded as not keeping the guarantee, since idem's
+ * writes read only S3's answer. A failure that says nothing about the guarantee (credentials or
+ * permission refused, a missing bucket, a server error that outlasted the retries) ends the probing
+ * with that error.
  *
  * <ol>
  *   <li>{@code if-none-match}: a PUT with {@code If-None-Match: *} creates it; a second such PUT with other
  *       bytes must be refused (412). Required: the create-only publish (P2, P3) is built on it.
+ *   <li>{@code if-match}: a PUT with {@code If-Match} naming an ETag the object does not have must be
+ *       refused (412 or 404). Required in {@link PointerMode#CAS}, where the pointer swap is built on it;
+ *       recorded but not required in {@link PointerMode#LOG}, which uses create-only writes only. A probe
+ *       shows the header is honoured, not that it is atomic under concurrent writers. It runs before any
+ *       upload to the key is aborted, so it always meets an object there.
  *   <li>{@code if-none-match-multipart}: a one-part multipart upload completed onto it with {@code
  *       If-None-Match: *} must be refused. Required: payloads above the multipart threshold are
  *       published that way. The upload is made as publishes make theirs (CRC32C declared, the part
  *       {@code UNSIGNED-PAYLOAD} with its {@code x-amz-checksum-crc32c}), so a server that refuses those
- *       fails here, before a publish. The upload is aborted afterwards.
+ *       fails here, before a publish. An upload that was not completed is aborted afterwards.
+ *   <li>{@code abort-keeps-object}: on {@code RANDOM-abort}, which holds an object, a one-part multipart
+ *       upload is aborted; the object must still be there, the same. Required: a multipart publish that
+ *       is refused or fails aborts its upload, and an abort that took the object at the key with it
+ *       (Adobe S3Mock's does) would delete another replica's published object.
  *   <li>{@code part-checksum-crc32c}: a part whose {@code x-amz-checksum-crc32c} does not match its
  *       bytes should be refused (S3 and S3Proxy answer 400 {@code BadDigest}). Recorded, not required:
  *       a part is checked against the payload's hash pass before it is sent, so a payload that changed
  *       is refused on any server; where the server does not verify the header, only the transfer of
  *       the part itself (network corruption past TCP's checksum, on plain HTTP) goes unchecked.
- *   <li>{@code if-match}: a PUT with {@code If-Match} naming an ETag the object does not have must be
- *       refused (412 or 404). Required in {@link PointerMode#CAS}, where the pointer swap is built on it;
- *       recorded but not required in {@link PointerMode#LOG}, which uses create-only writes only. A probe
- *       shows the header is honoured, not that it is atomic under concurrent writers.
  *   <li>{@code put-checksum-sha256}: an {@code UNSIGNED-PAYLOAD} PUT whose signed {@code
  *       x-amz-checksum-sha256} does not match its bytes must be refused (400) and leave nothing at its
  *       key, and one whose header matches must be accepted. Recorded, not required; where it holds, the
@@ -59,15 +74,18 @@ import java.util.zip.CRC32C;
  *       http that signature is what stops bytes rewritten in transit.
  * </ol>
  *
- * The scratch key is deleted afterwards, whatever the answers (in a versioned bucket its versions stay
- * behind a delete marker). The marker is created with {@code If-None-Match: *}, which the first probe
- * has just shown to work.
+ * The scratch keys are deleted afterwards, whatever the answers (in a versioned bucket their versions
+ * stay behind a delete marker). The marker is created with {@code If-None-Match: *}, which the first
+ * probe has just shown to work.
  *
  * <h2>Failure states</h2>
  *
- * An {@link IOException} during a probe (unreachable, credentials refused) may leave the scratch key;
- * it is under {@code _idem/}, which listings, history and publishes never touch. An {@link IOException}
- * creating the marker leaves either no marker or a whole one.
+ * An {@link IOException} during a probe (unreachable, credentials refused) may leave scratch keys and
+ * incomplete uploads; they are under {@code _idem/}, which listings, history and publishes never touch,
+ * and gc sweeps the uploads. Answers judged before it were handed to {@link #probe(Consumer)}'s
+ * consumer. A clean-up step that fails (an abort answered 405, say) leaves the same and is dropped: it
+ * never replaces a verdict or the failure being thrown. An {@link IOException} creating the marker
+ * leaves either no marker or a whole one.
  */
 public final class S3StoreProver implements StoreProver {
   private static final SecureRandom RANDOM = new SecureRandom();
@@ -75,6 +93,7 @@ public final class S3StoreProver implements StoreProver {
   /** An ETag no object has: 32 hex zeros, quoted like S3's. */
   private static final String WRONG_ETAG = "\"" + "0".repeat(32) + "\"";
   private static final String CHECKSUM_SHA256 = "put-checksum-sha256";
+  private static final String ABORT_KEEPS_OBJECT = "abort-keeps-object";
   private static final String OTHER_SHA256 = Sha256.of("other bytes".getBytes(StandardCharsets.US_ASCII));
 
   private final S3ObjectStore store;
@@ -130,39 +149,76 @@ public final class S3StoreProver implements StoreProver {
 
   @Override
   public List<ProbeResult> probe() throws IOException {
+    return probe(r -> {});
+  }
+
+  @Override
+  public List<ProbeResult> probe(Consumer<ProbeResult> judged) throws IOException {
     String scratch = StoreMarker.PROBE_PREFIX + randomId();
     String key = layout.object(scratch);
     List<ProbeResult> results = new ArrayList<>();
+    Consumer<ProbeResult> answer = r -> {
+      results.add(r);
+      judged.accept(r);
+    };
     try {
       WriteResult first = put(key, "first", Condition.ifNoneMatch());
       if (first.status() != WriteResult.Status.WRITTEN) {
         throw new IOException("create-only PUT of the fresh scratch key " + scratch + " at " + location
             + " answered " + first.status() + "; cannot probe the store");
       }
-      String noneTest = "a second PUT with If-None-Match: * to " + scratch;
-      String noneReliance = "idem's no-clobber publish depends on it";
-      WriteResult second = put(key, "second", Condition.ifNoneMatch());
-      results.add(second.status() == WriteResult.Status.PRECONDITION_FAILED
-          ? ProbeResult.held("if-none-match", noneTest, true, "refused it (412)", noneReliance)
-          : ProbeResult.missing("if-none-match", noneTest, true,
-              "ignores If-None-Match: * (a second create-only PUT of " + scratch + " succeeded)", noneReliance));
-      results.add(multipartIfNoneMatch(key, scratch));
-      results.add(partChecksum(key, scratch));
-      String matchTest = "a PUT with If-Match: " + WRONG_ETAG + " (an ETag it does not have) to " + scratch;
-      String matchReliance = "the cas pointer mode depends on it, and on its being atomic under concurrent writers,"
-          + " which no probe can show (IDEM_S3_POINTER_MODE=log needs only If-None-Match)";
-      WriteResult wrong = put(key, "third", Condition.ifMatch(WRONG_ETAG));
-      boolean required = mode == PointerMode.CAS;
-      results.add(wrong.status() != WriteResult.Status.WRITTEN
-          ? ProbeResult.held("if-match", matchTest, required, "refused it ("
-              + (wrong.status() == WriteResult.Status.NOT_FOUND ? "404" : "412") + ")", matchReliance)
-          : ProbeResult.missing("if-match", matchTest, required,
-              "ignores If-Match (a PUT of " + scratch + " with a wrong If-Match ETag succeeded)", matchReliance));
-      results.add(checksumSha256(scratch + "-checksum"));
+      answer.accept(ifNoneMatch(key, scratch));
+      // Before anything aborts an upload to the scratch key: on a server whose abort deletes the object
+      // at the key, a later If-Match would meet no object and its 404 would pass for a refusal.
+      answer.accept(ifMatch(key, scratch));
+      answer.accept(multipartIfNoneMatch(key, scratch));
+      answer.accept(abortKeepsObject(scratch + "-abort"));
+      answer.accept(partChecksum(key, scratch));
+      answer.accept(checksumSha256(scratch + "-checksum"));
     } finally {
-      client.delete(location.bucket(), key);
+      cleanUp(() -> client.delete(location.bucket(), key));
     }
     return results;
+  }
+
+  /** A second PUT with {@code If-None-Match: *} onto the scratch key must be refused with 412. */
+  private ProbeResult ifNoneMatch(String key, String scratch) throws IOException {
+    String test = "a second PUT with If-None-Match: * to " + scratch;
+    String reliance = "idem's no-clobber publish depends on it";
+    WriteResult second;
+    try {
+      second = put(key, "second", Condition.ifNoneMatch());
+    } catch (S3Exception e) {
+      return ProbeResult.missing("if-none-match", test, true, "does not refuse a second create-only PUT of "
+          + scratch + " as S3 does (" + answered(e) + ", not 412)", reliance);
+    }
+    return switch (second.status()) {
+      case PRECONDITION_FAILED -> ProbeResult.held("if-none-match", test, true, "refused it (412)", reliance);
+      case WRITTEN -> ProbeResult.missing("if-none-match", test, true,
+          "ignores If-None-Match: * (a second create-only PUT of " + scratch + " succeeded)", reliance);
+      case NOT_FOUND -> ProbeResult.missing("if-none-match", test, true, "does not refuse a second create-only PUT"
+          + " of " + scratch + " as S3 does (answered 404, not 412)", reliance);
+    };
+  }
+
+  /** A PUT with an {@code If-Match} naming an ETag the scratch key does not have must be refused. */
+  private ProbeResult ifMatch(String key, String scratch) throws IOException {
+    String test = "a PUT with If-Match: " + WRONG_ETAG + " (an ETag it does not have) to " + scratch;
+    String reliance = "the cas pointer mode depends on it, and on its being atomic under concurrent writers,"
+        + " which no probe can show (IDEM_S3_POINTER_MODE=log needs only If-None-Match)";
+    boolean required = mode == PointerMode.CAS;
+    WriteResult wrong;
+    try {
+      wrong = put(key, "third", Condition.ifMatch(WRONG_ETAG));
+    } catch (S3Exception e) {
+      return ProbeResult.missing("if-match", test, required, "does not refuse a PUT of " + scratch + " with a wrong"
+          + " If-Match ETag as S3 does (" + answered(e) + ", not 412)", reliance);
+    }
+    return wrong.status() != WriteResult.Status.WRITTEN
+        ? ProbeResult.held("if-match", test, required, "refused it ("
+            + (wrong.status() == WriteResult.Status.NOT_FOUND ? "404" : "412") + ")", reliance)
+        : ProbeResult.missing("if-match", test, required,
+            "ignores If-Match (a PUT of " + scratch + " with a wrong If-Match ETag succeeded)", reliance);
   }
 
   /**
@@ -216,31 +272,101 @@ public final class S3StoreProver implements StoreProver {
       return ProbeResult.held(CHECKSUM_SHA256, test, false, refused + ", stored nothing, and accepted a"
           + " matching one", reliance);
     } finally {
-      client.delete(location.bucket(), key);
+      cleanUp(() -> client.delete(location.bucket(), key));
     }
   }
 
-  /** CompleteMultipartUpload with {@code If-None-Match: *} onto the existing scratch key must be refused. */
+  /**
+   * CompleteMultipartUpload with {@code If-None-Match: *} onto the existing scratch key must be refused
+   * with 412. An upload that was not completed is aborted afterwards; one that was is not (there is
+   * nothing left to abort, and some servers answer such an abort with an error).
+   */
   private ProbeResult multipartIfNoneMatch(String key, String scratch) throws IOException {
     String test = "a one-part multipart upload to " + scratch + " completed with If-None-Match: *";
     String reliance = "idem's no-clobber publish of payloads above the multipart threshold depends on it";
+    String ignored = "ignores If-None-Match: * on CompleteMultipartUpload (a completion onto the existing " + scratch
+        + " succeeded";
     String uploadId = client.createMultipartUpload(location.bucket(), key, Map.of());
+    boolean pending = true;
     try {
       byte[] part = "fourth".getBytes(StandardCharsets.US_ASCII);
       int crc = crc32c(part);
       String etag = client.uploadPart(location.bucket(), key, uploadId, 1, RequestBody.ofPart(part, 0, part.length, crc));
-      WriteResult done = client.completeMultipartUpload(location.bucket(), key, uploadId, List.of(etag),
-          List.of(RequestBody.crc32cBase64(crc)), Condition.ifNoneMatch());
+      WriteResult done;
+      try {
+        done = client.completeMultipartUpload(location.bucket(), key, uploadId, List.of(etag),
+            List.of(RequestBody.crc32cBase64(crc)), Condition.ifNoneMatch());
+      } catch (MalformedReplyException e) {
+        pending = false; // answered 2xx: completed, with a reply this client does not read
+        return ProbeResult.missing("if-none-match-multipart", test, true, ignored + "; " + e.getMessage() + ")",
+            reliance);
+      } catch (S3Exception e) {
+        return ProbeResult.missing("if-none-match-multipart", test, true, "does not refuse a CompleteMultipartUpload"
+            + " with If-None-Match: * onto the existing " + scratch + " as S3 does (" + answered(e) + ", not 412)",
+            reliance);
+      }
       if (done.status() == WriteResult.Status.NOT_FOUND) {
+        pending = false;
         throw new IOException("the probe's multipart upload to " + scratch + " at " + location + " vanished before"
             + " it was completed; cannot tell whether the server honours If-None-Match on completion");
       }
-      return done.status() == WriteResult.Status.WRITTEN
-          ? ProbeResult.missing("if-none-match-multipart", test, true, "ignores If-None-Match: * on"
-              + " CompleteMultipartUpload (a completion onto the existing " + scratch + " succeeded)", reliance)
-          : ProbeResult.held("if-none-match-multipart", test, true, "refused it (412)", reliance);
+      if (done.status() == WriteResult.Status.WRITTEN) {
+        pending = false;
+        return ProbeResult.missing("if-none-match-multipart", test, true, ignored + ")", reliance);
+      }
+      return ProbeResult.held("if-none-match-multipart", test, true, "refused it (412)", reliance);
     } finally {
-      client.abortMultipartUpload(location.bucket(), key, uploadId);
+      if (pending) {
+        cleanUp(() -> client.abortMultipartUpload(location.bucket(), key, uploadId));
+      }
+    }
+  }
+
+  /**
+   * A multipart upload to the fresh {@code scratch}, which holds an object, with one part, aborted: the
+   * object must still be there, the same. Publishes abort the upload of a refused completion (another
+   * replica created the key first) and of a failed one; an abort that takes the object at the key with
+   * it would delete the winner's object.
+   */
+  private ProbeResult abortKeepsObject(String scratch) throws IOException {
+    String test = "an object PUT at " + scratch + ", then a one-part multipart upload to it aborted, then a HEAD of "
+        + scratch;
+    String reliance = "a multipart publish that is refused (another replica created the key first) or fails aborts"
+        + " its upload, and the object at the key must stay";
+    String key = layout.object(scratch);
+    try {
+      WriteResult before = put(key, "abort", Condition.ifNoneMatch());
+      if (before.status() != WriteResult.Status.WRITTEN) {
+        throw new IOException("create-only PUT of the fresh scratch key " + scratch + " at " + location
+            + " answered " + before.status() + "; cannot probe the store");
+      }
+      String uploadId = client.createMultipartUpload(location.bucket(), key, Map.of());
+      byte[] part = "aborted".getBytes(StandardCharsets.US_ASCII);
+      try {
+        client.uploadPart(location.bucket(), key, uploadId, 1, RequestBody.ofPart(part, 0, part.length, crc32c(part)));
+      } catch (IOException e) {
+        cleanUp(() -> client.abortMultipartUpload(location.bucket(), key, uploadId));
+        throw e;
+      }
+      String abort = "AbortMultipartUpload";
+      try {
+        client.abortMultipartUpload(location.bucket(), key, uploadId);
+      } catch (S3Exception e) {
+        abort = "an AbortMultipartUpload that " + answered(e);
+      }
+      Optional<ObjectHead> after = client.head(location.bucket(), key, null);
+      if (after.isEmpty()) {
+        return ProbeResult.missing(ABORT_KEEPS_OBJECT, test, true, "deletes the object at a key when a multipart"
+            + " upload to that key is aborted (" + scratch + " was gone after " + abort + ")", reliance);
+      }
+      String etag = after.get().etag();
+      if (etag != null && !etag.equals(before.etag())) {
+        return ProbeResult.missing(ABORT_KEEPS_OBJECT, test, true, "replaces the object at a key when a multipart"
+            + " upload to that key is aborted (" + scratch + " held another object after " + abort + ")", reliance);
+      }
+      return ProbeResult.held(ABORT_KEEPS_OBJECT, test, true, "kept it", reliance);
+    } finally {
+      cleanUp(() -> client.delete(location.bucket(), key));
     }
   }
 
@@ -260,7 +386,47 @@ public final class S3StoreProver implements StoreProver {
       }
       return ProbeResult.held("part-checksum-crc32c", test, false, "refused it (400 " + e.code() + ")", reliance);
     } finally {
-      client.abortMultipartUpload(location.bucket(), key, uploadId);
+      cleanUp(() -> client.abortMultipartUpload(location.bucket(), key, uploadId));
+    }
+  }
+
+  /**
+   * {@code answered 304} (with the error code when there is one): a server's own answer to a conditional
+   * request or an abort that is not S3's, which the probe records as a verdict.
+   *
+   * @throws S3Exception {@code e} itself when it says nothing about the guarantee: the credentials or
+   *     the permission refused, the bucket missing, a redirect to another endpoint, or a server error
+   *     that outlasted the retries
+   */
+  private static String answered(S3Exception e) throws S3Exception {
+    int s = e.status();
+    boolean verdict = (s == 304 || (s >= 400 && s < 500 && s != 401 && s != 403)) && !e.isNoSuchBucket()
+        && !e.isCredentialsRejected() && !e.isRetryable();
+    if (!verdict) {
+      throw e;
+    }
+    return "answered " + s + (e.code() != null ? " " + e.code() : "");
+  }
+
+  /** A step that undoes a probe's writes; see {@link #cleanUp}. */
+  @FunctionalInterface
+  private interface Undo {
+    void run() throws IOException;
+  }
+
+  /**
+   * Runs a clean-up step. Its failure (an abort of an upload the server has let go of answered 405, an
+   * unreachable server) is dropped: it must never replace the verdict or the failure being reported,
+   * and it leaves at most scratch under {@code _idem/probe/} (an incomplete upload, which {@code idem
+   * gc} sweeps, or a small object).
+   */
+  private static void cleanUp(Undo undo) {
+    try {
+      undo.run();
+    } catch (InterruptedIOException e) {
+      Thread.currentThread().interrupt();
+    } catch (IOException e) {
+      // dropped, as said above
     }
   }
 
