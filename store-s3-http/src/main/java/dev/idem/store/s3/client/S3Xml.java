@@ -35,6 +35,15 @@ import java.util.Optional;
  * MalformedReplyException}; a failure of the stream itself stays a plain {@link IOException}, which the
  * transport retries.
  *
+ * <p>A reply is read by the elements that carry its meaning, as the SDKs read it, whatever its root is
+ * named: servers spell roots differently (moto's {@code <CompleteMultipartUploadResponse>} and {@code
+ * <GetBucketVersioningResponse>}, S3Mock's {@code <ListBucketResult>} for ListObjectVersions). What is
+ * no such reply is refused: a root named {@code <Error>}; a listing page without {@code <IsTruncated>}
+ * (it cannot say whether the listing goes on, so reading it as the end could hide keys), or holding
+ * the entries of another listing (a server that answered ListObjects to a ListObjectVersions request
+ * would otherwise read as an empty bucket); a reply without the element that is its answer ({@code
+ * UploadId}, {@code ETag}).
+ *
  * <p>Listings are requested with {@code encoding-type=url}, so keys are percent-decoded here (keys may
  * hold characters XML 1.0 cannot carry), strictly ({@link #decode}), once the whole page says whether
  * it is encoded.
@@ -82,7 +91,7 @@ final class S3Xml {
   static ObjectsPage parseObjects(InputStream body, String what) throws IOException {
     XmlPullParser p = new XmlPullParser(body);
     try {
-      expectRoot(p, what, "ListBucketResult");
+      String root = root(p, what);
       List<ObjectSummary> out = new ArrayList<>();
       String[] top = new String[OBJECTS_TOP.length];
       String[] f = new String[OBJECT_FIELDS.length];
@@ -96,11 +105,14 @@ final class S3Xml {
           out.add(new ObjectSummary(required(f[0], name, "Key", what),
               instant(required(f[1], name, "LastModified", what), what), unquote(f[2]),
               number(required(f[3], name, "Size", what), what)));
+        } else if (name.equals("Version") || name.equals("DeleteMarker")) {
+          throw otherListing(name, "ListObjectVersions", what);
         } else {
           topLevel(p, name, OBJECTS_TOP, top);
         }
       }
       end(p);
+      listingPage(top[0], root, "ListBucketResult", what);
       if ("url".equals(top[2])) {
         for (int i = 0; i < out.size(); i++) {
           ObjectSummary o = out.get(i);
@@ -126,7 +138,7 @@ final class S3Xml {
   static UploadsPage parseUploads(InputStream body, String what) throws IOException {
     XmlPullParser p = new XmlPullParser(body);
     try {
-      expectRoot(p, what, "ListMultipartUploadsResult");
+      String root = root(p, what);
       List<MultipartUpload> out = new ArrayList<>();
       String[] top = new String[UPLOADS_TOP.length];
       String[] f = new String[UPLOAD_FIELDS.length];
@@ -144,6 +156,7 @@ final class S3Xml {
         }
       }
       end(p);
+      listingPage(top[0], root, "ListMultipartUploadsResult", what);
       boolean url = "url".equals(top[3]);
       if (url) {
         for (int i = 0; i < out.size(); i++) {
@@ -164,7 +177,7 @@ final class S3Xml {
   }
 
   static String parseUploadId(byte[] body, String what) throws IOException {
-    String id = expectRootLeaves(body, what, "InitiateMultipartUploadResult", "UploadId")[0];
+    String id = rootLeaves(body, what, "UploadId")[0];
     if (id == null || id.isEmpty()) {
       throw new MalformedReplyException(what, "no UploadId");
     }
@@ -173,13 +186,13 @@ final class S3Xml {
 
   /** The Status of a GetBucketVersioning reply; empty when versioning was never enabled. */
   static Optional<String> parseVersioning(byte[] body, String what) throws IOException {
-    String status = expectRootLeaves(body, what, "VersioningConfiguration", "Status")[0];
+    String status = rootLeaves(body, what, "Status")[0];
     return status == null || status.isEmpty() ? Optional.empty() : Optional.of(status);
   }
 
   /** The ETag (with quotes) of a completed upload. */
   static String parseCompleteEtag(byte[] body, String what) throws IOException {
-    String etag = expectRootLeaves(body, what, "CompleteMultipartUploadResult", "ETag")[0];
+    String etag = rootLeaves(body, what, "ETag")[0];
     if (etag == null || etag.isEmpty()) {
       throw new MalformedReplyException(what, "no ETag");
     }
@@ -198,12 +211,38 @@ final class S3Xml {
     return e.length() >= 2 && e.startsWith("\"") && e.endsWith("\"") ? e.substring(1, e.length() - 1) : e;
   }
 
-  /** Reads up to the root's start tag and checks its name. */
-  private static void expectRoot(XmlPullParser p, String what, String name) throws IOException {
+  /**
+   * Reads up to the root's start tag and returns its name: any name but {@code Error}, which is read
+   * whole and refused with its code and message.
+   */
+  static String root(XmlPullParser p, String what) throws IOException {
     p.next();
-    if (!p.localName().equals(name)) {
-      throw new MalformedReplyException(what, "expected <" + name + ">, got <" + p.localName() + ">");
+    String name = p.localName();
+    if (name.equals("Error")) {
+      String[] f = new String[2];
+      leaves(p, new String[] {"Code", "Message"}, f);
+      throw new MalformedReplyException(what, "an <Error> (" + (f[0] == null ? "no code" : S3Exception.oneLine(f[0]))
+          + (f[1] == null ? "" : ": " + S3Exception.oneLine(f[1])) + ")");
     }
+    return name;
+  }
+
+  /**
+   * A listing page says whether the listing goes on; a reply that does not is no page of it ({@code
+   * root} is its root's name, {@code expected} what S3 names it).
+   */
+  static void listingPage(String isTruncated, String root, String expected, String what)
+      throws MalformedReplyException {
+    if (isTruncated == null) {
+      throw new MalformedReplyException(what, root.equals(expected) ? "<" + root + "> without <IsTruncated>"
+          : "not a listing page (no <IsTruncated>): expected <" + expected + ">, got <" + root + ">");
+    }
+  }
+
+  /** An entry of another listing than the one asked for: {@code entry} is its element's name. */
+  static MalformedReplyException otherListing(String entry, String listing, String what) {
+    return new MalformedReplyException(what, "a <" + entry + "> entry, which " + listing + " pages hold: the"
+        + " server answered another request than this one");
   }
 
   /** After the root's end tag: the rest of the input must be well-formed too (comments, whitespace). */
@@ -232,11 +271,11 @@ final class S3Xml {
     return match ? f : null;
   }
 
-  private static String[] expectRootLeaves(byte[] body, String what, String root, String... wanted)
-      throws IOException {
+  /** The text of each of {@code wanted} among the root's children ({@link #root} checks the root). */
+  private static String[] rootLeaves(byte[] body, String what, String... wanted) throws IOException {
     try {
       XmlPullParser p = new XmlPullParser(new ByteArrayInputStream(body));
-      expectRoot(p, what, root);
+      root(p, what);
       String[] f = new String[wanted.length];
       leaves(p, wanted, f);
       end(p);
@@ -284,10 +323,8 @@ final class S3Xml {
     return -1;
   }
 
+  /** The {@code IsTruncated} of a page {@link #listingPage} accepted. */
   static boolean truncated(String t, String what) throws MalformedReplyException {
-    if (t == null) {
-      return false;
-    }
     if (!t.equals("true") && !t.equals("false")) {
       throw new MalformedReplyException(what, "IsTruncated is neither true nor false");
     }

@@ -24,19 +24,21 @@ import java.util.List;
  *
  * <p>Guarantees, the same as {@link S3Xml}'s for the other replies: the XML is read by {@link
  * XmlPullParser} (well-formedness, UTF-8, references and nesting checked, so what is read is what an
- * XML parser reads); of each element the first child of a given name counts; leaf text is taken without
- * the XML whitespace around it; a missing required field, a time or size that is not one, a truncated
- * page without {@code NextKeyMarker}, a percent-encoding that is not one or does not decode to UTF-8,
- * and any XML error are a {@link MalformedReplyException} naming the request, never a wrong page. Keys
+ * XML parser reads); the root may have any name but {@code Error} (S3Mock names it {@code
+ * ListBucketResult}); of each element the first child of a given name counts; leaf text is taken without
+ * the XML whitespace around it; a page without {@code IsTruncated} or holding ListObjects' {@code
+ * Contents}, a missing required field, a time or size that is not one, a truncated page without {@code
+ * NextKeyMarker}, a percent-encoding that is not one or does not decode to UTF-8, and any XML error are a
+ * {@link MalformedReplyException} naming the request, never a wrong page. Keys
  * are percent-decoded ({@code +} is a space) when the page says {@code EncodingType} {@code url},
  * wherever that element comes. Memory: the parser's 8 KiB window and the page's entries; one reader
  * per reply, not thread-safe.
  */
 final class VersionsPageReader {
-  private static final byte[] ROOT = ascii("ListVersionsResult");
   private static final byte[] VERSION = ascii("Version");
   private static final byte[] DELETE_MARKER = ascii("DeleteMarker");
   private static final byte[] COMMON_PREFIXES = ascii("CommonPrefixes");
+  private static final byte[] CONTENTS = ascii("Contents");
   private static final byte[] PREFIX = ascii("Prefix");
   /** An entry's fields, by index: a bit each in {@link #entry}'s mask of fields seen. */
   private static final byte[][] FIELDS = {
@@ -74,10 +76,7 @@ final class VersionsPageReader {
   }
 
   private VersionsPage page() throws IOException {
-    p.next();
-    if (!p.localNameIs(ROOT)) {
-      throw new MalformedReplyException(what, "expected <ListVersionsResult>, got <" + p.localName() + ">");
-    }
+    String root = S3Xml.root(p, what);
     List<ObjectVersion> out = new ArrayList<>();
     List<String> commonPrefixes = new ArrayList<>();
     for (int e = p.next(); e != END_ELEMENT; e = p.next()) {
@@ -91,6 +90,8 @@ final class VersionsPageReader {
         out.add(entry(true));
       } else if (p.localNameIs(COMMON_PREFIXES)) {
         commonPrefixes.add(prefix());
+      } else if (p.localNameIs(CONTENTS)) {
+        throw S3Xml.otherListing("Contents", "ListObjects", what);
       } else if ((t = p.localNameIndex(TOP)) >= 0 && top[t] == null) {
         top[t] = text();
       } else {
@@ -100,6 +101,7 @@ final class VersionsPageReader {
     if (p.next() != END_DOCUMENT) {
       throw new IllegalStateException("the parser returned an event after the root element");
     }
+    S3Xml.listingPage(top[0], root, "ListVersionsResult", what);
     boolean url = "url".equals(top[3]);
     boolean truncated = S3Xml.truncated(top[0], what);
     String nextKey = top[1];

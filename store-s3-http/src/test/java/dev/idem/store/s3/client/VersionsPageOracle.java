@@ -53,7 +53,7 @@ final class VersionsPageOracle {
     } catch (XMLStreamException e) {
       return null;
     }
-    if (!root.name.equals("ListVersionsResult")) {
+    if (root.name.equals("Error") || root.first("Contents") != null || root.leaf("IsTruncated") == null) {
       return null;
     }
     try {

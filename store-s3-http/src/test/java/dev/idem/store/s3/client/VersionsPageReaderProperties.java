@@ -19,16 +19,20 @@ import net.jqwik.api.statistics.Statistics;
  * random: keys of random Unicode (markup characters, surrogate pairs, spaces, {@code %} and {@code +})
  * written raw, as entities, as character references or in CDATA, or percent-encoded under {@code
  * EncodingType url}; versions and delete markers with optional fields missing, fields repeated and
- * unknown elements (nested ones too) among them; common prefixes; truncation markers present, absent or
- * wrong; whitespace, comments and line ends between and around everything; a declaration and byte order
- * mark or not; and now and then a required field missing or a time or size that is not one. The reply
- * arrives in random chunks, so every token is split across reads somewhere.
+ * unknown elements (nested ones too) among them; common prefixes; truncation markers present or wrong;
+ * the root named as S3 names it, as S3Mock does or otherwise; whitespace, comments and line ends between
+ * and around everything; a declaration and byte order mark or not; and now and then a required field or
+ * {@code IsTruncated} missing, a time or size that is not one, an {@code Error} root or a ListObjects
+ * entry. The reply arrives in random chunks, so every token is split across reads somewhere.
  */
 class VersionsPageReaderProperties {
   /** Code points for keys: ASCII, the markup ones, {@code % +}, space, Latin, CJK, emoji, the last plane. */
   private static final int[] KEY_CHARS = {'a', 'Z', '0', '/', '-', '.', '_', ' ', '<', '>', '&', '"', '\'', '%', '+',
       ']', '\t', 0xe9, 0x4e2d, 0x1f600, 0x1d11e, 0x10ffff, 0xe000, 0xfffd, 0xff5e, 0x7f};
   private static final String[] SPACE = {"", "", "", " ", "\n", "\r\n  ", "\t", "\n    "};
+  /** S3's root, Adobe S3Mock's, and one no server sends: the root's name carries no meaning. */
+  private static final String[] ROOTS = {"ListVersionsResult", "ListVersionsResult", "ListBucketResult",
+      "ListObjectVersionsResponse"};
 
   @Property(tries = 400)
   void readsWhatTheOracleReads(@ForAll long seed) throws IOException {
@@ -59,7 +63,7 @@ class VersionsPageReaderProperties {
 
   private static byte[] page(Random r) {
     boolean url = r.nextInt(3) == 0;
-    defect = r.nextInt(4) == 0 ? 1 + r.nextInt(12) : 0;
+    defect = r.nextInt(4) == 0 ? 1 + r.nextInt(15) : 0;
     defectAt = r.nextInt(20);
     StringBuilder s = new StringBuilder();
     if (r.nextInt(4) == 0) {
@@ -68,10 +72,11 @@ class VersionsPageReaderProperties {
     if (r.nextBoolean()) {
       s.append("<?xml version=\"1.0\" encoding=\"UTF-8\"?>").append(space(r));
     }
-    s.append("<ListVersionsResult xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">");
+    String root = defect == 13 ? "Error" : ROOTS[r.nextInt(ROOTS.length)];
+    s.append('<').append(root).append(" xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">");
     leaf(r, s, "Name", "bkt");
     leaf(r, s, "Prefix", "");
-    int truncation = r.nextInt(3); // absent, true, false
+    int truncation = defect == 15 ? 0 : 1 + r.nextInt(2); // absent, true, false
     if (truncation > 0 || defect == 10) {
       leaf(r, s, "IsTruncated", defect == 10 ? "maybe" : truncation == 1 ? "true" : "false");
     }
@@ -93,6 +98,10 @@ class VersionsPageReaderProperties {
       }
       entry(r, s, key, url, i == defectAt ? defect : 0);
     }
+    if (defect == 14) {
+      s.append(space(r)).append("<Contents><Key>k</Key><LastModified>").append(time(r))
+          .append("</LastModified><Size>1</Size></Contents>");
+    }
     for (int i = r.nextInt(3); i > 0; i--) {
       s.append(space(r)).append("<CommonPrefixes>").append(space(r)).append("<Prefix>").append(text(r, key(r), url))
           .append("</Prefix>").append(space(r)).append("</CommonPrefixes>");
@@ -100,7 +109,7 @@ class VersionsPageReaderProperties {
     if (url && r.nextBoolean()) {
       leaf(r, s, "EncodingType", "url"); // S3 writes it last: the reader must decode what came before
     }
-    s.append(space(r)).append("</ListVersionsResult>").append(space(r));
+    s.append(space(r)).append("</").append(root).append('>').append(space(r));
     return s.toString().getBytes(StandardCharsets.UTF_8);
   }
 
