@@ -16,7 +16,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * thread-safe (parts are read on several threads).
  */
 final class CountingPayload implements Payload {
-  private static final double MIB = 1024.0 * 1024.0;
+  private static final double KIB = 1024.0;
+  private static final double MIB = KIB * KIB;
 
   private final Payload inner;
   private final AtomicLong read = new AtomicLong();
@@ -72,13 +73,16 @@ final class CountingPayload implements Payload {
   }
 
   /**
-   * The progress line of an upload: {@code 48.0 of 160.0 MiB sent, 31.2 MiB/s (5s)}; the rate is the
+   * The progress line of an upload: {@code 48.0 of 160.0 MiB sent, 31.2 MiB/s (5s)}, in the unit of the
+   * total (bytes, KiB or MiB, so a small payload does not read {@code 0.0 of 0.0 MiB}); the rate is the
    * average since the start.
    */
   static String status(long bytes, long total, long elapsedMillis) {
-    double rate = elapsedMillis <= 0 ? 0 : bytes / MIB * 1000.0 / elapsedMillis;
-    return String.format(Locale.ROOT, "%.1f of %.1f MiB sent, %.1f MiB/s (%ds)", bytes / MIB, total / MIB, rate,
-        elapsedMillis / 1000);
+    double unit = total >= MIB ? MIB : total >= KIB ? KIB : 1;
+    String name = total >= MIB ? "MiB" : total >= KIB ? "KiB" : "bytes";
+    double rate = elapsedMillis <= 0 ? 0 : bytes / unit * 1000.0 / elapsedMillis;
+    return String.format(Locale.ROOT, unit == 1 ? "%.0f of %.0f %s sent, %.0f %s/s (%ds)"
+        : "%.1f of %.1f %s sent, %.1f %s/s (%ds)", bytes / unit, total / unit, name, rate, name, elapsedMillis / 1000);
   }
 
   private final class Counting extends FilterInputStream {

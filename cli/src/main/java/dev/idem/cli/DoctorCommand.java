@@ -26,7 +26,9 @@ import picocli.CommandLine.Spec;
  * <p>By default it probes now (writing only under {@code _idem/probe/}, removed again; on a file store
  * that may create the root directory) and never creates the marker; {@code --no-probe} reads only and
  * reports the answers the marker recorded. A marker naming another pointer mode than this process's
- * is reported and refused like a missing guarantee.
+ * is reported and refused like a missing guarantee. Every guarantee judged is listed, also when a later
+ * probe fails; a missing one then still decides the exit (8), since the store is refused for it whatever
+ * else went wrong.
  */
 @Command(name = "doctor", mixinStandardHelpOptions = true, versionProvider = IdemCommand.Version.class,
     description = {
@@ -42,7 +44,9 @@ import picocli.CommandLine.Spec;
             + "marker recorded.",
         "",
         "Exit 0 when every required guarantee holds, 8 when one is missing or the marker names another "
-            + "pointer mode, 7 with --no-probe on a store without a marker.",
+            + "pointer mode, 7 with --no-probe on a store without a marker. When a probe fails (the store "
+            + "unreachable, credentials refused) the guarantees judged before it are still listed, and the "
+            + "exit is 8 if one of them is missing, else that failure's.",
         ""
     })
 final class DoctorCommand implements Callable<Integer> {
@@ -74,7 +78,17 @@ final class DoctorCommand implements Callable<Integer> {
         throw new NotFoundException("no store marker at " + prover.markerLocation() + ": idem never wrote to "
             + opened.describe() + "; run 'idem doctor' without --no-probe to probe it");
       }
-      List<ProbeResult> results = noProbe ? marker.get().probes() : prover.probe();
+      List<ProbeResult> results = new ArrayList<>();
+      IOException stopped = null;
+      if (noProbe) {
+        results.addAll(marker.get().probes());
+      } else {
+        try {
+          prover.probe(results::add);
+        } catch (IOException e) {
+          stopped = e; // what was judged before it is still reported, and decides the exit when it refuses
+        }
+      }
       List<String> problems = new ArrayList<>();
       for (ProbeResult r : results) {
         if (r.refuses()) {
@@ -89,7 +103,7 @@ final class DoctorCommand implements Callable<Integer> {
         problems.add(modeProblem);
       }
       if (output.json) {
-        out.println(json(environment, marker, results, noProbe, problems));
+        out.println(json(environment, marker, results, noProbe, problems, stopped));
       } else if (!output.quiet) {
         environment.forEach((name, value) -> out.println(name + ": " + value));
         out.println("marker: " + marker.map(m -> prover.markerLocation() + ", pointer mode " + m.pointerMode()
@@ -106,6 +120,13 @@ final class DoctorCommand implements Callable<Integer> {
       for (String p : problems) {
         err.println("idem doctor: " + p);
       }
+      if (stopped != null && problems.isEmpty()) {
+        throw stopped;
+      }
+      if (stopped != null) {
+        err.println("idem doctor: probing stopped before every guarantee was judged: "
+            + ExitCodes.oneLine(stopped, spec.commandLine()));
+      }
       if (!problems.isEmpty()) {
         return ExitCodes.STORE_REFUSED;
       }
@@ -116,8 +137,8 @@ final class DoctorCommand implements Callable<Integer> {
     }
   }
 
-  private static Json json(Map<String, String> environment, Optional<StoreMarker> marker, List<ProbeResult> results,
-      boolean fromMarker, List<String> problems) {
+  private Json json(Map<String, String> environment, Optional<StoreMarker> marker, List<ProbeResult> results,
+      boolean fromMarker, List<String> problems, IOException stopped) {
     Json env = Json.object();
     environment.forEach(env::put);
     List<Json> guarantees = new ArrayList<>();
@@ -139,6 +160,7 @@ final class DoctorCommand implements Callable<Integer> {
         .put("source", fromMarker ? "marker" : "probe")
         .put("guarantees", guarantees)
         .put("problems", problems)
-        .put("ok", problems.isEmpty());
+        .put("stopped", stopped == null ? null : ExitCodes.oneLine(stopped, spec.commandLine()))
+        .put("ok", problems.isEmpty() && stopped == null);
   }
 }

@@ -1,6 +1,7 @@
 package dev.idem.cli;
 
 import dev.idem.core.RunSpec;
+import dev.idem.core.proof.ProvenStore;
 import dev.idem.core.publish.PublishReport;
 import dev.idem.core.publish.Publisher;
 import dev.idem.core.store.ObjectStore;
@@ -28,8 +29,9 @@ import picocli.CommandLine.Spec;
         "pointer=SAME_POSITION_OTHER_KEY means the pointer already names another key for this window and "
             + "schema (keying drift: a build declared other inputs without bumping --schema); the publish "
             + "stands, exit 0, with a KEYING DRIFT line on stderr.",
-        "A publish still running after a second reports on stderr every 5 s: MiB sent of the total and the rate "
-            + "(--quiet silences it; stdout and --json are not touched).",
+        "A publish still running after a second reports on stderr every 5 s: what was sent of the total and "
+            + "the rate, or that the store is being probed before its first write (--quiet silences it; stdout "
+            + "and --json are not touched).",
         ""
     })
 final class PublishCommand implements Callable<Integer> {
@@ -92,7 +94,9 @@ final class PublishCommand implements Callable<Integer> {
       long total = Files.size(source);
       String publishing = "publishing " + runSpec.outputKey() + " to " + st.describe() + ": ";
       Progress progress = Progress.start(spec.commandLine().getErr(), !output.quiet, Progress.onTerminal(),
-          ctx.progressAfter(), 5000, elapsed -> publishing + CountingPayload.status(payload.bytesRead(), total, elapsed));
+          ctx.progressAfter(), 5000, elapsed -> publishing + (st instanceof ProvenStore proven && proven.probing()
+              ? "probing the store's guarantees before its first write (" + elapsed / 1000 + "s)"
+              : CountingPayload.status(payload.bytesRead(), total, elapsed)));
       try {
         report = Publisher.create(st, writerId, ctx.clock(), pointerTimeout.advancer(st), true)
             .withMaxClockSkew(skew.maxClockSkew)

@@ -4,6 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.idem.core.proof.ProbeResult;
+import dev.idem.core.proof.ProvenStore;
+import dev.idem.core.proof.StoreMarker;
+import dev.idem.core.proof.StoreProver;
 import dev.idem.core.store.Payload;
 import dev.idem.core.store.PutOutcome;
 import dev.idem.core.testing.ForwardingObjectStore;
@@ -18,7 +22,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -91,6 +97,69 @@ class ProgressCommandTest {
         + "1\\.0 of 1\\.0 MiB sent, [0-9.]+ MiB/s \\([0-9]+s\\)\\n.*"), err.toString());
   }
 
+  /**
+   * A publish whose store is still being probed (a slow server, a first write) says so, rather than
+   * "0.0 of 0.0 MiB sent": the probe waits until a progress line has been printed.
+   */
+  @Test
+  void publish_whileTheStoreIsProbed_saysSoInsteadOfBytesSent() throws Exception {
+    StringWriter err = new StringWriter();
+    StoreProver slowProbe = new StoreProver() {
+      private final java.util.concurrent.atomic.AtomicReference<StoreMarker> marker =
+          new java.util.concurrent.atomic.AtomicReference<>();
+
+      @Override
+      public List<ProbeResult> probe() throws IOException {
+        awaitProgress(err, "idem: publishing ");
+        return List.of(ProbeResult.held("create-only", "put twice", true, "refused the second", "publish"));
+      }
+
+      @Override
+      public String kind() {
+        return "mem";
+      }
+
+      @Override
+      public String pointerMode() {
+        return "cas";
+      }
+
+      @Override
+      public String markerLocation() {
+        return "mem:_idem/store";
+      }
+
+      @Override
+      public Optional<StoreMarker> readMarker() {
+        return Optional.ofNullable(marker.get());
+      }
+
+      @Override
+      public boolean createMarker(StoreMarker m) {
+        return marker.compareAndSet(null, m);
+      }
+
+      @Override
+      public Map<String, String> environment() {
+        return Map.of();
+      }
+    };
+    ProvenStore store = ProvenStore.wrap(new InMemoryObjectStore(), slowProbe, "idem test", Clock.systemUTC());
+
+    int code = run(err, store, Duration.ofMillis(20));
+
+    assertEquals(0, code, err.toString());
+    assertTrue(err.toString().matches("(?s)idem: publishing border-state/1725999960/state-\\S+ to \\S+: probing the"
+        + " store's guarantees before its first write \\([0-9]+s\\)\\n.*"), err.toString());
+    assertFalse(err.toString().contains(" sent"), err.toString());
+  }
+
+  @Test
+  void status_smallTotals_inTheirOwnUnit() {
+    assertEquals("0 of 5 bytes sent, 0 bytes/s (3s)", CountingPayload.status(0, 5, 3000));
+    assertEquals("0.5 of 2.0 KiB sent, 0.5 KiB/s (1s)", CountingPayload.status(512, 2048, 1000));
+  }
+
   @Test
   void status_bytesTotalAndAverageRate() {
     assertEquals("48.0 of 160.0 MiB sent, 9.6 MiB/s (5s)",
@@ -141,6 +210,21 @@ class ProgressCommandTest {
       throw new AssertionError("a zero delay was accepted");
     } catch (IllegalArgumentException expected) {
       assertTrue(expected.getMessage().contains("positive"), expected.getMessage());
+    }
+  }
+
+  /** Waits (at most a minute) until stderr holds {@code text}. */
+  private static void awaitProgress(StringWriter err, String text) throws IOException {
+    long until = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    while (!err.toString().contains(text)) {
+      if (System.nanoTime() > until) {
+        throw new IOException("no progress line within 60 s: " + err);
+      }
+      try {
+        Thread.sleep(5);
+      } catch (InterruptedException e) {
+        throw new InterruptedIOException();
+      }
     }
   }
 

@@ -5,19 +5,24 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.idem.store.s3.testing.HeaderStrippingProxy;
+import dev.idem.store.s3.testing.QuirkProxy;
+import dev.idem.store.s3.testing.QuirkProxy.Quirk;
 import dev.idem.store.s3.testing.S3ProxyServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Stores prove themselves before the commands write: exit 8 and one line for a store that ignores a
- * conditional header or names another pointer mode, nothing created by reading commands, and {@code
- * idem doctor}.
+ * conditional header, answers otherwise than S3 does, deletes the object at a key on abort, or names
+ * another pointer mode; nothing created by reading commands; and {@code idem doctor}, also against
+ * gateways answering as moto, Adobe S3Mock and s3rver do.
  */
 class StoreProofCommandsTest {
   static S3ProxyServer server;
@@ -177,6 +182,122 @@ class StoreProofCommandsTest {
       assertTrue(r.errLines()[0].contains(" ignores If-None-Match: * ("), r.describe());
       assertFalse(r.out().contains(S3ProxyServer.SECRET_KEY) || r.err().contains(S3ProxyServer.SECRET_KEY));
       assertEquals(List.of(), keys(bucket));
+    }
+  }
+
+  /** Adobe S3Mock deletes the object at a key when an upload to it is aborted. */
+  @Test
+  void doctor_s3AbortDeletesTheObjectAtItsKey_exits8NamingTheAbortGuarantee() throws Exception {
+    String bucket = server.createBucket(false);
+    try (QuirkProxy s3mock = new QuirkProxy(server, Quirk.abortDeletesTheObject(server),
+        Quirk.renamesRoot("ListVersionsResult", "ListBucketResult"))) {
+      Cli.Result r = s3Cli(s3mock.endpoint().toString()).run("doctor", "--store", "s3://" + bucket + "/exports");
+
+      assertEquals(ExitCodes.STORE_REFUSED, r.code(), r.describe());
+      assertTrue(r.out().contains("\n  MISSING abort-keeps-object: an object PUT at _idem/probe/"), r.describe());
+      assertTrue(r.out().contains("\n  HELD if-match: "), r.describe());
+      assertEquals(1, r.errLines().length, r.describe());
+      assertTrue(r.errLines()[0].startsWith("idem doctor: s3://" + bucket + "/exports at " + s3mock.endpoint()
+          + " deletes the object at a key when a multipart upload to that key is aborted ("), r.describe());
+      assertEquals(List.of(), keys(bucket));
+    }
+  }
+
+  /** Adobe S3Mock 4.12 answers a conditional completion onto an existing key with 304: a refusal, not an outage. */
+  @Test
+  void publish_s3AnswersConditionalCompletionWith304_exits8NamingIt() throws Exception {
+    String bucket = server.createBucket(false);
+    try (QuirkProxy s3mock = new QuirkProxy(server, Quirk.conditionalCompletionAnswers(304, server))) {
+      Cli.Result r = publish(s3Cli(s3mock.endpoint().toString()), "s3://" + bucket + "/exports", "rows\n");
+
+      assertEquals(ExitCodes.STORE_REFUSED, r.code(), r.describe());
+      assertEquals(1, r.errLines().length, r.describe());
+      assertTrue(r.err().contains(" does not refuse a CompleteMultipartUpload with If-None-Match: * onto the existing"
+          + " _idem/probe/"), r.describe());
+      assertTrue(r.err().contains("(answered 304, not 412)"), r.describe());
+      assertEquals(List.of(), keys(bucket));
+    }
+  }
+
+  /** s3rver ignores If-None-Match and answers the abort of a completed upload with 405: the verdict stands. */
+  @Test
+  void doctorAndPublish_s3IgnoresIfNoneMatchAndAnswersAbortWith405_exit8NamingTheHeader() throws Exception {
+    String bucket = server.createBucket(false);
+    try (QuirkProxy s3rver = new QuirkProxy(server, Quirk.strips(null, Set.of("If-None-Match"), new AtomicInteger()),
+        Quirk.abortOfFinishedUploadAnswers(405))) {
+      Cli cli = s3Cli(s3rver.endpoint().toString());
+      Cli.Result d = cli.run("doctor", "--store", "s3://" + bucket + "/exports");
+      Cli.Result p = publish(cli, "s3://" + bucket + "/exports", "rows\n");
+
+      assertEquals(ExitCodes.STORE_REFUSED, d.code(), d.describe());
+      assertTrue(d.out().contains("\n  MISSING if-none-match: "), d.describe());
+      assertTrue(d.out().contains("\n  MISSING if-none-match-multipart: "), d.describe());
+      assertTrue(d.out().contains("\n  HELD abort-keeps-object: "), d.describe());
+      assertEquals(ExitCodes.STORE_REFUSED, p.code(), p.describe());
+      assertTrue(p.err().contains(" ignores If-None-Match: * (a second create-only PUT of _idem/probe/"), p.describe());
+      assertEquals(List.of(), keys(bucket));
+    }
+  }
+
+  /** moto spells the roots of CompleteMultipartUpload's and GetBucketVersioning's replies its own way. */
+  @Test
+  void doctor_s3SpellsReplyRootsAsMotoDoes_acceptedAndVersioningShown() throws Exception {
+    String bucket = server.createBucket(true);
+    try (QuirkProxy moto = new QuirkProxy(server,
+        Quirk.renamesRoot("CompleteMultipartUploadResult", "CompleteMultipartUploadResponse"),
+        Quirk.renamesRoot("VersioningConfiguration", "GetBucketVersioningResponse"))) {
+      Cli cli = s3Cli(moto.endpoint().toString());
+      Cli.Result d = cli.run("doctor", "--store", "s3://" + bucket + "/exports");
+      Cli.Result p = publish(cli, "s3://" + bucket + "/exports", "rows\n");
+      Cli.Result n = cli.run("doctor", "--no-probe", "--store", "s3://" + bucket + "/exports");
+
+      assertEquals(0, d.code(), d.describe());
+      assertTrue(d.out().contains("\nversioning: Enabled\n"), d.describe());
+      assertEquals(0, p.code(), p.describe());
+      assertEquals(0, n.code(), n.describe());
+      assertTrue(n.out().contains("\n  HELD abort-keeps-object: "), n.describe());
+    }
+  }
+
+  /** Every guarantee judged before a probe failed is listed, and that failure decides the exit. */
+  @Test
+  void doctor_aLaterProbeFails_listsWhatWasJudgedAndExitsWithTheFailure() throws Exception {
+    String bucket = server.createBucket(false);
+    try (QuirkProxy denied = new QuirkProxy(server, Quirk.refusesParts(403, "AccessDenied"))) {
+      Cli.Result r = s3Cli(denied.endpoint().toString()).run("doctor", "--store", "s3://" + bucket + "/exports");
+
+      assertEquals(ExitCodes.AUTH, r.code(), r.describe());
+      assertTrue(r.out().contains("\n  HELD if-none-match: "), r.describe());
+      assertTrue(r.out().contains("\n  HELD if-match: "), r.describe());
+      assertFalse(r.out().contains("if-none-match-multipart"), r.describe());
+      assertEquals(1, r.errLines().length, r.describe());
+      assertTrue(r.err().contains("AccessDenied"), r.describe());
+    }
+  }
+
+  /** A guarantee found missing decides the exit (8) even when a later probe fails; both are said. */
+  @Test
+  void doctor_missingGuaranteeThenALaterProbeFails_exits8AndSaysWhereProbingStopped() throws Exception {
+    String bucket = server.createBucket(false);
+    try (QuirkProxy proxy = new QuirkProxy(server, Quirk.strips(null, Set.of("If-None-Match"), new AtomicInteger()),
+        Quirk.refusesParts(403, "AccessDenied"))) {
+      Cli.Result r = s3Cli(proxy.endpoint().toString()).run("doctor", "--store", "s3://" + bucket + "/exports");
+      Cli.Result j = s3Cli(proxy.endpoint().toString()).run("doctor", "--json", "--store", "s3://" + bucket
+          + "/exports");
+
+      assertEquals(ExitCodes.STORE_REFUSED, r.code(), r.describe());
+      assertTrue(r.out().contains("\n  MISSING if-none-match: "), r.describe());
+      assertTrue(r.out().contains("\n  HELD if-match: "), r.describe());
+      assertEquals(2, r.errLines().length, r.describe());
+      assertTrue(r.errLines()[0].contains(" ignores If-None-Match: * ("), r.describe());
+      assertTrue(r.errLines()[1].startsWith("idem doctor: probing stopped before every guarantee was judged: "),
+          r.describe());
+      assertTrue(r.errLines()[1].contains("AccessDenied"), r.describe());
+      assertEquals(ExitCodes.STORE_REFUSED, j.code(), j.describe());
+      Map<String, Object> doc = MiniJson.object(j.outLines()[0]);
+      assertEquals(2, ((List<?>) doc.get("guarantees")).size(), j.describe());
+      assertEquals(Boolean.FALSE, doc.get("ok"), j.describe());
+      assertTrue(String.valueOf(doc.get("stopped")).contains("AccessDenied"), j.describe());
     }
   }
 }
