@@ -94,6 +94,7 @@ public final class S3StoreProver implements StoreProver {
   private static final String WRONG_ETAG = "\"" + "0".repeat(32) + "\"";
   private static final String CHECKSUM_SHA256 = "put-checksum-sha256";
   private static final String ABORT_KEEPS_OBJECT = "abort-keeps-object";
+  private static final String ABORT = "AbortMultipartUpload";
   private static final String OTHER_SHA256 = Sha256.of("other bytes".getBytes(StandardCharsets.US_ASCII));
 
   private final S3ObjectStore store;
@@ -348,7 +349,7 @@ public final class S3StoreProver implements StoreProver {
         cleanUp(() -> client.abortMultipartUpload(location.bucket(), key, uploadId));
         throw e;
       }
-      String abort = "AbortMultipartUpload";
+      String abort = ABORT;
       try {
         client.abortMultipartUpload(location.bucket(), key, uploadId);
       } catch (S3Exception e) {
@@ -364,7 +365,8 @@ public final class S3StoreProver implements StoreProver {
         return ProbeResult.missing(ABORT_KEEPS_OBJECT, test, true, "replaces the object at a key when a multipart"
             + " upload to that key is aborted (" + scratch + " held another object after " + abort + ")", reliance);
       }
-      return ProbeResult.held(ABORT_KEEPS_OBJECT, test, true, "kept it", reliance);
+      return ProbeResult.held(ABORT_KEEPS_OBJECT, test, true, abort.equals(ABORT) ? "kept it"
+          : "kept it (after " + abort + ")", reliance);
     } finally {
       cleanUp(() -> client.delete(location.bucket(), key));
     }
