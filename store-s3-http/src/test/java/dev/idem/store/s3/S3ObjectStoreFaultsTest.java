@@ -136,11 +136,40 @@ class S3ObjectStoreFaultsTest {
     assertEquals(3, server.requests().size());
   }
 
+  private static final String NO_MARK = "<ListBucketResult><IsTruncated>false</IsTruncated></ListBucketResult>";
+
+  /** The pipeline's retirement mark covering windows up to 60: one listed object, and its document. */
+  private void scriptMarkCoveringWindow60() {
+    String markKey = "_idem/retired/orders/" + "0".repeat(18) + "60";
+    server.then(ok("<ListBucketResult><IsTruncated>false</IsTruncated><Contents><Key>" + markKey
+        + "</Key><LastModified>2024-09-10T20:27:30.000Z</LastModified><Size>90</Size></Contents></ListBucketResult>"),
+        new FakeS3Server.Reply(200, Map.of(), new dev.idem.core.store.Retirement("orders", 60, Instant.EPOCH, "idem test")
+            .toBytes()));
+  }
+
   @Test
-  void putIfAbsent_foreignObjectGoneEveryTimeItIsRead_ioErrorAfterThreeRounds() throws IOException {
+  void putIfAbsent_foreignObjectGoneAfterRefusal_ioErrorNoSecondCreate() throws IOException {
+    // create-only PUT refused; the HEAD finds an object idem did not write; the GET to hash it finds it gone;
+    // the pipeline has no retirement mark
+    server.then(status(412, Map.of()), status(200, Map.of("ETag", "\"x\"")), error(404, "NoSuchKey", "gone"), ok(NO_MARK));
+    String key = RunSpec.of("orders", new Window(60, 60), 1).outputKey().toString();
+    try (S3ObjectStore store = store(PointerMode.CAS)) {
+      IOException e = assertThrows(IOException.class,
+          () -> store.putIfAbsent(key, dev.idem.core.store.Payload.ofBytes(new byte[] {1}), "host-a"));
+      assertTrue(e.getMessage().startsWith("publish of " + key + " to s3://bkt"), e.getMessage());
+      assertTrue(e.getMessage().contains("refused this publish's create-only write"), e.getMessage());
+      assertTrue(e.getMessage().contains("no retirement mark covers its window"), e.getMessage());
+    }
+    assertEquals(4, server.requests().size(), "PUT, HEAD, GET, the mark's listing and no second PUT");
+    assertTrue(server.requests().get(3).target().contains("prefix=_idem%2Fretired%2Forders%2F"),
+        server.requests().get(3).target());
+  }
+
+  @Test
+  void putIfAbsent_foreignObjectGoneEveryTimeInRetiredWindow_ioErrorAfterThreeRounds() throws IOException {
     for (int round = 0; round < 3; round++) {
-      // create-only PUT refused; the HEAD finds an object idem did not write; the GET to hash it finds it gone
       server.then(status(412, Map.of()), status(200, Map.of("ETag", "\"x\"")), error(404, "NoSuchKey", "gone"));
+      scriptMarkCoveringWindow60();
     }
     String key = RunSpec.of("orders", new Window(60, 60), 1).outputKey().toString();
     try (S3ObjectStore store = store(PointerMode.CAS)) {
@@ -149,6 +178,6 @@ class S3ObjectStoreFaultsTest {
       assertTrue(e.getMessage().startsWith("publish of " + key + " to s3://bkt"), e.getMessage());
       assertTrue(e.getMessage().contains("met an object that was gone when read 3 times in a row"), e.getMessage());
     }
-    assertEquals(9, server.requests().size(), "three rounds of PUT, HEAD, GET and no fourth");
+    assertEquals(15, server.requests().size(), "three rounds of PUT, HEAD, GET, the mark's LIST and GET, no fourth");
   }
 }
