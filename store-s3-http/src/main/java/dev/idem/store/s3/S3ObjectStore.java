@@ -63,20 +63,36 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       S3StoreOptions#uploadParallelism()} at a time; a single PUT's SHA-256 signed as the payload hash, or
  *       in {@code x-amz-checksum-sha256} where the store's marker records that the server verifies it),
  *       tagged with {@code idem-sha256}, {@code idem-writer},
- *       {@code idem-published} and a random {@code idem-attempt}. Success: CREATED.
+ *       {@code idem-published} and a random {@code idem-attempt}. Success: CREATED, unless a multipart
+ *       completion created a version in a versioned bucket and another version sits under it in the key's
+ *       life (below).
  *   <li>412: the key holds something. HEAD it. If its {@code idem-attempt} is this call's, an earlier
  *       attempt of this very call landed and only its reply was lost: CREATED. Otherwise compare its
  *       {@code idem-sha256} (computed with a GET for objects idem did not write) with the payload's:
- *       equal is IDENTICAL, different is DIVERGENT.
+ *       equal is IDENTICAL, different is DIVERGENT. A refused multipart upload is aborted only then, and
+ *       the key is HEADed once more: a server that deletes the object at a key when an upload of the key
+ *       is aborted (Adobe S3Mock) has removed a published object, and the publish fails saying so.
  *   <li>DIVERGENT: keep evidence at {@code _idem/evidence/KEY!SHA256}, create-only, with the same
  *       metadata: the attempt's bytes by default, or an empty object with {@code idem-size} when
  *       evidence bytes are off. The stored object is never touched (P2).
  * </ol>
  *
- * A key deleted between the 412 and the HEAD (or the GET that hashes a foreign object) is simply published
- * again, at most {@value #MAX_REPUBLISH} rounds in all; then the call fails with an {@link IOException}.
+ * <p>One create per publish (P7): an object this publish met at the key (a 412, or the HEAD before a
+ * large upload) that is gone when read is not taken for a freed key. The publish creates again only
+ * where the pipeline's retirement mark covers the key's window (gc may have removed it; at most
+ * {@value #MAX_REPUBLISH} rounds in all); anywhere else, and for keys outside idem's layout, which have
+ * no mark, it fails with an {@link IOException} naming what happened.
+ *
+ * <p>A completion landed over an earlier version: some servers apply two concurrent {@code
+ * If-None-Match: *} completions and keep both as versions (moto). When a multipart completion's reply
+ * names the version it created, the key's life is listed ({@link KeyLife}: one ListObjectVersions page;
+ * none on an unversioned bucket, whose replies name no version, and none after a single PUT, whose
+ * condition moto does apply atomically). A version under this call's means it lost: its own version is
+ * deleted, so the first is current again, and the publish is decided against the first as after a 412.
  * Exactly one of N concurrent publishers gets CREATED because S3 applies {@code If-None-Match: *}
- * atomically (P3).
+ * atomically, and where a server does not for completions, because the later versions give way (P3; a
+ * loser stopped between its completion and that delete leaves its version current, and the scan reports
+ * two contents in one life).
  *
  * <h2>Reads</h2>
  *
@@ -94,8 +110,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * Every write is one atomic S3 operation (PutObject, CompleteMultipartUpload), so a failure at any point
  * leaves each key either as it was or holding a complete object (P1). An {@link IOException} from
- * {@link #putIfAbsent} leaves the key holding nothing or this call's complete object; a retry then
- * returns CREATED (it recognises its own object only within one call, so across calls IDENTICAL). An
+ * {@link #putIfAbsent} leaves the key holding nothing or this call's complete object (on a server that
+ * applied this call's completion over an earlier version and the check or the delete of its own version
+ * failed, that object may be current over the first; the scan then finds two contents in one life); a
+ * retry then returns CREATED (it recognises its own object only within one call, so across calls IDENTICAL). An
  * {@link IOException} while keeping evidence leaves the stored object untouched; the retry reports
  * DIVERGENT again and writes the evidence then (its key is a function of the bytes, so nothing is kept
  * twice). A multipart upload is aborted on failure, or swept later if even that fails. Errors carry the endpoint,
