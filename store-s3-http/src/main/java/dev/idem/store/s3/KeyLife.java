@@ -1,5 +1,6 @@
 package dev.idem.store.s3;
 
+import dev.idem.store.s3.client.MalformedReplyException;
 import dev.idem.store.s3.client.ObjectVersion;
 import dev.idem.store.s3.client.S3Client;
 import dev.idem.store.s3.client.VersionsPage;
@@ -23,10 +24,15 @@ import java.util.Optional;
  * after). The oldest version met there was first. The walk stops at the end of the life, at another key
  * or at the end of the listing, so it is one page unless a key holds more entries than a page.
  *
- * <p>Holds nothing; each call is one walk. A repeated continuation position is an {@link IOException}
- * ({@link ListingGuard}).
+ * <p>A page refused as malformed starts the walk again, at most {@value #ATTEMPTS} walks in all: S3Proxy
+ * lists a write in flight to the same key (another publisher's completion, a loser deleting its version)
+ * as a version without an ETag, or under a temporary name, for a moment.
+ *
+ * <p>Holds nothing. A repeated continuation position is an {@link IOException} ({@link ListingGuard}).
  */
 final class KeyLife {
+  static final int ATTEMPTS = 3;
+
   private KeyLife() {}
 
   /**
@@ -38,6 +44,19 @@ final class KeyLife {
    */
   static Optional<String> firstUnder(S3Client client, String bucket, String objectKey, String versionId, int pageSize)
       throws IOException {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return walk(client, bucket, objectKey, versionId, pageSize);
+      } catch (MalformedReplyException e) {
+        if (attempt == ATTEMPTS) {
+          throw e;
+        }
+      }
+    }
+  }
+
+  private static Optional<String> walk(S3Client client, String bucket, String objectKey, String versionId,
+      int pageSize) throws IOException {
     String listing = "ListObjectVersions of s3://" + bucket + "/" + objectKey;
     ListingGuard<List<String>> guard = new ListingGuard<>(listing);
     String keyMarker = null;

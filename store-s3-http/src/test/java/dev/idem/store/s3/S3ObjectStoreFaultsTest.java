@@ -180,4 +180,56 @@ class S3ObjectStoreFaultsTest {
     }
     assertEquals(15, server.requests().size(), "three rounds of PUT, HEAD, GET, the mark's LIST and GET, no fourth");
   }
+
+  /** A completion that created version v2, the steps before it scripted: create, two parts, complete. */
+  private void scriptMultipartCreatingV2() {
+    server.then(ok("<InitiateMultipartUploadResult><UploadId>u1</UploadId></InitiateMultipartUploadResult>"),
+        status(200, Map.of("ETag", "\"p1\"")), status(200, Map.of("ETag", "\"p2\"")),
+        new FakeS3Server.Reply(200, Map.of("Content-Type", "application/xml", "x-amz-version-id", "v2"),
+            "<CompleteMultipartUploadResult><ETag>\"e-2\"</ETag></CompleteMultipartUploadResult>".getBytes(
+                java.nio.charset.StandardCharsets.UTF_8)));
+  }
+
+  private static String versions(String key, String entries) {
+    return "<ListVersionsResult><IsTruncated>false</IsTruncated>" + entries.replace("KEY", key) + "</ListVersionsResult>";
+  }
+
+  private static final String OURS = "<Version><Key>KEY</Key><VersionId>v2</VersionId><IsLatest>true</IsLatest>"
+      + "<LastModified>2024-09-10T20:27:30.000Z</LastModified><ETag>\"e-2\"</ETag><Size>6</Size></Version>";
+  /** What S3Proxy lists for a write to the key still in flight: no ETag. */
+  private static final String IN_FLIGHT = "<Version><Key>KEY</Key><VersionId>null</VersionId><IsLatest>false</IsLatest>"
+      + "<LastModified>2024-09-10T20:27:30.000Z</LastModified><Size>6</Size></Version>";
+
+  private S3ObjectStore multipartStore() {
+    S3Client client = server.clientBuilder().retry(new RetryPolicy(1, Duration.ZERO, Duration.ZERO)).build();
+    return S3ObjectStore.open(client, server.location(""), S3StoreOptions.builder().multipartThreshold(5 << 20)
+        .partSize(5 << 20).build());
+  }
+
+  @Test
+  void putIfAbsent_versionListingCaughtAWriteInFlight_listedAgainCreated() throws IOException {
+    String key = RunSpec.of("orders", new Window(60, 60), 1).outputKey().toString();
+    scriptMultipartCreatingV2();
+    server.then(ok(versions(key, OURS + IN_FLIGHT)), ok(versions(key, OURS)));
+    try (S3ObjectStore store = multipartStore()) {
+      assertEquals(dev.idem.core.store.PutStatus.CREATED,
+          store.putIfAbsent(key, dev.idem.core.store.Payload.ofBytes(new byte[6 << 20]), "host-a").status());
+    }
+    assertEquals(6, server.requests().size(), "create, two parts, complete, two listings");
+  }
+
+  @Test
+  void putIfAbsent_versionListingMalformedEveryTime_ioErrorAfterThreeListings() throws IOException {
+    String key = RunSpec.of("orders", new Window(60, 60), 1).outputKey().toString();
+    scriptMultipartCreatingV2();
+    for (int i = 0; i < KeyLife.ATTEMPTS; i++) {
+      server.then(ok(versions(key, OURS + IN_FLIGHT)));
+    }
+    try (S3ObjectStore store = multipartStore()) {
+      IOException e = assertThrows(MalformedReplyException.class,
+          () -> store.putIfAbsent(key, dev.idem.core.store.Payload.ofBytes(new byte[6 << 20]), "host-a"));
+      assertTrue(e.getMessage().contains("without <ETag>"), e.getMessage());
+    }
+    assertEquals(4 + KeyLife.ATTEMPTS, server.requests().size());
+  }
 }
