@@ -96,9 +96,10 @@ final class InvariantChecker {
 
   /**
    * Whether reading {@code shas} at {@code key} is what a server that applies every completion shows
-   * while a loser's version is current: each one a losing replica's bytes or the key's final bytes. No
-   * bytes at all (an empty {@code shas}) is what S3Proxy, which plays that server here, shows for a
-   * moment while a loser deletes its version over the first (moto's delete is atomic).
+   * while a loser's version is current: each one a losing replica's bytes or the key's final bytes, at
+   * least one a loser's; where a cut-short loser's version stayed current, the creator's bytes read
+   * before it too. No bytes at all (an empty {@code shas}) is what S3Proxy, which plays that server
+   * here, shows for a moment while a loser deletes its version over the first (moto's delete is atomic).
    */
   private boolean losersTransient(String key, List<String> shas, Map<String, String> storedSha) {
     Set<String> losers = loserShas.getOrDefault(key, Set.of());
@@ -108,8 +109,9 @@ final class InvariantChecker {
     if (shas.isEmpty()) {
       return storedSha.containsKey(key);
     }
-    return shas.stream().anyMatch(losers::contains)
-        && shas.stream().allMatch(x -> losers.contains(x) || x.equals(storedSha.get(key)));
+    String creator = loserOnTop.get(key);
+    return (creator != null || shas.stream().anyMatch(losers::contains))
+        && shas.stream().allMatch(x -> losers.contains(x) || x.equals(storedSha.get(key)) || x.equals(creator));
   }
 
   /**

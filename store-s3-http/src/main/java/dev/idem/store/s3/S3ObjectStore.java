@@ -350,7 +350,14 @@ public final class S3ObjectStore implements ObjectStore {
     if (first.isEmpty()) {
       return Optional.empty();
     }
-    client.deleteVersion(location.bucket(), objectKey, versionId);
+    try {
+      client.deleteVersion(location.bucket(), objectKey, versionId);
+    } catch (IOException e) {
+      throw new IOException("publish of " + key + " to " + describe() + ": the server applied this publish's"
+          + " create-only completion over version " + first.get() + " (it does not apply If-None-Match to"
+          + " completions atomically), and removing this publish's version " + versionId + " failed, so its bytes"
+          + " stay current until that version is deleted: " + e.getMessage(), e);
+    }
     Optional<ObjectHead> head = client.head(location.bucket(), objectKey, first.get());
     Optional<PutOutcome> decided = head.isEmpty() ? Optional.empty()
         : decide(key, head.get(), first.get(), payload, digest, meta, attempt);
