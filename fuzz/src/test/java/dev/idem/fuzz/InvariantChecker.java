@@ -115,14 +115,15 @@ final class InvariantChecker {
   }
 
   /**
-   * Whether {@code a} ended in P7's error (the object a refused write met was gone when read, and no
-   * retirement mark covers the window), which a server that applies every completion may cause: on
-   * S3Proxy, which plays it here, the key has no current version for a moment while a loser deletes
-   * its own. An error, never a second CREATED, is what P7 allows.
+   * Whether {@code a} ended in one of P7's errors, which a server that applies every completion may
+   * cause: the object a refused write met was gone when read (no retirement mark covers the window), or
+   * the version a completion landed over was. On S3Proxy, which plays that server here, the key has no
+   * current version for a moment while a loser deletes its own, and a completion still being written
+   * is listed before it can be read. An error, never a second CREATED, is what P7 allows.
    */
   private boolean p7Error(Attempt a) {
     return appliesEveryCompletion && a.result() == Attempt.Result.IO_ERROR && a.detail() != null
-        && a.detail().contains("no retirement mark covers its window");
+        && (a.detail().contains("no retirement mark covers its window") || a.detail().contains("which was gone when read"));
   }
 
   private String key(Replica r) {
