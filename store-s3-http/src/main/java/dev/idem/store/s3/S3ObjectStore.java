@@ -379,15 +379,14 @@ public final class S3ObjectStore implements ObjectStore {
    * @throws IOException unless the mark covers the key's window (a key not in idem's layout has no mark)
    */
   private void requireRetired(String key, String what) throws IOException {
+    knownKeys.invalidate(key);
     if (OutputKey.looksLikeKey(key)) {
       OutputKey k = OutputKey.parse(key);
       Optional<Retirement> mark = readRetirement(k.pipeline());
       if (mark.isPresent() && mark.get().covers(k.windowStartEpochSecond())) {
-        knownKeys.invalidate(key);
         return;
       }
     }
-    knownKeys.invalidate(key);
     throw new IOException("publish of " + key + " to " + describe() + ": " + what + "; no retirement mark"
         + " covers its window, so it was not freed by gc (the server may delete the object at a key when an"
         + " upload of it is aborted, or someone deleted it); nothing was published by this call, publishing"
