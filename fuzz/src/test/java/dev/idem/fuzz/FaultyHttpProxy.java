@@ -31,11 +31,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>One request per connection: the proxy answers with {@code Connection: close} semantics, which the
  * JDK's client handles by opening a new connection for the next request. Request bodies are forwarded
  * verbatim (the SigV4 signature covers them and the {@code Host} header, which is also kept verbatim).
+ * Replies are relayed as the server sent them, except under {@link S3Breakage#TRUSTS_COMPLETION}, where
+ * a completion's reply loses its {@code x-amz-version-id} header.
  */
 final class FaultyHttpProxy implements AutoCloseable {
   /** Operations the story can name. */
   static final List<String> OPS = List.of("HEAD object", "GET object", "PUT object", "PUT evidence", "LIST",
-      "GET pointer-log", "HEAD pointer-log", "PUT pointer-log", "PUT pointer-latest", "POST object");
+      "GET pointer-log", "HEAD pointer-log", "PUT pointer-log", "PUT pointer-latest", "POST object", "DELETE object");
 
   /** How long a stalled body is held at most: far beyond the client's body deadline. */
   static final long BODY_STALL_HOLD_MS = 30_000;
@@ -47,6 +49,7 @@ final class FaultyHttpProxy implements AutoCloseable {
   private final StepHook hook;
   private final Fate.Fault fault;
   private final long timeoutHoldMillis;
+  private final S3Breakage breakage;
   private final AtomicInteger repeatFor = new AtomicInteger();
   private volatile String repeatOp;
   private final Thread acceptor;
@@ -55,15 +58,17 @@ final class FaultyHttpProxy implements AutoCloseable {
    * @param bucketPrefix {@code /bucket/prefix/}: what precedes a logical key in a request path
    * @param fault the fault to play when the hook throws, or {@code null}
    * @param timeoutHoldMillis how long a timeout holds a request: longer than the client's timeout
+   * @param breakage what the proxy breaks on purpose
    */
-  FaultyHttpProxy(URI upstream, String bucketPrefix, StepHook hook, Fate.Fault fault, long timeoutHoldMillis)
-      throws IOException {
+  FaultyHttpProxy(URI upstream, String bucketPrefix, StepHook hook, Fate.Fault fault, long timeoutHoldMillis,
+      S3Breakage breakage) throws IOException {
     this.upstreamHost = upstream.getHost();
     this.upstreamPort = upstream.getPort();
     this.bucketPrefix = bucketPrefix;
     this.hook = hook;
     this.fault = fault;
     this.timeoutHoldMillis = timeoutHoldMillis;
+    this.breakage = breakage;
     this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
     this.acceptor = new Thread(this::acceptLoop, "faulty-proxy-" + server.getLocalPort());
     acceptor.setDaemon(true);
@@ -117,6 +122,9 @@ final class FaultyHttpProxy implements AutoCloseable {
         return;
       }
       byte[] reply = forward(req);
+      if (breakage == S3Breakage.TRUSTS_COMPLETION && op.equals("POST object") && req.target().contains("uploadId=")) {
+        reply = withoutHeader(reply, "x-amz-version-id");
+      }
       try {
         hook.at(op, true);
       } catch (InjectedFault f) {
@@ -203,6 +211,23 @@ final class FaultyHttpProxy implements AutoCloseable {
       // The client closed the connection, or the hold ended.
     }
     reset(client);
+  }
+
+  /** {@code reply} without the header lines named {@code name} (in any case); the body as it was. */
+  private static byte[] withoutHeader(byte[] reply, String name) {
+    String all = new String(reply, StandardCharsets.ISO_8859_1);
+    int end = all.indexOf("\r\n\r\n");
+    if (end < 0) {
+      return reply;
+    }
+    StringBuilder out = new StringBuilder();
+    for (String line : all.substring(0, end).split("\r\n")) {
+      if (!line.toLowerCase(Locale.ROOT).startsWith(name.toLowerCase(Locale.ROOT) + ":")) {
+        out.append(line).append("\r\n");
+      }
+    }
+    out.append(all.substring(end + 2));
+    return out.toString().getBytes(StandardCharsets.ISO_8859_1);
   }
 
   private static void error(OutputStream out, int status, String code, String message) throws IOException {

@@ -10,8 +10,9 @@ import net.jqwik.api.lifecycle.AfterContainer;
  * Each store hazard the generator draws, in one fixed scenario per build, so that the refusal paths
  * run every time and not only when a seed happens to draw them: a symbolic link pre-placed at each
  * level of pipeline p0 (S2: the replicas that would pass it are refused naming it, nothing outside
- * the root changes, the others publish as usual) and an S3 server that ignores {@code If-None-Match}
- * (S1: every replica refused by its probe, nothing written at any key). The checks are the generated
+ * the root changes, the others publish as usual), an S3 server that ignores {@code If-None-Match}
+ * (S1: every replica refused by its probe, nothing written at any key) and one that applies every
+ * multipart completion (P3, P7: a completion landed over an earlier version gives way). The checks are the generated
  * scenarios' own ({@link InvariantChecker}); a store that followed the link or trusted the server fails
  * them ("S2: replica ... got CREATED instead of a refusal", "S1: ... was written").
  */
@@ -78,6 +79,25 @@ class HazardScenariosTest {
         new Replica(2, 0, 0, 5, 'B', Replica.Build.OLD, false, new Fate.Finishes(), false),
         new Replica(3, 1, 10, 5, 'A', Replica.Build.NEW, false, new Fate.ClockAhead(), false));
     assertHolds(s3, new Scenario(Backend.Kind.S3, replicas, 1, Scenario.Hazard.IGNORES_IF_NONE_MATCH));
+  }
+
+  /**
+   * Two large publishes (multipart) and a small one (a single PUT, which S3Proxy applies create-only) of
+   * one key, on a server that applies every completion: whichever completes after the key is taken
+   * lands as a version over the first, finds it under its own and gives way.
+   */
+  @Example
+  void serverApplyingEveryCompletion_oneCreatedLaterVersionsGiveWay() throws Exception {
+    synchronized (HazardScenariosTest.class) {
+      if (s3 == null) {
+        s3 = new S3Backend();
+      }
+    }
+    List<Replica> replicas = List.of(
+        new Replica(1, 0, 0, 5, 'D', Replica.Build.OLD, false, new Fate.Finishes(), false),
+        new Replica(2, 0, 0, 5, 'D', Replica.Build.OLD, false, new Fate.Finishes(), false),
+        new Replica(3, 0, 0, 5, 'A', Replica.Build.OLD, false, new Fate.Finishes(), false));
+    assertHolds(s3, new Scenario(Backend.Kind.S3, replicas, 1, Scenario.Hazard.APPLIES_EVERY_COMPLETION));
   }
 
   /**

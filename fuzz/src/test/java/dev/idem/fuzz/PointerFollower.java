@@ -19,12 +19,26 @@ import java.util.concurrent.ConcurrentMap;
  * consumer does, and checks each generation as it reads it: the pointer parses (P1), names an object
  * (G1) whose bytes have the size and SHA-256 the pointer states (P1), a key's bytes never change (P2),
  * and the positions it sees never go backwards (G2).
+ *
+ * <p>An object the pointer names that is missing, or whose bytes differ from what the pointer or an
+ * earlier read says, is kept as a {@link Mismatch}, not reported at once: the checker judges it when the
+ * run's outcomes are known (on a server that applies every completion, a losing publisher's version is
+ * current for a moment).
  */
 final class PointerFollower implements Runnable {
+  /**
+   * Bytes at {@code key} that disagree with the pointer or an earlier read, or none at all.
+   *
+   * @param shas the SHA-256s read there that were not the expected ones; empty when nothing was there
+   * @param violation what to report when nothing excuses it
+   */
+  record Mismatch(String key, List<String> shas, String violation) {}
+
   private final ObjectStore store;
   private final List<String> pipelines;
   private final ConcurrentMap<String, String> contentByKey;
   private final List<String> violations;
+  private final List<Mismatch> mismatches = syncList();
   private final Map<String, Pointer.Position> last = new HashMap<>();
   private final Map<String, Pointer.Position> highest = new ConcurrentHashMap<>();
   private final long pauseMillis;
@@ -46,6 +60,13 @@ final class PointerFollower implements Runnable {
 
   void stop() {
     stop = true;
+  }
+
+  /** What this reader found missing or read that disagreed with the pointer or an earlier read. */
+  List<Mismatch> mismatches() {
+    synchronized (mismatches) {
+      return List.copyOf(mismatches);
+    }
   }
 
   /** The highest position this reader saw per pipeline. */
@@ -96,7 +117,8 @@ final class PointerFollower implements Runnable {
     highest.merge(pipeline, p.position(), (a, b) -> a.compareTo(b) >= 0 ? a : b);
     Optional<InputStream> in = store.open(p.key());
     if (in.isEmpty()) {
-      violations.add("G1: pointer of " + pipeline + " names " + p.key() + ", which a reader could not find");
+      mismatches.add(new Mismatch(p.key(), List.of(), "G1: pointer of " + pipeline + " names " + p.key()
+          + ", which a reader could not find"));
       return;
     }
     byte[] bytes;
@@ -105,16 +127,17 @@ final class PointerFollower implements Runnable {
     }
     String sha = Sha256.of(bytes);
     if (bytes.length != p.size() || !sha.equals(p.sha256())) {
-      violations.add("P1: reader got " + bytes.length + " bytes sha256 " + sha + " at " + p.key()
-          + " but the pointer says " + p.size() + " bytes sha256 " + p.sha256());
+      mismatches.add(new Mismatch(p.key(), List.of(sha), "P1: reader got " + bytes.length + " bytes sha256 " + sha
+          + " at " + p.key() + " but the pointer says " + p.size() + " bytes sha256 " + p.sha256()));
     }
     String first = contentByKey.putIfAbsent(p.key(), sha);
     if (first != null && !first.equals(sha)) {
-      violations.add("P2: bytes at " + p.key() + " changed from sha256 " + first + " to " + sha);
+      mismatches.add(new Mismatch(p.key(), List.of(first, sha), "P2: bytes at " + p.key() + " changed from sha256 "
+          + first + " to " + sha));
     }
   }
 
-  static List<String> syncList() {
+  static <T> List<T> syncList() {
     return java.util.Collections.synchronizedList(new ArrayList<>());
   }
 }

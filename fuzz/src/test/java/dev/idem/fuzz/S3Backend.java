@@ -38,7 +38,12 @@ import java.util.List;
  * <p>Replica stores are proven as the command proves them ({@code ProvenStore}): each scenario's store
  * is proven once before the replicas start, unless the scenario's hazard is a server that ignores
  * {@code If-None-Match} ({@link Scenario.Hazard#IGNORES_IF_NONE_MATCH}), where every replica must be
- * refused by its probe and nothing may be written.
+ * refused by its probe and nothing may be written. Under {@link Scenario.Hazard#APPLIES_EVERY_COMPLETION}
+ * the replicas reach S3Proxy through a gateway that drops {@code If-None-Match} from completions only
+ * ({@code HeaderStrippingProxy.onMethod("POST")}), so every completion lands as a new version, as moto
+ * lands concurrent ones; the store was proven directly, as moto's probe passes.
+ *
+ * <p>A backend made with an {@link S3Breakage} has every replica's proxy apply it.
  *
  * <p>Replica clients time out after {@value #REQUEST_TIMEOUT_MS} ms and make two attempts per request,
  * so a single fault exercises the client's own retry (a lost reply, then 412 on the retried create,
@@ -53,14 +58,21 @@ final class S3Backend implements Backend {
           Fate.Fault.CONNECTION_RESET, Fate.Fault.HTTP_BODY_STALL),
       List.of(Fate.Death.SIGKILL, Fate.Death.SIGTERM), 3, 1, 2, 3,
       List.of(new Step("PUT object", true, 1), new Step("PUT pointer-log", false, 1), new Step("PUT pointer-latest", false, 1)),
-      null, List.of(Scenario.Hazard.IGNORES_IF_NONE_MATCH), Payloads.LABELS);
+      null, List.of(Scenario.Hazard.IGNORES_IF_NONE_MATCH, Scenario.Hazard.APPLIES_EVERY_COMPLETION), Payloads.LABELS);
 
   private final S3ProxyServer server;
   private final String bucket;
+  private final S3Breakage breakage;
 
   S3Backend() throws IOException {
+    this(S3Breakage.NONE);
+  }
+
+  /** A backend whose replicas' proxies carry {@code breakage}: how the suite shows what it finds. */
+  S3Backend(S3Breakage breakage) throws IOException {
     server = S3ProxyServer.shared();
     bucket = server.createBucket(true);
+    this.breakage = breakage;
   }
 
   @Override
@@ -105,17 +117,23 @@ final class S3Backend implements Backend {
     List<FaultyHttpProxy> proxies = new ArrayList<>();
     return new Run() {
       private HeaderStrippingProxy stripping;
+      private Scenario.Hazard hazard = Scenario.Hazard.NONE;
 
       /**
-       * Without a hazard the store is proven once, as its first writer would, so that replicas read
-       * the marker; with the hazard every replica talks to S3Proxy through a gateway that strips
-       * {@code If-None-Match}, and nobody has proven the store.
+       * The store is proven once, as its first writer would, so that replicas read the marker, unless
+       * the server ignores {@code If-None-Match}: then every replica talks to S3Proxy through a gateway
+       * that strips it, and nobody has proven the store. A server that applies every completion is a
+       * gateway stripping it from completions only.
        */
       @Override
       public void prepare(Scenario s) throws IOException {
-        if (s.hazard() == Scenario.Hazard.IGNORES_IF_NONE_MATCH) {
+        hazard = s.hazard();
+        if (hazard == Scenario.Hazard.IGNORES_IF_NONE_MATCH) {
           stripping = new HeaderStrippingProxy(server, "If-None-Match");
           return;
+        }
+        if (hazard == Scenario.Hazard.APPLIES_EVERY_COMPLETION) {
+          stripping = HeaderStrippingProxy.onMethod(server, "POST", "If-None-Match");
         }
         try (ObjectStore o = observer()) {
           proven((S3ObjectStore) o).requireWritable();
@@ -125,6 +143,10 @@ final class S3Backend implements Backend {
       @Override
       public List<String> clearHazard() throws IOException {
         if (stripping == null) {
+          return List.of();
+        }
+        if (hazard == Scenario.Hazard.APPLIES_EVERY_COMPLETION) {
+          stripping.close();
           return List.of();
         }
         List<String> v = new ArrayList<>();
@@ -141,7 +163,7 @@ final class S3Backend implements Backend {
       private FaultyHttpProxy proxy(Replica replica, StepHook hook) throws IOException {
         Fate.Fault fault = replica.fate() instanceof Fate.Faulted f ? f.fault() : null;
         URI upstream = stripping != null ? stripping.endpoint() : server.endpoint();
-        FaultyHttpProxy p = new FaultyHttpProxy(upstream, pathPrefix, hook, fault, REQUEST_TIMEOUT_MS + 300);
+        FaultyHttpProxy p = new FaultyHttpProxy(upstream, pathPrefix, hook, fault, REQUEST_TIMEOUT_MS + 300, breakage);
         synchronized (proxies) {
           proxies.add(p);
         }

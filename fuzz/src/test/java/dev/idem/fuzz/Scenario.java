@@ -23,8 +23,9 @@ public record Scenario(Backend.Kind backend, List<Replica> replicas, int readers
   }
 
   /**
-   * Something wrong with the store that the replicas meet, and must be refused by, writing nothing
-   * (and nothing outside the store).
+   * Something wrong with the store that the replicas meet: most must refuse the store, writing nothing
+   * (and nothing outside the store); a server that applies every multipart completion must be lived
+   * with instead ({@link #APPLIES_EVERY_COMPLETION}).
    */
   public enum Hazard {
     NONE(""),
@@ -38,7 +39,16 @@ public record Scenario(Backend.Kind backend, List<Replica> replicas, int readers
      * The S3 server ignores {@code If-None-Match} (a gateway strips it), and the store has no marker yet:
      * the probe before the first write must refuse the store, and nothing is written at any key (S1).
      */
-    IGNORES_IF_NONE_MATCH("the server ignores If-None-Match (a gateway strips it) and the store has no marker");
+    IGNORES_IF_NONE_MATCH("the server ignores If-None-Match (a gateway strips it) and the store has no marker"),
+    /**
+     * The S3 server applies every CompleteMultipartUpload, {@code If-None-Match: *} or not, and keeps each
+     * as a version, as moto does with concurrent completions (its probe still passes: moto refuses a
+     * completion that comes after another). No replica is refused: a publisher whose completion landed
+     * over an earlier version must give way (P3, P7), and the checks allow what the server makes
+     * visible meanwhile ({@link InvariantChecker}).
+     */
+    APPLIES_EVERY_COMPLETION("the server applies every multipart completion, If-None-Match or not, and keeps each as"
+        + " a version (moto, under concurrent completions)");
 
     final String story;
 
@@ -46,9 +56,12 @@ public record Scenario(Backend.Kind backend, List<Replica> replicas, int readers
       this.story = story;
     }
 
-    /** Whether {@code r}'s publish goes through the hazard (a refused clock is refused earlier). */
+    /**
+     * Whether {@code r}'s publish goes through a hazard that must refuse it (a refused clock is refused
+     * earlier; a server applying every completion refuses nobody).
+     */
     boolean crosses(Replica r) {
-      if (this == NONE || r.fate() instanceof Fate.ClockAhead) {
+      if (this == NONE || this == APPLIES_EVERY_COMPLETION || r.fate() instanceof Fate.ClockAhead) {
         return false;
       }
       if (this == IGNORES_IF_NONE_MATCH) {
@@ -69,7 +82,7 @@ public record Scenario(Backend.Kind backend, List<Replica> replicas, int readers
     String linkPath(String namespace) {
       String p0 = Replica.pipelineName(namespace, 0);
       return switch (this) {
-        case NONE, IGNORES_IF_NONE_MATCH -> throw new IllegalStateException("no link");
+        case NONE, IGNORES_IF_NONE_MATCH, APPLIES_EVERY_COMPLETION -> throw new IllegalStateException("no link");
         case LINK_AT_PIPELINE -> p0;
         case LINK_AT_WINDOW -> p0 + "/" + Replica.BASE_WINDOW;
         case LINK_AT_RECORDS -> "_idem/records/" + p0;

@@ -50,6 +50,11 @@ import java.util.concurrent.ExecutorService;
  * itself fails (the server is gone) the incomplete upload is invisible to readers and {@code sweep}
  * removes it later. A payload that changes while it is read fails the upload with {@link
  * Payload.ChangedWhileReadingException} and nothing is published.
+ *
+ * <p>A completion refused with 412 leaves its upload open in the {@link Sent} it returns ({@link #send}),
+ * to be aborted once the caller has read the object it lost to: a server that deletes the object at the
+ * key when an upload of that key is aborted (Adobe S3Mock) would otherwise take it away before it is
+ * read. {@link #upload} aborts it at once, for callers that read nothing after a refusal.
  */
 final class CreateOnlyUpload {
 
@@ -61,6 +66,62 @@ final class CreateOnlyUpload {
     EXISTS
   }
 
+  /**
+   * One create-only write as sent: its outcome, the version it created, and a refused multipart upload
+   * still open. Closing it aborts that upload unless {@link #abort} or {@link #keep} already settled it.
+   */
+  final class Sent implements AutoCloseable {
+    private final Outcome outcome;
+    private final String versionId;
+    private final String objectKey;
+    private String openUploadId;
+
+    private Sent(Outcome outcome, String versionId, String objectKey, String openUploadId) {
+      this.outcome = outcome;
+      this.versionId = versionId;
+      this.objectKey = objectKey;
+      this.openUploadId = openUploadId;
+    }
+
+    Outcome outcome() {
+      return outcome;
+    }
+
+    /** The version the write created, when the server named one (a versioned bucket); else {@code null}. */
+    String versionId() {
+      return versionId;
+    }
+
+    /**
+     * Aborts the refused upload still open, if there is one; a failed abort is logged (sweep removes the
+     * upload later).
+     *
+     * @return whether an abort was sent
+     */
+    boolean abort() {
+      String id = openUploadId;
+      openUploadId = null;
+      if (id == null) {
+        return false;
+      }
+      abortQuietly(objectKey, id);
+      return true;
+    }
+
+    /**
+     * Leaves the refused upload alone: the object at the key is this call's own (an earlier attempt of
+     * the completion landed), and on a server that deletes the key's object on abort, aborting would
+     * take it away.
+     */
+    void keep() {
+      openUploadId = null;
+    }
+
+    @Override
+    public void close() {
+      abort();
+    }
+  }
 
   private final S3Client client;
   private final String bucket;
@@ -117,8 +178,26 @@ final class CreateOnlyUpload {
     return ContentChecksums.of(payload, size, partSize);
   }
 
-  /** @param digest {@link #digest} of {@code payload} */
+  /**
+   * Uploads create-only and settles the upload at once: a refused multipart upload is aborted before
+   * this returns.
+   *
+   * @param digest {@link #digest} of {@code payload}
+   */
   Outcome upload(String objectKey, Payload payload, ContentChecksums.Digest digest, Map<String, String> metadata)
+      throws IOException {
+    try (Sent sent = send(objectKey, payload, digest, metadata)) {
+      return sent.outcome();
+    }
+  }
+
+  /**
+   * Uploads create-only; a multipart upload whose completion was refused with 412 stays open in the
+   * result until it is closed, aborted or kept. Every other failure aborts the upload before this throws.
+   *
+   * @param digest {@link #digest} of {@code payload}
+   */
+  Sent send(String objectKey, Payload payload, ContentChecksums.Digest digest, Map<String, String> metadata)
       throws IOException {
     long size = digest.size();
     if (size > threshold) {
@@ -129,13 +208,13 @@ final class CreateOnlyUpload {
         : RequestBody.ofStream(payload::open, size, digest.sha256(), digest.crc32c(1), payload.toString());
     WriteResult w = client.put(bucket, objectKey, body, Condition.ifNoneMatch(), metadata);
     return switch (w.status()) {
-      case WRITTEN -> Outcome.CREATED;
-      case PRECONDITION_FAILED -> Outcome.EXISTS;
+      case WRITTEN -> new Sent(Outcome.CREATED, w.versionId(), objectKey, null);
+      case PRECONDITION_FAILED -> new Sent(Outcome.EXISTS, null, objectKey, null);
       case NOT_FOUND -> throw new IOException("PUT " + bucket + "/" + objectKey + " with If-None-Match answered 404");
     };
   }
 
-  private Outcome multipart(String objectKey, Payload payload, ContentChecksums.Digest digest,
+  private Sent multipart(String objectKey, Payload payload, ContentChecksums.Digest digest,
       Map<String, String> metadata) throws IOException {
     long size = digest.size();
     long parts = (size + partSize - 1) / partSize;
@@ -144,7 +223,7 @@ final class CreateOnlyUpload {
           + " bytes; S3 allows " + S3StoreOptions.MAX_PARTS + ": raise the part size");
     }
     String uploadId = client.createMultipartUpload(bucket, objectKey, metadata);
-    boolean done = false;
+    boolean settled = false;
     try {
       PartUploads uploads = new PartUploads(client, bucket, objectKey, uploadId, executor, parallelism, partSize,
           digest, transfer);
@@ -153,23 +232,17 @@ final class CreateOnlyUpload {
       List<String> etags = uploads.etags();
       WriteResult w = client.completeMultipartUpload(bucket, objectKey, uploadId, etags, uploads.checksums(),
           Condition.ifNoneMatch());
-      switch (w.status()) {
-        case WRITTEN -> {
-          done = true;
-          return Outcome.CREATED;
-        }
-        case NOT_FOUND -> {
-          // The upload is gone: an earlier attempt of this Complete succeeded (its reply was lost), or
-          // someone aborted it. The caller reads the key to tell which.
-          done = true;
-          return Outcome.EXISTS;
-        }
-        default -> {
-          return Outcome.EXISTS;
-        }
-      }
+      settled = true;
+      return switch (w.status()) {
+        case WRITTEN -> new Sent(Outcome.CREATED, w.versionId(), objectKey, null);
+        // The upload is gone: an earlier attempt of this Complete succeeded (its reply was lost), or
+        // someone aborted it. The caller reads the key to tell which.
+        case NOT_FOUND -> new Sent(Outcome.EXISTS, null, objectKey, null);
+        // Refused: the upload stays open until the caller has read what it lost to.
+        case PRECONDITION_FAILED -> new Sent(Outcome.EXISTS, null, objectKey, uploadId);
+      };
     } finally {
-      if (!done) {
+      if (!settled) {
         abortQuietly(objectKey, uploadId);
       }
     }

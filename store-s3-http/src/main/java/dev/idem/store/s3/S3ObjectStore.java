@@ -3,6 +3,7 @@ package dev.idem.store.s3;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.idem.core.Names;
+import dev.idem.core.OutputKey;
 import dev.idem.core.Sha256;
 import dev.idem.core.store.CasResult;
 import dev.idem.core.store.HistoryQuery;
@@ -62,20 +63,36 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       S3StoreOptions#uploadParallelism()} at a time; a single PUT's SHA-256 signed as the payload hash, or
  *       in {@code x-amz-checksum-sha256} where the store's marker records that the server verifies it),
  *       tagged with {@code idem-sha256}, {@code idem-writer},
- *       {@code idem-published} and a random {@code idem-attempt}. Success: CREATED.
+ *       {@code idem-published} and a random {@code idem-attempt}. Success: CREATED, unless a multipart
+ *       completion created a version in a versioned bucket and another version sits under it in the key's
+ *       life (below).
  *   <li>412: the key holds something. HEAD it. If its {@code idem-attempt} is this call's, an earlier
  *       attempt of this very call landed and only its reply was lost: CREATED. Otherwise compare its
  *       {@code idem-sha256} (computed with a GET for objects idem did not write) with the payload's:
- *       equal is IDENTICAL, different is DIVERGENT.
+ *       equal is IDENTICAL, different is DIVERGENT. A refused multipart upload is aborted only then, and
+ *       the key is HEADed once more: a server that deletes the object at a key when an upload of the key
+ *       is aborted (Adobe S3Mock) has removed a published object, and the publish fails saying so.
  *   <li>DIVERGENT: keep evidence at {@code _idem/evidence/KEY!SHA256}, create-only, with the same
  *       metadata: the attempt's bytes by default, or an empty object with {@code idem-size} when
  *       evidence bytes are off. The stored object is never touched (P2).
  * </ol>
  *
- * A key deleted between the 412 and the HEAD (or the GET that hashes a foreign object) is simply published
- * again, at most {@value #MAX_REPUBLISH} rounds in all; then the call fails with an {@link IOException}.
+ * <p>One create per publish (P7): an object this publish met at the key (a 412, or the HEAD before a
+ * large upload) that is gone when read is not taken for a freed key. The publish creates again only
+ * where the pipeline's retirement mark covers the key's window (gc may have removed it; at most
+ * {@value #MAX_REPUBLISH} rounds in all); anywhere else, and for keys outside idem's layout, which have
+ * no mark, it fails with an {@link IOException} naming what happened.
+ *
+ * <p>A completion landed over an earlier version: some servers apply two concurrent {@code
+ * If-None-Match: *} completions and keep both as versions (moto). When a multipart completion's reply
+ * names the version it created, the key's life is listed ({@link KeyLife}: one ListObjectVersions page;
+ * none on an unversioned bucket, whose replies name no version, and none after a single PUT, whose
+ * condition moto does apply atomically). A version under this call's means it lost: its own version is
+ * deleted, so the first is current again, and the publish is decided against the first as after a 412.
  * Exactly one of N concurrent publishers gets CREATED because S3 applies {@code If-None-Match: *}
- * atomically (P3).
+ * atomically, and where a server does not for completions, because the later versions give way (P3; a
+ * loser stopped between its completion and that delete leaves its version current, and the scan reports
+ * two contents in one life).
  *
  * <h2>Reads</h2>
  *
@@ -93,8 +110,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * Every write is one atomic S3 operation (PutObject, CompleteMultipartUpload), so a failure at any point
  * leaves each key either as it was or holding a complete object (P1). An {@link IOException} from
- * {@link #putIfAbsent} leaves the key holding nothing or this call's complete object; a retry then
- * returns CREATED (it recognises its own object only within one call, so across calls IDENTICAL). An
+ * {@link #putIfAbsent} leaves the key holding nothing or this call's complete object (on a server that
+ * applied this call's completion over an earlier version and the check or the delete of its own version
+ * failed, that object may be current over the first; the scan then finds two contents in one life); a
+ * retry then returns CREATED (it recognises its own object only within one call, so across calls IDENTICAL). An
  * {@link IOException} while keeping evidence leaves the stored object untouched; the retry reports
  * DIVERGENT again and writes the evidence then (its key is a function of the bytes, so nothing is kept
  * twice). A multipart upload is aborted on failure, or swept later if even that fails. Errors carry the endpoint,
@@ -242,7 +261,7 @@ public final class S3ObjectStore implements ObjectStore {
     knownKeys.put(key, Boolean.TRUE);
     String sha = IdemMetadata.sha256(head.get());
     if (sha == null) {
-      Optional<ObjectInfo> hashed = hashByDownload(key);
+      Optional<ObjectInfo> hashed = hashByDownload(key, null);
       if (hashed.isEmpty()) {
         knownKeys.invalidate(key);
       }
@@ -279,40 +298,125 @@ public final class S3ObjectStore implements ObjectStore {
         // this HEAD and the upload is still refused by If-None-Match and decided below.
         Optional<ObjectHead> existing = client.head(location.bucket(), objectKey, null);
         if (existing.isPresent()) {
-          Optional<PutOutcome> decided = decide(key, existing.get(), payload, digest, meta, attempt);
+          Optional<PutOutcome> decided = decide(key, existing.get(), null, payload, digest, meta, attempt);
           if (decided.isPresent()) {
             return decided.get();
           }
+          requireRetired(key, "the key held an object that was gone when read to hash it");
           continue;
         }
       }
-      if (uploader.upload(objectKey, payload, digest, meta) == CreateOnlyUpload.Outcome.CREATED) {
-        knownKeys.put(key, Boolean.TRUE);
-        return new PutOutcome(PutStatus.CREATED, new ObjectInfo(key, sha, size, writerId, published), sha, size, null);
+      try (CreateOnlyUpload.Sent sent = uploader.send(objectKey, payload, digest, meta)) {
+        if (sent.outcome() == CreateOnlyUpload.Outcome.CREATED) {
+          knownKeys.put(key, Boolean.TRUE);
+          PutOutcome created = new PutOutcome(PutStatus.CREATED, new ObjectInfo(key, sha, size, writerId, published),
+              sha, size, null);
+          // Only a multipart completion in a versioned bucket can land on top of another (below).
+          return sent.versionId() == null || size <= options.multipartThreshold() ? created
+              : firstInLife(key, sent.versionId(), payload, digest, meta, attempt).orElse(created);
+        }
+        Optional<ObjectHead> head = client.head(location.bucket(), objectKey, null);
+        Optional<PutOutcome> decided = head.isEmpty() ? Optional.empty()
+            : decide(key, head.get(), null, payload, digest, meta, attempt);
+        if (decided.isPresent()) {
+          if (decided.get().status() == PutStatus.CREATED) {
+            sent.keep();
+          } else if (sent.abort()) {
+            requireKeptAfterAbort(key, objectKey);
+          }
+          return decided.get();
+        }
       }
-      Optional<ObjectHead> head = client.head(location.bucket(), objectKey, null);
-      if (head.isEmpty()) {
-        // Deleted (retention) between our write and the HEAD; the key is free again.
-        continue;
-      }
-      Optional<PutOutcome> decided = decide(key, head.get(), payload, digest, meta, attempt);
-      if (decided.isPresent()) {
-        return decided.get();
-      }
+      requireRetired(key, "the server refused this publish's create-only write (the key held an object), then"
+          + " the object was gone");
     }
     throw new IOException("publish of " + key + " to " + describe() + " met an object that was gone when read "
-        + MAX_REPUBLISH + " times in a row (deleted concurrently?); nothing was published by this call");
+        + MAX_REPUBLISH + " times in a row in a window the retirement mark covers (deleted concurrently?); nothing"
+        + " was published by this call");
+  }
+
+  /**
+   * After this call's multipart completion created {@code versionId}: whether a version of another write
+   * sits under it in the key's life, as on a server that applies concurrent {@code If-None-Match}
+   * completions and keeps both (moto). Then this call lost: its own version is deleted, so that the
+   * first one is current again, and the publish is decided against the first one like a refused write.
+   *
+   * @return empty when this call's version is the first of its life (CREATED)
+   */
+  private Optional<PutOutcome> firstInLife(String key, String versionId, Payload payload,
+      ContentChecksums.Digest digest, Map<String, String> meta, String attempt) throws IOException {
+    String objectKey = layout.object(key);
+    Optional<String> first = KeyLife.firstUnder(client, location.bucket(), objectKey, versionId, options.pageSize());
+    if (first.isEmpty()) {
+      return Optional.empty();
+    }
+    try {
+      client.deleteVersion(location.bucket(), objectKey, versionId);
+    } catch (IOException e) {
+      throw new IOException("publish of " + key + " to " + describe() + ": the server applied this publish's"
+          + " create-only completion over version " + first.get() + " (it does not apply If-None-Match to"
+          + " completions atomically), and removing this publish's version " + versionId + " failed, so its bytes"
+          + " stay current until that version is deleted: " + e.getMessage(), e);
+    }
+    Optional<ObjectHead> head = client.head(location.bucket(), objectKey, first.get());
+    Optional<PutOutcome> decided = head.isEmpty() ? Optional.empty()
+        : decide(key, head.get(), first.get(), payload, digest, meta, attempt);
+    if (decided.isEmpty()) {
+      throw new IOException("publish of " + key + " to " + describe() + ": the server applied this publish's"
+          + " create-only completion over version " + first.get() + ", which was gone when read; this publish's"
+          + " version " + versionId + " was removed and nothing was published by this call");
+    }
+    return decided;
+  }
+
+  /**
+   * P7: the key held an object this publish met (its create-only write was refused, or a HEAD found it),
+   * and the object is gone. Another create is allowed only where the pipeline's retirement mark covers
+   * the key's window, i.e. gc may have removed it; otherwise the server removed it on its own (some
+   * delete the object at a key when an upload of the key is aborted) or someone deleted it, and a second
+   * create could be a second CREATED over a publish that already reported one.
+   *
+   * @throws IOException unless the mark covers the key's window (a key not in idem's layout has no mark)
+   */
+  private void requireRetired(String key, String what) throws IOException {
+    knownKeys.invalidate(key);
+    if (OutputKey.looksLikeKey(key)) {
+      OutputKey k = OutputKey.parse(key);
+      Optional<Retirement> mark = readRetirement(k.pipeline());
+      if (mark.isPresent() && mark.get().covers(k.windowStartEpochSecond())) {
+        return;
+      }
+    }
+    throw new IOException("publish of " + key + " to " + describe() + ": " + what + "; no retirement mark"
+        + " covers its window, so it was not freed by gc (the server may delete the object at a key when an"
+        + " upload of it is aborted, or someone deleted it); nothing was published by this call, publishing"
+        + " again decides afresh");
+  }
+
+  /**
+   * After aborting the upload a refused completion left open: the object this publish was decided against
+   * must still be there. A server that deletes the object at a key when an upload of the key is aborted
+   * (Adobe S3Mock) has just removed a published object, which no retry of this call can put back.
+   */
+  private void requireKeptAfterAbort(String key, String objectKey) throws IOException {
+    if (client.head(location.bucket(), objectKey, null).isEmpty()) {
+      knownKeys.invalidate(key);
+      throw new IOException("publish of " + key + " to " + describe() + ": the server deleted the object at the key"
+          + " when this publish aborted its refused multipart upload (it was there when the publish was decided);"
+          + " this server does not keep published objects, see 'idem doctor'; nothing was published by this call");
+    }
   }
 
   /**
    * What a publish is when the key holds {@code head}: this call's own object (an attempt whose reply
-   * was lost), IDENTICAL or DIVERGENT (keeping evidence). The one decision for both the refused
-   * conditional write and the HEAD before a large upload.
+   * was lost), IDENTICAL or DIVERGENT (keeping evidence). The one decision for the refused conditional
+   * write, the HEAD before a large upload and a completion that landed over an earlier version.
    *
-   * @return empty when the object vanished before it could be hashed (the caller publishes again)
+   * @param versionId the version {@code head} describes, or {@code null} for the current one
+   * @return empty when the object vanished before it could be hashed
    */
-  private Optional<PutOutcome> decide(String key, ObjectHead head, Payload payload, ContentChecksums.Digest digest,
-      Map<String, String> meta, String attempt) throws IOException {
+  private Optional<PutOutcome> decide(String key, ObjectHead head, String versionId, Payload payload,
+      ContentChecksums.Digest digest, Map<String, String> meta, String attempt) throws IOException {
     String sha = digest.sha256();
     long size = digest.size();
     knownKeys.put(key, Boolean.TRUE);
@@ -324,9 +428,8 @@ public final class S3ObjectStore implements ObjectStore {
     if (storedSha != null) {
       stored = IdemMetadata.info(key, storedSha, head);
     } else {
-      Optional<ObjectInfo> hashed = hashByDownload(key);
+      Optional<ObjectInfo> hashed = hashByDownload(key, versionId);
       if (hashed.isEmpty()) {
-        // Deleted between the HEAD and the GET: as above.
         knownKeys.invalidate(key);
         return Optional.empty();
       }
@@ -364,9 +467,12 @@ public final class S3ObjectStore implements ObjectStore {
     return null;
   }
 
-  /** GETs and hashes an object idem did not write; empty when it vanished meanwhile. */
-  private Optional<ObjectInfo> hashByDownload(String key) throws IOException {
-    Optional<ObjectStream> got = client.get(location.bucket(), layout.object(key));
+  /**
+   * GETs and hashes an object idem did not write, or one version of it ({@code versionId}; {@code null}:
+   * the current one); empty when it vanished meanwhile.
+   */
+  private Optional<ObjectInfo> hashByDownload(String key, String versionId) throws IOException {
+    Optional<ObjectStream> got = client.get(location.bucket(), layout.object(key), versionId);
     if (got.isEmpty()) {
       return Optional.empty();
     }

@@ -98,11 +98,40 @@ class S3ObjectStoreFaultsTest {
     }
   }
 
+  private static final String NO_MARK = "<ListBucketResult><IsTruncated>false</IsTruncated></ListBucketResult>";
+
+  /** The pipeline's retirement mark covering windows up to 60: one listed object, and its document. */
+  private void scriptMarkCoveringWindow60() {
+    String markKey = "_idem/retired/orders/" + "0".repeat(18) + "60";
+    server.then(ok("<ListBucketResult><IsTruncated>false</IsTruncated><Contents><Key>" + markKey
+        + "</Key><LastModified>2024-09-10T20:27:30.000Z</LastModified><Size>90</Size></Contents></ListBucketResult>"),
+        new FakeS3Server.Reply(200, Map.of(), new dev.idem.core.store.Retirement("orders", 60, Instant.EPOCH, "idem test")
+            .toBytes()));
+  }
+
   @Test
-  void putIfAbsent_foreignObjectGoneEveryTimeItIsRead_ioErrorAfterThreeRounds() throws IOException {
+  void putIfAbsent_foreignObjectGoneAfterRefusal_ioErrorNoSecondCreate() throws IOException {
+    // create-only PUT refused; the HEAD finds an object idem did not write; the GET to hash it finds it gone;
+    // the pipeline has no retirement mark
+    server.then(status(412, Map.of()), status(200, Map.of("ETag", "\"x\"")), error(404, "NoSuchKey", "gone"), ok(NO_MARK));
+    String key = RunSpec.of("orders", new Window(60, 60), 1).outputKey().toString();
+    try (S3ObjectStore store = store(PointerMode.CAS)) {
+      IOException e = assertThrows(IOException.class,
+          () -> store.putIfAbsent(key, dev.idem.core.store.Payload.ofBytes(new byte[] {1}), "host-a"));
+      assertTrue(e.getMessage().startsWith("publish of " + key + " to s3://bkt"), e.getMessage());
+      assertTrue(e.getMessage().contains("refused this publish's create-only write"), e.getMessage());
+      assertTrue(e.getMessage().contains("no retirement mark covers its window"), e.getMessage());
+    }
+    assertEquals(4, server.requests().size(), "PUT, HEAD, GET, the mark's listing and no second PUT");
+    assertTrue(server.requests().get(3).target().contains("prefix=_idem%2Fretired%2Forders%2F"),
+        server.requests().get(3).target());
+  }
+
+  @Test
+  void putIfAbsent_foreignObjectGoneEveryTimeInRetiredWindow_ioErrorAfterThreeRounds() throws IOException {
     for (int round = 0; round < 3; round++) {
-      // create-only PUT refused; the HEAD finds an object idem did not write; the GET to hash it finds it gone
       server.then(status(412, Map.of()), status(200, Map.of("ETag", "\"x\"")), error(404, "NoSuchKey", "gone"));
+      scriptMarkCoveringWindow60();
     }
     String key = RunSpec.of("orders", new Window(60, 60), 1).outputKey().toString();
     try (S3ObjectStore store = store(PointerMode.CAS)) {
@@ -111,7 +140,59 @@ class S3ObjectStoreFaultsTest {
       assertTrue(e.getMessage().startsWith("publish of " + key + " to s3://bkt"), e.getMessage());
       assertTrue(e.getMessage().contains("met an object that was gone when read 3 times in a row"), e.getMessage());
     }
-    assertEquals(9, server.requests().size(), "three rounds of PUT, HEAD, GET and no fourth");
+    assertEquals(15, server.requests().size(), "three rounds of PUT, HEAD, GET, the mark's LIST and GET, no fourth");
+  }
+
+  /** A completion that created version v2, the steps before it scripted: create, two parts, complete. */
+  private void scriptMultipartCreatingV2() {
+    server.then(ok("<InitiateMultipartUploadResult><UploadId>u1</UploadId></InitiateMultipartUploadResult>"),
+        status(200, Map.of("ETag", "\"p1\"")), status(200, Map.of("ETag", "\"p2\"")),
+        new FakeS3Server.Reply(200, Map.of("Content-Type", "application/xml", "x-amz-version-id", "v2"),
+            "<CompleteMultipartUploadResult><ETag>\"e-2\"</ETag></CompleteMultipartUploadResult>".getBytes(
+                java.nio.charset.StandardCharsets.UTF_8)));
+  }
+
+  private static String versions(String key, String entries) {
+    return "<ListVersionsResult><IsTruncated>false</IsTruncated>" + entries.replace("KEY", key) + "</ListVersionsResult>";
+  }
+
+  private static final String OURS = "<Version><Key>KEY</Key><VersionId>v2</VersionId><IsLatest>true</IsLatest>"
+      + "<LastModified>2024-09-10T20:27:30.000Z</LastModified><ETag>\"e-2\"</ETag><Size>6</Size></Version>";
+  /** What S3Proxy lists for a write to the key still in flight: no ETag. */
+  private static final String IN_FLIGHT = "<Version><Key>KEY</Key><VersionId>null</VersionId><IsLatest>false</IsLatest>"
+      + "<LastModified>2024-09-10T20:27:30.000Z</LastModified><Size>6</Size></Version>";
+
+  private S3ObjectStore multipartStore() {
+    S3Client client = server.clientBuilder().retry(new RetryPolicy(1, Duration.ZERO, Duration.ZERO)).build();
+    return S3ObjectStore.open(client, server.location(""), S3StoreOptions.builder().multipartThreshold(5 << 20)
+        .partSize(5 << 20).build());
+  }
+
+  @Test
+  void putIfAbsent_versionListingCaughtAWriteInFlight_listedAgainCreated() throws IOException {
+    String key = RunSpec.of("orders", new Window(60, 60), 1).outputKey().toString();
+    scriptMultipartCreatingV2();
+    server.then(ok(versions(key, OURS + IN_FLIGHT)), ok(versions(key, OURS)));
+    try (S3ObjectStore store = multipartStore()) {
+      assertEquals(dev.idem.core.store.PutStatus.CREATED,
+          store.putIfAbsent(key, dev.idem.core.store.Payload.ofBytes(new byte[6 << 20]), "host-a").status());
+    }
+    assertEquals(6, server.requests().size(), "create, two parts, complete, two listings");
+  }
+
+  @Test
+  void putIfAbsent_versionListingMalformedEveryTime_ioErrorAfterThreeListings() throws IOException {
+    String key = RunSpec.of("orders", new Window(60, 60), 1).outputKey().toString();
+    scriptMultipartCreatingV2();
+    for (int i = 0; i < KeyLife.ATTEMPTS; i++) {
+      server.then(ok(versions(key, OURS + IN_FLIGHT)));
+    }
+    try (S3ObjectStore store = multipartStore()) {
+      IOException e = assertThrows(MalformedReplyException.class,
+          () -> store.putIfAbsent(key, dev.idem.core.store.Payload.ofBytes(new byte[6 << 20]), "host-a"));
+      assertTrue(e.getMessage().contains("without <ETag>"), e.getMessage());
+    }
+    assertEquals(4 + KeyLife.ATTEMPTS, server.requests().size());
   }
 
   @Test

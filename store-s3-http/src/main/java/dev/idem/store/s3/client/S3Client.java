@@ -260,8 +260,22 @@ public final class S3Client {
    * @return the object, or empty when there is no such key
    */
   public Optional<ObjectStream> get(String bucket, String key) throws IOException {
+    return get(bucket, key, null);
+  }
+
+  /**
+   * GetObject of one version, streamed.
+   *
+   * @param versionId the version to read, or {@code null} for the current one
+   * @return the object, or empty when there is no such key (or version)
+   */
+  public Optional<ObjectStream> get(String bucket, String key, String versionId) throws IOException {
+    Map<String, String> query = new TreeMap<>();
+    if (versionId != null) {
+      query.put("versionId", versionId);
+    }
     Reply r = transport.exchange(
-        new Call("GET", bucket, key, new TreeMap<>(), Map.of(), RequestBody.empty(), Set.of(404)).asStream());
+        new Call("GET", bucket, key, query, Map.of(), RequestBody.empty(), Set.of(404)).asStream());
     if (r.status() == 404) {
       confirmBucketAfter404(bucket, r);
       return Optional.empty();
@@ -352,7 +366,8 @@ public final class S3Client {
    * @param partEtags the parts' ETags in part-number order
    * @return {@link WriteResult.Status#PRECONDITION_FAILED} when the key exists; {@link
    *     WriteResult.Status#NOT_FOUND} when the upload no longer exists (completed by an earlier attempt
-   *     whose reply was lost, or aborted)
+   *     whose reply was lost, or aborted); {@link WriteResult.Status#WRITTEN} with the version created,
+   *     when the server names one ({@code x-amz-version-id})
    */
   public WriteResult completeMultipartUpload(String bucket, String key, String uploadId, List<String> partEtags,
       Condition condition) throws IOException {
@@ -391,7 +406,7 @@ public final class S3Client {
       return writeResult(r, bucket, key, "POST");
     }
     String etag = S3Xml.parseCompleteEtag(r.body(), addressing.describe("POST", bucket, key, query));
-    return new WriteResult(WriteResult.Status.WRITTEN, etag, r.attempts());
+    return new WriteResult(WriteResult.Status.WRITTEN, etag, r.attempts(), S3Headers.writtenVersion(r.headers()));
   }
 
   /** AbortMultipartUpload; an upload already gone is not an error. */
@@ -555,7 +570,7 @@ public final class S3Client {
     String etag = r.headers().firstValue("ETag").orElseThrow(() -> new MalformedReplyException(
         method + " " + resource(bucket, key) + " at " + addressing.endpoint(),
         "no ETag header on a successful write"));
-    return new WriteResult(WriteResult.Status.WRITTEN, etag, r.attempts());
+    return new WriteResult(WriteResult.Status.WRITTEN, etag, r.attempts(), S3Headers.writtenVersion(r.headers()));
   }
 
   // ---------------------------------------------------------------- request parts

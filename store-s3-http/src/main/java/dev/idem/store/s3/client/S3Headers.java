@@ -48,6 +48,14 @@ final class S3Headers {
         h.firstValue("x-amz-version-id").orElse(null), meta);
   }
 
+  /**
+   * The version a write created, from {@code x-amz-version-id}; {@code null} when the reply names none
+   * or names the literal {@code null} (moto does on an unversioned bucket).
+   */
+  static String writtenVersion(HttpHeaders h) {
+    return h.firstValue("x-amz-version-id").filter(v -> !v.isEmpty() && !v.equals("null")).orElse(null);
+  }
+
   /** An RFC 1123 date ({@code Date}, {@code Last-Modified}); {@code null} when it is not one. */
   static Instant httpDate(String s) {
     try {

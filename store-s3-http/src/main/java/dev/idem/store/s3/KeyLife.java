@@ -1,0 +1,95 @@
+package dev.idem.store.s3;
+
+import dev.idem.store.s3.client.MalformedReplyException;
+import dev.idem.store.s3.client.ObjectVersion;
+import dev.idem.store.s3.client.S3Client;
+import dev.idem.store.s3.client.VersionsPage;
+import java.io.IOException;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Which version was first in the life of a key that a create-only write just added a version to. It
+ * exists because some servers apply two concurrent {@code If-None-Match: *} multipart completions and
+ * keep both as versions (moto does); the later one then learns it lost only by looking under its own
+ * version.
+ *
+ * <h2>Protocol</h2>
+ *
+ * ListObjectVersions with the key as prefix. The key's versions and delete markers come first, newest
+ * first: every other key that starts with its name sorts after it. Walk them: past the entries newer
+ * than ours (a later writer on top, which removes its own), past ours, then down the versions under it
+ * to the first delete marker, which ends the life (gc's delete separates what it removed from what came
+ * after). The oldest version met there was first. The walk stops at the end of the life, at another key
+ * or at the end of the listing, so it is one page unless a key holds more entries than a page.
+ *
+ * <p>A page refused as malformed starts the walk again, at most {@value #ATTEMPTS} walks in all: S3Proxy
+ * lists a write in flight to the same key (another publisher's completion, a loser deleting its version)
+ * as a version without an ETag, or under a temporary name, for a moment.
+ *
+ * <p>Holds nothing. A repeated continuation position is an {@link IOException} ({@link ListingGuard}).
+ */
+final class KeyLife {
+  static final int ATTEMPTS = 3;
+
+  private KeyLife() {}
+
+  /**
+   * The oldest version under {@code versionId} in its life of {@code objectKey}.
+   *
+   * @return empty when {@code versionId} is the first of its life
+   * @throws IOException when the listing fails, or does not hold {@code versionId} (removed since it was
+   *     written: who was first cannot be told)
+   */
+  static Optional<String> firstUnder(S3Client client, String bucket, String objectKey, String versionId, int pageSize)
+      throws IOException {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return walk(client, bucket, objectKey, versionId, pageSize);
+      } catch (MalformedReplyException e) {
+        if (attempt == ATTEMPTS) {
+          throw e;
+        }
+      }
+    }
+  }
+
+  private static Optional<String> walk(S3Client client, String bucket, String objectKey, String versionId,
+      int pageSize) throws IOException {
+    String listing = "ListObjectVersions of s3://" + bucket + "/" + objectKey;
+    ListingGuard<List<String>> guard = new ListingGuard<>(listing);
+    String keyMarker = null;
+    String versionMarker = null;
+    boolean ours = false;
+    String first = null;
+    while (true) {
+      VersionsPage page = client.listVersions(bucket, objectKey, keyMarker, versionMarker, pageSize);
+      for (ObjectVersion v : page.versions()) {
+        if (!v.key().equals(objectKey) || ours && v.deleteMarker()) {
+          return found(ours, first, versionId, listing);
+        }
+        if (ours) {
+          first = v.versionId();
+        } else {
+          ours = versionId.equals(v.versionId());
+        }
+      }
+      if (!page.truncated()) {
+        return found(ours, first, versionId, listing);
+      }
+      keyMarker = page.nextKeyMarker();
+      versionMarker = page.nextVersionIdMarker();
+      guard.next(Arrays.asList(keyMarker, versionMarker));
+    }
+  }
+
+  private static Optional<String> found(boolean ours, String first, String versionId, String listing)
+      throws IOException {
+    if (!ours) {
+      throw new IOException(listing + " does not hold version " + versionId + ", which this publish just created;"
+          + " whether another version was there first cannot be told");
+    }
+    return Optional.ofNullable(first);
+  }
+}
