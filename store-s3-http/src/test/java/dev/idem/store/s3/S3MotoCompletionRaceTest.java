@@ -1,0 +1,185 @@
+package dev.idem.store.s3;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.idem.core.RunSpec;
+import dev.idem.core.Window;
+import dev.idem.core.store.Payload;
+import dev.idem.core.store.PutOutcome;
+import dev.idem.core.store.PutStatus;
+import dev.idem.store.s3.auth.AwsCredentials;
+import dev.idem.store.s3.auth.CredentialsProvider;
+import dev.idem.store.s3.client.S3Client;
+import dev.idem.store.s3.testing.InterceptingHttpClient;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.ConnectException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.BrokenBarrierException;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Two multipart publishes of different bytes racing on real moto (5.2.1), which applies concurrent
+ * {@code If-None-Match: *} completions and keeps each as a version: one CREATED, the other DIVERGENT, the
+ * key left with the creator's bytes as its one version. Both completions are held until both are ready,
+ * so moto usually applies both; the outcome must be the same when it refuses one. Starts {@code
+ * moto_server} on a free loopback port and stops it; skipped where {@code moto_server} is not installed.
+ */
+class S3MotoCompletionRaceTest {
+  private static final int PAYLOAD = 5 * 1024 * 1024 + 61;
+  private static final String BUCKET = "race";
+  private static Process moto;
+  private static URI endpoint;
+
+  @BeforeAll
+  static void start() throws Exception {
+    Path exe = onPath("moto_server");
+    Assumptions.assumeTrue(exe != null, "moto_server is not installed");
+    int port;
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      port = s.getLocalPort();
+    }
+    Path log = Files.createTempFile("moto-", ".log");
+    moto = new ProcessBuilder(exe.toString(), "-H", "127.0.0.1", "-p", Integer.toString(port))
+        .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    endpoint = URI.create("http://127.0.0.1:" + port);
+    awaitAnswer(endpoint, log);
+    S3Client client = client(null);
+    client.createBucket(BUCKET);
+    client.putBucketVersioning(BUCKET, true);
+  }
+
+  @AfterAll
+  static void stop() throws InterruptedException {
+    if (moto != null) {
+      moto.descendants().forEach(ProcessHandle::destroy);
+      moto.destroy();
+      if (!moto.waitFor(10, TimeUnit.SECONDS)) {
+        moto.destroyForcibly();
+      }
+    }
+  }
+
+  private static Path onPath(String name) {
+    for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
+      Path p = Path.of(dir, name);
+      if (!dir.isEmpty() && Files.isExecutable(p)) {
+        return p;
+      }
+    }
+    return null;
+  }
+
+  private static void awaitAnswer(URI uri, Path log) throws IOException, InterruptedException {
+    HttpClient http = HttpClient.newHttpClient();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (System.nanoTime() < deadline) {
+      if (!moto.isAlive()) {
+        throw new IOException("moto_server exited with " + moto.exitValue() + "; see " + log);
+      }
+      try {
+        http.send(HttpRequest.newBuilder(uri).GET().build(), HttpResponse.BodyHandlers.discarding());
+        return;
+      } catch (ConnectException e) {
+        moto.waitFor(100, TimeUnit.MILLISECONDS);
+      }
+    }
+    throw new IOException("moto_server did not answer at " + uri + " within 60 s; see " + log);
+  }
+
+  private static S3Client client(HttpClient http) {
+    S3Client.Builder b = S3Client.builder(endpoint, "us-east-1", CredentialsProvider.of(AwsCredentials.of("AKID", "s")))
+        .pathStyle(true);
+    if (http != null) {
+      b.httpClient(http);
+    }
+    return b.build();
+  }
+
+  private static byte[] random(long seed) {
+    byte[] b = new byte[PAYLOAD];
+    new Random(seed).nextBytes(b);
+    return b;
+  }
+
+  @Test
+  void putIfAbsent_twoCompletionsAtOnce_oneCreatedFirstBytesKeptOneVersion() throws Exception {
+    ExecutorService threads = Executors.newFixedThreadPool(2);
+    List<String> raced = Collections.synchronizedList(new ArrayList<>());
+    try {
+      for (int round = 1; round <= 3; round++) {
+        String key = RunSpec.of("orders", new Window(60L * round, 60), 1).outputKey().toString();
+        String objectKey = "p/" + key;
+        CyclicBarrier bothReady = new CyclicBarrier(2);
+        AtomicInteger held = new AtomicInteger();
+        AtomicInteger listings = new AtomicInteger();
+        InterceptingHttpClient http = new InterceptingHttpClient(r -> {
+          String q = r.uri().getRawQuery();
+          if (r.method().equals("GET") && q != null && q.contains("versions")) {
+            listings.incrementAndGet();
+          }
+          boolean completion = r.method().equals("POST") && q != null && q.startsWith("uploadId=")
+              && r.uri().getPath().endsWith("/" + objectKey);
+          if (completion && held.incrementAndGet() <= 2) {
+            try {
+              bothReady.await(60, TimeUnit.SECONDS);
+            } catch (TimeoutException | BrokenBarrierException e) {
+              throw new IOException("the other completion never came", e);
+            }
+          }
+        });
+        S3StoreOptions options = S3StoreOptions.builder().multipartThreshold(S3StoreOptions.MIN_PART_SIZE)
+            .partSize(S3StoreOptions.MIN_PART_SIZE).build();
+        S3Location location = new S3Location(BUCKET, "p/", endpoint, "us-east-1", true);
+        byte[][] payloads = {random(2L * round), random(2L * round + 1)};
+        List<Future<PutOutcome>> outs = new ArrayList<>();
+        try (S3ObjectStore a = S3ObjectStore.open(client(http), location, options);
+            S3ObjectStore b = S3ObjectStore.open(client(http), location, options)) {
+          outs.add(threads.submit(() -> a.putIfAbsent(key, Payload.ofBytes(payloads[0]), "host-a")));
+          outs.add(threads.submit(() -> b.putIfAbsent(key, Payload.ofBytes(payloads[1]), "host-b")));
+          List<PutOutcome> done = new ArrayList<>();
+          for (Future<PutOutcome> f : outs) {
+            done.add(f.get(120, TimeUnit.SECONDS));
+          }
+          int creator = done.get(0).status() == PutStatus.CREATED ? 0 : 1;
+          assertEquals(PutStatus.CREATED, done.get(creator).status(), done.toString());
+          assertEquals(PutStatus.DIVERGENT, done.get(1 - creator).status(), done.toString());
+          try (InputStream in = a.open(key).orElseThrow()) {
+            assertArrayEquals(payloads[creator], in.readAllBytes(), "the creator's bytes are current");
+          }
+          assertEquals(1, client(null).listVersions(BUCKET, objectKey, null, null, 100).versions().stream()
+              .filter(v -> v.key().equals(objectKey)).count(), "the loser removed its version");
+        }
+        raced.add("round " + round + ": " + (listings.get() == 2 ? "moto applied both completions"
+            : "moto refused one completion"));
+      }
+    } finally {
+      threads.shutdownNow();
+    }
+    System.out.println("[moto] " + raced);
+  }
+}
