@@ -17,7 +17,9 @@ import dev.idem.core.testing.Race;
 import dev.idem.store.s3.client.ObjectSummary;
 import dev.idem.store.s3.client.ObjectVersion;
 import dev.idem.store.s3.testing.HeaderStrippingProxy;
-import dev.idem.store.s3.testing.S3ProxyServer;
+import dev.idem.store.s3.testing.OnEachS3Server;
+import dev.idem.store.s3.testing.S3Implementation;
+import dev.idem.store.s3.testing.S3TestServer;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -26,24 +28,29 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.Parameter;
 
 /**
- * A store proves itself before idem writes: against the real S3Proxy, and through a gateway of the
- * tests' own that strips conditional headers, as servers that ignore them behave.
+ * A store proves itself before idem writes: against each real S3 implementation, and through a gateway
+ * of the tests' own in front of it that strips conditional headers, as servers that ignore them behave.
  */
+@OnEachS3Server
 class S3StoreProverTest {
   private static final String KEY = RunSpec.of("orders", new Window(1_726_000_000L, 60), 1).outputKey().toString();
   private static final Clock CLOCK = Clock.fixed(Instant.parse("2026-12-02T14:00:00Z"), ZoneOffset.UTC);
-  private static S3ProxyServer s3;
+  @Parameter
+  S3Implementation implementation;
 
-  @BeforeAll
-  static void server() throws IOException {
-    s3 = S3ProxyServer.shared();
+  private S3TestServer s3;
+
+  @BeforeEach
+  void server() throws IOException {
+    s3 = implementation.shared();
   }
 
-  private static ProvenStore proven(URI endpoint, String bucket, PointerMode mode) {
+  private ProvenStore proven(URI endpoint, String bucket, PointerMode mode) {
     S3Location at = s3.location(bucket, "p").withEndpoint(endpoint, true);
     S3ObjectStore store = S3ObjectStore.open(at, s3.credentials(), S3StoreOptions.builder().pointerMode(mode).build());
     return ProvenStore.wrap(store, S3StoreProver.of(store), "idem test", CLOCK);
@@ -53,11 +60,11 @@ class S3StoreProverTest {
     return Payload.ofBytes(s.getBytes(StandardCharsets.UTF_8));
   }
 
-  private static List<String> keys(String bucket) throws IOException {
+  private List<String> keys(String bucket) throws IOException {
     return s3.client().listObjects(bucket, "", null, null, 1000).objects().stream().map(ObjectSummary::key).toList();
   }
 
-  private static StoreMarker marker(String bucket) throws IOException {
+  private StoreMarker marker(String bucket) throws IOException {
     return StoreMarker.parse(s3.client().getBytes(bucket, "p/" + StoreMarker.KEY, 16 * 1024).orElseThrow().bytes(), bucket);
   }
 
@@ -149,7 +156,7 @@ class S3StoreProverTest {
   }
 
   @Test
-  void putIfAbsent_realS3Proxy_markerRecordsBothHeadersHeldAndProbeKeyRemoved() throws Exception {
+  void putIfAbsent_realServer_markerRecordsEveryProbeHeldAndProbeKeyRemoved() throws Exception {
     String bucket = s3.createBucket(false);
     ProvenStore store = proven(s3.endpoint(), bucket, PointerMode.CAS);
 
@@ -222,7 +229,7 @@ class S3StoreProverTest {
   }
 
   @Test
-  void environment_s3Proxy_reportsEndpointVersioningCredentialsAndSkewWithoutSecrets() throws Exception {
+  void environment_realServer_reportsEndpointVersioningCredentialsAndSkewWithoutSecrets() throws Exception {
     String bucket = s3.createBucket(true);
     S3ObjectStore store = S3ObjectStore.open(s3.location(bucket, "p"), s3.credentials(), S3StoreOptions.defaults());
 
@@ -235,7 +242,7 @@ class S3StoreProverTest {
     assertEquals("Enabled", env.get("versioning"));
     assertEquals("supplied by the application", env.get("credentials"));
     assertTrue(env.get("clock_skew").contains("server Date "), env.get("clock_skew"));
-    assertFalse(env.toString().contains(S3ProxyServer.SECRET_KEY), env.toString());
+    assertFalse(env.toString().contains(S3TestServer.SECRET_KEY), env.toString());
   }
 
   @Test

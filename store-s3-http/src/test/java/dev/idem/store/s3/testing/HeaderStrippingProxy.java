@@ -51,7 +51,7 @@ public final class HeaderStrippingProxy implements AutoCloseable {
   private final AtomicInteger strippedCount = new AtomicInteger();
 
   /** A proxy to {@code server} that removes {@code headers} (names in any case) from every request. */
-  public HeaderStrippingProxy(S3ProxyServer server, String... headers) throws IOException {
+  public HeaderStrippingProxy(S3TestServer server, String... headers) throws IOException {
     this(server, (String) null, List.of(headers));
   }
 
@@ -59,16 +59,16 @@ public final class HeaderStrippingProxy implements AutoCloseable {
    * A proxy that removes {@code headers} only from requests with HTTP method {@code method} (e.g. {@code
    * POST}: CompleteMultipartUpload, not PutObject).
    */
-  public static HeaderStrippingProxy onMethod(S3ProxyServer server, String method, String... headers)
+  public static HeaderStrippingProxy onMethod(S3TestServer server, String method, String... headers)
       throws IOException {
     return new HeaderStrippingProxy(server, method, List.of(headers));
   }
 
-  private HeaderStrippingProxy(S3ProxyServer server, String method, List<String> headers) throws IOException {
+  private HeaderStrippingProxy(S3TestServer server, String method, List<String> headers) throws IOException {
     this.onlyMethod = method;
     this.upstream = server.endpoint();
-    this.region = S3ProxyServer.REGION;
-    this.credentials = AwsCredentials.of(S3ProxyServer.ACCESS_KEY, S3ProxyServer.SECRET_KEY);
+    this.region = S3TestServer.REGION;
+    this.credentials = AwsCredentials.of(S3TestServer.ACCESS_KEY, S3TestServer.SECRET_KEY);
     this.stripped = Set.copyOf(headers.stream().map(h -> h.toLowerCase(Locale.ROOT)).toList());
     this.server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 50);
     this.executor = Executors.newCachedThreadPool(r -> {

@@ -1,11 +1,16 @@
 /**
- * Test servers for the S3 store, exported in this module's test-jar for the CLI and benchmark modules:
- * {@link dev.idem.store.s3.testing.S3ProxyServer} (a real S3 server, S3Proxy, in a child JVM on
- * 127.0.0.1), {@link dev.idem.store.s3.testing.FakeS3Server} (a scripted server that misbehaves on cue)
- * {@link dev.idem.store.s3.testing.ChaosProxy} (a TCP proxy that cuts connections by byte count) and
- * {@link dev.idem.store.s3.testing.HeaderStrippingProxy} (a gateway that drops conditional headers).
+ * Test servers for the S3 store, exported in this module's test-jar for the CLI, fuzz and benchmark
+ * modules: {@link dev.idem.store.s3.testing.S3TestServer}, a real S3 server in a child process on
+ * 127.0.0.1 (S3Proxy, moto or S3Mock, {@link dev.idem.store.s3.testing.S3Implementation}), with {@link
+ * dev.idem.store.s3.testing.OnEachS3Server} to run a suite on each and {@link
+ * dev.idem.store.s3.testing.ServerGaps} naming what a server cannot pass; {@link
+ * dev.idem.store.s3.testing.FakeS3Server} (a scripted server that misbehaves on cue), {@link
+ * dev.idem.store.s3.testing.ChaosProxy} (a TCP proxy that cuts connections by byte count) and {@link
+ * dev.idem.store.s3.testing.HeaderStrippingProxy} (a gateway that drops conditional headers).
  *
- * <p>Everything binds to the loopback interface only, stops itself (shutdown hooks, daemon threads) and
- * injects faults by count, never by timing, so tests stay deterministic.
+ * <p>Everything binds to the loopback interface (S3Mock's unused second connector aside, see {@link
+ * dev.idem.store.s3.testing.S3MockServer}), stops itself (shutdown hooks, a watch of the parent in
+ * every server process, daemon threads) and injects faults by count, never by timing, so tests stay
+ * deterministic.
  */
 package dev.idem.store.s3.testing;

@@ -19,15 +19,21 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.Parameter;
 
 /**
- * The S3Proxy child of a test JVM ends when that JVM is killed outright (SIGKILL: no shutdown hook
- * runs), as PIT does to a timed-out minion. Before {@link S3ProxyLauncher}, each such kill left a
- * running S3Proxy JVM behind.
+ * The server child of a test JVM ends when that JVM is killed outright (SIGKILL: no shutdown hook
+ * runs), as PIT does to a timed-out minion: the Java servers through {@link ServerLauncher}, moto
+ * through its own watch of standard input ({@link MotoServer}). Without them, each such kill left a
+ * running server behind.
  */
-class S3ProxyServerOrphanTest {
+@OnEachS3Server
+class S3TestServerOrphanTest {
   /** How long the orphaned server may take to notice and halt. */
   private static final long EXIT_BOUND_SECONDS = 30;
+
+  @Parameter
+  S3Implementation implementation;
 
   @Test
   @Timeout(value = 3, unit = TimeUnit.MINUTES)
@@ -50,7 +56,7 @@ class S3ProxyServerOrphanTest {
       try {
         server.onExit().get(EXIT_BOUND_SECONDS, TimeUnit.SECONDS);
       } catch (TimeoutException e) {
-        fail("S3Proxy (pid " + server.pid() + ") still running " + EXIT_BOUND_SECONDS
+        fail(implementation + " (pid " + server.pid() + ") still running " + EXIT_BOUND_SECONDS
             + " s after the JVM that started it was killed");
       }
     } finally {
@@ -61,22 +67,21 @@ class S3ProxyServerOrphanTest {
     }
   }
 
-  private static Process startParent() throws IOException {
+  private Process startParent() throws IOException {
     Path java = Paths.get(System.getProperty("java.home"), "bin", "java");
     List<String> cmd = new ArrayList<>(List.of(java.toString(), "-XX:+UseSerialGC", "-Xmx128m"));
-    for (String prop : List.of("s3proxy.jar", "s3proxy.workdir")) {
+    for (String prop : List.of("s3proxy.jar", "s3mock.jar", "moto.python", "s3servers.workdir")) {
       String value = System.getProperty(prop);
       if (value != null) {
         cmd.add("-D" + prop + "=" + value);
       }
     }
-    cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), Parent.class.getName()));
+    cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), Parent.class.getName(), implementation.name()));
     return new ProcessBuilder(cmd).redirectError(parentLog().toFile()).start();
   }
 
   private static Path parentLog() throws IOException {
-    String dir = System.getProperty("s3proxy.workdir", System.getProperty("java.io.tmpdir"));
-    return Files.createDirectories(Paths.get(dir)).resolve("orphan-test-parent.log");
+    return S3TestServer.workDir().resolve("orphan-test-parent.log");
   }
 
   /** The JVM that is killed: starts a server, prints its pid, then waits for its own stdin to end. */
@@ -84,7 +89,7 @@ class S3ProxyServerOrphanTest {
     private Parent() {}
 
     public static void main(String[] args) throws IOException {
-      S3ProxyServer server = S3ProxyServer.start();
+      S3TestServer server = S3Implementation.valueOf(args[0]).start();
       System.out.println(server.pid());
       System.out.flush();
       while (System.in.read() >= 0) {
