@@ -36,6 +36,7 @@ import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
+import org.junit.jupiter.params.Parameter;
 
 /**
  * History and listing on each S3 implementation: ListObjectVersions paged 7 entries at a time across keys that
@@ -49,6 +50,9 @@ class S3HistoryTest {
   private static final String LEGACY_DIVERGENT = "legacy/fixed.json";
   private static final String LEGACY_SAME = "legacy/same.json";
   private static final String EARLY = "A/early.txt";
+  @Parameter
+  S3Implementation implementation;
+
   private static S3TestServer s3;
   private static String bucket;
   private static final AtomicInteger requests = new AtomicInteger();
