@@ -67,6 +67,40 @@ class S3WholeStoreHistoryTest {
   @Test
   void history_wholeStoreDirectAndThroughAGatewayRefusingMarkersThatAreNotKeys_everyVersionOutsideTheOwnArea()
       throws IOException {
+    String own = populated();
+    Map<String, List<String>> expected = oneListing(own);
+    try (HeaderStrippingProxy strict = HeaderStrippingProxy.refusingMarkersThatAreNotKeys(s3)) {
+      for (URI endpoint : List.of(s3.endpoint(), strict.endpoint())) {
+        for (int pageSize = 1; pageSize <= MAX_PAGE; pageSize++) {
+          String what = (endpoint.equals(s3.endpoint()) ? "direct" : "through the gateway") + ", page size " + pageSize;
+          assertEquals(expected, versionsOutsideTheOwnArea(own, endpoint, pageSize, 1), what);
+          assertEquals(List.of(), strict.keyMarkersRefused(), what);
+        }
+      }
+      assertTrue(strict.keyMarkersPassed() > 0, "the listings went on from markers the gateway checked");
+    }
+  }
+
+  /**
+   * The same store cut into ranges listed at once (the plan's directories and windows), from the server
+   * itself: the same versions as one listing.
+   */
+  @Test
+  void history_wholeStoreCutIntoRanges_everyVersionOutsideTheOwnArea() throws IOException {
+    String own = populated();
+    Map<String, List<String>> expected = oneListing(own);
+    for (int pageSize = 1; pageSize <= MAX_PAGE; pageSize++) {
+      assertEquals(expected, versionsOutsideTheOwnArea(own, s3.endpoint(), pageSize, 16), "page size " + pageSize);
+    }
+  }
+
+  /**
+   * A versioned bucket whose store under {@code p/} has keys before and after its own area (a key and a
+   * directory sorting before {@code _idem/}, idem keys, a key overwritten in place and a directory
+   * after it), and an own area longer than a page (pointer log entries, their {@code latest} copies,
+   * evidence).
+   */
+  private String populated() throws IOException {
     String own = s3.createBucket(true);
     for (String key : List.of("p/0early.json", "p/A/x", "p/zz.json", "p/zz/y", "p/zz.json")) {
       s3.client().put(own, key, RequestBody.ofBytes(key.getBytes(StandardCharsets.UTF_8)), null, Map.of());
@@ -80,35 +114,29 @@ class S3WholeStoreHistoryTest {
       }
       store.putIfAbsent(key(0), text("other"), "host-b");
     }
-    // The oracle: one page of the whole bucket, no marker; a key's versions newest first.
+    assertTrue(s3.client().listVersions(own, "p/_idem/", null, null, 1000).versions().size() > MAX_PAGE,
+        "the own area spans pages");
+    return own;
+  }
+
+  /** The oracle: each key's version ids outside the own area, oldest first, from one page of the bucket. */
+  private Map<String, List<String>> oneListing(String bucket) throws IOException {
     Map<String, List<String>> expected = new TreeMap<>(KeyOrder::compare);
-    for (ObjectVersion v : s3.client().listVersions(own, "p/", null, null, 1000).versions()) {
+    for (ObjectVersion v : s3.client().listVersions(bucket, "p/", null, null, 1000).versions()) {
       if (!v.key().startsWith("p/_idem/")) {
         expected.computeIfAbsent(v.key().substring(2), k -> new ArrayList<>()).add(0, v.versionId());
       }
     }
-    assertTrue(s3.client().listVersions(own, "p/_idem/", null, null, 1000).versions().size() > MAX_PAGE,
-        "the own area spans pages");
-
-    try (HeaderStrippingProxy strict = HeaderStrippingProxy.refusingMarkersThatAreNotKeys(s3)) {
-      for (URI endpoint : List.of(s3.endpoint(), strict.endpoint())) {
-        for (int pageSize = 1; pageSize <= MAX_PAGE; pageSize++) {
-          String what = (endpoint.equals(s3.endpoint()) ? "direct" : "through the gateway") + ", page size " + pageSize;
-          assertEquals(expected, versionsOutsideTheOwnArea(own, endpoint, pageSize), what);
-          assertEquals(List.of(), strict.keyMarkersRefused(), what);
-        }
-      }
-      assertTrue(strict.keyMarkersPassed() > 0, "the listings went on from markers the gateway checked");
-    }
+    return expected;
   }
 
   /** Each key's version ids, oldest first, as the history of the whole store lists them. */
-  private Map<String, List<String>> versionsOutsideTheOwnArea(String bucket, URI endpoint, int pageSize)
-      throws IOException {
+  private Map<String, List<String>> versionsOutsideTheOwnArea(String bucket, URI endpoint, int pageSize,
+      int parallelism) throws IOException {
     Map<String, List<String>> listed = new TreeMap<>(KeyOrder::compare);
     try (S3ObjectStore store = S3ObjectStore.open(s3.location(bucket, "p").withEndpoint(endpoint, true),
         s3.credentials(), S3StoreOptions.builder().pageSize(pageSize).build())) {
-      assertTrue(store.history(HistoryQuery.under("").withListParallelism(1), h -> listed.put(h.key(),
+      assertTrue(store.history(HistoryQuery.under("").withListParallelism(parallelism), h -> listed.put(h.key(),
           h.entries().stream().filter(e -> e.kind() != HistoryEntry.Kind.DIVERGENT_ATTEMPT)
               .map(HistoryEntry::versionId).toList()) == null));
     }

@@ -9,7 +9,6 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
@@ -17,28 +16,32 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import org.junit.jupiter.api.Test;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The server child of a test JVM ends when that JVM is killed outright (SIGKILL: no shutdown hook
  * runs), as PIT does to a timed-out minion: the Java servers through {@link ServerLauncher}, moto
  * through its own watch of standard input ({@link MotoServer}). Without them, each such kill left a
- * running server behind.
+ * running server behind. One server per watch: S3Mock is started through the same {@link
+ * ServerLauncher} as S3Proxy, and takes far longer to start.
  */
-@OnEachS3Server
 class S3TestServerOrphanTest {
   /** How long the orphaned server may take to notice and halt. */
   private static final long EXIT_BOUND_SECONDS = 30;
 
-  @Parameter
-  S3Implementation implementation;
+  /** The chosen implementations, one per way of watching the parent. */
+  static Stream<S3Implementation> watches() {
+    return S3Implementation.selected().stream().filter(i -> i != S3Implementation.S3MOCK);
+  }
 
-  @Test
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("watches")
   @Timeout(value = 3, unit = TimeUnit.MINUTES)
-  void serverEndsWhenTheJvmThatStartedItIsKilled() throws Exception {
-    Process parent = startParent();
+  void serverEndsWhenTheJvmThatStartedItIsKilled(S3Implementation implementation) throws Exception {
+    Process parent = startParent(implementation);
     ProcessHandle server = null;
     try {
       String line;
@@ -67,7 +70,7 @@ class S3TestServerOrphanTest {
     }
   }
 
-  private Process startParent() throws IOException {
+  private static Process startParent(S3Implementation implementation) throws IOException {
     Path java = Paths.get(System.getProperty("java.home"), "bin", "java");
     List<String> cmd = new ArrayList<>(List.of(java.toString(), "-XX:+UseSerialGC", "-Xmx128m"));
     for (String prop : List.of("s3proxy.jar", "s3mock.jar", "moto.python", "s3servers.workdir")) {
