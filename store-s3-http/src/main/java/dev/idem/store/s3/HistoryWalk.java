@@ -68,9 +68,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * are listed like the others, in whichever range holds them. Memory holds at most two pages per open
  * range (so {@code 2 × listParallelism} pages per listing) plus one key's history.
  *
- * <p>Keys under {@code _idem/} are skipped by restarting the listing after that range. Servers that
- * cannot list versions (501 NotImplemented) are read with ListObjectsV2, one version per key. S3Proxy
- * and AWS answer ListObjectVersions on unversioned buckets too (every version id is {@code null}).
+ * <p>Keys under {@code _idem/} are skipped without a key-marker of idem's own making ({@link
+ * #afterOwnArea}), since servers differ on markers that are no keys. Servers that cannot list versions
+ * (501 NotImplemented) are read with ListObjectsV2, one version per key. S3Proxy and AWS answer
+ * ListObjectVersions on unversioned buckets too (every version id is {@code null}).
  */
 final class HistoryWalk {
   private final S3Client client;
