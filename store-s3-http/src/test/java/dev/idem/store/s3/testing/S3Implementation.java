@@ -66,11 +66,6 @@ public enum S3Implementation {
     };
   }
 
-  /** Whether the server checks SigV4 signatures: S3Proxy does; moto and S3Mock accept any secret. */
-  public boolean verifiesSignatures() {
-    return this == S3PROXY;
-  }
-
   @Override
   public String toString() {
     return displayName;
