@@ -31,7 +31,7 @@ import software.amazon.awssdk.core.sync.RequestBody;
  * <p>BENCHMARKS.md uses it for the 1 KiB row: JMH's paired run shows the wall time, this shows whose
  * CPU it is. Usage, with the benchmark jar built ({@code ./mvnw -B package -pl bench -am -DskipTests}):
  *
- * <pre>java -Ds3proxy.jar=bench/target/s3proxy/s3proxy.jar -Ds3proxy.workdir=/var/tmp/s3pw \
+ * <pre>java -Ds3proxy.jar=bench/target/s3proxy/s3proxy.jar -Ds3servers.workdir=/var/tmp/s3pw \
  *     -cp bench/target/benchmarks.jar scripts/S3SmallPutCpu.java [REPS=500] [ROUNDS=12] [BYTES=1024]</pre>
  */
 public class S3SmallPutCpu {

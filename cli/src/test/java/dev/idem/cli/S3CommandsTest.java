@@ -5,45 +5,50 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.idem.store.s3.client.RequestBody;
-import dev.idem.store.s3.testing.S3ProxyServer;
+import dev.idem.store.s3.testing.OnEachS3Server;
+import dev.idem.store.s3.testing.S3Implementation;
+import dev.idem.store.s3.testing.S3TestServer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.Parameter;
 
-/** The commands on an S3 store: S3Proxy on 127.0.0.1, versioned buckets, credentials from the environment. */
+/**
+ * The commands on an S3 store, on each S3 implementation on 127.0.0.1: versioned buckets, credentials
+ * from the environment.
+ */
+@OnEachS3Server
 class S3CommandsTest {
-  static S3ProxyServer server;
+  @Parameter
+  S3Implementation implementation;
+
+  S3TestServer server;
 
   @TempDir
   Path dir;
 
   String store;
 
-  @BeforeAll
-  static void startServer() throws Exception {
-    server = S3ProxyServer.shared();
-  }
-
   @BeforeEach
   void bucket() throws Exception {
+    server = implementation.shared();
     store = "s3://" + server.createBucket(true) + "/exports";
   }
 
   /** Credentials and endpoint as a job would have them; IMDS is never consulted. */
   Cli cli() {
-    return cli(S3ProxyServer.SECRET_KEY);
+    return cli(S3TestServer.SECRET_KEY);
   }
 
   Cli cli(String secret) {
     return new Cli()
         .env("AWS_ENDPOINT_URL", server.endpoint().toString())
-        .env("AWS_REGION", S3ProxyServer.REGION)
-        .env("AWS_ACCESS_KEY_ID", S3ProxyServer.ACCESS_KEY)
+        .env("AWS_REGION", S3TestServer.REGION)
+        .env("AWS_ACCESS_KEY_ID", S3TestServer.ACCESS_KEY)
         .env("AWS_SECRET_ACCESS_KEY", secret)
         .env("AWS_EC2_METADATA_DISABLED", "true")
         .env("HOME", dir.toString());
@@ -164,5 +169,40 @@ class S3CommandsTest {
         null, Map.of());
     Cli.Result legacy = cli().run("scan", "--store", store);
     assertEquals(0, legacy.code(), "a bucket without idem's files stays scannable: " + legacy.describe());
+  }
+
+  /**
+   * The whole store, its own {@code _idem/} area (the marker, the pointer) included, holding one key
+   * published once: one key examined, clean.
+   */
+  @Test
+  void scan_wholeStoreOneCleanKey_exits0OneKeyExamined() throws Exception {
+    assertEquals(0, publish("rows\n").code());
+
+    Cli.Result scan = cli().run("scan", "--store", store);
+
+    assertEquals(0, scan.code(), scan.describe());
+    assertEquals("scanned prefix= divergent_keys=0\n", scan.out(), scan.describe());
+    assertTrue(scan.err().contains("examined 1 keys (1 versions and publish records) and 1 pointers"), scan.describe());
+  }
+
+  /**
+   * The whole store holding one key whose object a foreign writer replaced in place (a second version
+   * with other bytes): divergent, the gate fails.
+   */
+  @Test
+  void scan_wholeStoreOneOverwrittenKey_exits1() throws Exception {
+    assertEquals(0, publish("rows\n").code());
+    String key = cli().run("key", "--pipeline", "border-state", "--window", "60s", "--at", "1726000030", "--schema", "3")
+        .out().strip();
+    String bucket = store.substring("s3://".length(), store.indexOf("/exports"));
+    server.client().put(bucket, "exports/" + key, RequestBody.ofBytes("forged\n".getBytes(StandardCharsets.UTF_8)),
+        null, Map.of());
+
+    Cli.Result scan = cli().run("scan", "--store", store);
+
+    assertEquals(ExitCodes.DIVERGENT, scan.code(), scan.describe());
+    assertEquals("DIVERGENT " + key + " writes=2 payloads=2\nscanned prefix= divergent_keys=1\n", scan.out(),
+        scan.describe());
   }
 }

@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.TreeSet;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
@@ -67,9 +68,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * are listed like the others, in whichever range holds them. Memory holds at most two pages per open
  * range (so {@code 2 × listParallelism} pages per listing) plus one key's history.
  *
- * <p>Keys under {@code _idem/} are skipped by restarting the listing after that range. Servers that
- * cannot list versions (501 NotImplemented) are read with ListObjectsV2, one version per key. S3Proxy
- * and AWS answer ListObjectVersions on unversioned buckets too (every version id is {@code null}).
+ * <p>Keys under {@code _idem/} are skipped without a key-marker of idem's own making ({@link
+ * #afterOwnArea}), since servers differ on markers that are no keys. Servers that cannot list versions
+ * (501 NotImplemented) are read with ListObjectsV2, one version per key. S3Proxy and AWS answer
+ * ListObjectVersions on unversioned buckets too (every version id is {@code null}).
  */
 final class HistoryWalk {
   private final S3Client client;
@@ -166,7 +168,7 @@ final class HistoryWalk {
         if (query.expired()) {
           return false;
         }
-        ObjectVersion v = skipInternal(versions);
+        ObjectVersion v = skipInternal(versions, listPrefix);
         String key = v == null ? null : layout.logical(v.key());
         for (Evidence e = peekEvidence(evidence); e != null && (key == null || KeyOrder.compare(e.key, key) < 0);
             e = peekEvidence(evidence)) {
@@ -369,14 +371,137 @@ final class HistoryWalk {
     return "s3://" + bucket + "/" + listPrefix;
   }
 
-  /** The next version outside {@code _idem/}, restarting the listing past that range when it is met. */
-  private ObjectVersion skipInternal(RangeCursor<ObjectVersion> versions) throws IOException {
+  /**
+   * The next version outside {@code _idem/}. The own area is passed through the entries the range's
+   * cursor holds; when it runs on past them, the rest of the range is listed by {@link #afterOwnArea}.
+   */
+  private ObjectVersion skipInternal(RangeCursor<ObjectVersion> versions, String listPrefix) throws IOException {
     ObjectVersion v = versions.peek();
     while (v != null && layout.isInternal(v.key())) {
-      versions.skipTo(layout.afterInternal());
+      versions.skipWhile(layout::isInternal, range -> afterOwnArea(listPrefix, range));
       v = versions.peek();
     }
     return v;
+  }
+
+  /**
+   * Where the listing after the own area stands: {@code items} from {@code index} on are what is left to
+   * give of the delimiter pages read so far, {@code outer} is where the delimiter listing's next page
+   * starts ({@code null}: there is none), {@code directories} the directories it named that are not yet
+   * given (a server may name them before it reaches them), {@code lastDirectory} the last one given;
+   * {@code directory}, when set, is being listed by its prefix, its next page starting at {@code inner}.
+   */
+  private record Beyond(List<Item> items, int index, Marker outer, List<String> directories, String lastDirectory,
+      String directory, Marker inner) {}
+
+  /** A key of the delimiter listing's own, with one of its versions, or a directory ({@code version} null). */
+  private record Item(String key, ObjectVersion version) {}
+
+  /**
+   * The versions of {@code range} after the store's own area, listed with a prefix and a delimiter only:
+   * a delimiter ({@code /}) listing of the range's prefix from its first key names the keys of its own
+   * (their versions come with it) and its directories, of which the own area is one; the keys and
+   * directories after the own area are taken in key order, each directory listed by its prefix. Every
+   * key-marker sent is a position the server handed out. S3 would take any string as a key-marker, but
+   * moto drops the first version after one that is not a key, and LocalS3 refuses it with 404, so a
+   * marker of idem's own making (the own area's prefix followed by the highest code point) is not used.
+   *
+   * <p>Servers differ in where a delimiter page names directories: AWS and moto name each once, in key
+   * order, counted in the page; S3Proxy and S3Mock name every directory on every page, whatever its
+   * position. So a directory is given only once the listing's position has passed it (every key of the
+   * listing's own below it has been given) or the listing has ended, and only once: memory holds the
+   * directories named and not yet given, besides one delimiter page and one directory page.
+   */
+  private PageCursor<?, ObjectVersion> afterOwnArea(String listPrefix, RangeCursor.Range range)
+      throws IOException {
+    String prefix = range.prefix() != null ? range.prefix() : listPrefix;
+    PageCursor.Fetch<Beyond, ObjectVersion> fetch = new PageCursor.Fetch<>() {
+      @Override
+      public PageCursor.Page<Beyond, ObjectVersion> fetch(Beyond at, int page) throws IOException {
+        if (at.directory() != null) {
+          VersionsPage p = client.listVersions(bucket, at.directory(), at.inner().key(), at.inner().versionId(),
+              pageSize);
+          Beyond next = new Beyond(at.items(), at.index(), at.outer(), at.directories(), at.lastDirectory(),
+              p.truncated() ? at.directory() : null,
+              p.truncated() ? new Marker(p.nextKeyMarker(), p.nextVersionIdMarker(), null) : null);
+          return RangeCursor.cut(new PageCursor.Page<>(p.versions(), more(next) ? next : null), range,
+              ObjectVersion::key);
+        }
+        List<Item> items = at.items();
+        int i = at.index();
+        if (i < items.size() && items.get(i).version() == null) { // a directory: list it by its prefix
+          return fetch(new Beyond(items, i + 1, at.outer(), at.directories(), at.lastDirectory(), items.get(i).key(),
+              Marker.START), page);
+        }
+        if (i < items.size()) { // the versions of the keys of its own up to the next directory
+          List<ObjectVersion> own = new ArrayList<>();
+          for (; i < items.size() && items.get(i).version() != null; i++) {
+            own.add(items.get(i).version());
+          }
+          Beyond next = new Beyond(items, i, at.outer(), at.directories(), at.lastDirectory(), null, null);
+          return new PageCursor.Page<>(own, more(next) ? next : null);
+        }
+        return delimiterPage(at);
+      }
+
+      /** The next delimiter page, as items in key order: own keys' versions, and the directories passed. */
+      private PageCursor.Page<Beyond, ObjectVersion> delimiterPage(Beyond at) throws IOException {
+        VersionsPage p = client.listVersions(bucket, prefix, "/", at.outer().key(), at.outer().versionId(), pageSize);
+        TreeSet<String> named = new TreeSet<>(KeyOrder::compare);
+        named.addAll(at.directories());
+        for (String d : p.commonPrefixes()) {
+          if (at.lastDirectory() == null || KeyOrder.compare(d, at.lastDirectory()) > 0) {
+            named.add(d);
+          }
+        }
+        List<Item> ordered = new ArrayList<>();
+        for (ObjectVersion v : p.versions()) {
+          while (!named.isEmpty() && KeyOrder.compare(named.first(), v.key()) < 0) {
+            ordered.add(new Item(named.pollFirst(), null));
+          }
+          ordered.add(new Item(v.key(), v));
+        }
+        String position = p.truncated() ? p.nextKeyMarker() : null;
+        while (!named.isEmpty() && (position == null || KeyOrder.compare(named.first(), position) <= 0)) {
+          ordered.add(new Item(named.pollFirst(), null));
+        }
+        String lastDirectory = at.lastDirectory();
+        List<Item> page = new ArrayList<>();
+        boolean ended = !p.truncated();
+        for (Item item : ordered) {
+          if (range.upTo() != null && KeyOrder.compare(item.key(), range.upTo()) > 0) {
+            ended = true; // everything from here on lies above the range
+            break;
+          }
+          if (item.version() == null) {
+            lastDirectory = item.key();
+          }
+          if (!layout.isInternal(item.key()) && KeyOrder.compare(item.key(), layout.internalPrefix()) > 0) {
+            page.add(item);
+          }
+        }
+        Beyond next = new Beyond(page, 0,
+            ended ? null : new Marker(p.nextKeyMarker(), p.nextVersionIdMarker(), null),
+            ended ? List.of() : List.copyOf(named), lastDirectory, null, null);
+        return new PageCursor.Page<>(List.of(), more(next) ? next : null);
+      }
+    };
+    Beyond start = new Beyond(List.of(), 0, Marker.START, List.of(), null, null, null);
+    try {
+      return new PageCursor<>(fetch, fetch.fetch(start, 0), executor, "ListObjectVersions of " + source(prefix)
+          + " after " + layout.internalPrefix());
+    } catch (S3Exception e) {
+      if (versionsUnsupported(e)) {
+        // ListObjectsV2 takes any string as start-after where ListObjectVersions' key-marker may not.
+        return currentOnly(prefix, new Marker(layout.afterInternal(), null, null), range);
+      }
+      throw e;
+    }
+  }
+
+  /** Whether the listing after the own area has more to give from {@code at}. */
+  private static boolean more(Beyond at) {
+    return at.directory() != null || at.index() < at.items().size() || at.outer() != null;
   }
 
   private Evidence peekEvidence(RangeCursor<ObjectSummary> evidence) throws IOException {

@@ -68,7 +68,10 @@ final class KeyLayout {
     return prefix + INTERNAL;
   }
 
-  /** A start-after marker that skips the whole internal area in a listing. */
+  /**
+   * A ListObjectsV2 start-after that skips the whole internal area. Not for ListObjectVersions: a
+   * key-marker that is no key is misread (moto) or refused (LocalS3) there.
+   */
   String afterInternal() {
     return prefix + INTERNAL + MAX_CHAR;
   }

@@ -10,6 +10,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.function.Function;
+import java.util.function.Predicate;
 
 /**
  * Reads a listing cut into ranges ({@link KeyRanges}) one entry at a time in key order, while up to
@@ -75,11 +76,6 @@ final class RangeCursor<E> implements AutoCloseable {
     boolean holds(String key) {
       return (prefix == null || key.startsWith(prefix)) && (upTo == null || KeyOrder.compare(key, upTo) <= 0);
     }
-
-    /** Whether the range may hold a key above {@code key}: it has no upper bound, or one above the key. */
-    boolean extendsPast(String key) {
-      return upTo == null || KeyOrder.compare(key, upTo) < 0;
-    }
   }
 
   private record Open<E>(Range range, Future<PageCursor<?, E>> cursor) {}
@@ -143,17 +139,19 @@ final class RangeCursor<E> implements AutoCloseable {
     return e;
   }
 
-  /** Skips the rest of the current range up to {@code after} (inclusive), e.g. the store's own area. */
-  void skipTo(String after) throws IOException {
-    if (peek() == null) {
-      return;
-    }
-    if (!currentRange.extendsPast(after)) {
-      closeCurrent();
+  /**
+   * Skips the entries of the current range whose keys {@code area} accepts (a contiguous run of keys,
+   * e.g. the store's own area): through what its cursor holds, and when the run goes on past that, by
+   * listing the rest of the range with {@code rest} instead, which must start after the run without a
+   * request of this cursor's listing (whose next position is inside the run).
+   */
+  void skipWhile(Predicate<String> area, Opener<E> rest) throws IOException {
+    if (peek() == null || current.skipBuffered(e -> area.test(keyOf.apply(e)))) {
       return;
     }
     current.close();
-    current = opener.open(skips.restart(new Range(after, currentRange.upTo, currentRange.prefix)));
+    // Restarting one range twice means the server listed the skipped run again: refused, not a loop.
+    current = rest.open(skips.restart(currentRange));
   }
 
   @Override

@@ -19,7 +19,9 @@ import dev.idem.core.store.Pointer;
 import dev.idem.store.s3.auth.AwsCredentials;
 import dev.idem.store.s3.auth.CredentialsProvider;
 import dev.idem.store.s3.client.RequestBody;
-import dev.idem.store.s3.testing.S3ProxyServer;
+import dev.idem.store.s3.testing.OnEachS3Server;
+import dev.idem.store.s3.testing.S3Implementation;
+import dev.idem.store.s3.testing.S3TestServer;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -32,27 +34,38 @@ import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.Parameter;
 
 /**
- * History and listing against S3Proxy: ListObjectVersions paged 7 entries at a time across keys that
+ * History and listing on each S3 implementation: ListObjectVersions paged 7 entries at a time across keys that
  * span pages, legacy overwrites, delete markers, divergence evidence merged in key order, the store's
  * own {@code _idem/} area skipped, and SHA-256s resolved without a HEAD per version.
  */
+@OnEachS3Server
 class S3HistoryTest {
   private static final int PAGE = 7;
   private static final int MIB = 1024 * 1024;
   private static final String LEGACY_DIVERGENT = "legacy/fixed.json";
   private static final String LEGACY_SAME = "legacy/same.json";
   private static final String EARLY = "A/early.txt";
-  private static S3ProxyServer s3;
+  @Parameter
+  S3Implementation implementation;
+
+  private static S3TestServer s3;
+  /** The server whose bucket the fields describe: set up by the first case that runs on it. */
+  private static S3Implementation populatedOn;
   private static String bucket;
   private static final AtomicInteger requests = new AtomicInteger();
 
-  @BeforeAll
-  static void populate() throws IOException {
-    s3 = S3ProxyServer.shared();
+  @BeforeEach
+  void populate() throws IOException {
+    if (populatedOn == implementation) {
+      return;
+    }
+    populatedOn = null;
+    s3 = implementation.shared();
     bucket = s3.createBucket(true);
     try (S3ObjectStore store = open(S3StoreOptions.builder().pointerMode(PointerMode.LOG)
         .multipartThreshold(5 * MIB).partSize(5 * MIB).build())) {
@@ -85,12 +98,13 @@ class S3HistoryTest {
       s3.client().put(bucket, "p/_idem/evidence/" + key(60) + "!" + Sha256.EMPTY, RequestBody.empty(), null,
           Map.of("idem-sha256", Sha256.EMPTY, "idem-writer", "host-z"));
     }
+    populatedOn = implementation;
   }
 
   private static S3ObjectStore open(S3StoreOptions options) {
     CredentialsProvider counting = () -> {
       requests.incrementAndGet();
-      return AwsCredentials.of(S3ProxyServer.ACCESS_KEY, S3ProxyServer.SECRET_KEY);
+      return AwsCredentials.of(S3TestServer.ACCESS_KEY, S3TestServer.SECRET_KEY);
     };
     return S3ObjectStore.open(s3.location(bucket, "p"), counting, options.toBuilder().pageSize(PAGE).build());
   }
@@ -222,7 +236,7 @@ class S3HistoryTest {
     Map<String, KeyHistory> out = new TreeMap<>();
     try (S3ObjectStore store = S3ObjectStore.open(s3.location(bucketName, "p"), () -> {
       requests.incrementAndGet();
-      return AwsCredentials.of(S3ProxyServer.ACCESS_KEY, S3ProxyServer.SECRET_KEY);
+      return AwsCredentials.of(S3TestServer.ACCESS_KEY, S3TestServer.SECRET_KEY);
     }, S3StoreOptions.defaults().toBuilder().pageSize(pageSize).build())) {
       assertTrue(store.history("dirs/", h -> {
         assertTrue(out.put(h.key(), h) == null, "one group per key: " + h.key());
@@ -427,7 +441,7 @@ class S3HistoryTest {
     AtomicInteger used = new AtomicInteger();
     CredentialsProvider counting = () -> {
       used.incrementAndGet();
-      return AwsCredentials.of(S3ProxyServer.ACCESS_KEY, S3ProxyServer.SECRET_KEY);
+      return AwsCredentials.of(S3TestServer.ACCESS_KEY, S3TestServer.SECRET_KEY);
     };
     String one = RunSpec.of("orders", new Window(60, 60), 1).outputKey().toString();
     String two = RunSpec.of("orders", new Window(60, 60), 2).outputKey().toString();

@@ -2,16 +2,24 @@ package dev.idem.store.s3;
 
 import dev.idem.core.store.ObjectStore;
 import dev.idem.core.store.ObjectStoreContract;
-import dev.idem.store.s3.testing.S3ProxyServer;
+import dev.idem.store.s3.testing.OnEachS3Server;
+import dev.idem.store.s3.testing.S3Implementation;
+import dev.idem.store.s3.testing.S3TestServer;
+import org.junit.jupiter.params.Parameter;
 
 /**
- * The store contract against a real S3 server (S3Proxy) in {@link PointerMode#LOG}, whose pointer
- * relies only on the atomic {@code If-None-Match: *}, so the concurrent-advance case runs too.
+ * The store contract in {@link PointerMode#LOG} on each S3 implementation, in a versioned bucket under a
+ * prefix. The pointer relies only on the atomic {@code If-None-Match: *}, so the concurrent-advance case
+ * runs too.
  */
+@OnEachS3Server
 class S3ObjectStoreLogModeContractTest extends ObjectStoreContract {
+  @Parameter
+  S3Implementation implementation;
+
   @Override
   protected ObjectStore newStore() throws Exception {
-    S3ProxyServer s3 = S3ProxyServer.shared();
+    S3TestServer s3 = implementation.shared();
     return S3ObjectStore.open(s3.location(s3.createBucket(true), "tenant/idem"), s3.credentials(),
         S3StoreOptions.builder().pointerMode(PointerMode.LOG).build());
   }

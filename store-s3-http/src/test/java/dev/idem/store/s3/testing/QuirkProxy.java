@@ -12,6 +12,7 @@ import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
+import java.net.URLDecoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -56,6 +57,17 @@ public final class QuirkProxy implements AutoCloseable {
     public boolean has(String parameter) {
       return rawQuery != null && List.of(rawQuery.split("&")).stream()
           .anyMatch(p -> p.equals(parameter) || p.startsWith(parameter + "="));
+    }
+
+    /** The query's parameters, decoded; a parameter without a value maps to the empty string. */
+    public Map<String, String> query() {
+      Map<String, String> out = new LinkedHashMap<>();
+      for (String pair : rawQuery == null ? new String[0] : rawQuery.split("&")) {
+        int eq = pair.indexOf('=');
+        out.put(URLDecoder.decode(eq < 0 ? pair : pair.substring(0, eq), StandardCharsets.UTF_8),
+            eq < 0 ? "" : URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8));
+      }
+      return out;
     }
 
     /** CompleteMultipartUpload. */
@@ -145,7 +157,7 @@ public final class QuirkProxy implements AutoCloseable {
      * Adobe S3Mock (4.x and 5.x): an AbortMultipartUpload that succeeds also deletes every version of the
      * object at its key.
      */
-    static Quirk abortDeletesTheObject(S3ProxyServer server) {
+    static Quirk abortDeletesTheObject(S3TestServer server) {
       return (request, next) -> {
         Reply r = next.send(request);
         if (request.isAbort() && r.ok()) {
@@ -167,7 +179,7 @@ public final class QuirkProxy implements AutoCloseable {
      * Adobe S3Mock 4.12: a CompleteMultipartUpload with {@code If-None-Match: *} onto a key that holds an
      * object is answered {@code status} (304 Not Modified) and completes nothing.
      */
-    static Quirk conditionalCompletionAnswers(int status, S3ProxyServer server) {
+    static Quirk conditionalCompletionAnswers(int status, S3TestServer server) {
       return (request, next) -> {
         if (request.isCompletion() && request.headers().containsKey("if-none-match")
             && server.client().head(request.bucket(), request.key(), null).isPresent()) {
@@ -212,19 +224,47 @@ public final class QuirkProxy implements AutoCloseable {
       return (request, next) -> request.isPart() ? Reply.error(status, code, "refused by the test gateway")
           : next.send(request);
     }
+
+    /**
+     * LocalS3: a ListObjectVersions whose {@code key-marker} names no key of the bucket is answered 404
+     * {@code NoSuchKey} instead of being listed; a {@code key-marker} that is a common prefix of the keys
+     * passes only in a listing with that delimiter (S3 hands such markers out in delimiter listings).
+     * Where the S3 API lets a key-marker be any string, this is the strictest reading a server may make.
+     * Whether a marker names a key is asked of the server itself; {@code passed} and {@code refused}
+     * record the markers judged.
+     */
+    static Quirk refusesKeyMarkersThatAreNotKeys(S3TestServer server, AtomicInteger passed, List<String> refused) {
+      return (request, next) -> {
+        Map<String, String> query = request.query();
+        String marker = query.get("key-marker");
+        if (!query.containsKey("versions") || marker == null) {
+          return next.send(request);
+        }
+        List<ObjectVersion> from = server.client().listVersions(request.bucket(), marker, null, null, 1).versions();
+        String delimiter = query.get("delimiter");
+        boolean named = !from.isEmpty() && (from.get(0).key().equals(marker)
+            || delimiter != null && marker.endsWith(delimiter));
+        if (!named) {
+          refused.add(marker);
+          return Reply.error(404, "NoSuchKey", "The specified key does not exist.");
+        }
+        passed.incrementAndGet();
+        return next.send(request);
+      };
+    }
   }
 
   private final HttpServer server;
   private final ExecutorService executor;
   private final URI upstream;
-  private final AwsCredentials credentials = AwsCredentials.of(S3ProxyServer.ACCESS_KEY, S3ProxyServer.SECRET_KEY);
+  private final AwsCredentials credentials = AwsCredentials.of(S3TestServer.ACCESS_KEY, S3TestServer.SECRET_KEY);
   private final List<Quirk> quirks;
   private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
       .connectTimeout(Duration.ofSeconds(10)).followRedirects(HttpClient.Redirect.NEVER).build();
   private final SigV4Signer signer = new SigV4Signer(Clock.systemUTC());
 
   /** A gateway to {@code server} answering as {@code quirks} say, the first one outermost. */
-  public QuirkProxy(S3ProxyServer server, Quirk... quirks) throws IOException {
+  public QuirkProxy(S3TestServer server, Quirk... quirks) throws IOException {
     this.upstream = server.endpoint();
     this.quirks = List.of(quirks);
     this.server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 50);
@@ -298,7 +338,7 @@ public final class QuirkProxy implements AutoCloseable {
         headers.put(name, values);
       }
     });
-    Map<String, String> auth = signer.sign(request.method(), target, headers, sha, credentials, S3ProxyServer.REGION,
+    Map<String, String> auth = signer.sign(request.method(), target, headers, sha, credentials, S3TestServer.REGION,
         "s3");
     HttpRequest.Builder b = HttpRequest.newBuilder(target).timeout(Duration.ofSeconds(30))
         .method(request.method(), body.length == 0 ? HttpRequest.BodyPublishers.noBody()

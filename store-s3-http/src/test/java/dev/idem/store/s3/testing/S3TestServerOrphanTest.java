@@ -9,7 +9,6 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
@@ -17,22 +16,32 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import org.junit.jupiter.api.Test;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The S3Proxy child of a test JVM ends when that JVM is killed outright (SIGKILL: no shutdown hook
- * runs), as PIT does to a timed-out minion. Before {@link S3ProxyLauncher}, each such kill left a
- * running S3Proxy JVM behind.
+ * The server child of a test JVM ends when that JVM is killed outright (SIGKILL: no shutdown hook
+ * runs), as PIT does to a timed-out minion: the Java servers through {@link ServerLauncher}, moto
+ * through its own watch of standard input ({@link MotoServer}). Without them, each such kill left a
+ * running server behind. One server per watch: S3Mock is started through the same {@link
+ * ServerLauncher} as S3Proxy, and takes far longer to start.
  */
-class S3ProxyServerOrphanTest {
+class S3TestServerOrphanTest {
   /** How long the orphaned server may take to notice and halt. */
   private static final long EXIT_BOUND_SECONDS = 30;
 
-  @Test
+  /** The chosen implementations, one per way of watching the parent. */
+  static Stream<S3Implementation> watches() {
+    return S3Implementation.selected().stream().filter(i -> i != S3Implementation.S3MOCK);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("watches")
   @Timeout(value = 3, unit = TimeUnit.MINUTES)
-  void serverEndsWhenTheJvmThatStartedItIsKilled() throws Exception {
-    Process parent = startParent();
+  void serverEndsWhenTheJvmThatStartedItIsKilled(S3Implementation implementation) throws Exception {
+    Process parent = startParent(implementation);
     ProcessHandle server = null;
     try {
       String line;
@@ -50,7 +59,7 @@ class S3ProxyServerOrphanTest {
       try {
         server.onExit().get(EXIT_BOUND_SECONDS, TimeUnit.SECONDS);
       } catch (TimeoutException e) {
-        fail("S3Proxy (pid " + server.pid() + ") still running " + EXIT_BOUND_SECONDS
+        fail(implementation + " (pid " + server.pid() + ") still running " + EXIT_BOUND_SECONDS
             + " s after the JVM that started it was killed");
       }
     } finally {
@@ -61,22 +70,21 @@ class S3ProxyServerOrphanTest {
     }
   }
 
-  private static Process startParent() throws IOException {
+  private static Process startParent(S3Implementation implementation) throws IOException {
     Path java = Paths.get(System.getProperty("java.home"), "bin", "java");
     List<String> cmd = new ArrayList<>(List.of(java.toString(), "-XX:+UseSerialGC", "-Xmx128m"));
-    for (String prop : List.of("s3proxy.jar", "s3proxy.workdir")) {
+    for (String prop : List.of("s3proxy.jar", "s3mock.jar", "moto.python", "s3servers.workdir")) {
       String value = System.getProperty(prop);
       if (value != null) {
         cmd.add("-D" + prop + "=" + value);
       }
     }
-    cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), Parent.class.getName()));
+    cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), Parent.class.getName(), implementation.name()));
     return new ProcessBuilder(cmd).redirectError(parentLog().toFile()).start();
   }
 
   private static Path parentLog() throws IOException {
-    String dir = System.getProperty("s3proxy.workdir", System.getProperty("java.io.tmpdir"));
-    return Files.createDirectories(Paths.get(dir)).resolve("orphan-test-parent.log");
+    return S3TestServer.workDir().resolve("orphan-test-parent.log");
   }
 
   /** The JVM that is killed: starts a server, prints its pid, then waits for its own stdin to end. */
@@ -84,7 +92,7 @@ class S3ProxyServerOrphanTest {
     private Parent() {}
 
     public static void main(String[] args) throws IOException {
-      S3ProxyServer server = S3ProxyServer.start();
+      S3TestServer server = S3Implementation.valueOf(args[0]).start();
       System.out.println(server.pid());
       System.out.flush();
       while (System.in.read() >= 0) {

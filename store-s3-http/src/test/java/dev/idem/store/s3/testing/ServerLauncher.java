@@ -3,15 +3,17 @@ package dev.idem.store.s3.testing;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.reflect.InvocationTargetException;
+import java.util.Arrays;
 
 /**
- * The main class of the S3Proxy child JVM that {@link S3ProxyServer} starts: runs S3Proxy's own main
- * ({@code org.gaul.s3proxy.Main}, loaded from the S3Proxy jar on the class path) in this JVM, and ends
- * this JVM as soon as the JVM that started it is gone, whatever way it went.
+ * The main class of a Java test server's child JVM ({@link S3ProxyServer}, {@link S3MockServer}): runs
+ * the server's own main class, named by the first argument and loaded from the server's jar on the
+ * class path, with the other arguments, and ends this JVM as soon as the JVM that started it is gone,
+ * whatever way it went.
  *
  * <p>A shutdown hook in the parent only covers an orderly exit. PIT ends a timed-out minion with a
  * kill that runs no hooks, and a crash or {@code kill -9} of a test run does the same; without this
- * watch, each of those left a running S3Proxy behind. Two signals, either of which halts this JVM:
+ * watch, each of those left a running server behind. Two signals, either of which halts this JVM:
  *
  * <ul>
  *   <li>end of file on standard input: the parent keeps the write end of the pipe and never writes,
@@ -19,23 +21,26 @@ import java.lang.reflect.InvocationTargetException;
  *       dies;
  *   <li>the parent process's exit ({@link ProcessHandle#onExit()}), for a parent that gave no pipe.
  * </ul>
+ *
+ * {@link MotoServer} gives its Python child the same stdin watch.
  */
-public final class S3ProxyLauncher {
+public final class ServerLauncher {
   /** Exit status when the parent went away. */
   static final int ORPHANED = 3;
 
-  private S3ProxyLauncher() {}
+  private ServerLauncher() {}
 
   public static void main(String[] args) throws Exception {
     watchStdin(System.in);
     ProcessHandle.current().parent().ifPresent(p -> p.onExit().thenRun(() -> Runtime.getRuntime().halt(ORPHANED)));
     try {
-      Class.forName("org.gaul.s3proxy.Main").getMethod("main", String[].class).invoke(null, (Object) args);
+      Class.forName(args[0]).getMethod("main", String[].class)
+          .invoke(null, (Object) Arrays.copyOfRange(args, 1, args.length));
     } catch (InvocationTargetException e) {
       e.getCause().printStackTrace();
       Runtime.getRuntime().halt(1);
     }
-    // S3Proxy's main returns once the server is up; its non-daemon threads keep this JVM running.
+    // The servers' mains return once the server is up; their non-daemon threads keep this JVM running.
   }
 
   private static void watchStdin(InputStream in) {
@@ -49,7 +54,7 @@ public final class S3ProxyLauncher {
         // a broken pipe means the same as end of file
       }
       Runtime.getRuntime().halt(ORPHANED);
-    }, "s3proxy-parent-watch");
+    }, "server-parent-watch");
     t.setDaemon(true);
     t.start();
   }
