@@ -112,6 +112,8 @@ final class SplitListing implements AutoCloseable {
     /** LISTED: after the last version its page listed (own area included), or {@code null}. */
     final Position end;
     Future<VersionsPage> page;
+    /** Why this part's page could not be used: thrown when the reader reaches it. */
+    IOException failure;
 
     private Part(Kind kind, String prefix, Position from, List<ObjectVersion> entries, List<String> named,
         String lastDirectory, Position end) {
@@ -158,6 +160,7 @@ final class SplitListing implements AutoCloseable {
   private final String ownArea;
   private final Predicate<String> internal;
   private final ListingGuard<Position> guard;
+  private final String listing;
   private final LinkedList<Part> parts = new LinkedList<>();
   private final Semaphore arrivals = new Semaphore(0);
   private List<ObjectVersion> entries = List.of();
@@ -198,6 +201,7 @@ final class SplitListing implements AutoCloseable {
     this.ownArea = ownArea;
     this.internal = k -> k.startsWith(ownArea);
     this.guard = new ListingGuard<>(listing);
+    this.listing = listing;
     for (Part p : initial) {
       if (!internal.test(p.prefix)) {
         parts.add(p);
@@ -300,7 +304,7 @@ final class SplitListing implements AutoCloseable {
       int walked = 0;
       for (ListIterator<Part> it = parts.listIterator(); it.hasNext() && walked++ < 8 * parallelism + 64; ) {
         Part p = it.next();
-        if (p.kind != Kind.LISTED && p.page != null && p.page.isDone()) {
+        if (p.kind != Kind.LISTED && p.page != null && p.page.isDone() && p.failure == null) {
           try {
             expand(it, p);
           } catch (IOException e) {
@@ -351,9 +355,18 @@ final class SplitListing implements AutoCloseable {
    * then what follows it: nothing, a split, the part's next page, or the listing after the own area.
    */
   private void expand(ListIterator<Part> at, Part p) throws IOException {
-    VersionsPage page = Futures.join(p.page);
+    if (p.failure != null) {
+      throw p.failure;
+    }
+    List<Part> out;
+    try {
+      VersionsPage page = Futures.join(p.page);
+      out = p.kind == Kind.DIRECTORY ? afterOwnArea(p, page) : following(p, page);
+    } catch (IOException e) {
+      p.failure = e; // kept for the reader, who meets it at this part
+      throw e;
+    }
     at.remove();
-    List<Part> out = p.kind == Kind.DIRECTORY ? afterOwnArea(p, page) : following(p, page);
     for (Part q : out) {
       if (q.kind == Kind.LISTED || !internal.test(q.prefix)) {
         at.add(q);
@@ -363,6 +376,13 @@ final class SplitListing implements AutoCloseable {
 
   private List<Part> following(Part p, VersionsPage page) throws IOException {
     List<ObjectVersion> raw = page.versions();
+    if (!raw.isEmpty() && (!raw.get(0).key().startsWith(p.prefix) || !raw.get(raw.size() - 1).key().startsWith(p.prefix)
+        || (p.from != null && KeyOrder.compare(raw.get(0).key(), p.from.key()) < 0))) {
+      // A server that ignores the prefix or the start would have the listing read its keys again, or forever.
+      throw new IOException(listing + ": asked for the keys under '" + p.prefix + "'"
+          + (p.from == null ? "" : " after '" + p.from.key() + "'") + ", the server listed '" + raw.get(0).key()
+          + "'; stopping rather than listing the same keys twice over");
+    }
     List<ObjectVersion> kept = raw;
     if (raw.stream().anyMatch(v -> internal.test(v.key()))) {
       kept = raw.stream().filter(v -> !internal.test(v.key())).toList();

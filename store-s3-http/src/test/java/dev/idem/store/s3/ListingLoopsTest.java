@@ -4,6 +4,7 @@ import static dev.idem.store.s3.testing.FakeS3Server.ok;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.idem.core.store.HistoryQuery;
 import dev.idem.store.s3.client.RetryPolicy;
 import dev.idem.store.s3.client.S3Client;
 import dev.idem.store.s3.testing.FakeS3Server;
@@ -28,8 +29,11 @@ import org.junit.jupiter.api.function.Executable;
 class ListingLoopsTest {
   /** Listing requests the server repeats itself for before it gives up and ends the listing. */
   private static final int FOREVER = 50;
-  /** Requests a guarded loop may make before its error (plans, the first pages, one repeat). */
-  private static final int FEW = 8;
+  /**
+   * Requests a guarded loop may make before its error: the first pages, one repeat, and the history's
+   * listing requests in flight when the repeat is seen (its parallelism).
+   */
+  private static final int FEW = 8 + HistoryQuery.DEFAULT_LIST_PARALLELISM;
   private static final String REPEATED = "ListObjectsV2 and ListObjectVersions stop at a repeat";
 
   private static final String EMPTY_VERSIONS = "<ListVersionsResult><IsTruncated>false</IsTruncated></ListVersionsResult>";
@@ -101,6 +105,18 @@ class ListingLoopsTest {
     return b.append("</ListVersionsResult>").toString();
   }
 
+  private static String directories(String prefixes, String nextKey) {
+    StringBuilder b = new StringBuilder("<ListVersionsResult><IsTruncated>").append(nextKey != null)
+        .append("</IsTruncated>");
+    if (nextKey != null) {
+      b.append("<NextKeyMarker>").append(nextKey).append("</NextKeyMarker>");
+    }
+    for (String p : prefixes.split(",")) {
+      b.append("<CommonPrefixes><Prefix>").append(p).append("</Prefix></CommonPrefixes>");
+    }
+    return b.append("</ListVersionsResult>").toString();
+  }
+
   /** {@code call} fails with an error that names {@code listing} and the repeat, after a few requests. */
   private void endsWithRepeat(Executable call, String listing) {
     IOException e = assertThrows(IOException.class, call, REPEATED);
@@ -137,9 +153,11 @@ class ListingLoopsTest {
 
   @Test
   void history_serverIgnoresTheStartPastIdem_ioErrorNotALoop() {
-    // Every listing starts at the store's own area, wherever it is asked to start.
+    // The first page ends in the store's own area; the delimiter listing that passes it starts at the own
+    // area's directory wherever it is asked to start.
     serve(r -> r.query("versions") == null ? EMPTY_OBJECTS
-        : r.query("delimiter") != null ? EMPTY_VERSIONS : versions("_idem/store,a/1", null, null));
+        : r.query("delimiter") != null ? directories("_idem/", "_idem/")
+        : versions("_idem/store", "_idem/store", "v1"));
     try (S3ObjectStore store = store(PointerMode.CAS)) {
       endsWithRepeat(() -> store.history("", h -> true), "ListObjectVersions of s3://bkt/");
     }

@@ -127,8 +127,59 @@ final class VersionsPageReader {
       }
     }
     String nextVersion = top[2] == null || top[2].isEmpty() ? null : top[2];
-    return new VersionsPage(out, truncated, truncated ? S3Xml.decode(nextKey, url, what) : null, nextVersion,
+    return new VersionsPage(inKeyOrder(out), truncated, truncated ? S3Xml.decode(nextKey, url, what) : null, nextVersion,
         commonPrefixes);
+  }
+
+  /**
+   * The page's entries in key order, a key's newest first. S3 interleaves versions and delete markers so;
+   * moto lists all of a page's {@code Version}s, then all its {@code DeleteMarker}s, each in that order,
+   * so a marker would come after later keys' versions and split its key in two. Such a page is merged
+   * back: two runs in key order, merged by key, then by time, newest first (a marker at the same time as a
+   * version of its key comes after it, as moto's own order puts it). A page in order is returned as it is.
+   */
+  static List<ObjectVersion> inKeyOrder(List<ObjectVersion> entries) {
+    boolean ordered = true;
+    for (int i = 1; i < entries.size() && ordered; i++) {
+      ordered = compareKeys(entries.get(i - 1).key(), entries.get(i).key()) <= 0;
+    }
+    if (ordered) {
+      return entries;
+    }
+    List<ObjectVersion> versions = new ArrayList<>();
+    List<ObjectVersion> markers = new ArrayList<>();
+    for (ObjectVersion v : entries) {
+      (v.deleteMarker() ? markers : versions).add(v);
+    }
+    List<ObjectVersion> out = new ArrayList<>(entries.size());
+    int i = 0;
+    int j = 0;
+    while (i < versions.size() || j < markers.size()) {
+      boolean version = j == markers.size() || (i < versions.size() && before(versions.get(i), markers.get(j)));
+      out.add(version ? versions.get(i++) : markers.get(j++));
+    }
+    return out;
+  }
+
+  private static boolean before(ObjectVersion version, ObjectVersion marker) {
+    int byKey = compareKeys(version.key(), marker.key());
+    return byKey != 0 ? byKey < 0 : !version.lastModified().isBefore(marker.lastModified());
+  }
+
+  /** S3's key order: by UTF-8 bytes, which is code point order. */
+  private static int compareKeys(String a, String b) {
+    int i = 0;
+    int j = 0;
+    while (i < a.length() && j < b.length()) {
+      int ca = a.codePointAt(i);
+      int cb = b.codePointAt(j);
+      if (ca != cb) {
+        return Integer.compare(ca, cb);
+      }
+      i += Character.charCount(ca);
+      j += Character.charCount(cb);
+    }
+    return Integer.compare(a.length() - i, b.length() - j);
   }
 
   /** At a {@code <Version>} or {@code <DeleteMarker>}: reads it whole. */

@@ -51,6 +51,28 @@ class VersionsPageReaderTest {
     refused(page.getBytes(StandardCharsets.UTF_8), reason);
   }
 
+  private static String entry(String tag, String key, String id, String time) {
+    return "<" + tag + "><Key>" + key + "</Key><VersionId>" + id + "</VersionId><LastModified>" + time
+        + "</LastModified>" + (tag.equals("Version") ? "<ETag>&quot;e&quot;</ETag><Size>1</Size>" : "") + "</" + tag + ">";
+  }
+
+  /**
+   * moto lists a page's versions first and its delete markers after them: read back in key order, a
+   * key's newest first, so no key's entries are split around another's. A page in order stays as sent.
+   */
+  @Test
+  void read_deleteMarkersListedAfterEveryVersion_mergedIntoKeyOrder() throws IOException {
+    VersionsPage moto = read(page(entry("Version", "a", "a2", "2024-09-10T20:00:02Z")
+        + entry("Version", "b", "b1", "2024-09-10T20:00:01Z") + entry("Version", "c", "c1", "2024-09-10T20:00:01Z")
+        + entry("DeleteMarker", "a", "a3", "2024-09-10T20:00:03Z")
+        + entry("DeleteMarker", "b", "b0", "2024-09-10T20:00:00Z")));
+    assertEquals(List.of("a3", "a2", "b1", "b0", "c1"), moto.versions().stream().map(ObjectVersion::versionId).toList());
+    VersionsPage s3 = read(page(entry("DeleteMarker", "a", "a3", "2024-09-10T20:00:03Z")
+        + entry("Version", "a", "a2", "2024-09-10T20:00:04Z") + entry("Version", "b", "b1", "2024-09-10T20:00:01Z")));
+    assertEquals(List.of("a3", "a2", "b1"), s3.versions().stream().map(ObjectVersion::versionId).toList(),
+        "in key order: kept as listed, whatever the times say");
+  }
+
   @Test
   void keysWithEveryEscape_surrogatePairsIncluded() throws IOException {
     String key = "a&amp;b&lt;c&gt;&quot;&apos; &#x1F600;\uD83D\uDE00&#233;<![CDATA[<&]]>\u4e2d&#x10FFFF;";
