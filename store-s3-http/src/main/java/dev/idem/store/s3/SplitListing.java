@@ -70,7 +70,7 @@ import java.util.function.Predicate;
  */
 final class SplitListing implements AutoCloseable {
   /** The most digit positions one split enumerates. */
-  static final int MAX_LEVELS = 6;
+  static final int MAX_LEVELS = 3;
 
   /** One ListObjectVersions request. */
   @FunctionalInterface

@@ -285,7 +285,9 @@ class ScanCostProperties {
           }
         }
       }
-      put(b, st + "_idem/pointers/" + p.name + "/latest", "pointer", 1, clock, id, false);
+      for (int r = 0; r < p.windows / 4; r++) { // the store's own files (no pointer: the scan would read it)
+        put(b, st + "_idem/records/" + p.name + "/" + String.format("%020d", r), "record", null, clock, id, false);
+      }
     }
     Legacy l = shape.legacy;
     for (int i = 0; i < l.fixedPaths; i++) {
