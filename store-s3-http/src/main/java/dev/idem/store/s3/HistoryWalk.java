@@ -118,7 +118,8 @@ final class HistoryWalk {
     VersionsPage first = firstPage(listPrefix);
     try (VersionSource versions = first == null ? withoutVersions(listPrefix)
             : split(listPrefix, first, from == null ? null : layout.object(from), query.listParallelism());
-        PageCursor<Marker, ObjectSummary> evidence = objects(evidencePrefix, new Marker(evidenceStart, null, null))) {
+        PageCursor<Marker, ObjectSummary> evidence = objects(evidencePrefix, new Marker(evidenceStart, null, null));
+        InOrder inOrder = new InOrder(visitor, query.listParallelism())) {
       String previousWindow = null;
       String[] windowMemo = new String[2]; // each key's window is asked for twice: as the next key, then as itself
       while (true) {
@@ -134,13 +135,13 @@ final class HistoryWalk {
             return false;
           }
           // Evidence is HEADed anyway, and carries the schema.
-          if (query.accepts(e.key) && !visitor.visit(new KeyHistory(e.key, resolve(e.key, List.of(), group, false)))) {
+          if (query.accepts(e.key) && !inOrder.visit(e.key, List.of(), group, false)) {
             return false;
           }
           previousWindow = windowOf(e.key, windowMemo);
         }
         if (key == null) {
-          return true;
+          return inOrder.finish();
         }
         List<ObjectVersion> group = new ArrayList<>();
         String objectKey = v.key(); // the listing's own string: a key's versions share it, so equals is ==
@@ -157,11 +158,90 @@ final class HistoryWalk {
         boolean sharesWindow = window != null && (window.equals(previousWindow)
             || (v != null && window.equals(windowOf(layout.logical(v.key()), windowMemo)))
             || (nextEvidence != null && window.equals(windowOf(nextEvidence.key, windowMemo))));
-        if (query.accepts(key) && !visitor.visit(new KeyHistory(key, resolve(key, group, attempts, sharesWindow)))) {
+        if (query.accepts(key) && !inOrder.visit(key, group, attempts, sharesWindow)) {
           return false;
         }
         previousWindow = window;
       }
+    }
+  }
+
+  /**
+   * Hands keys to the visitor in key order while the HEADs some of them need run in the background, so
+   * a key that needs a request costs the walk no round trip of its own: at most {@code keys} keys are
+   * being resolved at once, and at most {@link #WAITING_PER_KEY}{@code  × keys} histories wait to be
+   * visited (enough for the keys listed while a HEAD is out, when one key in a hundred needs one).
+   * Closing it cancels what is still running.
+   */
+  private final class InOrder implements AutoCloseable {
+    private static final int WAITING_PER_KEY = 64;
+    private final HistoryVisitor visitor;
+    private final int keys;
+    /** A queued history, and whether it is resolved in the background. */
+    private record Pending(Future<KeyHistory> history, boolean background) {}
+
+    private final java.util.ArrayDeque<Pending> pending = new java.util.ArrayDeque<>();
+    private int resolving;
+
+    InOrder(HistoryVisitor visitor, int keys) {
+      this.visitor = visitor;
+      this.keys = Math.max(1, keys);
+    }
+
+    /** Queues the key's history; visits every history ready before it; false when the visitor stopped. */
+    boolean visit(String key, List<ObjectVersion> versions, List<Evidence> evidence, boolean needSchema)
+        throws IOException {
+      if (!needsHeads(key, versions, evidence, needSchema)) {
+        pending.add(new Pending(java.util.concurrent.CompletableFuture.completedFuture(
+            new KeyHistory(key, listedOnly(key, versions))), false));
+      } else {
+        while (resolving >= keys || pending.size() >= WAITING_PER_KEY * keys) {
+          if (!visitHead()) {
+            return false;
+          }
+        }
+        resolving++;
+        pending.add(new Pending(executor.submit(() -> {
+          try {
+            return new KeyHistory(key, resolve(key, versions, evidence, needSchema));
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
+        }), true));
+      }
+      while (!pending.isEmpty() && pending.peek().history().isDone()) {
+        if (!visitHead()) {
+          return false;
+        }
+      }
+      return true;
+    }
+
+    /** Visits every queued history; false when the visitor stopped. */
+    boolean finish() throws IOException {
+      while (!pending.isEmpty()) {
+        if (!visitHead()) {
+          return false;
+        }
+      }
+      return true;
+    }
+
+    private boolean visitHead() throws IOException {
+      Pending head = pending.poll();
+      KeyHistory h = Futures.join(head.history());
+      if (head.background()) {
+        resolving--;
+      }
+      return visitor.visit(h);
+    }
+
+    @Override
+    public void close() {
+      for (Pending p : pending) {
+        p.history().cancel(true);
+      }
+      pending.clear();
     }
   }
 
@@ -363,7 +443,7 @@ final class HistoryWalk {
    */
   private List<HistoryEntry> resolve(String key, List<ObjectVersion> versions, List<Evidence> evidence,
       boolean needSchema) throws IOException {
-    if (evidence.isEmpty() && !needSchema && !(distinctEtags(versions) && OutputKey.looksLikeKey(key))) {
+    if (!needsHeads(key, versions, evidence, needSchema)) {
       return listedOnly(key, versions); // nothing to HEAD: most keys, so no maps for them
     }
     Map<String, ObjectVersion> byEtag = new LinkedHashMap<>();
@@ -418,6 +498,12 @@ final class HistoryWalk {
           h.map(IdemMetadata::writer).orElse(null), h.map(IdemMetadata::schema).orElse(null)));
     }
     return out;
+  }
+
+  /** Whether {@link #resolve} HEADs anything for this key. */
+  private static boolean needsHeads(String key, List<ObjectVersion> versions, List<Evidence> evidence,
+      boolean needSchema) {
+    return !evidence.isEmpty() || needSchema || (distinctEtags(versions) && OutputKey.looksLikeKey(key));
   }
 
   /** Whether the versions (delete markers aside) carry more than one ETag. */
