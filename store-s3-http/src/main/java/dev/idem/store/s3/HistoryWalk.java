@@ -64,7 +64,7 @@ import java.util.concurrent.Future;
  * read once. The first page is listed alone: a listing of one page costs one request. A window query
  * whose first page lies below its first window lists the prefixes that hold the windows from it on
  * ({@link #windowsFrom}). Evidence (rare: divergent attempts only) is one ListObjectsV2 listing from the
- * first window. Memory holds at most {@code listParallelism + 1} version pages, one evidence page ahead
+ * first window. Memory holds at most {@code 2 × listParallelism + 1} version pages, one evidence page ahead
  * and one key's history. What a walk may cost is written out in the design document (C2) and checked
  * over generated bucket shapes by {@code ScanCostProperties}.
  *

@@ -62,8 +62,8 @@ import java.util.function.Predicate;
  * once, in key order; S3Proxy and S3Mock every directory on every page), so a directory is taken once
  * the listing's position has passed it, or the listing ended, and only once.
  *
- * <p>Memory: at most {@code parallelism} pages ahead of the reader (fetched or in flight) plus the one
- * being read, and the parts not yet listed (a few dozen per split). Not thread-safe: one reader. A
+ * <p>Memory: at most {@code parallelism} pages ahead of the reader (fetched or in flight), twice that
+ * while a split's parts or a gap that had to wait come before pages already held, plus the one being read, and the parts not yet listed (a few dozen per split). Not thread-safe: one reader. A
  * request that fails surfaces its {@link IOException} when the reader reaches its part; {@link
  * #close()} cancels what is in flight. A position the server hands out twice ends the listing with an
  * {@link IOException} ({@link ListingGuard}).
@@ -262,7 +262,7 @@ final class SplitListing implements AutoCloseable {
     return v;
   }
 
-  /** How many pages are held or in flight ahead of the reader: never more than the parallelism plus one. */
+  /** How many pages are held or in flight ahead of the reader: never more than twice the parallelism, plus one. */
   int pagesAhead() {
     int n = 0;
     for (Part p : parts) {
@@ -296,13 +296,22 @@ final class SplitListing implements AutoCloseable {
     while (expanded) {
       expanded = false;
       int held = 0;
+      int lastHeld = -1;
+      int i = 0;
       for (Part p : parts) {
-        held += p.holdsPage() ? 1 : 0;
+        if (p.holdsPage()) {
+          held++;
+          lastHeld = i;
+        }
+        i++;
       }
       Position end = readerEnd;
       boolean endKnown = true; // the reader has taken every page before the first part
       int walked = 0;
       for (ListIterator<Part> it = parts.listIterator(); it.hasNext() && walked++ < 8 * parallelism + 64; ) {
+        // A part before one already held (a split's, or a gap that had to wait) may open past the budget,
+        // since the reader needs it first: at most twice the parallelism is held.
+        boolean room = held < parallelism || (it.nextIndex() < lastHeld && held < 2 * parallelism);
         Part p = it.next();
         if (p.kind != Kind.LISTED && p.page != null && p.page.isDone() && p.failure == null) {
           try {
@@ -316,14 +325,14 @@ final class SplitListing implements AutoCloseable {
         switch (p.kind) {
           case LISTED -> end = p.end != null ? p.end : end;
           case GAP -> {
-            if (p.page == null && endKnown && held < parallelism) {
+            if (p.page == null && endKnown && room) {
               open(p, end);
               held++;
             }
             endKnown = false;
           }
           default -> {
-            if (p.page == null && held < parallelism) {
+            if (p.page == null && room) {
               open(p, p.from);
               held++;
             }

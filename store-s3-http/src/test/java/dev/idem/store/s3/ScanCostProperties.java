@@ -163,6 +163,11 @@ class ScanCostProperties {
         + (from == null ? 0 : 1 + 9L * Long.toString(NOW).length());
     assertTrue(c.versionListings() <= pages + parts, c.versionListings() + " version listings for " + inPrefix
         + " versions in pages of " + page + ": " + c);
+    long evidence = bucket.keys().keySet().stream().filter(k -> k.startsWith(own + "evidence/")).count();
+    long pipelines = shape.pipelines.size();
+    assertTrue(c.objectListings() <= Math.max(1, (evidence + page - 1) / page) + pipelines, c.objectListings()
+        + " ListObjectsV2 requests for " + evidence + " evidence objects and " + pipelines + " pipelines: " + c);
+    assertTrue(c.gets() <= pipelines, c.gets() + " GETs for " + pipelines + " pipelines: " + c);
     assertTrue(c.heads() <= split.headAllowance, c.heads() + " HEADs, " + split.headAllowance
         + " allowed for the keys reported and the keys sharing a window: " + c);
     Statistics.label("version listings per sequential page").collect(
