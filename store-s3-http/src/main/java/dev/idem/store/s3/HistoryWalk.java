@@ -7,6 +7,7 @@ import dev.idem.core.store.KeyHistory;
 import dev.idem.core.store.ObjectStore.HistoryVisitor;
 import dev.idem.core.store.ObjectStore.ListingVisitor;
 import dev.idem.core.store.ListedObject;
+import dev.idem.store.s3.client.KeyOrder;
 import dev.idem.store.s3.client.ObjectHead;
 import dev.idem.store.s3.client.ObjectSummary;
 import dev.idem.store.s3.client.ObjectVersion;

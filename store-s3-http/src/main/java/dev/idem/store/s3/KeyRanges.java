@@ -2,6 +2,7 @@ package dev.idem.store.s3;
 
 import dev.idem.core.Names;
 import dev.idem.core.OutputKey;
+import dev.idem.store.s3.client.KeyOrder;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;

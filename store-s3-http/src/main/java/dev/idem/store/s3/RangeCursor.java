@@ -1,5 +1,6 @@
 package dev.idem.store.s3;
 
+import dev.idem.store.s3.client.KeyOrder;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayDeque;

@@ -18,6 +18,7 @@ import dev.idem.core.store.Payload;
 import dev.idem.core.store.Pointer;
 import dev.idem.store.s3.auth.AwsCredentials;
 import dev.idem.store.s3.auth.CredentialsProvider;
+import dev.idem.store.s3.client.KeyOrder;
 import dev.idem.store.s3.client.RequestBody;
 import dev.idem.store.s3.testing.OnEachS3Server;
 import dev.idem.store.s3.testing.S3Implementation;

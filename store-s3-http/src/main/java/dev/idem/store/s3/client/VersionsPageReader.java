@@ -12,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 
 /**
@@ -31,7 +32,9 @@ import java.util.List;
  * NextKeyMarker}, a percent-encoding that is not one or does not decode to UTF-8, and any XML error are a
  * {@link MalformedReplyException} naming the request, never a wrong page. Keys
  * are percent-decoded ({@code +} is a space) when the page says {@code EncodingType} {@code url},
- * wherever that element comes. Memory: the parser's 8 KiB window and the page's entries; one reader
+ * wherever that element comes. Entries are given in the listing's order whatever order the reply's
+ * elements come in: by key ({@link KeyOrder}), a key's latest entry first, its others as the reply
+ * gives them (moto gives a page's Version elements and then its DeleteMarker elements). Memory: the parser's 8 KiB window and the page's entries; one reader
  * per reply, not thread-safe.
  */
 final class VersionsPageReader {
@@ -53,6 +56,11 @@ final class VersionsPageReader {
   private static final byte[][] TOP = {
       ascii("IsTruncated"), ascii("NextKeyMarker"), ascii("NextVersionIdMarker"), ascii("EncodingType")};
   private static final byte[] TRUE = ascii("true");
+  /** The listing's order: by key, and a key's latest entry (newest) before its others. */
+  private static final Comparator<ObjectVersion> LISTING_ORDER = (a, b) -> {
+    int byKey = a.key() == b.key() ? 0 : KeyOrder.compare(a.key(), b.key());
+    return byKey != 0 ? byKey : Boolean.compare(b.latest(), a.latest());
+  };
 
   private final XmlPullParser p;
   private final String what;
@@ -126,6 +134,11 @@ final class VersionsPageReader {
         commonPrefixes.set(i, S3Xml.decode(commonPrefixes.get(i), true, what));
       }
     }
+    // S3 interleaves a page's versions and delete markers in the listing's order; moto gives its Version
+    // elements first and its DeleteMarker elements after them. A stable sort puts either in that order
+    // (one pass over a page already in it); only where a delete marker stood among a key's older versions
+    // is not in moto's reply.
+    out.sort(LISTING_ORDER);
     String nextVersion = top[2] == null || top[2].isEmpty() ? null : top[2];
     return new VersionsPage(out, truncated, truncated ? S3Xml.decode(nextKey, url, what) : null, nextVersion,
         commonPrefixes);

@@ -60,9 +60,9 @@ class VersionsPageReaderTest {
         + "<DeleteMarker><Key>" + key + "</Key><VersionId>v0</VersionId><IsLatest>true</IsLatest>"
         + "<LastModified>2024-09-10T20:27:29Z</LastModified></DeleteMarker>"));
     String expected = "a&b<c>\"' \uD83D\uDE00\uD83D\uDE00\u00e9<&\u4e2d\uDBFF\uDFFF";
-    assertEquals(List.of(
-        new ObjectVersion(expected, "v1", false, false, Instant.parse("2024-09-10T20:27:30.5Z"), "e", 0),
-        new ObjectVersion(expected, "v0", true, true, Instant.parse("2024-09-10T20:27:29Z"), null, 0)), p.versions());
+    assertEquals(List.of( // the latest first, as S3 lists it
+        new ObjectVersion(expected, "v0", true, true, Instant.parse("2024-09-10T20:27:29Z"), null, 0),
+        new ObjectVersion(expected, "v1", false, false, Instant.parse("2024-09-10T20:27:30.5Z"), "e", 0)), p.versions());
     assertSame(p.versions().get(0).key(), p.versions().get(1).key(), "versions of one key share its string");
     assertFalse(p.truncated());
   }
@@ -76,6 +76,26 @@ class VersionsPageReaderTest {
     assertEquals("n\u00e9", p.nextKeyMarker());
     assertEquals(null, p.nextVersionIdMarker());
     assertEquals(List.of("p/"), p.commonPrefixes());
+  }
+
+  /**
+   * moto writes a page's Version elements first and its DeleteMarker elements after them, where S3
+   * interleaves them in the listing's order: the page is read in the listing's order all the same, by
+   * key, each key's latest entry first.
+   */
+  @Test
+  void versionsThenDeleteMarkers_readInTheListingsOrder() throws IOException {
+    String entry = "<%s><Key>%s</Key><VersionId>%s</VersionId><IsLatest>%s</IsLatest>"
+        + "<LastModified>2026-12-06T06:21:37.000Z</LastModified>%s</%1$s>";
+    String etag = "<ETag>\"e\"</ETag><Size>1</Size>";
+    VersionsPage p = read(page(String.format(entry, "Version", "a/1", "v1", "false", etag)
+        + String.format(entry, "Version", "a/2", "v2", "true", etag)
+        + String.format(entry, "Version", "k", "v4", "false", etag)
+        + String.format(entry, "Version", "k", "v3", "false", etag)
+        + String.format(entry, "DeleteMarker", "a/1", "m1", "true", "")
+        + String.format(entry, "DeleteMarker", "k", "m2", "true", "")));
+    assertEquals(List.of("a/1 m1", "a/1 v1", "a/2 v2", "k m2", "k v4", "k v3"),
+        p.versions().stream().map(v -> v.key() + " " + v.versionId()).toList());
   }
 
   @Test
