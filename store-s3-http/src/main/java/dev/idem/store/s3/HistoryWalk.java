@@ -412,6 +412,11 @@ final class HistoryWalk {
    * position. So a directory is given only once the listing's position has passed it (every key of the
    * listing's own below it has been given) or the listing has ended, and only once: memory holds the
    * directories named and not yet given, besides one delimiter page and one directory page.
+   *
+   * <p>It ends on every server: its positions are the server's own, so a server that ignores the one it
+   * is asked to start at hands the same one back and the cursor's guard stops it ({@link ListingGuard});
+   * it gives no key of the own area, so a server that lists the own area again (ignoring a directory's
+   * prefix) has the range restarted a second time, which {@link RangeCursor#skipWhile} refuses.
    */
   private PageCursor<?, ObjectVersion> afterOwnArea(String listPrefix, RangeCursor.Range range)
       throws IOException {

@@ -23,9 +23,10 @@ import java.util.function.Predicate;
  * Memory: at most {@code parallelism} open ranges of two pages each ({@link PageCursor}), the
  * ranges behind the reader closed. Not thread-safe: one reader. {@link #close()} cancels every range
  * still open; a range that failed to list surfaces its {@link IOException} when the reader reaches it.
- * Each range's pages are checked by its {@link PageCursor}; a range {@linkplain #skipTo skipped} to the
- * same position twice (a server that ignores where it is asked to start) ends the walk with an {@link
- * IOException} ({@link ListingGuard}).
+ * Each range's pages are checked by its {@link PageCursor}; a range whose rest, listed past a skipped
+ * run ({@link #skipWhile}), comes back into the run (a server that ignores the position or the prefix it
+ * is asked to list from) is not restarted a second time: the walk ends with an {@link IOException}
+ * ({@link ListingGuard}). So each range restarts at most once, and every listing is bounded by its guard.
  *
  * @param <E> the listed entries
  */
@@ -151,7 +152,8 @@ final class RangeCursor<E> implements AutoCloseable {
       return;
     }
     current.close();
-    // Restarting one range twice means the server listed the skipped run again: refused, not a loop.
+    // The rest never gives the run's keys on a server that lists what it is asked for; restarting one
+    // range twice means the server listed the skipped run again: refused, not a loop.
     current = rest.open(skips.restart(currentRange));
   }
 
