@@ -47,9 +47,10 @@ import java.util.Optional;
  * replica of a rolling deployment that meets its twin's object (seven of eight under contention).
  *
  * <p>A failure leaves no record, or a record whose name is whole (content possibly torn), never a
- * changed one. Names are at most 92 characters longer than the object's name; an object name over
- * 163 bytes cannot be published on a filesystem whose names stop at 255 bytes (the publish fails
- * before linking anything).
+ * changed one. Names are at most 92 characters longer than the object's name (idem's own names are 70
+ * bytes). On a filesystem whose names stop at 255 bytes, an object name of 164 or 165 bytes leaves room
+ * for its CREATED record but not for a DIVERGENT one (a divergence there ends DIVERGENT {@code
+ * NOT_RECORDED}, saying so), and from 166 bytes a publish links its object and then fails to record it.
  */
 final class Records {
   static final char SEPARATOR = '!';
