@@ -157,7 +157,8 @@ class S3OneCreatePerPublishTest {
     assertEquals(PutStatus.CREATED, firstOutcome.get(0).status());
     String secondSha = Sha256.of(second);
     assertTrue(versions(bucket, objectKey).isEmpty(), "the server deleted A's object; B created nothing there");
-    assertEquals(1, s3.client().listObjects(bucket, "p/_idem/evidence/" + key(60) + "!" + secondSha, null, null, 10)
+    // The divergence marker (KEY!SHA.ATTEMPT) and the bytes (KEY!SHA), both before the abort.
+    assertEquals(2, s3.client().listObjects(bucket, "p/_idem/evidence/" + key(60) + "!" + secondSha, null, null, 10)
         .objects().size(), "B's divergent attempt was recorded before the abort");
   }
 
