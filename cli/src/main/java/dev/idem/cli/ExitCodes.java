@@ -36,7 +36,11 @@ import picocli.CommandLine.UnmatchedArgumentException;
  */
 public final class ExitCodes implements IExitCodeExceptionMapper {
   public static final int OK = 0;
-  /** A divergent publish, or a scan that found divergent keys or stopped before the end. */
+  /**
+   * A divergent publish (also one the store could not record, or whose bytes it could not keep: never
+   * {@link #STORE_UNAVAILABLE}, which would read as a hiccup to retry), or a scan that found divergent keys
+   * or stopped before the end.
+   */
   public static final int DIVERGENT = 1;
   /** Bad flags, values, names, URIs or files; picocli's own code for invalid input. */
   public static final int USAGE = 2;
@@ -72,7 +76,7 @@ public final class ExitCodes implements IExitCodeExceptionMapper {
   public static Map<String, String> helpTable() {
     Map<String, String> m = new LinkedHashMap<>();
     m.put(" " + OK, "success (also: run found the key already published and skipped CMD; a publish re-created a window gc had removed, REPUBLISHED)");
-    m.put(" " + DIVERGENT, "divergence: different bytes met at one key, or a scan found divergent keys, a pointer whose object is missing or holds other bytes, a window with two keys under --fail-on-drift (or was cut short)");
+    m.put(" " + DIVERGENT, "divergence: different bytes met at one key (also when the store could not record it: stderr says why), or a scan found divergent keys, a pointer whose object is missing or holds other bytes, a window with two keys under --fail-on-drift (or was cut short)");
     m.put(" " + USAGE, "usage error: bad flag, value, name, store URI or file, an empty file to publish, or a window not yet closed (beyond --max-clock-skew); nothing written");
     m.put(" " + CONTENDED, "contention: the pointer's lock was not obtained (BUSY) or others kept moving the pointer (CONFLICT) within --pointer-timeout; safe to retry (pointer rewind: the pointer is not at --expect)");
     m.put(" " + STORE_UNAVAILABLE, "store unavailable: I/O error, unreachable store, unwritable path (run checks before starting CMD), corrupt object");

@@ -25,7 +25,8 @@ import picocli.CommandLine.Spec;
         "An empty file (0 bytes) is refused with exit 2 unless --allow-empty, and so is a window that has not "
             + "closed yet (ending more than --max-clock-skew after now); nothing is written.",
         "Prints CREATED, IDENTICAL (same bytes were there) or DIVERGENT (different bytes were there: "
-            + "they stay, this attempt is recorded as evidence; exit 1).",
+            + "they stay, this attempt is recorded as evidence; exit 1, also when the store could not record it "
+            + "or keep its bytes: record=NOT_RECORDED or record=BYTES_NOT_KEPT, and a line on stderr says why).",
         "pointer=SAME_POSITION_OTHER_KEY means the pointer already names another key for this window and "
             + "schema (keying drift: a build declared other inputs without bumping --schema); the publish "
             + "stands, exit 0, with a KEYING DRIFT line on stderr.",

@@ -5,8 +5,10 @@ import dev.idem.core.publish.AdvanceReport;
 import dev.idem.core.publish.AdvanceStatus;
 import dev.idem.core.publish.PublishReport;
 import dev.idem.core.publish.PublishStatus;
+import dev.idem.core.store.DivergenceRecord;
 import dev.idem.core.store.ObjectInfo;
 import dev.idem.core.store.Pointer;
+import dev.idem.core.store.PutOutcome;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,6 +20,12 @@ import java.util.List;
  * replica's output is published and complete, and failing the job would only make a scheduler retry
  * it to the same result. It is said on stderr and in the JSON, and {@code idem scan --fail-on-drift}
  * is the gate that fails on it.
+ *
+ * <p>DIVERGENT exits 1 whatever the store could record of it (P8). When the divergence could not be
+ * recorded, or its bytes not kept, a line on stderr says so and why (even under {@code --quiet}: then
+ * the publish is the only report of the divergence), and so do {@code record=} on the human line and
+ * {@code divergence_record} and {@code record_failure} in the JSON; never exit 4 as if the store had
+ * only hiccupped.
  *
  * <p>REPUBLISHED (a window that {@code idem gc} had removed, created again) exits 0 too: the output is
  * published and complete. It is said on stderr (when gc removed the window, and that it is created again)
@@ -47,8 +55,11 @@ final class Reports {
     if (r.divergent() && !o.quiet) {
       err.println("idem: DIVERGENT: " + r.key() + " already holds different bytes (sha256 "
           + r.stored().sha256() + "), this replica's are " + r.put().attemptSha256()
-          + ". The stored object is kept; this attempt is recorded for 'idem scan'. "
+          + ". The stored object is kept; " + recordedClause(r.put().record()) + ". "
           + "Does the key miss an input, or should --schema be bumped?");
+    }
+    if (r.divergent() && r.put().record() != DivergenceRecord.RECORDED) {
+      err.println("idem: " + unrecordedLine(r.put()));
     }
     if (r.retired() != null && !o.quiet) {
       err.println("idem: " + republishedLine(r));
@@ -60,6 +71,22 @@ final class Reports {
       err.println("idem: the object is published but " + whyGaveUp(r.pointer())
           + "; running the same command again completes it");
     }
+  }
+
+  /** What became of a divergent attempt, as the DIVERGENT line says it. */
+  private static String recordedClause(DivergenceRecord record) {
+    return switch (record) {
+      case RECORDED -> "this attempt is recorded for 'idem scan'";
+      case BYTES_NOT_KEPT -> "this attempt is recorded for 'idem scan', but its bytes were not kept";
+      case NOT_RECORDED -> "this attempt could NOT be recorded, so 'idem scan' will not report it";
+    };
+  }
+
+  /** Why a divergence was not recorded whole, in one line. */
+  static String unrecordedLine(PutOutcome put) {
+    return (put.record() == DivergenceRecord.NOT_RECORDED
+        ? "the divergence could not be recorded (this exit status is its only report): "
+        : "the divergence is recorded, but this replica's bytes were not kept: ") + put.recordFailure();
   }
 
   /** What a REPUBLISHED outcome means, in one line. */
@@ -103,6 +130,9 @@ final class Reports {
       if (r.put().evidenceKey() != null) {
         parts.add("evidence=" + r.put().evidenceKey());
       }
+      if (r.put().record() != DivergenceRecord.RECORDED) {
+        parts.add("record=" + r.put().record());
+      }
     }
     parts.add("pointer=" + pointerWord(r.pointer()));
     if (r.status() == PublishStatus.SKIPPED) {
@@ -140,6 +170,10 @@ final class Reports {
     if (r.put() != null) {
       j.put("attempt_sha256", r.put().attemptSha256()).put("attempt_size", r.put().attemptSize());
       j.putIfPresent("evidence_key", r.put().evidenceKey());
+      if (r.put().record() != null) {
+        j.put("divergence_record", r.put().record().name());
+        j.putIfPresent("record_failure", r.put().recordFailure());
+      }
     }
     j.put("retired", GcCommand.retiredJson(r.retired()));
     j.put("pointer", pointerJson(r.pointer()));

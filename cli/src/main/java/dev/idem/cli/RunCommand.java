@@ -41,9 +41,10 @@ import picocli.CommandLine.Spec;
             + "names another key for this window and schema: a build declared other inputs without bumping "
             + "--schema. This output stands; readers get the other key's.",
         "",
-        "If CMD exits non-zero, nothing is published and idem exits with CMD's code. On SIGTERM or SIGINT, "
-            + "idem sends SIGTERM to CMD and its descendants, SIGKILLs them after --grace, publishes nothing "
-            + "and exits 143 (SIGTERM) or 130 (SIGINT).",
+        "If CMD exits non-zero, nothing is published and idem exits with CMD's code. On SIGTERM or SIGINT "
+            + "while CMD runs, idem sends SIGTERM to CMD and its descendants, SIGKILLs them after --grace, "
+            + "publishes nothing and exits 143 (SIGTERM) or 130 (SIGINT); one that arrives while the result is "
+            + "being published ends idem too, leaving the complete object or nothing, never part of one.",
         ""
     })
 final class RunCommand implements Callable<Integer> {

@@ -11,6 +11,7 @@ import dev.idem.store.s3.testing.S3TestServer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -85,6 +86,34 @@ class S3CommandsTest {
     assertEquals(ExitCodes.DIVERGENT, scan.code(), scan.describe());
     assertTrue(scan.out().matches("DIVERGENT border-state/1725999960/state-[0-9a-f]{64} writes=\\d+ payloads=2\n"
         + "scanned prefix=border-state/ divergent_keys=1\n"), scan.describe());
+  }
+
+  /**
+   * The store probe decides on each server before the first write: S3Proxy and moto hold every guarantee
+   * idem needs; Adobe S3Mock deletes the object at a key when an upload of the key is aborted, so doctor
+   * and publish exit 8 naming that guarantee ({@code abort-keeps-object}) and nothing is published.
+   */
+  @Test
+  void doctorAndPublish_eachServer_acceptedOrRefusedByItsProbe() throws Exception {
+    Cli.Result doctor = cli().run("doctor", "--store", store);
+    Cli.Result published = publish("rows\n");
+
+    if (implementation == S3Implementation.S3MOCK) {
+      assertEquals(ExitCodes.STORE_REFUSED, doctor.code(), doctor.describe());
+      assertTrue(doctor.out().contains("\n  MISSING abort-keeps-object: "), doctor.describe());
+      assertEquals(ExitCodes.STORE_REFUSED, published.code(), published.describe());
+      assertEquals(1, published.errLines().length, published.describe());
+      assertTrue(published.err().contains(" deletes the object at a key when a multipart upload to that key is"
+          + " aborted"), published.describe());
+      String bucket = store.substring("s3://".length(), store.indexOf("/exports"));
+      assertEquals(List.of(), server.client().listObjects(bucket, "exports/border-state/", null, null, 1000).objects(),
+          "nothing published");
+      return;
+    }
+    assertEquals(0, doctor.code(), doctor.describe());
+    assertTrue(doctor.out().contains("\n  HELD abort-keeps-object: "), doctor.describe());
+    assertEquals(0, published.code(), published.describe());
+    assertTrue(published.out().startsWith("CREATED border-state/1725999960/state-"), published.describe());
   }
 
   @Test

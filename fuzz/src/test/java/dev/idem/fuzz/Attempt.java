@@ -1,6 +1,7 @@
 package dev.idem.fuzz;
 
 import dev.idem.core.publish.PublishReport;
+import dev.idem.core.store.DivergenceRecord;
 
 /**
  * One call of {@code Publisher.publish} by a replica, as the runner saw it.
@@ -17,22 +18,33 @@ import dev.idem.core.publish.PublishReport;
  * @param invokeNanos no later than the call began, on the runner's clock
  * @param returnNanos no earlier than the call returned, on the runner's clock
  * @param advanceMillis how long the pointer advance took as its report says, or -1 when there was none
+ * @param record for DIVERGENT, what the store said it recorded of the attempt ({@code DivergenceRecord}
+ *     name), else {@code null}
  */
 record Attempt(
     Result result, String status, String advance, String storedSha, String storedWriter, String detail,
-    long invokeNanos, long returnNanos, long advanceMillis) {
+    long invokeNanos, long returnNanos, long advanceMillis, String record) {
 
   enum Result { OK, IO_ERROR, REFUSED, ERROR, DIED }
 
   Attempt(Result result, String status, String advance, String storedSha, String storedWriter, String detail,
       long invokeNanos, long returnNanos) {
-    this(result, status, advance, storedSha, storedWriter, detail, invokeNanos, returnNanos, -1);
+    this(result, status, advance, storedSha, storedWriter, detail, invokeNanos, returnNanos, -1, null);
   }
 
   static Attempt of(PublishReport r, long invokeNanos, long returnNanos) {
     return new Attempt(Result.OK, r.status().name(), r.pointer() == null ? null : r.pointer().status().name(),
         r.stored().sha256(), r.stored().writer(), null, invokeNanos, returnNanos,
-        r.pointer() == null ? -1 : r.pointer().elapsed().toMillis());
+        r.pointer() == null ? -1 : r.pointer().elapsed().toMillis(),
+        r.put() == null || r.put().record() == null ? null : r.put().record().name());
+  }
+
+  /**
+   * A DIVERGENT report whose divergence the store recorded (its marker was written, its bytes kept or
+   * not): the scan must report the key (P8). One the store could not record at all is reported only here.
+   */
+  boolean recordedDivergence() {
+    return result == Result.OK && "DIVERGENT".equals(status) && !DivergenceRecord.NOT_RECORDED.name().equals(record);
   }
 
   static Attempt failed(Result result, Throwable t, long invokeNanos, long returnNanos) {
@@ -48,13 +60,13 @@ record Attempt(
   /** One line of a replica process's report; {@link #decode} reads it back (times are the parent's). */
   String encode() {
     return String.join("\t", result.name(), dash(status), dash(advance), dash(storedSha), dash(storedWriter),
-        String.valueOf(advanceMillis), detail == null ? "-" : detail.replace('\t', ' ').replace('\n', ' '));
+        String.valueOf(advanceMillis), dash(record), detail == null ? "-" : detail.replace('\t', ' ').replace('\n', ' '));
   }
 
   static Attempt decode(String line, long invokeNanos, long returnNanos) {
-    String[] f = line.split("\t", 7);
-    return new Attempt(Result.valueOf(f[0]), undash(f[1]), undash(f[2]), undash(f[3]), undash(f[4]), undash(f[6]),
-        invokeNanos, returnNanos, Long.parseLong(f[5]));
+    String[] f = line.split("\t", 8);
+    return new Attempt(Result.valueOf(f[0]), undash(f[1]), undash(f[2]), undash(f[3]), undash(f[4]), undash(f[7]),
+        invokeNanos, returnNanos, Long.parseLong(f[5]), undash(f[6]));
   }
 
   private static String dash(String s) {
@@ -68,7 +80,8 @@ record Attempt(
   @Override
   public String toString() {
     return switch (result) {
-      case OK -> status + (advance == null ? "" : "/" + advance);
+      case OK -> status + (record == null || record.equals(DivergenceRecord.RECORDED.name()) ? "" : "(" + record + ")")
+          + (advance == null ? "" : "/" + advance);
       case DIED -> "died";
       default -> result + "(" + detail + ")";
     };

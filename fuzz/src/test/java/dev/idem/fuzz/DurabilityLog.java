@@ -31,10 +31,12 @@ import java.util.Set;
  *       directory (else the pointer may revert to an older position after a crash);
  *   <li><b>S3 records in the order of objects</b>: a CREATED record is created only after its
  *       object's link was made durable by a directory {@code fsync}, an IDENTICAL one only after its
- *       thread fsynced the directory of the object it met or read a CREATED record of it; a DIVERGENT record only
- *       after the evidence its thread linked was made durable; a DIVERGENT record is {@code force}d
- *       and its directory {@code fsync}ed by its thread before it goes on (the record the scan needs
- *       must survive a power loss; CREATED and IDENTICAL records describe a durable object).
+ *       thread fsynced the directory of the object it met or read a CREATED record of it; a DIVERGENT
+ *       record is {@code force}d and its directory {@code fsync}ed by its thread before it goes on (the
+ *       record the scan needs must survive a power loss; CREATED and IDENTICAL records describe a
+ *       durable object);
+ *   <li><b>P8 the fact before the bytes</b>: divergent bytes are linked as evidence only after their
+ *       thread created a DIVERGENT record of them (same SHA-256), forced it and fsynced its directory.
  * </ul>
  *
  * Threads that died or hit an injected fault are excused from the "goes on to fsync" rules: what they
@@ -86,6 +88,9 @@ final class DurabilityLog {
       Event e = events.get(i);
       switch (e.op()) {
         case "createLink" -> {
+          if (e.path().startsWith(root.resolve("_idem/evidence"))) {
+            checkEvidence(e, i, v);
+          }
           if (!e.path().startsWith(root.resolve("_idem"))) {
             if (!forcedBefore(e.other(), i)) {
               v.add("C1: " + rel(e.path()) + " was linked from a temporary file that was never forced");
@@ -149,13 +154,6 @@ final class DurabilityLog {
       }
       return;
     }
-    if (name.contains("!DIVERGENT.")) {
-      Path evidence = root.resolve("_idem/evidence").resolve(root.relativize(object));
-      int linked = lastIndex(i, "createLink", null, e.thread());
-      if (linked >= 0 && events.get(linked).path().getParent().equals(evidence) && !syncedBetween(evidence, linked, i)) {
-        v.add("S3: DIVERGENT record " + rel(e.path()) + " was written before its evidence was made durable");
-      }
-    }
     if (!excused.contains(e.thread())) {
       if (!forcedAfter(e.path(), i, e.thread())) {
         v.add("S3: the thread that wrote record " + rel(e.path()) + " never forced it");
@@ -164,6 +162,29 @@ final class DurabilityLog {
         v.add("S3: the thread that wrote record " + rel(e.path()) + " never fsynced its directory afterwards");
       }
     }
+  }
+
+  /** P8 for the evidence link {@code e} at {@code i}: its thread made a DIVERGENT record of the bytes durable first. */
+  private void checkEvidence(Event e, int i, List<String> v) {
+    Path object = root.resolve(root.resolve("_idem/evidence").relativize(e.path().getParent()));
+    Path records = root.resolve("_idem/records").resolve(root.relativize(object.getParent()));
+    String name = object.getFileName() + "!DIVERGENT." + e.path().getFileName() + ".";
+    for (int j = i - 1; j >= 0; j--) {
+      Event c = events.get(j);
+      if (c.op().equals("createRecord") && c.thread() == e.thread() && c.path().getParent().equals(records)
+          && c.path().getFileName().toString().startsWith(name)) {
+        int forced = -1;
+        for (int f = j + 1; f < i && forced < 0; f++) {
+          Event x = events.get(f);
+          forced = x.op().equals("force") && c.path().equals(x.path()) && x.thread() == e.thread() ? f : -1;
+        }
+        if (forced >= 0 && syncedBetween(records, forced, i)) {
+          return;
+        }
+        break;
+      }
+    }
+    v.add("P8: evidence " + rel(e.path()) + " was linked before its thread made a DIVERGENT record of it durable");
   }
 
   private boolean forcedAfter(Path file, int after, Thread thread) {

@@ -36,8 +36,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class FaultyHttpProxy implements AutoCloseable {
   /** Operations the story can name. */
-  static final List<String> OPS = List.of("HEAD object", "GET object", "PUT object", "PUT evidence", "LIST",
-      "GET pointer-log", "HEAD pointer-log", "PUT pointer-log", "PUT pointer-latest", "POST object", "DELETE object");
+  static final List<String> OPS = List.of("HEAD object", "GET object", "PUT object", "PUT marker", "PUT evidence",
+      "POST evidence", "LIST", "GET pointer-log", "HEAD pointer-log", "PUT pointer-log", "PUT pointer-latest",
+      "POST object", "DELETE object");
 
   /** How long a stalled body is held at most: far beyond the client's body deadline. */
   static final long BODY_STALL_HOLD_MS = 30_000;
@@ -260,7 +261,9 @@ final class FaultyHttpProxy implements AutoCloseable {
     }
     String key = java.net.URLDecoder.decode(path.substring(bucketPrefix.length()), StandardCharsets.UTF_8);
     String kind;
-    if (key.startsWith("_idem/evidence/")) {
+    if (key.startsWith("_idem/evidence/") && key.matches(".*![0-9a-f]{64}\\.[0-9a-f]{32}")) {
+      kind = "marker"; // a divergence marker, written before the evidence bytes (P8)
+    } else if (key.startsWith("_idem/evidence/")) {
       kind = "evidence";
     } else if (key.startsWith("_idem/pointers/") && key.contains("/log/")) {
       kind = "pointer-log";

@@ -33,6 +33,7 @@ final class FsBackend implements Backend {
       List.of(Fate.Fault.IO_ERROR), List.of(Fate.Death.SIGKILL, Fate.Death.SIGTERM, Fate.Death.THREAD_DEATH), 5, 2, 4, 3,
       List.of(new Step("fsyncDirectory(object dir)", false, 1), new Step("createNew(record)", false, 1),
           new Step("atomicMove(pointer)", false, 1)),
+      List.of(new Step("createLink(evidence)", false, 1), new Step("fsyncDirectory(evidence dir)", false, 1)),
       new Step("tryLock(pointer lock)", true, 1),
       List.of(Scenario.Hazard.LINK_AT_PIPELINE, Scenario.Hazard.LINK_AT_WINDOW, Scenario.Hazard.LINK_AT_RECORDS),
       Scenarios.SMALL_PAYLOADS);

@@ -16,5 +16,13 @@ enum FsBreakage {
    * when the pointer is moved by a replica that did not link the object itself while the one that did
    * has not yet synced its directory: a stall or a death between that link and that sync.
    */
-  NO_OBJECT_SYNC_BEFORE_POINTER
+  NO_OBJECT_SYNC_BEFORE_POINTER,
+  /**
+   * "No divergence marker": a DIVERGENT record is written nowhere (its file goes to an unlinked scratch
+   * file outside the root), as if the marker of P8 were dropped from {@code FsObjectStore}'s divergent
+   * publish (breakage B6 in fuzz/README.md). The evidence bytes still record a divergence whose publish
+   * finishes; it shows only when the publisher dies or fails while keeping them: the divergence is then
+   * lost, and the scan passes a key that two replicas wrote with different bytes.
+   */
+  NO_DIVERGENCE_MARKER
 }

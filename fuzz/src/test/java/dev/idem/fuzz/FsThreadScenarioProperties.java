@@ -20,7 +20,7 @@ import net.jqwik.api.lifecycle.AfterContainer;
 class FsThreadScenarioProperties {
   static final Scenarios.Profile PROFILE = new Scenarios.Profile(FsBackend.PROFILE.ops(), FsBackend.PROFILE.opsFaultAfter(),
       FsBackend.PROFILE.faults(), List.of(Fate.Death.THREAD_DEATH), 0, FsBackend.PROFILE.deathWeight(), 0,
-      FsBackend.PROFILE.maxNth(), FsBackend.PROFILE.critical(), FsBackend.PROFILE.lockStep(),
+      FsBackend.PROFILE.maxNth(), FsBackend.PROFILE.critical(), FsBackend.PROFILE.evidence(), FsBackend.PROFILE.lockStep(),
       FsBackend.PROFILE.hazards(), FsBackend.PROFILE.payloads());
 
   private static FsBackend backend;

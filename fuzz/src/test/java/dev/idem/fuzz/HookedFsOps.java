@@ -7,7 +7,9 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Collections;
 import java.util.IdentityHashMap;
@@ -96,12 +98,23 @@ final class HookedFsOps implements FsOps {
 
   @Override public FileChannel createNew(Path file) throws IOException {
     String k = newFileKind(file);
+    if (breakage == FsBreakage.NO_DIVERGENCE_MARKER && file.getFileName().toString().contains("!DIVERGENT.")) {
+      return around("createNew(" + k + ")", HookedFsOps::nowhere, ch -> kinds.put(ch, k));
+    }
     return around("createNew(" + k + ")", () -> d.createNew(file), ch -> {
       opened(ch, k, file);
       if (log != null && k.equals("record")) {
         log.record("createRecord", file, null);
       }
     });
+  }
+
+  /** A channel on a file that is gone already: what is written to it is kept nowhere. */
+  private static FileChannel nowhere() throws IOException {
+    Path scratch = Files.createTempFile("idem-fuzz-dropped", ".record");
+    FileChannel ch = FileChannel.open(scratch, StandardOpenOption.WRITE);
+    Files.delete(scratch);
+    return ch;
   }
 
   @Override public FileChannel openLockFile(Path file) throws IOException {

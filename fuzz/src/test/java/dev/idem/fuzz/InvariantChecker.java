@@ -38,7 +38,11 @@ import java.util.stream.Collectors;
  *       nothing fails with anything but an {@link IOException}; no advance gives up (G3).
  *   <li>P1–P4 per key: exactly one object, whose bytes are one replica's payload and match its stored
  *       hash; at most one CREATED, and it is the stored writer's; with no CREATED reported the writer is
- *       a replica that died or faulted; every divergent attempt is in the history; no foreign content.
+ *       a replica that died or faulted; every divergent attempt the store said it recorded is in the
+ *       history; no foreign content.
+ *   <li>P8 per key: when a replica reported DIVERGENT (other than NOT_RECORDED, the one outcome that says
+ *       nothing could be recorded), or offered other bytes than the stored ones and died while keeping
+ *       them as evidence, the scan reports the key divergent.
  *   <li>P5: a replica that began after another had seen the key published skipped, and a replica that
  *       skipped never ran its task.
  *   <li>G1–G3 per pipeline: the pointer names a complete object; it stands at the highest position
@@ -442,15 +446,18 @@ final class InvariantChecker {
       }
     }
     for (ScenarioRunner.ReplicaRecord rec : recs) {
-      boolean reportedDivergent = rec.attempts().stream().anyMatch(a -> "DIVERGENT".equals(a.status()));
+      boolean reportedDivergent = rec.attempts().stream().anyMatch(Attempt::recordedDivergence);
       if (reportedDivergent && !divergentShas.contains(sha(rec.replica))) {
         v.add("P4: replica " + rec.replica.id() + "'s DIVERGENT attempt on " + key + " is missing from the history " + h.entries());
       }
     }
     KeyVerdict verdict = KeyVerdict.of(h);
-    boolean anyDivergentReport = recs.stream().anyMatch(rec -> rec.attempts().stream().anyMatch(a -> "DIVERGENT".equals(a.status())));
-    if (anyDivergentReport && !verdict.divergent()) {
-      v.add("P4: the scan does not flag " + key + " although a replica got DIVERGENT: " + verdict);
+    List<ScenarioRunner.ReplicaRecord> recorded = recs.stream()
+        .filter(rec -> rec.attempts().stream().anyMatch(Attempt::recordedDivergence) || diedKeepingDivergentBytes(rec, actual))
+        .toList();
+    if (!recorded.isEmpty() && !verdict.divergent()) {
+      v.add("P8: the scan does not report " + key + " divergent although replica(s) " + ids(recorded)
+          + " met other bytes there and recorded it (reported DIVERGENT, or died keeping their bytes): " + verdict);
     }
     if (payloads.size() == 1 && verdict.divergent()) {
       v.add("P4: the scan flags " + key + " although every replica offered the same bytes: " + verdict);
@@ -470,6 +477,21 @@ final class InvariantChecker {
         && (actual.equals(e.sha256()) || e.sha256() == null && e.etag() != null))) {
       v.add("P4: history of " + key + " lacks the stored version: " + h.entries());
     }
+  }
+
+  /**
+   * Whether {@code rec} offered bytes other than the stored ones ({@code actual}) and died at a step of
+   * keeping them as evidence ({@link Scenarios.Profile#evidence()}): it had recorded the divergence
+   * before (P8), though it lived to report nothing.
+   */
+  private boolean diedKeepingDivergentBytes(ScenarioRunner.ReplicaRecord rec, String actual) {
+    List<Step> evidence = switch (run.scenario().backend()) {
+      case FS -> FsBackend.PROFILE.evidence();
+      case S3 -> S3Backend.PROFILE.evidence();
+      case MEMORY -> List.of();
+    };
+    return rec.stepReached && rec.replica.fate() instanceof Fate.Dies d && evidence.contains(d.step())
+        && !sha(rec.replica).equals(actual);
   }
 
   /** P5: a replica whose call began after another's call returned having found the key must skip. */

@@ -12,14 +12,18 @@ import net.jqwik.api.RandomGenerator;
 /**
  * The random generator, not a hand-picked scenario, finds real breakages of the stores.
  *
- * <p>Filesystem: for each seed of a fixed list, scenarios drawn from {@link Scenarios#scenarios} (the
- * same generator {@link FsScenarioProperties} uses) run against {@code FsObjectStore} with {@link
- * FsBreakage#NO_OBJECT_SYNC_BEFORE_POINTER}, and one of the first {@value #WITHIN} must report the G1
- * violation the breakage causes. The scenarios are the same on every run (seeded generation); whether
- * a race lands is timing, which is why the bound is several times the number the seeds needed when
- * measured (fuzz/README.md). If the generator stopped reaching the window between an object's link and
- * its directory fsync with a second replica that points at the object meanwhile (stalls and deaths
- * drawn from {@link Scenarios.Profile#critical()}), this test fails, as it did before those were added.
+ * <p>Filesystem: for each seed of a fixed list, scenarios drawn from {@link Scenarios#scenarios} (the same generator
+ * {@link FsScenarioProperties} uses) run against {@code FsObjectStore} with a {@link FsBreakage} on, and
+ * one of the first {@value #WITHIN} must report the violation the breakage causes. The scenarios are the
+ * same on every run (seeded generation); whether a race lands is timing, which is why the bound is
+ * several times the number the seeds needed when measured (fuzz/README.md).
+ *
+ * <p>Why it can fail: if the generator stopped reaching the window a breakage needs (for {@link
+ * FsBreakage#NO_OBJECT_SYNC_BEFORE_POINTER}, between an object's link and its directory fsync with a
+ * second replica that points at the object meanwhile: stalls and deaths drawn from {@link
+ * Scenarios.Profile#critical()}; for {@link FsBreakage#NO_DIVERGENCE_MARKER}, the loser of a race with
+ * other bytes killed or failing while it keeps them: {@link Scenarios.Profile#evidence()}), this test
+ * fails, as it did before those were added.
  *
  * <p>S3: scenarios drawn from the S3 profile with its multipart payload only ({@code D}), on a server that
  * applies every completion ({@link Scenario.Hazard#APPLIES_EVERY_COMPLETION}), with {@link
@@ -40,27 +44,36 @@ class RandomScenariosFindBreakagesTest {
 
   @Example
   void noObjectSyncBeforePointerMoves_isFoundByRandomScenarios() throws Exception {
+    findsWithin(FsBreakage.NO_OBJECT_SYNC_BEFORE_POINTER, "G1: pointer");
+  }
+
+  /** P8: with the divergence marker switched off, a replica killed while keeping its bytes loses the divergence. */
+  @Example
+  void noDivergenceMarker_isFoundByRandomScenarios() throws Exception {
+    findsWithin(FsBreakage.NO_DIVERGENCE_MARKER, "P8: the scan does not report");
+  }
+
+  private static void findsWithin(FsBreakage breakage, String violation) throws Exception {
     List<String> found = new ArrayList<>();
-    try (FsBackend backend = new FsBackend(FsBreakage.NO_OBJECT_SYNC_BEFORE_POINTER)) {
+    try (FsBackend backend = new FsBackend(breakage)) {
       RandomGenerator<Scenario> generator = Scenarios.scenarios(Backend.Kind.FS, FsBackend.PROFILE).generator(GEN_SIZE);
       for (long seed : SEEDS) {
         Random random = new Random(seed);
         int at = -1;
-        List<String> first = List.of();
+        String first = null;
         for (int i = 1; i <= WITHIN && at < 0; i++) {
           Scenario s = generator.next(random).value();
           List<String> v = new ScenarioRunner(backend).runAndCheck(s);
-          if (v.stream().anyMatch(x -> x.startsWith("G1: pointer"))) {
-            at = i;
-            first = v;
-          }
+          first = v.stream().filter(x -> x.startsWith(violation)).findFirst().orElse(null);
+          at = first != null ? i : -1;
         }
         int n = at;
-        assertTrue(n > 0, () -> "seed " + seed + ": no G1 violation in " + WITHIN + " random scenarios with the breakage on");
-        found.add("seed " + seed + ": scenario " + n + " (" + first.get(0) + ")");
+        assertTrue(n > 0, () -> "seed " + seed + ": no '" + violation + "' in " + WITHIN + " random scenarios with "
+            + breakage + " on");
+        found.add("seed " + seed + ": scenario " + n + " (" + first + ")");
       }
     }
-    System.out.println("[fuzz] " + FsBreakage.NO_OBJECT_SYNC_BEFORE_POINTER + " found by random scenarios: " + found);
+    System.out.println("[fuzz] " + breakage + " found by random scenarios: " + found);
   }
 
   /** Whether {@code violation} is two CREATED for one key, or a creator's bytes replaced. */
@@ -77,7 +90,7 @@ class RandomScenariosFindBreakagesTest {
   void trustsCompletion_isFoundByRandomScenariosAndNotWithoutTheBreakage() throws Exception {
     Scenarios.Profile p = S3Backend.PROFILE;
     Scenarios.Profile largeOnly = new Scenarios.Profile(p.ops(), p.opsFaultAfter(), p.faults(), p.deaths(),
-        p.processPercent(), p.deathWeight(), p.maxProcesses(), p.maxNth(), p.critical(), p.lockStep(), List.of(), "D");
+        p.processPercent(), p.deathWeight(), p.maxProcesses(), p.maxNth(), p.critical(), p.evidence(), p.lockStep(), List.of(), "D");
     RandomGenerator<Scenario> generator = Scenarios.scenarios(Backend.Kind.S3, largeOnly).generator(GEN_SIZE);
     List<String> found = new ArrayList<>();
     for (long seed : S3_SEEDS) {

@@ -58,6 +58,7 @@ final class S3Backend implements Backend {
           Fate.Fault.CONNECTION_RESET, Fate.Fault.HTTP_BODY_STALL),
       List.of(Fate.Death.SIGKILL, Fate.Death.SIGTERM), 3, 1, 2, 3,
       List.of(new Step("PUT object", true, 1), new Step("PUT pointer-log", false, 1), new Step("PUT pointer-latest", false, 1)),
+      List.of(new Step("PUT evidence", false, 1), new Step("POST evidence", false, 1)),
       null, List.of(Scenario.Hazard.IGNORES_IF_NONE_MATCH, Scenario.Hazard.APPLIES_EVERY_COMPLETION), Payloads.LABELS);
 
   private final S3ProxyServer server;

@@ -35,6 +35,10 @@ final class Scenarios {
    *     link, before its directory fsync; before the record; before the pointer rename): deaths and
    *     stalls are drawn from them more often than from the rest, since that is where a missing sync
    *     or a wrong order shows
+   * @param evidence the steps of keeping a divergent attempt's bytes, after its divergence was recorded
+   *     (P8): a replica whose bytes differ from the stored ones and that dies or faults at one of them has
+   *     recorded the divergence already, and the scan must report the key; a fate of their own is drawn
+   *     for them (empty for a store that keeps no bytes)
    * @param lockStep the step right after the pointer lock was taken, where a stall of {@value
    *     #LOCK_STALL_MS} ms outlasts every other advance's deadline, or {@code null} for a store without
    *     a pointer lock
@@ -43,8 +47,8 @@ final class Scenarios {
    * @param payloads the payload labels its replicas publish ({@link Payloads}), drawn 6 : 2 : 1 : 1
    */
   record Profile(List<String> ops, List<String> opsFaultAfter, List<Fate.Fault> faults, List<Fate.Death> deaths,
-      int processPercent, int deathWeight, int maxProcesses, int maxNth, List<Step> critical, Step lockStep,
-      List<Scenario.Hazard> hazards, String payloads) {}
+      int processPercent, int deathWeight, int maxProcesses, int maxNth, List<Step> critical, List<Step> evidence,
+      Step lockStep, List<Scenario.Hazard> hazards, String payloads) {}
 
   /** Draw weights of the payload labels, in {@link Payloads#LABELS} order: mostly small, sometimes empty or large. */
   private static final int[] PAYLOAD_WEIGHTS = {6, 2, 1, 1};
@@ -60,7 +64,7 @@ final class Scenarios {
 
   static final Profile MEMORY = new Profile(MemoryBackend.OPS, MemoryBackend.OPS, List.of(Fate.Fault.IO_ERROR),
       List.of(Fate.Death.THREAD_DEATH), 0, 2, 0, 3,
-      List.of(new Step("putIfAbsent", true, 1), new Step("compareAndSetPointer", false, 1)), null, List.of(),
+      List.of(new Step("putIfAbsent", true, 1), new Step("compareAndSetPointer", false, 1)), List.of(), null, List.of(),
       SMALL_PAYLOADS);
 
   static Arbitrary<Scenario> scenarios(Backend.Kind kind, Profile profile) {
@@ -133,13 +137,23 @@ final class Scenarios {
     // A stalled lock holder costs its scenario LOCK_STALL_MS: about one replica in 140 draws it.
     Arbitrary<Fate> lockStall = profile.lockStep() == null ? stalls
         : Arbitraries.just(new Fate.Stalls(profile.lockStep(), LOCK_STALL_MS));
+    // Killed or failing while a divergent attempt's bytes are kept (P8): drawn on their own, since a step
+    // drawn from every operation rarely lands on the loser of a race at the one moment it keeps its bytes.
+    // (A store that keeps no bytes finishes instead.)
+    Arbitrary<Fate> atEvidence = profile.evidence().isEmpty() ? Arbitraries.just(new Fate.Finishes())
+        : Arbitraries.frequencyOf(
+            Tuple.of(1, Combinators.combine(Arbitraries.of(profile.deaths()), Arbitraries.of(profile.evidence()))
+                .as(Fate.Dies::new)),
+            Tuple.of(1, Combinators.combine(Arbitraries.of(profile.faults()), Arbitraries.of(profile.evidence()))
+                .as(Fate.Faulted::new)));
     return Arbitraries.frequencyOf(
         Tuple.of(50, Arbitraries.just(new Fate.Finishes())),
         Tuple.of(30, faulted),
         Tuple.of(10 * profile.deathWeight(), Arbitraries.frequencyOf(Tuple.of(1, dies), Tuple.of(1, diesCritical))),
         Tuple.of(30, stalls),
         Tuple.of(1, lockStall),
-        Tuple.of(10, Arbitraries.just(new Fate.ClockAhead())));
+        Tuple.of(10, Arbitraries.just(new Fate.ClockAhead())),
+        Tuple.of(20, atEvidence));
   }
 
 }

@@ -23,8 +23,9 @@ import java.util.Set;
  *
  * @param key the key
  * @param writes content entries seen: stored versions plus recorded publish attempts (delete markers
- *     are not content and do not count)
- * @param payloads distinct contents among them, over all lives
+ *     are not content and do not count), plus the stored object a recorded divergent attempt met when the
+ *     history no longer holds a version of it (retention deleted it; see {@link #of(KeyHistory, Retirement)})
+ * @param payloads distinct contents among them, over all lives (such a met object included)
  * @param basis what contents were compared by
  * @param divergentAttempts publish attempts idem recorded as DIVERGENT for this key
  * @param entries the history the verdict was made from
@@ -135,9 +136,57 @@ public record KeyVerdict(String key, int writes, int payloads, Basis basis, int 
     }
     lives += life.isEmpty() ? 0 : 1;
     divergentLives += life.size() > 1 ? 1 : 0;
+    if (divergentAttempts > 0) {
+      writes += addMetObjects(history.entries(), contents); // by SHA-256, as the attempts themselves are
+    }
     Basis basis = sawSha && sawEtagOnly ? Basis.MIXED : sawSha ? Basis.SHA256 : Basis.ETAG;
     return new KeyVerdict(history.key(), writes, contents.size(), basis, divergentAttempts, history.entries(),
         lives, divergentLives, allAfterMark && writes > 0);
+  }
+
+  /**
+   * Adds to {@code contents} the stored objects that recorded divergent attempts met and the history no
+   * longer holds a version of, and returns how many: each was written once, with other bytes than the
+   * attempt, so a key known only from its divergence markers and evidence reads {@code writes=2
+   * payloads=2}, not {@code writes=1 payloads=1}. A marker names the object it met ({@link
+   * HistoryEntry#metSha256()}); one that does not (evidence without a marker) counts one unknown object,
+   * and only when the history holds no version at all. A met object is never added when a version of
+   * unknown hash could be it.
+   */
+  private static int addMetObjects(List<HistoryEntry> entries, Set<Content> contents) {
+    Set<String> versions = new HashSet<>();
+    boolean anyVersion = false;
+    boolean unhashedVersion = false;
+    for (HistoryEntry e : entries) {
+      if (e.kind() == HistoryEntry.Kind.VERSION) {
+        anyVersion = true;
+        if (e.sha256() != null) {
+          versions.add(e.sha256());
+        } else {
+          unhashedVersion = true;
+        }
+      }
+    }
+    Set<String> met = new HashSet<>();
+    boolean metUnnamed = false;
+    for (HistoryEntry e : entries) {
+      if (e.kind() != HistoryEntry.Kind.DIVERGENT_ATTEMPT) {
+        continue;
+      }
+      if (e.metSha256() == null) {
+        metUnnamed |= !anyVersion;
+      } else if (!unhashedVersion && !versions.contains(e.metSha256())) {
+        met.add(e.metSha256());
+      }
+    }
+    for (String m : met) {
+      contents.add(new Content(Content.SHA256, m, -1));
+    }
+    if (met.isEmpty() && metUnnamed) {
+      contents.add(new Content(Content.MET_UNNAMED, null, -1));
+      return 1;
+    }
+    return met.size();
   }
 
   /**
@@ -150,6 +199,8 @@ public record KeyVerdict(String key, int writes, int payloads, Basis basis, int 
     static final int SHA256 = 0;
     static final int ETAG = 1;
     static final int UNKNOWN = 2;
+    /** The object divergent attempts met, named by no marker: unlike every other content. */
+    static final int MET_UNNAMED = 3;
 
     private final int kind;
     private final String id;

@@ -19,9 +19,13 @@ import java.util.Objects;
  *     null} when unknown: objects idem did not write, publishes by a version of idem that recorded none,
  *     records lost to a crash, and on S3 entries whose metadata the listing did not read (the S3 store
  *     reads it for keys that share their window with another key, where the scan needs it)
+ * @param metSha256 for a DIVERGENT_ATTEMPT, the SHA-256 of the stored object the attempt met, as its
+ *     divergence marker recorded it (P8); {@code null} for every other entry and where no marker says
+ *     (evidence written before markers existed, a record torn by a crash). The scan counts that object as
+ *     a write when the history no longer holds it (retention deleted it, an unversioned bucket)
  */
 public record HistoryEntry(String key, Kind kind, String versionId, Instant time, long size, String sha256,
-    String etag, String writer, Integer schema) {
+    String etag, String writer, Integer schema, String metSha256) {
 
   public enum Kind {
     /** A version of the object as stored (current or noncurrent). */
@@ -37,6 +41,15 @@ public record HistoryEntry(String key, Kind kind, String versionId, Instant time
   public HistoryEntry {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(kind, "kind");
+    if (metSha256 != null && kind != Kind.DIVERGENT_ATTEMPT) {
+      throw new IllegalArgumentException("only a divergent attempt met another object, not a " + kind);
+    }
+  }
+
+  /** An entry that names no met object: anything but a divergent attempt with a marker. */
+  public HistoryEntry(String key, Kind kind, String versionId, Instant time, long size, String sha256, String etag,
+      String writer, Integer schema) {
+    this(key, kind, versionId, time, size, sha256, etag, writer, schema, null);
   }
 
   /** True for entries that carry content (everything but delete markers). */

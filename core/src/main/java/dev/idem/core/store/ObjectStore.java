@@ -24,6 +24,11 @@ import java.util.Optional;
  *       failed before returning throws; its retry reports IDENTICAL.)
  *   <li><b>P4</b> A call that meets different bytes returns DIVERGENT and records the attempt
  *       (writer, SHA-256, size, time, and by default the bytes) so {@link #history} reports it later.
+ *   <li><b>P8</b> The fact before the bytes: a DIVERGENT attempt is recorded by a small create-only
+ *       marker (writer, time, the stored object's and the attempt's SHA-256, size, schema), made durable,
+ *       before its bytes are written, and {@link #history} reports a marker without bytes as a divergent
+ *       attempt. A call that cannot write the bytes, or not even the marker, still returns DIVERGENT,
+ *       saying so ({@link PutOutcome#record()}, {@link PutOutcome#recordFailure()}), rather than throw.
  *   <li><b>G1</b> An object is durable when {@code putIfAbsent} returns; a pointer naming it may
  *       then be written.
  *   <li><b>G3</b> {@link #compareAndSetPointer} is linearizable: of concurrent calls with the same
@@ -59,9 +64,14 @@ public interface ObjectStore extends Closeable {
    * #history} reports it ({@link HistoryEntry#schema()}); a store that records none leaves the scan
    * judging the key's window whole (schema unknown).
    *
-   * @throws IOException when the store failed; the key then holds either nothing or a complete object
-   *     (never a partial one), and a retry is safe: it returns CREATED, or IDENTICAL if the failed
-   *     call had in fact completed
+   * <p>Once the call knows the key holds other bytes, a failure to record that is not thrown: the
+   * outcome is DIVERGENT with {@link DivergenceRecord#BYTES_NOT_KEPT} (the marker was written) or {@link
+   * DivergenceRecord#NOT_RECORDED} (not even the marker), and the failure in {@link
+   * PutOutcome#recordFailure()} (P8).
+   *
+   * @throws IOException when the store failed before the outcome was known; the key then holds either
+   *     nothing or a complete object (never a partial one), and a retry is safe: it returns CREATED, or
+   *     IDENTICAL if the failed call had in fact completed
    */
   PutOutcome putIfAbsent(String key, Payload payload, String writerId) throws IOException;
 

@@ -2,6 +2,7 @@ package dev.idem.core.scan;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.idem.core.RunSpec;
@@ -37,14 +38,53 @@ class DivergenceScanTest {
   }
 
   @Test
-  void of_onlyDivergentAttemptsLeft_divergent() {
-    // Retention deleted the object (or an unversioned bucket lost its history); the evidence stays.
+  void of_onlyDivergentAttemptsLeft_divergentAndTheObjectTheyMetCounted() {
+    // Retention deleted the object (or an unversioned bucket lost its history); evidence without a
+    // marker stays, naming no object: the one they met is counted once, unlike every other content.
     String sha = "cd".repeat(32);
     HistoryEntry attempt = new HistoryEntry("k", Kind.DIVERGENT_ATTEMPT, null, null, 4, sha, null, "w", null);
     KeyVerdict v = KeyVerdict.of(new KeyHistory("k", List.of(attempt, attempt)));
     assertTrue(v.divergent(), v.toString());
     assertFalse(v.benignDuplicate());
-    assertEquals(1, v.payloads());
+    assertEquals("DIVERGENT k writes=3 payloads=2", v.referenceLine());
+  }
+
+  @Test
+  void of_markersOnly_theObjectsTheyMetCountedByHash() {
+    String a = "aa".repeat(32);
+    String b = "bb".repeat(32);
+    String c = "cc".repeat(32);
+    HistoryEntry metA = new HistoryEntry("k", Kind.DIVERGENT_ATTEMPT, null, null, 4, b, null, "w1", null, a);
+    HistoryEntry alsoMetA = new HistoryEntry("k", Kind.DIVERGENT_ATTEMPT, null, null, 4, c, null, "w2", null, a);
+    assertEquals("DIVERGENT k writes=2 payloads=2", KeyVerdict.of(new KeyHistory("k", List.of(metA))).referenceLine());
+    assertEquals("DIVERGENT k writes=3 payloads=3",
+        KeyVerdict.of(new KeyHistory("k", List.of(metA, alsoMetA))).referenceLine());
+    HistoryEntry legacy = new HistoryEntry("k", Kind.DIVERGENT_ATTEMPT, null, null, 4, c, null, null, null);
+    assertEquals("DIVERGENT k writes=3 payloads=3", KeyVerdict.of(new KeyHistory("k", List.of(metA, legacy)))
+        .referenceLine(), "evidence without a marker met the object the marker names");
+  }
+
+  @Test
+  void of_markerWhoseObjectIsStillListed_notCountedTwice() {
+    String a = "aa".repeat(32);
+    String b = "bb".repeat(32);
+    HistoryEntry version = new HistoryEntry("k", Kind.VERSION, null, null, 3, a, null, "w0", null);
+    HistoryEntry attempt = new HistoryEntry("k", Kind.DIVERGENT_ATTEMPT, null, null, 4, b, null, "w1", null, a);
+    assertEquals("DIVERGENT k writes=2 payloads=2",
+        KeyVerdict.of(new KeyHistory("k", List.of(version, attempt))).referenceLine());
+    // A version known by its ETag only could be the met object: nothing is added.
+    HistoryEntry foreign = etag("k", "e1");
+    assertEquals("DIVERGENT k writes=2 payloads=2",
+        KeyVerdict.of(new KeyHistory("k", List.of(foreign, attempt))).referenceLine());
+    HistoryEntry legacy = new HistoryEntry("k", Kind.DIVERGENT_ATTEMPT, null, null, 4, b, null, null, null);
+    assertEquals("DIVERGENT k writes=2 payloads=2",
+        KeyVerdict.of(new KeyHistory("k", List.of(version, legacy))).referenceLine());
+  }
+
+  @Test
+  void historyEntry_metObjectOnAnythingButADivergentAttempt_refused() {
+    assertThrows(IllegalArgumentException.class,
+        () -> new HistoryEntry("k", Kind.VERSION, null, null, 3, "aa".repeat(32), null, "w", null, "bb".repeat(32)));
   }
 
   @Test

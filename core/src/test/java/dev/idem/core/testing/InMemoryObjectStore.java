@@ -99,7 +99,7 @@ public final class InMemoryObjectStore implements ObjectStore {
         return new PutOutcome(PutStatus.IDENTICAL, existing.info(), sha, bytes.length, null);
       }
       h.add(new HistoryEntry(key, HistoryEntry.Kind.DIVERGENT_ATTEMPT, null, now, bytes.length, sha, null, writerId,
-            payload.schema()));
+            payload.schema(), existing.info().sha256()));
       return new PutOutcome(PutStatus.DIVERGENT, existing.info(), sha, bytes.length, "memory-evidence/" + key + "/" + sha);
     }
   }

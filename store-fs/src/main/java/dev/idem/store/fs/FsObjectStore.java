@@ -2,6 +2,7 @@ package dev.idem.store.fs;
 
 import dev.idem.core.Names;
 import dev.idem.core.store.CasResult;
+import dev.idem.core.store.DivergenceRecord;
 import dev.idem.core.store.HistoryQuery;
 import dev.idem.core.store.ListedObject;
 import dev.idem.core.store.ObjectInfo;
@@ -80,10 +81,13 @@ import java.util.concurrent.atomic.AtomicLong;
  *       record, return CREATED.
  *   <li>Loser ({@link FileAlreadyExistsException}): read the stored SHA-256 (from its record, else by
  *       hashing the object: it is complete, since it was linked only after its {@code fsync}), {@code
- *       fsync} its directory too (the winner may not have yet), and compare: same hash → a durable
- *       {@code IDENTICAL} record; different → link the temporary file to {@code
- *       _idem/evidence/<key>/<sha256>} and fsync its directory (when {@link
- *       Options#keepDivergentBytes()}), then a durable {@code DIVERGENT} record, return DIVERGENT (P4).
+ *       fsync} its directory too (the winner may not have yet), and compare: same hash → an {@code
+ *       IDENTICAL} record; different → first the divergence's marker (P8), a {@code DIVERGENT} record
+ *       naming both hashes, forced and its directory fsynced; then (when {@link
+ *       Options#keepDivergentBytes()}) link the temporary file to {@code _idem/evidence/<key>/<sha256>}
+ *       and fsync its directory; return DIVERGENT (P4). A record that cannot be written returns
+ *       DIVERGENT {@link DivergenceRecord#NOT_RECORDED}, bytes that cannot be kept {@link
+ *       DivergenceRecord#BYTES_NOT_KEPT}, with the failure: the outcome is known, so it is not thrown.
  *   <li>Always: delete the temporary name (the content lives on under the object's or the evidence's
  *       name), then release the lock.
  * </ol>
@@ -97,8 +101,10 @@ import java.util.concurrent.atomic.AtomicLong;
  *       directory {@code fsync} failed or a crash came before it, the object may vanish after a power
  *       loss, whole; if its record is missing, {@link #stat} and {@link #history} hash the object
  *       instead of reading its recorded SHA-256;
- *   <li>divergent bytes kept but no DIVERGENT record: the history still reports the attempt from the
- *       evidence file, so the key is never clean;
+ *   <li>a DIVERGENT record without its evidence bytes (killed or failing between the two): the history
+ *       reports the attempt from the record, so the key is never clean;
+ *   <li>evidence bytes without a DIVERGENT record (written by an earlier version, which kept the bytes
+ *       first): the history reports the attempt from the evidence file;
  *   <li>never a partial object, and never a replaced one.
  * </ul>
  *
@@ -376,10 +382,30 @@ public final class FsObjectStore implements ObjectStore {
     if (stored.sha256().equals(sha)) {
       return identical(target, stored, writerId, schema, records);
     }
-    String evidenceKey = options.keepDivergentBytes() ? Records.keepEvidence(paths, ops, layout, key, sha, temp) : null;
-    record(records, target, PutStatus.DIVERGENT, Instant.now(), sha, size, writerId, schema,
-        "divergent publish of " + target + " could not be recorded");
-    return new PutOutcome(PutStatus.DIVERGENT, stored, sha, size, evidenceKey);
+    // P8: the fact before the bytes. The DIVERGENT record, forced and its directory fsynced, is the
+    // divergence marker; a publisher killed or failing while it keeps the bytes has recorded it already.
+    // Once the outcome is known it is returned, never thrown: DIVERGENT, saying what could not be kept.
+    try {
+      Records.write(paths, ops, records, target.getFileName().toString(),
+          new Ledger.Line(Instant.now(), PutStatus.DIVERGENT, sha, size, writerId, schema, stored.sha256()));
+    } catch (LinkRefusedException refused) {
+      throw refused; // a link in the store: refused as everywhere else (S2)
+    } catch (IOException e) {
+      return PutOutcome.divergentUnrecorded(stored, sha, size, DivergenceRecord.NOT_RECORDED,
+          failure("could not write the DIVERGENT record of " + target + " in " + records, e).getMessage());
+    }
+    if (!options.keepDivergentBytes()) {
+      return new PutOutcome(PutStatus.DIVERGENT, stored, sha, size, null);
+    }
+    try {
+      return new PutOutcome(PutStatus.DIVERGENT, stored, sha, size, Records.keepEvidence(paths, ops, layout, key, sha, temp));
+    } catch (LinkRefusedException refused) {
+      throw refused;
+    } catch (IOException e) {
+      return PutOutcome.divergentUnrecorded(stored, sha, size, DivergenceRecord.BYTES_NOT_KEPT,
+          failure("could not keep the divergent bytes of " + target + " under " + layout.evidenceDir(key), e)
+              .getMessage());
+    }
   }
 
   /** Records an IDENTICAL attempt on {@code stored}, whose directory the caller has fsynced (G1). */

@@ -24,10 +24,13 @@ import java.util.Set;
  * <ul>
  *   <li>an object no CREATED record vouches for ({@link StoredObjects#vouching}) and whose hash no
  *       CREATED record holds adds a VERSION with its hashed SHA-256 (a legacy writer, or a lost record);
- *   <li>evidence bytes whose hash no DIVERGENT record holds add a DIVERGENT_ATTEMPT (a record lost to a
- *       crash between the evidence and its record, or to an old ledger's lost line): evidence on disk
- *       always makes its key divergent (S3).
+ *   <li>evidence bytes whose hash no DIVERGENT record holds add a DIVERGENT_ATTEMPT (written by an
+ *       earlier version, which kept the bytes before the record, or an old ledger's lost line): evidence
+ *       on disk always makes its key divergent (S3).
  * </ul>
+ *
+ * A DIVERGENT record is a divergent attempt whether or not its bytes were kept (P8: the record comes
+ * first), and it names the object the attempt met ({@link HistoryEntry#metSha256()}).
  *
  * Entries are sorted by time, oldest first; a key with none is not visited.
  */
@@ -51,7 +54,7 @@ final class LedgerHistory {
       List<HistoryEntry> entries = new ArrayList<>(lines.size() + 1);
       for (Ledger.Line l : lines) {
         entries.add(new HistoryEntry(key, kindOf(l.status()), null, l.time(), l.size(), l.sha256(), null, l.writer(),
-            l.schema()));
+            l.schema(), l.metSha256()));
       }
       if (found.object != null && StoredObjects.vouching(lines, found.object) == null) {
         StoredObjects.Hashed h = StoredObjects.hash(paths, layout.root().resolve(key));

@@ -34,9 +34,12 @@ import java.util.Optional;
  * content, not the name: it only sharpens the scan's drift rule, where an unknown schema is the cautious
  * reading, and the name's length already bounds the object names a store can take.)
  *
- * <p><b>Durability, in the order of the objects.</b> A record is written after the object or evidence
- * it describes is durable. A DIVERGENT record is forced and its directory fsynced before {@code
- * putIfAbsent} returns: it is what the scan must find after a power loss (P4, S3). CREATED and
+ * <p><b>Durability, in the order of the objects.</b> A CREATED or IDENTICAL record is written after the
+ * object it describes is durable. A DIVERGENT record is the divergence's marker (P8): it names the
+ * stored object's SHA-256 as well ({@code v3}, {@link Ledger}), and it is written, forced and its
+ * directory fsynced before the attempt's bytes are linked as evidence, so a publisher killed while
+ * keeping them has recorded the divergence already: it is what the scan must find after a crash or a
+ * power loss (P4, S3). CREATED and
  * IDENTICAL records are not forced: the object they describe is itself durable and carries the same
  * content hash. A lost CREATED record only makes {@code stat} and the history hash the object; a lost
  * IDENTICAL record only drops one "same bytes written again" from the scan's count of benign
@@ -44,9 +47,10 @@ import java.util.Optional;
  * replica of a rolling deployment that meets its twin's object (seven of eight under contention).
  *
  * <p>A failure leaves no record, or a record whose name is whole (content possibly torn), never a
- * changed one. Names are at most 92 characters longer than the object's name; an object name over
- * 163 bytes cannot be published on a filesystem whose names stop at 255 bytes (the publish fails
- * before linking anything).
+ * changed one. Names are at most 92 characters longer than the object's name (idem's own names are 70
+ * bytes). On a filesystem whose names stop at 255 bytes, an object name of 164 or 165 bytes leaves room
+ * for its CREATED record but not for a DIVERGENT one (a divergence there ends DIVERGENT {@code
+ * NOT_RECORDED}, saying so), and from 166 bytes a publish links its object and then fails to record it.
  */
 final class Records {
   static final char SEPARATOR = '!';

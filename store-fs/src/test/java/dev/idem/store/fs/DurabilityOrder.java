@@ -38,10 +38,12 @@ import java.util.function.Predicate;
  *   <li><b>S3</b>: a CREATED record is created only after its object's link was made durable, an
  *       IDENTICAL one only after the object it met had its directory fsynced after this attempt met
  *       it (a failed link or a stat), or after the attempt read a CREATED record of it (created only
- *       once the object was durable); a
- *       DIVERGENT record (with divergent bytes kept) only after the evidence link was made durable; a
- *       DIVERGENT record is written, {@code force}d and its directory {@code fsync}ed before the call
- *       returns (CREATED and IDENTICAL records are not forced: their objects are durable);
+ *       once the object was durable); a DIVERGENT record is written, {@code force}d and its directory
+ *       {@code fsync}ed before the call returns (CREATED and IDENTICAL records are not forced: their
+ *       objects are durable);
+ *   <li><b>P8 the fact before the bytes</b>: divergent bytes are linked as evidence only after a
+ *       DIVERGENT record of that attempt (same SHA-256) was written, {@code force}d and its directory
+ *       {@code fsync}ed, so a publisher killed while keeping them has recorded the divergence;
  *   <li><b>directories</b>: a created directory's parent is {@code fsync}ed before anything is made in
  *       the new directory;
  *   <li><b>deletes</b>: deleting an object, a record or evidence (anything but a {@code .tmp-} file) is
@@ -50,14 +52,12 @@ import java.util.function.Predicate;
  */
 final class DurabilityOrder {
   private final Path root;
-  private final boolean keepsDivergentBytes;
   /** The key each pointer rename put in place, by the rename's index: read when the rename is first seen. */
   private final Map<Integer, String> pointed = new HashMap<>();
 
-  /** A checker for one store instance on {@code root} whose keepDivergentBytes option is {@code keeps}. */
-  DurabilityOrder(Path root, boolean keeps) {
+  /** A checker for one store instance on {@code root}. */
+  DurabilityOrder(Path root) {
     this.root = root;
-    this.keepsDivergentBytes = keeps;
   }
 
   /**
@@ -84,6 +84,9 @@ final class DurabilityOrder {
             v.add("G1: " + rel(root, p) + " linked (or found there) but its directory not fsynced before its"
                 + " record or the end of the call");
           }
+          if (p.startsWith(evidence)) {
+            evidenceAfterItsRecord(calls, i, v);
+          }
           requireParentSynced(calls, i, v);
         }
         case ATOMIC_MOVE -> {
@@ -102,7 +105,7 @@ final class DurabilityOrder {
         }
         case CREATE_NEW -> {
           if (p.startsWith(records)) {
-            checkRecord(evidence, calls, i, endOf(ends, i, calls.size()), v);
+            checkRecord(calls, i, endOf(ends, i, calls.size()), v);
           }
           requireParentSynced(calls, i, v);
         }
@@ -119,7 +122,7 @@ final class DurabilityOrder {
     return v;
   }
 
-  private void checkRecord(Path evidence, List<Call> calls, int i, int end, List<String> v) {
+  private void checkRecord(List<Call> calls, int i, int end, List<String> v) {
     Path record = calls.get(i).path();
     String name = record.getFileName().toString();
     Path object = root.resolve(root.resolve("_idem/records").relativize(record.getParent()))
@@ -145,19 +148,27 @@ final class DurabilityOrder {
       }
       return;
     }
-    if (name.contains("!DIVERGENT.") && keepsDivergentBytes) {
-      Path kept = evidence.resolve(root.relativize(object));
-      int linked = last(calls, i, Op.CREATE_LINK, q -> kept.equals(q.getParent()));
-      if (linked < 0 || find(calls, linked + 1, i, Op.FSYNC_DIRECTORY, kept) < 0) {
-        v.add("S3: DIVERGENT record " + rel(root, record) + " created before its evidence was linked and made durable");
-      }
-    }
     int written = find(calls, i + 1, end, Op.WRITE, record);
     int forced = written < 0 ? -1 : find(calls, written + 1, end, Op.FORCE, record);
     if (forced < 0) {
       v.add("S3: record " + rel(root, record) + " not written and then forced before the call returned");
     } else if (find(calls, forced + 1, end, Op.FSYNC_DIRECTORY, record.getParent()) < 0) {
       v.add("S3: record " + rel(root, record) + " forced but its directory not fsynced before the call returned");
+    }
+  }
+
+  /** P8 for the evidence link at {@code i}: a DIVERGENT record of its bytes was made durable before it. */
+  private void evidenceAfterItsRecord(List<Call> calls, int i, List<String> v) {
+    Path kept = calls.get(i).path();
+    Path object = root.resolve(root.resolve("_idem/evidence").relativize(kept.getParent()));
+    Path records = root.resolve("_idem/records").resolve(root.relativize(object.getParent()));
+    String name = object.getFileName() + String.valueOf(Records.SEPARATOR) + "DIVERGENT." + kept.getFileName() + ".";
+    int created = last(calls, i, Op.CREATE_NEW,
+        q -> records.equals(q.getParent()) && q.getFileName().toString().startsWith(name));
+    int forced = created < 0 ? -1 : find(calls, created + 1, i, Op.FORCE, calls.get(created).path());
+    if (forced < 0 || find(calls, forced + 1, i, Op.FSYNC_DIRECTORY, records) < 0) {
+      v.add("P8: evidence " + rel(root, kept) + " linked before a DIVERGENT record of it was written, forced and its"
+          + " directory fsynced");
     }
   }
 

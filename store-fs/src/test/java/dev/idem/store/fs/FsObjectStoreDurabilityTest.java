@@ -76,7 +76,7 @@ class FsObjectStoreDurabilityTest {
   }
 
   @Test
-  void putIfAbsent_divergent_evidenceDurableBeforeItsRecordAndRecordDurableBeforeReturning() throws Exception {
+  void putIfAbsent_divergent_recordDurableBeforeItsEvidenceAndEvidenceDurableBeforeReturning() throws Exception {
     String k = Fixtures.key("p", 60);
     FsObjectStore.open(root).putIfAbsent(k, Fixtures.bytes("alpha"), "writer-a");
     FaultyOps rec = FaultyOps.recording();
@@ -85,16 +85,17 @@ class FsObjectStoreDurabilityTest {
     Path evidenceDir = root.resolve("_idem/evidence").resolve(k);
     Path recordDir = root.resolve("_idem/records/p/60");
 
-    int link = indexOf(c, 0, FaultyOps.Op.CREATE_LINK, p -> p.getParent().equals(evidenceDir));
-    int evidenceSynced = indexOf(c, link, FaultyOps.Op.FSYNC_DIRECTORY, evidenceDir::equals);
-    int created = indexOf(c, evidenceSynced, FaultyOps.Op.CREATE_NEW, p -> p.toString().contains("!DIVERGENT."));
+    // P8: the fact (the DIVERGENT record) is durable before the bytes are kept.
+    int created = indexOf(c, 0, FaultyOps.Op.CREATE_NEW, p -> p.toString().contains("!DIVERGENT."));
     Path record = created < 0 ? null : c.get(created).path();
     int forced = indexOf(c, created, FaultyOps.Op.FORCE, p -> p.equals(record));
     int synced = indexOf(c, forced, FaultyOps.Op.FSYNC_DIRECTORY, recordDir::equals);
+    int link = indexOf(c, synced, FaultyOps.Op.CREATE_LINK, p -> p.getParent().equals(evidenceDir));
+    int evidenceSynced = indexOf(c, link, FaultyOps.Op.FSYNC_DIRECTORY, evidenceDir::equals);
 
-    assertTrue(link >= 0 && evidenceSynced > link && created > evidenceSynced && forced > created && synced > forced,
-        "link " + link + " < evidence dir fsync " + evidenceSynced + " < record " + created + " < its force " + forced
-            + " < its dir fsync " + synced + ": " + c);
+    assertTrue(created >= 0 && forced > created && synced > forced && link > synced && evidenceSynced > link,
+        "record " + created + " < its force " + forced + " < its dir fsync " + synced + " < link " + link
+            + " < evidence dir fsync " + evidenceSynced + ": " + c);
   }
 
   @Test

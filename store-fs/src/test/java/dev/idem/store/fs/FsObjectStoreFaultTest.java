@@ -8,12 +8,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.DynamicTest.dynamicTest;
 
 import dev.idem.core.Sha256;
 import dev.idem.core.scan.KeyVerdict;
 import dev.idem.core.store.CasResult;
+import dev.idem.core.store.DivergenceRecord;
 import dev.idem.core.store.HistoryEntry;
 import dev.idem.core.store.KeyHistory;
 import dev.idem.core.store.Payload;
@@ -42,7 +44,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Fault injection through {@link FsOps}: record the mutating calls one operation makes, then, for each
  * call in turn, run the operation on a fresh store with that call failing. Every time the failure must
- * surface as a one-line {@link IOException} naming a path, the store must be correct (no object or a
+ * surface as a one-line {@link IOException} naming a path (or, in a divergent publish once its outcome
+ * is known, as the DIVERGENT outcome's one-line record failure), the store must be correct (no object or a
  * whole one; the old or the new pointer; no lock left; temporaries swept), and a retry must succeed.
  */
 class FsObjectStoreFaultTest {
@@ -153,23 +156,52 @@ class FsObjectStoreFaultTest {
     FsObjectStore.open(root).putIfAbsent(KEY, Payload.ofBytes(CONTENT), "writer-a");
   }
 
+  /**
+   * Every call of a divergent publish failing in turn. Before the outcome is known (the copy, the link,
+   * reading the stored object) the failure is thrown; after it, it is not (P8): the publish is DIVERGENT
+   * and says what was recorded. A failure while writing the DIVERGENT record is NOT_RECORDED; once that
+   * record is durable, a failure while keeping the bytes is BYTES_NOT_KEPT and the scan already sees the
+   * key divergent. A retry then records the evidence.
+   */
   @TestFactory
-  Stream<DynamicTest> putIfAbsent_divergentEachCallFailing_firstBytesKeptThenRetryRecordsEvidence() throws IOException {
+  Stream<DynamicTest> putIfAbsent_divergentEachCallFailing_thrownBeforeTheOutcomeDivergentAfterIt() throws IOException {
     Path recRoot = dir.resolve("recording-divergent");
     seed(recRoot);
     FaultyOps rec = FaultyOps.recording();
     open(recRoot, rec).putIfAbsent(KEY, Payload.ofBytes(OTHER), "writer-b");
     List<Call> calls = rec.calls();
+    int recordCreated = IntStream.range(0, calls.size())
+        .filter(i -> calls.get(i).op() == Op.CREATE_NEW && calls.get(i).path().toString().contains("!DIVERGENT.")).findFirst()
+        .orElseThrow();
+    int recordSynced = IntStream.range(recordCreated, calls.size())
+        .filter(i -> calls.get(i).op() == Op.FSYNC_DIRECTORY).findFirst().orElseThrow();
     return IntStream.range(0, calls.size()).mapToObj(i -> dynamicTest(label(i, calls.get(i)), () -> {
       Path root = dir.resolve("divergent-" + i);
       seed(root);
       FaultyOps faulty = FaultyOps.failingAt(i);
-      IOException e = failure(() -> open(root, faulty).putIfAbsent(KEY, Payload.ofBytes(OTHER), "writer-b"));
+      PutOutcome[] out = new PutOutcome[1];
+      IOException e = failure(() -> out[0] = open(root, faulty).putIfAbsent(KEY, Payload.ofBytes(OTHER), "writer-b"));
       assertEquals(List.of(), faulty.openChannels(), "no file left open");
 
-      if (calls.get(i).op() != Op.DELETE && !isPublishLock(calls.get(i))) {
-        assertNotNull(e);
+      Call failed = calls.get(i);
+      if (failed.op() == Op.DELETE || isPublishLock(failed)) {
+        assertNull(e);
+        assertEquals(DivergenceRecord.RECORDED, out[0].record());
+      } else if (i < recordCreated) {
+        assertNotNull(e, "the outcome is not known yet: the failure surfaces");
         assertClearFailure(e, root);
+      } else {
+        assertNull(e, () -> "the outcome is known: DIVERGENT, not " + e);
+        assertEquals(PutStatus.DIVERGENT, out[0].status());
+        assertNull(out[0].evidenceKey());
+        assertEquals(i <= recordSynced ? DivergenceRecord.NOT_RECORDED : DivergenceRecord.BYTES_NOT_KEPT, out[0].record(),
+            out[0].toString());
+        assertClearFailure(new IOException(out[0].recordFailure()), root);
+        if (out[0].record() == DivergenceRecord.BYTES_NOT_KEPT) {
+          KeyVerdict v = KeyVerdict.of(Fixtures.history(FsObjectStore.open(root), "").get(0));
+          assertTrue(v.divergent(), "the record without its bytes is a divergence: " + v);
+          assertEquals("DIVERGENT " + KEY + " writes=2 payloads=2", v.referenceLine());
+        }
       }
       assertArrayEquals(CONTENT, Files.readAllBytes(root.resolve(KEY)), "P2: never replaced");
       assertTemporariesSwept(root);
@@ -177,9 +209,67 @@ class FsObjectStoreFaultTest {
       FsObjectStore clean = FsObjectStore.open(root);
       PutOutcome retry = clean.putIfAbsent(KEY, Payload.ofBytes(OTHER), "writer-b");
       assertEquals(PutStatus.DIVERGENT, retry.status());
+      assertEquals(DivergenceRecord.RECORDED, retry.record());
       assertArrayEquals(OTHER, Files.readAllBytes(root.resolve(retry.evidenceKey())));
       assertTrue(KeyVerdict.of(Fixtures.history(clean, "").get(0)).divergent());
     }));
+  }
+
+  /**
+   * Killed between the DIVERGENT record and the evidence link (a rolling deploy's SIGTERM while a large
+   * payload is kept): the record is there, durable, and the scan sees the divergence.
+   */
+  @Test
+  void putIfAbsent_killedBeforeTheEvidenceLink_scanStillSeesTheDivergence() throws IOException {
+    Path root = dir.resolve("killed");
+    seed(root);
+    FsOps dying = new ForwardingOps() {
+      @Override
+      public void createLink(Path link, Path existing) throws IOException {
+        if (link.toString().contains("/_idem/evidence/")) {
+          throw new KilledHere();
+        }
+        super.createLink(link, existing);
+      }
+    };
+    assertThrows(KilledHere.class, () -> open(root, dying).putIfAbsent(KEY, Payload.ofBytes(OTHER), "writer-b"));
+    List<KeyHistory> h = Fixtures.history(FsObjectStore.open(root), "");
+    KeyVerdict v = KeyVerdict.of(h.get(0));
+    assertTrue(v.divergent(), h.toString());
+    assertEquals("DIVERGENT " + KEY + " writes=2 payloads=2", v.referenceLine());
+    HistoryEntry attempt = h.get(0).entries().stream().filter(x -> x.kind() == HistoryEntry.Kind.DIVERGENT_ATTEMPT)
+        .findFirst().orElseThrow();
+    assertEquals(Sha256.of(OTHER), attempt.sha256());
+    assertEquals(Sha256.of(CONTENT), attempt.metSha256(), "the record names the object it met");
+    assertEquals("writer-b", attempt.writer());
+    try (Stream<Path> kept = Files.walk(root.resolve("_idem/evidence"))) {
+      assertEquals(List.of(), kept.filter(Files::isRegularFile).toList(), "no bytes were kept");
+    }
+  }
+
+  /**
+   * A legacy key whose name leaves room for its CREATED record (name + 90 bytes) but not for a DIVERGENT
+   * one (name + 92) within a 255-byte name: the divergence cannot be recorded, and the publish says so
+   * instead of failing as if the store were unavailable.
+   */
+  @Test
+  void putIfAbsent_nameTooLongForTheDivergentRecord_divergentNotRecordedNamingWhy() throws IOException {
+    Path root = dir.resolve("long");
+    String k = "legacy/" + "n".repeat(165);
+    FsObjectStore store = FsObjectStore.open(root);
+    assertEquals(PutStatus.CREATED, store.putIfAbsent(k, Payload.ofBytes(CONTENT), "writer-a").status());
+    PutOutcome out = store.putIfAbsent(k, Payload.ofBytes(OTHER), "writer-b");
+    assertEquals(PutStatus.DIVERGENT, out.status());
+    assertEquals(DivergenceRecord.NOT_RECORDED, out.record(), out.toString());
+    assertTrue(out.recordFailure().startsWith("could not write the DIVERGENT record of " + root.toRealPath().resolve(k)),
+        out.recordFailure());
+    assertClearFailure(new IOException(out.recordFailure()), root.toRealPath());
+    assertArrayEquals(CONTENT, Files.readAllBytes(root.resolve(k)), "P2");
+  }
+
+  /** What a process killed at a call looks like from inside: no I/O error, nothing after it runs. */
+  private static final class KilledHere extends Error {
+    private static final long serialVersionUID = 1L;
   }
 
   // --- compareAndSetPointer ---

@@ -147,7 +147,8 @@ class FsObjectStorePutTest {
     assertArrayEquals(utf8("beta!"), read(store, out.evidenceKey()), "evidence readable through open()");
     assertArrayEquals(utf8("alpha"), read(store, k), "P2: the first bytes stay");
     List<String> lines = ledgerLines(root, k);
-    assertTrue(lines.get(1).matches("v2 \\S+ DIVERGENT " + betaSha + " 5 - writer-b"), lines.get(1));
+    assertTrue(lines.get(1).matches("v3 \\S+ DIVERGENT " + betaSha + " 5 - " + Sha256.of(utf8("alpha")) + " writer-b"),
+        lines.get(1));
     assertEquals(List.of(), tempFiles(root));
   }
 

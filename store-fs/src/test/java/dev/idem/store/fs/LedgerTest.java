@@ -1,6 +1,7 @@
 package dev.idem.store.fs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.idem.core.Sha256;
@@ -41,6 +42,20 @@ class LedgerTest {
     assertEquals("v2 2024-09-10T20:27:00Z IDENTICAL " + SHA + " 5 - v1\n", b.format());
     assertEquals(a, Ledger.parse(a.format().strip()).orElseThrow());
     assertEquals(b, Ledger.parse(b.format().strip()).orElseThrow(), "a writer named like a tag is still the writer");
+  }
+
+  @Test
+  void format_divergentNamingTheObjectItMet_v3LineThatParsesBack() {
+    String met = "ab".repeat(32);
+    Ledger.Line d = new Ledger.Line(Instant.parse("2024-09-10T20:27:00Z"), PutStatus.DIVERGENT, SHA, 5, "v3", 3, met);
+    assertEquals("v3 2024-09-10T20:27:00Z DIVERGENT " + SHA + " 5 3 " + met + " v3\n", d.format());
+    assertEquals(d, Ledger.parse(d.format().strip()).orElseThrow());
+    for (String bad : List.of("v3 2024-01-01T00:00:00Z CREATED " + SHA + " 1 - " + met + " w",
+        "v3 2024-01-01T00:00:00Z DIVERGENT " + SHA + " 1 - abc w", "v3 2024-01-01T00:00:00Z DIVERGENT " + SHA + " 1 - w")) {
+      assertTrue(Ledger.parse(bad).isEmpty(), bad);
+    }
+    assertThrows(IllegalArgumentException.class,
+        () -> new Ledger.Line(Instant.EPOCH, PutStatus.IDENTICAL, SHA, 5, "w", null, met));
   }
 
   @Test

@@ -7,6 +7,7 @@ import dev.idem.core.store.KeyHistory;
 import dev.idem.core.store.ObjectStore.HistoryVisitor;
 import dev.idem.core.store.ObjectStore.ListingVisitor;
 import dev.idem.core.store.ListedObject;
+import dev.idem.store.s3.client.KeyOrder;
 import dev.idem.store.s3.client.ObjectHead;
 import dev.idem.store.s3.client.ObjectSummary;
 import dev.idem.store.s3.client.ObjectVersion;
@@ -17,10 +18,12 @@ import dev.idem.store.s3.client.VersionsPage;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
@@ -28,8 +31,10 @@ import java.util.concurrent.Future;
 /**
  * The history the divergence scan reads, streamed key by key from two listings merged in key order:
  * ListObjectVersions under the prefix (every version and delete marker), and ListObjectsV2 under {@code
- * _idem/evidence/} (the attempts that met different bytes). A key's versions and delete markers are
- * handed on oldest first (the listing's order reversed), then its evidence.
+ * _idem/evidence/} (the attempts that met different bytes: their divergence markers and kept bytes). A
+ * key's versions and delete markers are handed on oldest first (the listing's order reversed), then its
+ * divergent attempts: one per marker, whether or not its bytes were kept (P8), and one per kept bytes
+ * that no marker of the same SHA-256 accounts for (written by an earlier version, before markers).
  *
  * <h2>How SHA-256s are found without a request per version</h2>
  *
@@ -90,8 +95,8 @@ final class HistoryWalk {
     static final Marker START = new Marker(null, null, null);
   }
 
-  /** One evidence object as listed. */
-  private record Evidence(String objectKey, String key, String sha256, ObjectSummary listed) {}
+  /** One evidence object as listed: a divergence marker, or an attempt's kept bytes. */
+  private record Evidence(String objectKey, String key, String sha256, boolean marker, ObjectSummary listed) {}
 
   HistoryWalk(S3Client client, String bucket, KeyLayout layout, int pageSize, int parallelism,
       ExecutorService executor) {
@@ -406,7 +411,7 @@ final class HistoryWalk {
     for (ObjectSummary o = evidence.peek(); o != null; o = evidence.peek()) {
       KeyLayout.Evidence parsed = layout.parseEvidence(o.key());
       if (parsed != null) {
-        return new Evidence(o.key(), parsed.key(), parsed.sha256(), o);
+        return new Evidence(o.key(), parsed.key(), parsed.sha256(), parsed.marker(), o);
       }
       evidence.next();
     }
@@ -441,8 +446,9 @@ final class HistoryWalk {
    * The key's entries, HEADing versions when evidence or several ETags ask for SHA-256s, or when
    * {@code needSchema} (the key shares its window) asks for the recorded schema.
    */
-  private List<HistoryEntry> resolve(String key, List<ObjectVersion> versions, List<Evidence> evidence,
+  private List<HistoryEntry> resolve(String key, List<ObjectVersion> versions, List<Evidence> listedEvidence,
       boolean needSchema) throws IOException {
+    List<Evidence> evidence = attempts(listedEvidence);
     if (!needsHeads(key, versions, evidence, needSchema)) {
       return listedOnly(key, versions); // nothing to HEAD: most keys, so no maps for them
     }
@@ -494,8 +500,9 @@ final class HistoryWalk {
       Optional<ObjectHead> h = results.get(etags.size() + i);
       out.add(new HistoryEntry(key, HistoryEntry.Kind.DIVERGENT_ATTEMPT, null,
           h.map(IdemMetadata::published).orElse(e.listed.lastModified()),
-          h.map(IdemMetadata::size).orElse(e.listed.size()), e.sha256, null,
-          h.map(IdemMetadata::writer).orElse(null), h.map(IdemMetadata::schema).orElse(null)));
+          h.map(IdemMetadata::size).orElse(e.marker ? -1 : e.listed.size()), e.sha256, null,
+          h.map(IdemMetadata::writer).orElse(null), h.map(IdemMetadata::schema).orElse(null),
+          h.map(IdemMetadata::storedSha256).orElse(null)));
     }
     return out;
   }
@@ -504,6 +511,24 @@ final class HistoryWalk {
   private static boolean needsHeads(String key, List<ObjectVersion> versions, List<Evidence> evidence,
       boolean needSchema) {
     return !evidence.isEmpty() || needSchema || (distinctEtags(versions) && OutputKey.looksLikeKey(key));
+  }
+
+  /**
+   * The evidence objects that stand for one divergent attempt each: every marker, and the kept bytes of
+   * a SHA-256 no marker names (evidence of an earlier version). Bytes a marker accounts for are the same
+   * attempt (or an attempt with the same bytes, whose own marker counts it), and are not HEADed.
+   */
+  private static List<Evidence> attempts(List<Evidence> evidence) {
+    if (evidence.size() < 2) {
+      return evidence;
+    }
+    Set<String> marked = new HashSet<>();
+    for (Evidence e : evidence) {
+      if (e.marker) {
+        marked.add(e.sha256);
+      }
+    }
+    return marked.isEmpty() ? evidence : evidence.stream().filter(e -> e.marker || !marked.contains(e.sha256)).toList();
   }
 
   /** Whether the versions (delete markers aside) carry more than one ETag. */

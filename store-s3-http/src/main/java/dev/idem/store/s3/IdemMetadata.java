@@ -20,7 +20,9 @@ import java.util.Map;
  *   <li>{@code idem-published}: ISO-8601 instant of the publish;
  *   <li>{@code idem-attempt}: a random id of the publish call, so a retried PUT that meets 412 can tell
  *       its own earlier write from another replica's;
- *   <li>{@code idem-size}: on evidence markers without bytes, the size of the attempt;
+ *   <li>{@code idem-size}: on divergence evidence (markers and bytes), the size of the attempt;
+ *   <li>{@code idem-stored-sha256}: on divergence evidence, the SHA-256 of the stored object the attempt
+ *       met, so the scan counts that object when retention has deleted it;
  *   <li>{@code idem-schema}: the schema version the publisher declared (decimal), on the object and on
  *       divergence evidence, so the scan tells a schema bump's overlap from keying drift; absent when
  *       none was declared (and on objects of earlier versions of idem), which reads as unknown.
@@ -32,6 +34,7 @@ final class IdemMetadata {
   static final String PUBLISHED = "idem-published";
   static final String ATTEMPT = "idem-attempt";
   static final String SIZE = "idem-size";
+  static final String STORED_SHA256 = "idem-stored-sha256";
   static final String SCHEMA = "idem-schema";
 
   private IdemMetadata() {}
@@ -56,6 +59,12 @@ final class IdemMetadata {
     }
     long v = Long.parseLong(s);
     return v <= Integer.MAX_VALUE ? (int) v : null;
+  }
+
+  /** On divergence evidence, the SHA-256 of the object the attempt met, or {@code null} when none is recorded. */
+  static String storedSha256(ObjectHead head) {
+    String s = head.meta(STORED_SHA256);
+    return Sha256.isHex(s) ? s : null;
   }
 
   /** The recorded SHA-256, or {@code null} when the object was not written by idem. */

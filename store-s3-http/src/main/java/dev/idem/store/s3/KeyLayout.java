@@ -2,13 +2,17 @@ package dev.idem.store.s3;
 
 import dev.idem.core.Names;
 import dev.idem.core.Sha256;
+import java.nio.charset.StandardCharsets;
 
 /**
  * Where everything lives under the store's prefix {@code P} in the bucket:
  *
  * <pre>
  * P{key}                                    published objects, at their logical keys
- * P_idem/evidence/{key}!{sha256}            bytes (or an empty marker) of a DIVERGENT attempt
+ * P_idem/evidence/{key}!{sha256}.{attempt}  the divergence marker of a DIVERGENT attempt (P8): empty,
+ *                                           written first; {attempt} is the publish call's random id
+ * P_idem/evidence/{key}!{sha256}            the bytes of a DIVERGENT attempt (or, written by earlier
+ *                                           versions without bytes, an empty marker)
  * P_idem/pointers/{pipeline}/latest         the pointer (CAS mode), or a plain copy (LOG mode)
  * P_idem/pointers/{pipeline}/log/{seq}      LOG mode entries, seq zero-padded to 20 digits
  * P_idem/retired/{pipeline}/{window_start}  retirement marks gc creates ({@link RetirementObjects}),
@@ -18,14 +22,27 @@ import dev.idem.core.Sha256;
  * Keys under {@code _idem/} are the store's own: {@code putIfAbsent} refuses them, and listings and
  * history skip them. Idem keys start with a pipeline name ({@code [a-z0-9]…}), so they never collide.
  *
- * <p>Evidence keys end in {@code !sha256}: {@code !} sorts below every character an idem key may hold
- * ({@code [a-z0-9._/-]}), so evidence keys list in the same order as their logical keys, which lets
- * the history merge the two listings in one pass. (A legacy key containing a space or {@code !} can
- * break that order; the merge then reports its evidence as a separate group, never drops it.)
+ * <p>Evidence keys, bytes and markers alike, continue their logical key with {@code !}: {@code !} sorts
+ * below every character an idem key may hold ({@code [a-z0-9._/-]}), so evidence keys list in the same
+ * order as their logical keys, and are cut at the same places ({@link #evidenceMarker}), which lets the
+ * history merge the two listings in one pass. A marker sorts right after the bytes of its attempt. (A
+ * legacy key containing a space or {@code !} can break that order; the merge then reports its evidence
+ * as a separate group, never drops it.)
+ *
+ * <p>S3 keys are at most {@value #MAX_OBJECT_KEY_BYTES} bytes of UTF-8, and a marker key is the
+ * longest key a publish may write ({@link #DIVERGENCE_OVERHEAD} bytes longer than its object's): a key
+ * whose marker would not fit is refused before anything is written ({@link #requirePublishableKey}),
+ * since a divergence met there could never be recorded.
  */
 final class KeyLayout {
   static final String INTERNAL = "_idem/";
+  /** The longest key S3 stores, in bytes of UTF-8. */
+  static final int MAX_OBJECT_KEY_BYTES = 1024;
+  /** Length of a publish call's attempt id: 16 random bytes in hex. */
+  static final int ATTEMPT_ID_LENGTH = 32;
   private static final String EVIDENCE = INTERNAL + "evidence/";
+  /** How much longer a divergence marker's key is than its object's: {@code _idem/evidence/}, {@code !sha256.attempt}. */
+  static final int DIVERGENCE_OVERHEAD = EVIDENCE.length() + 1 + 64 + 1 + ATTEMPT_ID_LENGTH;
   private static final String POINTERS = INTERNAL + "pointers/";
   private static final String RETIRED = INTERNAL + "retired/";
   private static final int SEQ_DIGITS = 20;
@@ -64,6 +81,25 @@ final class KeyLayout {
     return key;
   }
 
+  /**
+   * Checks a logical key a caller wants to publish: writable ({@link #requireWritableKey}), and short
+   * enough under this prefix that its divergence marker fits in an S3 key, so a divergence met there
+   * can be recorded (P8).
+   *
+   * @throws IllegalArgumentException naming both lengths otherwise; nothing has been written
+   */
+  String requirePublishableKey(String key) {
+    requireWritableKey(key);
+    int object = object(key).getBytes(StandardCharsets.UTF_8).length;
+    if (object + DIVERGENCE_OVERHEAD > MAX_OBJECT_KEY_BYTES) {
+      throw new IllegalArgumentException("key " + key + " is too long to publish under prefix '" + prefix + "': its "
+          + object + " bytes leave no room for its divergence marker (" + DIVERGENCE_OVERHEAD
+          + " bytes more under _idem/evidence/), and S3 keys stop at " + MAX_OBJECT_KEY_BYTES
+          + " bytes; use a shorter prefix or key");
+    }
+    return key;
+  }
+
   String internalPrefix() {
     return prefix + INTERNAL;
   }
@@ -93,13 +129,29 @@ final class KeyLayout {
     return evidencePrefix() + logical(objectMarker) + "!" + MAX_CHAR;
   }
 
-  /** The logical key that records an attempt with {@code sha256} at {@code key}. */
+  /** The logical key that keeps the bytes of an attempt with {@code sha256} at {@code key}. */
   static String evidenceKey(String key, String sha256) {
     return EVIDENCE + key + "!" + sha256;
   }
 
-  /** An evidence object: its logical key and the attempt's SHA-256. */
-  record Evidence(String key, String sha256) {}
+  /**
+   * The logical key of the divergence marker of publish call {@code attempt} ({@value #ATTEMPT_ID_LENGTH}
+   * lowercase hex characters) that offered {@code sha256} at {@code key}: one per attempt, so the scan
+   * counts each.
+   */
+  static String divergenceMarkerKey(String key, String sha256, String attempt) {
+    if (attempt.length() != ATTEMPT_ID_LENGTH || !isLowerHex(attempt)) {
+      throw new IllegalArgumentException("an attempt id is " + ATTEMPT_ID_LENGTH + " lowercase hex characters, was "
+          + attempt);
+    }
+    return evidenceKey(key, sha256) + "." + attempt;
+  }
+
+  /**
+   * An evidence object: its logical key, the attempt's SHA-256, and whether it is a divergence marker
+   * ({@link #divergenceMarkerKey}) rather than the attempt's bytes ({@link #evidenceKey}).
+   */
+  record Evidence(String key, String sha256, boolean marker) {}
 
   /** Parses a bucket key under {@link #evidencePrefix()}; {@code null} for anything else. */
   Evidence parseEvidence(String objectKey) {
@@ -108,10 +160,32 @@ final class KeyLayout {
     }
     String rest = objectKey.substring(evidencePrefix().length());
     int bang = rest.lastIndexOf('!');
-    if (bang <= 0 || !Sha256.isHex(rest.substring(bang + 1))) {
+    if (bang <= 0) {
       return null;
     }
-    return new Evidence(rest.substring(0, bang), rest.substring(bang + 1));
+    String tail = rest.substring(bang + 1);
+    int dot = tail.indexOf('.');
+    String sha = dot < 0 ? tail : tail.substring(0, dot);
+    if (!Sha256.isHex(sha)) {
+      return null;
+    }
+    if (dot >= 0) {
+      String attempt = tail.substring(dot + 1);
+      if (attempt.length() != ATTEMPT_ID_LENGTH || !isLowerHex(attempt)) {
+        return null;
+      }
+    }
+    return new Evidence(rest.substring(0, bang), sha, dot >= 0);
+  }
+
+  private static boolean isLowerHex(String s) {
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (!(c >= '0' && c <= '9') && !(c >= 'a' && c <= 'f')) {
+        return false;
+      }
+    }
+    return true;
   }
 
   String pointersPrefix() {

@@ -24,6 +24,13 @@ import java.util.Optional;
  * after). The oldest version met there was first. The walk stops at the end of the life, at another key
  * or at the end of the listing, so it is one page unless a key holds more entries than a page.
  *
+ * <p>A page gives a key's latest entry first, but where a delete marker stands among the older entries
+ * only a server that interleaves them in the page says: moto gives a page's Version elements before its
+ * DeleteMarker elements, so an earlier life's version would pass for one under ours. So when the walk
+ * finds a version under ours (the publish lost, or the page misplaced a marker), it walks again with one
+ * entry per page, whose order is the listing's on every server; a publish that was first, the common
+ * case, still costs one page.
+ *
  * <p>A page refused as malformed starts the walk again, at most {@value #ATTEMPTS} walks in all: S3Proxy
  * lists a write in flight to the same key (another publisher's completion, a loser deleting its version)
  * as a version without an ETag, or under a temporary name, for a moment.
@@ -46,7 +53,10 @@ final class KeyLife {
       throws IOException {
     for (int attempt = 1; ; attempt++) {
       try {
-        return walk(client, bucket, objectKey, versionId, pageSize);
+        Optional<String> first = walk(client, bucket, objectKey, versionId, pageSize);
+        // A version under ours, as a page lists it: confirmed one entry per page, in which no server can
+        // put a delete marker out of its place (moto gives a page's versions before its delete markers).
+        return first.isEmpty() || pageSize == 1 ? first : walk(client, bucket, objectKey, versionId, 1);
       } catch (MalformedReplyException e) {
         if (attempt == ATTEMPTS) {
           throw e;

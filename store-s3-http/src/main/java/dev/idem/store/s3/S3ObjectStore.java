@@ -6,6 +6,7 @@ import dev.idem.core.Names;
 import dev.idem.core.OutputKey;
 import dev.idem.core.Sha256;
 import dev.idem.core.store.CasResult;
+import dev.idem.core.store.DivergenceRecord;
 import dev.idem.core.store.HistoryQuery;
 import dev.idem.core.store.ObjectInfo;
 import dev.idem.core.store.ObjectStore;
@@ -34,6 +35,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -73,9 +75,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       equal is IDENTICAL, different is DIVERGENT. A refused multipart upload is aborted only then, and
  *       the key is HEADed once more: a server that deletes the object at a key when an upload of the key
  *       is aborted (Adobe S3Mock) has removed a published object, and the publish fails saying so.
- *   <li>DIVERGENT: keep evidence at {@code _idem/evidence/KEY!SHA256}, create-only, with the same
- *       metadata: the attempt's bytes by default, or an empty object with {@code idem-size} when
- *       evidence bytes are off. The stored object is never touched (P2).
+ *   <li>DIVERGENT, the fact before the bytes (P8): first the divergence marker {@code
+ *       _idem/evidence/KEY!SHA256.ATTEMPT}, an empty create-only object carrying the same metadata, the
+ *       attempt's size ({@code idem-size}) and the stored object's SHA-256 ({@code idem-stored-sha256});
+ *       then, unless evidence bytes are off, the attempt's bytes at {@code _idem/evidence/KEY!SHA256},
+ *       create-only (a single PUT or a multipart upload, as above), with the same metadata. The stored
+ *       object is never touched (P2).
  * </ol>
  *
  * <p>One create per publish (P7): an object this publish met at the key (a 412, or the HEAD before a
@@ -114,10 +119,15 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@link #putIfAbsent} leaves the key holding nothing or this call's complete object (on a server that
  * applied this call's completion over an earlier version and the check or the delete of its own version
  * failed, that object may be current over the first; the scan then finds two contents in one life); a
- * retry then returns CREATED (it recognises its own object only within one call, so across calls IDENTICAL). An
- * {@link IOException} while keeping evidence leaves the stored object untouched; the retry reports
- * DIVERGENT again and writes the evidence then (its key is a function of the bytes, so nothing is kept
- * twice). A multipart upload is aborted on failure, or swept later if even that fails. Errors carry the endpoint,
+ * retry then returns CREATED (it recognises its own object only within one call, so across calls IDENTICAL). Once
+ * a call knows the key holds other bytes, a failure to record it is not thrown: a marker that cannot be
+ * written (after the client's retries: 503 SlowDown, AccessDenied on {@code _idem/evidence/}, a
+ * deadline) ends DIVERGENT {@link DivergenceRecord#NOT_RECORDED}, bytes that cannot be kept after the
+ * marker DIVERGENT {@link DivergenceRecord#BYTES_NOT_KEPT}, each with the failure; a process killed
+ * while keeping the bytes has written the marker. A retry reports DIVERGENT again and keeps the bytes
+ * then (their key is a function of the bytes, so nothing is kept twice). A key whose marker would not
+ * fit in an S3 key is refused before anything is written ({@link KeyLayout#requirePublishableKey}). A
+ * multipart upload is aborted on failure, or swept later if even that fails. Errors carry the endpoint,
  * bucket and key, never credentials.
  *
  * <p>Thread-safe. {@link #close()} stops the background threads used for listing read-ahead,
@@ -281,7 +291,7 @@ public final class S3ObjectStore implements ObjectStore {
 
   @Override
   public PutOutcome putIfAbsent(String key, Payload payload, String writerId) throws IOException {
-    KeyLayout.requireWritableKey(key);
+    layout.requirePublishableKey(key);
     Names.requireWriterId(writerId);
     Objects.requireNonNull(payload, "payload");
     long size = payload.size();
@@ -439,33 +449,49 @@ public final class S3ObjectStore implements ObjectStore {
     if (stored.sha256().equals(sha)) {
       return Optional.of(new PutOutcome(PutStatus.IDENTICAL, stored, sha, size, null));
     }
-    String evidence = keepEvidence(key, payload, digest, meta);
-    return Optional.of(new PutOutcome(PutStatus.DIVERGENT, stored, sha, size, evidence));
+    return Optional.of(recordDivergence(key, stored, payload, digest, meta, attempt));
   }
 
   /**
-   * Writes the evidence object create-only. An existing one already records these very bytes (the
-   * SHA-256 is in its key), so a 412 is fine.
-   *
-   * @return the evidence key when the bytes were kept, else {@code null}
+   * Records the divergence of this call's bytes from {@code stored}, the fact before the bytes (P8):
+   * the marker first, then (unless evidence bytes are off) the bytes, both create-only. The marker's key
+   * holds this call's attempt id, so a 412 on it is an earlier try of this very request that landed;
+   * the bytes' key is their SHA-256, so a 412 there is the same bytes kept before. A failure after the
+   * outcome is known is the outcome's, never thrown: the caller learns DIVERGENT either way.
    */
-  private String keepEvidence(String key, Payload payload, ContentChecksums.Digest digest, Map<String, String> meta)
-      throws IOException {
+  private PutOutcome recordDivergence(String key, ObjectInfo stored, Payload payload, ContentChecksums.Digest digest,
+      Map<String, String> meta, String attempt) {
     String sha = digest.sha256();
     long size = digest.size();
+    Map<String, String> recorded = new LinkedHashMap<>(meta);
+    recorded.put(IdemMetadata.SIZE, Long.toString(size));
+    recorded.put(IdemMetadata.STORED_SHA256, stored.sha256());
+    String marker = layout.object(KeyLayout.divergenceMarkerKey(key, sha, attempt));
+    try {
+      WriteResult w = client.put(location.bucket(), marker, RequestBody.empty(), Condition.ifNoneMatch(), recorded);
+      if (w.status() == WriteResult.Status.NOT_FOUND) {
+        throw new IOException("PUT with If-None-Match answered 404");
+      }
+    } catch (IOException e) {
+      return PutOutcome.divergentUnrecorded(stored, sha, size, DivergenceRecord.NOT_RECORDED,
+          "could not write the divergence marker s3://" + location.bucket() + "/" + marker + ": " + oneLine(e));
+    }
+    if (!options.keepEvidenceBytes()) {
+      return new PutOutcome(PutStatus.DIVERGENT, stored, sha, size, null);
+    }
     String evidenceKey = KeyLayout.evidenceKey(key, sha);
-    String objectKey = layout.object(evidenceKey);
-    if (options.keepEvidenceBytes()) {
-      uploader.upload(objectKey, payload, digest, meta);
-      return evidenceKey;
+    try {
+      uploader.upload(layout.object(evidenceKey), payload, digest, recorded);
+      return new PutOutcome(PutStatus.DIVERGENT, stored, sha, size, evidenceKey);
+    } catch (IOException e) {
+      return PutOutcome.divergentUnrecorded(stored, sha, size, DivergenceRecord.BYTES_NOT_KEPT,
+          "could not keep the divergent bytes at s3://" + location.bucket() + "/" + layout.object(evidenceKey) + ": "
+              + oneLine(e));
     }
-    Map<String, String> marker = new java.util.LinkedHashMap<>(meta);
-    marker.put(IdemMetadata.SIZE, Long.toString(size));
-    WriteResult w = client.put(location.bucket(), objectKey, RequestBody.empty(), Condition.ifNoneMatch(), marker);
-    if (w.status() == WriteResult.Status.NOT_FOUND) {
-      throw new IOException("PUT " + objectKey + " with If-None-Match answered 404");
-    }
-    return null;
+  }
+
+  private static String oneLine(IOException e) {
+    return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage().replace('\n', ' ');
   }
 
   /**

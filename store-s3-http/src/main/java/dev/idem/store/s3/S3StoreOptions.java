@@ -200,8 +200,9 @@ public final class S3StoreOptions {
     }
 
     /**
-     * Whether a DIVERGENT publish keeps the offered bytes as evidence (default) or only their hash,
-     * size, writer and time (an empty object with metadata).
+     * Whether a DIVERGENT publish keeps the offered bytes as evidence (default) or only its divergence
+     * marker, which it writes either way, first: the hashes, size, writer and time (an empty object with
+     * metadata).
      */
     public Builder keepEvidenceBytes(boolean keep) {
       this.keepEvidenceBytes = keep;

@@ -53,9 +53,10 @@ import java.util.zip.CRC32C;
  *       upload to the key is aborted, so it always meets an object there.
  *   <li>{@code if-none-match-multipart}: a one-part multipart upload completed onto it with {@code
  *       If-None-Match: *} must be refused. Required: payloads above the multipart threshold are
- *       published that way. The upload is made as publishes make theirs (CRC32C declared, the part
- *       {@code UNSIGNED-PAYLOAD} with its {@code x-amz-checksum-crc32c}), so a server that refuses those
- *       fails here, before a publish. An upload that was not completed is aborted afterwards.
+ *       published that way. The upload declares CRC32C part checksums as publishes do, and its part is
+ *       sent {@code UNSIGNED-PAYLOAD} with its {@code x-amz-checksum-crc32c}, as a publish's parts travel
+ *       to an https endpoint (to a plain-http one they sign their SHA-256 as well), so a server that
+ *       refuses those fails here, before a publish. An upload that was not completed is aborted afterwards.
  *   <li>{@code abort-keeps-object}: on {@code RANDOM-abort}, which holds an object, a one-part multipart
  *       upload is aborted; the object must still be there, the same. Required: a multipart publish that
  *       is refused or fails aborts its upload, and an abort that took the object at the key with it
@@ -63,8 +64,10 @@ import java.util.zip.CRC32C;
  *   <li>{@code part-checksum-crc32c}: a part whose {@code x-amz-checksum-crc32c} does not match its
  *       bytes should be refused (S3 and S3Proxy answer 400 {@code BadDigest}). Recorded, not required:
  *       a part is checked against the payload's hash pass before it is sent, so a payload that changed
- *       is refused on any server; where the server does not verify the header, only the transfer of
- *       the part itself (network corruption past TCP's checksum, on plain HTTP) goes unchecked.
+ *       is refused on any server. Where the server does not verify the header, what checks a part's
+ *       transfer is the part's signed SHA-256 on a plain-http endpoint and TLS on an https one; only a
+ *       part body read from a buffer the publisher already reused (a request abandoned by its timeout
+ *       still sending) is then unchecked over https.
  *   <li>{@code put-checksum-sha256}: an {@code UNSIGNED-PAYLOAD} PUT whose signed {@code
  *       x-amz-checksum-sha256} does not match its bytes must be refused (400) and leave nothing at its
  *       key, and one whose header matches must be accepted. Recorded, not required; where it holds, the

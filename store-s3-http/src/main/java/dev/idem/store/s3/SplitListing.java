@@ -1,5 +1,6 @@
 package dev.idem.store.s3;
 
+import dev.idem.store.s3.client.KeyOrder;
 import dev.idem.store.s3.client.ObjectVersion;
 import dev.idem.store.s3.client.VersionsPage;
 import java.io.IOException;

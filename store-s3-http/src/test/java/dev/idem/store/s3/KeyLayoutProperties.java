@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.idem.core.Sha256;
+import dev.idem.store.s3.client.KeyOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import net.jqwik.api.Arbitraries;
@@ -36,21 +37,43 @@ class KeyLayoutProperties {
     return Arbitraries.strings().withChars("0123456789abcdef").ofLength(64);
   }
 
+  @Provide
+  Arbitrary<String> attempts() {
+    return Arbitraries.strings().withChars("0123456789abcdef").ofLength(KeyLayout.ATTEMPT_ID_LENGTH);
+  }
+
+  /** Evidence bytes or a divergence marker (when {@code attempt} is not null) of {@code key}. */
+  private String evidence(String key, String sha, String attempt) {
+    return layout.object(attempt == null ? KeyLayout.evidenceKey(key, sha) : KeyLayout.divergenceMarkerKey(key, sha, attempt));
+  }
+
   @Property
-  void evidenceKey_ordersLikeItsLogicalKey(@ForAll("keys") String a, @ForAll("keys") String b,
-      @ForAll("shas") String shaA, @ForAll("shas") String shaB) {
+  void evidenceKey_bytesAndMarkersOrderLikeTheirLogicalKey(@ForAll("keys") String a, @ForAll("keys") String b,
+      @ForAll("shas") String shaA, @ForAll("shas") String shaB, @ForAll("attempts") String attemptA,
+      @ForAll boolean markerA, @ForAll boolean markerB) {
     int logical = Integer.signum(KeyOrder.compare(a, b));
-    int evidence = Integer.signum(KeyOrder.compare(
-        layout.object(KeyLayout.evidenceKey(a, shaA)), layout.object(KeyLayout.evidenceKey(b, shaB))));
+    int evidence = Integer.signum(KeyOrder.compare(evidence(a, shaA, markerA ? attemptA : null),
+        evidence(b, shaB, markerB ? attemptA : null)));
     if (logical != 0) {
       assertEquals(logical, evidence, a + " vs " + b);
     }
   }
 
+  /** The evidence listing is cut where the object listing is: a key's evidence and marker fall on its side. */
   @Property
-  void parseEvidence_roundTrips(@ForAll("keys") String key, @ForAll("shas") String sha) {
-    KeyLayout.Evidence e = layout.parseEvidence(layout.object(KeyLayout.evidenceKey(key, sha)));
-    assertEquals(new KeyLayout.Evidence(key, sha), e);
+  void evidenceMarker_cutsBytesAndMarkersWhereTheObjectListingIsCut(@ForAll("keys") String key,
+      @ForAll("keys") String cut, @ForAll("shas") String sha, @ForAll("attempts") String attempt) {
+    int object = Integer.signum(KeyOrder.compare(layout.object(key), layout.object(cut)));
+    String at = layout.evidenceMarker(layout.object(cut));
+    assertEquals(object > 0, KeyOrder.compare(evidence(key, sha, null), at) > 0, key + " / " + cut);
+    assertEquals(object > 0, KeyOrder.compare(evidence(key, sha, attempt), at) > 0, key + " / " + cut);
+  }
+
+  @Property
+  void parseEvidence_roundTrips(@ForAll("keys") String key, @ForAll("shas") String sha,
+      @ForAll("attempts") String attempt) {
+    assertEquals(new KeyLayout.Evidence(key, sha, false), layout.parseEvidence(evidence(key, sha, null)));
+    assertEquals(new KeyLayout.Evidence(key, sha, true), layout.parseEvidence(evidence(key, sha, attempt)));
   }
 
   @Property
@@ -114,6 +137,9 @@ class KeyLayoutProperties {
   void parseEvidence_foreignKeys_null() {
     assertNull(layout.parseEvidence("tenant/_idem/evidence/no-bang"));
     assertNull(layout.parseEvidence("tenant/_idem/evidence/k!nothex"));
+    assertNull(layout.parseEvidence("tenant/_idem/evidence/k!" + Sha256.EMPTY + ".short"));
+    assertNull(layout.parseEvidence("tenant/_idem/evidence/k!" + Sha256.EMPTY + "." + "A".repeat(32)));
+    assertNull(layout.parseEvidence("tenant/_idem/evidence/k!nothex." + "a".repeat(32)));
     assertNull(layout.parseEvidence("tenant/orders/k!" + Sha256.EMPTY));
     assertEquals(-1, KeyLayout.parseSeq(layout.logPrefix("orders") + "0000000000000000000x", layout.logPrefix("orders")));
     assertEquals(-1, KeyLayout.parseSeq(layout.logPrefix("orders") + "00000000000000000000", layout.logPrefix("orders")));
@@ -124,6 +150,22 @@ class KeyLayoutProperties {
     assertThrows(IllegalArgumentException.class, () -> KeyLayout.requireWritableKey("_idem/pointers/x/latest"));
     assertThrows(IllegalArgumentException.class, () -> KeyLayout.requireWritableKey("_idem"));
     assertEquals("_idemx/a", KeyLayout.requireWritableKey("_idemx/a"));
+  }
+
+  /** A key is published only when its divergence marker, the longest key a publish writes, fits in S3's 1024 bytes. */
+  @Example
+  void requirePublishableKey_markerMustFitInAnS3Key() {
+    String sha = "ab".repeat(32);
+    String attempt = "cd".repeat(16);
+    String longest = "k/" + "x".repeat(KeyLayout.MAX_OBJECT_KEY_BYTES - KeyLayout.DIVERGENCE_OVERHEAD - 9);
+    assertEquals(longest, layout.requirePublishableKey(longest));
+    assertEquals(KeyLayout.MAX_OBJECT_KEY_BYTES, evidence(longest, sha, attempt).getBytes(StandardCharsets.UTF_8).length);
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> layout.requirePublishableKey(longest + "x"));
+    assertTrue(e.getMessage().contains("too long to publish under prefix 'tenant/'"), e.getMessage());
+    String wide = "k/" + "\u00e9".repeat(500); // 1000 bytes of UTF-8 in 502 characters
+    assertThrows(IllegalArgumentException.class, () -> layout.requirePublishableKey(wide));
+    assertThrows(IllegalArgumentException.class, () -> KeyLayout.divergenceMarkerKey("k", sha, "not-an-attempt"));
   }
 
   @Example

@@ -105,24 +105,26 @@ class ListingLoopsTest {
     return b.append("</ListVersionsResult>").toString();
   }
 
-  private static String directories(String prefixes, String nextKey) {
+  /** A delimiter page of ListObjectVersions naming {@code directories}, truncated at {@code nextKey} when set. */
+  private static String delimited(String directories, String nextKey) {
     StringBuilder b = new StringBuilder("<ListVersionsResult><IsTruncated>").append(nextKey != null)
         .append("</IsTruncated>");
     if (nextKey != null) {
       b.append("<NextKeyMarker>").append(nextKey).append("</NextKeyMarker>");
     }
-    for (String p : prefixes.split(",")) {
-      b.append("<CommonPrefixes><Prefix>").append(p).append("</Prefix></CommonPrefixes>");
+    for (String d : directories.split(",")) {
+      b.append("<CommonPrefixes><Prefix>").append(d).append("</Prefix></CommonPrefixes>");
     }
     return b.append("</ListVersionsResult>").toString();
   }
 
   /** {@code call} fails with an error that names {@code listing} and the repeat, after a few requests. */
-  private void endsWithRepeat(Executable call, String listing) {
+  private IOException endsWithRepeat(Executable call, String listing) {
     IOException e = assertThrows(IOException.class, call, REPEATED);
     assertTrue(e.getMessage().startsWith(listing + ": "), e.getMessage());
     assertTrue(e.getMessage().contains(" twice "), e.getMessage());
     assertTrue(listings.get() <= FEW, listings + " listing requests before the error");
+    return e;
   }
 
   @Test
@@ -151,15 +153,36 @@ class ListingLoopsTest {
     }
   }
 
+  /**
+   * Past the store's own area the walk lists the rest with a delimiter, each page from the position the
+   * server handed out; a server that ignores it answers the first page again, whose next position is
+   * then a repeat. (The own area runs past the first page, so the walk has to go past it.)
+   */
   @Test
   void history_serverIgnoresTheStartPastIdem_ioErrorNotALoop() {
-    // The first page ends in the store's own area; the delimiter listing that passes it starts at the own
-    // area's directory wherever it is asked to start.
     serve(r -> r.query("versions") == null ? EMPTY_OBJECTS
-        : r.query("delimiter") != null ? directories("_idem/", "_idem/")
+        : r.query("delimiter") != null ? delimited("_idem/,a/", "_idem/")
         : versions("_idem/store", "_idem/store", "v1"));
     try (S3ObjectStore store = store(PointerMode.CAS)) {
-      endsWithRepeat(() -> store.history("", h -> true), "ListObjectVersions of s3://bkt/");
+      IOException e = endsWithRepeat(() -> store.history(HistoryQuery.under("").withListParallelism(1), h -> true),
+          "ListObjectVersions of s3://bkt/");
+      assertTrue(e.getMessage().contains("handed out the same continuation position twice"), e.getMessage());
+    }
+  }
+
+  /**
+   * A directory after the own area is listed by its prefix; a server that ignores the prefix and lists
+   * the own area again would have the walk go past it again, from the same place: refused the second time.
+   */
+  @Test
+  void history_serverIgnoresTheDirectoryPastIdem_ioErrorNotALoop() {
+    serve(r -> r.query("versions") == null ? EMPTY_OBJECTS
+        : r.query("delimiter") != null ? delimited("_idem/,a/", null)
+        : versions("_idem/store", "_idem/store", "v1"));
+    try (S3ObjectStore store = store(PointerMode.CAS)) {
+      IOException e = endsWithRepeat(() -> store.history(HistoryQuery.under("").withListParallelism(1), h -> true),
+          "ListObjectVersions of s3://bkt/");
+      assertTrue(e.getMessage().contains("restarted twice at the same position"), e.getMessage());
     }
   }
 

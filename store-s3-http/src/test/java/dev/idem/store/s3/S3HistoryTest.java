@@ -18,6 +18,7 @@ import dev.idem.core.store.Payload;
 import dev.idem.core.store.Pointer;
 import dev.idem.store.s3.auth.AwsCredentials;
 import dev.idem.store.s3.auth.CredentialsProvider;
+import dev.idem.store.s3.client.KeyOrder;
 import dev.idem.store.s3.client.RequestBody;
 import dev.idem.store.s3.client.RequestCounts;
 import dev.idem.store.s3.testing.OnEachS3Server;
@@ -55,18 +56,25 @@ class S3HistoryTest {
   S3Implementation implementation;
 
   private static S3TestServer s3;
-  /** The server whose bucket the fields describe: set up by the first case that runs on it. */
+  /** The server whose shared bucket the fields describe ({@link #populated}). */
   private static S3Implementation populatedOn;
   private static String bucket;
   private static final AtomicInteger requests = new AtomicInteger();
 
   @BeforeEach
-  void populate() throws IOException {
+  void server() throws IOException {
+    s3 = implementation.shared();
+  }
+
+  /**
+   * The shared bucket's keys, published by idem: set up by the first case on a server that asks for it,
+   * so the cases with buckets of their own run without it (and on a server idem refuses to write to).
+   */
+  private void populated() throws IOException {
     if (populatedOn == implementation) {
       return;
     }
     populatedOn = null;
-    s3 = implementation.shared();
     bucket = s3.createBucket(true);
     try (S3ObjectStore store = open(S3StoreOptions.builder().pointerMode(PointerMode.LOG)
         .multipartThreshold(5 * MIB).partSize(5 * MIB).build())) {
@@ -156,6 +164,7 @@ class S3HistoryTest {
 
   @Test
   void history_pagedBySeven_everyKeyOnceInOrderInternalAreaSkipped() throws IOException {
+    populated();
     Map<String, KeyHistory> h = history(S3StoreOptions.defaults(), "");
     List<String> expected = new ArrayList<>(List.of(EARLY, LEGACY_DIVERGENT, LEGACY_SAME, key(60), key(120), key(180),
         key(240)));
@@ -169,6 +178,7 @@ class S3HistoryTest {
 
   @Test
   void history_smallPagesAndOnePage_sameEntries() throws IOException {
+    populated();
     Map<String, KeyHistory> small = history(S3StoreOptions.defaults(), "");
     Map<String, KeyHistory> large = history(S3StoreOptions.defaults().toBuilder().pageSize(1000).build(), "");
     assertEquals(large, small);
@@ -247,6 +257,7 @@ class S3HistoryTest {
 
   @Test
   void historyQuery_windowRange_onlyKeysInRangeAndNoHeadForTheRest() throws IOException {
+    populated();
     // "now" has four digits, so the listing starts at orders/1000; the divergent key(120) and the
     // two-ETag key(180) list after that marker (three digits sort by their first), and their HEADs
     // (two each) are what the query saves besides the skipped range.
@@ -278,6 +289,7 @@ class S3HistoryTest {
 
   @Test
   void historyQuery_deadlinePassesMidListing_stopsIncomplete() throws IOException {
+    populated();
     Instant[] now = {Instant.ofEpochSecond(5000)};
     Clock ticking = new Clock() {
       @Override public ZoneId getZone() { return ZoneOffset.UTC; }
@@ -296,6 +308,7 @@ class S3HistoryTest {
 
   @Test
   void historyQuery_partitionedListing_sameKeysAndEntriesAsOneSequentialListing() throws IOException {
+    populated();
     // Legacy keys, idem keys, delete markers, evidence and _idem/ under one prefix, pages of 7: cut
     // into ranges (pipelines and windows) listed 2, 5 or 16 at a time, the history is the same.
     Map<String, KeyHistory> sequential = history(HistoryQuery.under("").withListParallelism(1));
@@ -323,6 +336,7 @@ class S3HistoryTest {
 
   @Test
   void history_legacyOverwrites_divergentByEtagAndBenignByEtag() throws IOException {
+    populated();
     Map<String, KeyHistory> h = history(S3StoreOptions.defaults(), "legacy/");
     assertEquals(List.of(LEGACY_DIVERGENT, LEGACY_SAME), new ArrayList<>(h.keySet()));
     KeyVerdict fixed = KeyVerdict.of(h.get(LEGACY_DIVERGENT));
@@ -337,6 +351,7 @@ class S3HistoryTest {
 
   @Test
   void history_divergentAttempt_mergedWithItsKeyComparedBySha() throws IOException {
+    populated();
     KeyHistory h = history(S3StoreOptions.defaults(), "orders/").get(key(120));
     KeyVerdict v = KeyVerdict.of(h);
     assertTrue(v.divergent());
@@ -351,6 +366,7 @@ class S3HistoryTest {
 
   @Test
   void history_sameBytesSinglePartThenMultipart_oneContentBySha() throws IOException {
+    populated();
     KeyHistory h = history(S3StoreOptions.defaults(), key(180)).get(key(180));
     List<HistoryEntry> versions = h.entries().stream().filter(e -> e.kind() == HistoryEntry.Kind.VERSION).toList();
     assertEquals(2, versions.size());
@@ -363,6 +379,7 @@ class S3HistoryTest {
 
   @Test
   void history_deletedKey_deleteMarkerReported() throws IOException {
+    populated();
     KeyHistory h = history(S3StoreOptions.defaults(), "orders/").get(key(240));
     assertEquals(List.of(HistoryEntry.Kind.VERSION, HistoryEntry.Kind.DELETE_MARKER), // oldest first
         h.entries().stream().map(HistoryEntry::kind).toList());
@@ -371,6 +388,7 @@ class S3HistoryTest {
 
   @Test
   void history_evidenceWithoutObject_ownGroupInOrder() throws IOException {
+    populated();
     Map<String, KeyHistory> h = history(S3StoreOptions.defaults(), "orders/");
     KeyHistory orphan = h.get(key(60));
     assertEquals(1, orphan.entries().size());
@@ -380,6 +398,7 @@ class S3HistoryTest {
 
   @Test
   void history_singleVersionKeys_noRequestPerVersion() throws IOException {
+    populated();
     // One sequential listing: a cut listing adds a request per range by design (counted elsewhere).
     int before = requests.get();
     Map<String, KeyHistory> h = history(HistoryQuery.under("orders/").withListParallelism(1));
@@ -393,6 +412,7 @@ class S3HistoryTest {
 
   @Test
   void history_visitorStops_returnsFalseEarly() throws IOException {
+    populated();
     int[] seen = {0};
     try (S3ObjectStore store = open(S3StoreOptions.defaults())) {
       assertFalse(store.history("", k -> ++seen[0] < 3));
@@ -402,6 +422,7 @@ class S3HistoryTest {
 
   @Test
   void list_pagedBySeven_currentObjectsOnlyInternalSkipped() throws IOException {
+    populated();
     List<ListedObject> listed = new ArrayList<>();
     try (S3ObjectStore store = open(S3StoreOptions.defaults())) {
       assertTrue(store.list("", listed::add));

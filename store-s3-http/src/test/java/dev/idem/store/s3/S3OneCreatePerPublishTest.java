@@ -18,6 +18,7 @@ import dev.idem.store.s3.client.RequestBody;
 import dev.idem.store.s3.client.S3Client;
 import dev.idem.store.s3.testing.HeaderStrippingProxy;
 import dev.idem.store.s3.testing.InterceptingHttpClient;
+import dev.idem.store.s3.testing.QuirkProxy;
 import dev.idem.store.s3.testing.S3ProxyServer;
 import java.io.IOException;
 import java.io.InputStream;
@@ -30,6 +31,8 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -154,7 +157,8 @@ class S3OneCreatePerPublishTest {
     assertEquals(PutStatus.CREATED, firstOutcome.get(0).status());
     String secondSha = Sha256.of(second);
     assertTrue(versions(bucket, objectKey).isEmpty(), "the server deleted A's object; B created nothing there");
-    assertEquals(1, s3.client().listObjects(bucket, "p/_idem/evidence/" + key(60) + "!" + secondSha, null, null, 10)
+    // The divergence marker (KEY!SHA.ATTEMPT) and the bytes (KEY!SHA), both before the abort.
+    assertEquals(2, s3.client().listObjects(bucket, "p/_idem/evidence/" + key(60) + "!" + secondSha, null, null, 10)
         .objects().size(), "B's divergent attempt was recorded before the abort");
   }
 
@@ -316,6 +320,55 @@ class S3OneCreatePerPublishTest {
     }
     List<ObjectVersion> left = versions(bucket, objectKey);
     assertEquals(3, left.size(), "ours, gc's delete marker and the earlier life's version: " + left);
+  }
+
+  /**
+   * moto lists a page's versions before its delete markers, so the page alone does not say that gc's
+   * delete marker ends the earlier life under this publish's version: the publish is still CREATED,
+   * its bytes current, the earlier life left as it was.
+   */
+  @Test
+  void putIfAbsent_completionOverEarlierLifeListedVersionsFirst_created() throws IOException {
+    String bucket = s3.createBucket(true);
+    String objectKey = "p/" + key(60);
+    s3.client().put(bucket, objectKey, RequestBody.ofBytes(new byte[] {1}), null, Map.of());
+    s3.client().delete(bucket, objectKey);
+    byte[] bytes = random(6 * MIB, 11);
+    try (QuirkProxy gateway = new QuirkProxy(s3, QuirkProxy.Quirk.listsVersionsBeforeDeleteMarkers());
+        S3ObjectStore st = open(bucket, gateway.endpoint(), null, multipart())) {
+      PutOutcome out = st.putIfAbsent(key(60), Payload.ofBytes(bytes), "host-a");
+      assertEquals(PutStatus.CREATED, out.status(), out.toString());
+      assertArrayEquals(bytes, read(st, key(60)));
+    }
+    assertEquals(3, versions(bucket, objectKey).size(), "ours, the delete marker and the earlier version");
+  }
+
+  /**
+   * Both of moto's ways at once: it applies the second completion as a version, and lists versions
+   * before delete markers. The loser must find the first of this life (A's), not the earlier life's
+   * version under gc's delete marker: DIVERGENT against A, A's bytes current again.
+   */
+  @Test
+  void putIfAbsent_secondCompletionOverALifeAfterADeleteListedVersionsFirst_divergentAgainstThisLife()
+      throws IOException {
+    String bucket = s3.createBucket(true);
+    String objectKey = "p/" + key(60);
+    s3.client().put(bucket, objectKey, RequestBody.ofBytes(new byte[] {1}), null, Map.of());
+    s3.client().delete(bucket, objectKey);
+    byte[] first = random(6 * MIB, 12);
+    byte[] second = random(6 * MIB, 13);
+    try (QuirkProxy gateway = new QuirkProxy(s3, QuirkProxy.Quirk.listsVersionsBeforeDeleteMarkers(),
+            QuirkProxy.Quirk.strips("POST", Set.of("If-None-Match"), new AtomicInteger()));
+        S3ObjectStore a = open(bucket, gateway.endpoint(), null, multipart());
+        S3ObjectStore b = open(bucket, gateway.endpoint(), null, multipart())) {
+      assertEquals(PutStatus.CREATED, a.putIfAbsent(key(60), Payload.ofBytes(first), "host-a").status());
+      PutOutcome out = b.putIfAbsent(key(60), Payload.ofBytes(second), "host-b");
+      assertEquals(PutStatus.DIVERGENT, out.status(), out.toString());
+      assertEquals(Sha256.of(first), out.stored().sha256());
+      assertEquals("host-a", out.stored().writer());
+      assertArrayEquals(first, read(b, key(60)));
+    }
+    assertEquals(3, versions(bucket, objectKey).size(), "A's, the delete marker and the earlier version");
   }
 
   // --- what the check costs

@@ -79,6 +79,12 @@ class S3PublishTest {
     }
   }
 
+  /** The bucket keys under {@code p/_idem/evidence/}, in key order. */
+  private List<String> evidenceKeys() throws IOException {
+    return s3.client().listObjects(bucket, "p/_idem/evidence/", null, null, 1000).objects().stream()
+        .map(o -> o.key()).toList();
+  }
+
   private ObjectHead head(String objectKey) throws IOException {
     return s3.client().head(bucket, objectKey, null).orElseThrow();
   }
@@ -137,9 +143,13 @@ class S3PublishTest {
     assertEquals(PutStatus.DIVERGENT, out.status());
     assertNull(out.evidenceKey());
     String sha = Sha256.of("beta!".getBytes(StandardCharsets.UTF_8));
-    ObjectHead marker = head("p/_idem/evidence/" + key(60) + "!" + sha);
+    List<String> evidence = evidenceKeys();
+    assertEquals(1, evidence.size(), evidence.toString());
+    assertTrue(evidence.get(0).matches("p/_idem/evidence/" + key(60) + "!" + sha + "\\.[0-9a-f]{32}"), evidence.toString());
+    ObjectHead marker = head(evidence.get(0));
     assertEquals(0, marker.size());
     assertEquals("5", marker.meta("idem-size"));
+    assertEquals(Sha256.of("alpha".getBytes(StandardCharsets.UTF_8)), marker.meta("idem-stored-sha256"));
   }
 
   @Test

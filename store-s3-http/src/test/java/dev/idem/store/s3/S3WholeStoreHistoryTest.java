@@ -10,6 +10,7 @@ import dev.idem.core.store.HistoryEntry;
 import dev.idem.core.store.HistoryQuery;
 import dev.idem.core.store.Payload;
 import dev.idem.core.store.Pointer;
+import dev.idem.store.s3.client.KeyOrder;
 import dev.idem.store.s3.client.ObjectVersion;
 import dev.idem.store.s3.client.RequestBody;
 import dev.idem.store.s3.testing.HeaderStrippingProxy;

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.idem.core.RunSpec;
 import dev.idem.core.Window;
+import dev.idem.store.s3.client.KeyOrder;
 import dev.idem.store.s3.client.ObjectVersion;
 import dev.idem.store.s3.client.VersionsPage;
 import java.io.IOException;

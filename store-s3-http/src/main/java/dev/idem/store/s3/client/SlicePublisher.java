@@ -9,13 +9,17 @@ import java.util.concurrent.atomic.AtomicLong;
  * A request body over a slice of a caller's array, handed to the HTTP client as read-only {@link
  * ByteBuffer} views of it, {@value #CHUNK} bytes each, without copying: {@code
  * BodyPublishers.ofByteArray(buf, off, len)} copies the whole slice into fresh buffers, a second copy of
- * every multipart part. (Larger views, 256 KiB as {@link StreamPublisher} reads, measured no better
- * here: with 4 parts in flight the 256 MiB upload was 1.16× and 1.20× the SDK's time against 1.09× and
- * 1.04× with 16 KiB, alternating runs of 2026-12-05 in BENCHMARKS.md.)
+ * every multipart part. (The chunk size is measured in BENCHMARKS.md, against larger views.)
  *
  * <p>The caller keeps the slice unchanged until the request returns ({@link RequestBody#ofSlice}). A
- * request abandoned by a timeout could still be reading the views when the buffer is reused; it cannot
- * land other bytes, because the part's SHA-256 is signed and S3 refuses a body that does not match.
+ * request abandoned by a timeout could still be reading the views when the buffer is reused. What keeps
+ * such bytes from landing depends on how the part travels ({@link RequestBody#ofPart}, {@link
+ * RequestBody#ofSignedPart}): to a plain-http endpoint the part's SHA-256 is signed and the server
+ * refuses any other body; to an https endpoint the part is {@code UNSIGNED-PAYLOAD} and its CRC32C,
+ * signed in {@code x-amz-checksum-crc32c}, is what the server checks (where the store's {@code
+ * part-checksum-crc32c} probe held; on a server that ignores that header nothing would). Either way the
+ * completion then names the ETags of the parts as the server stored them.
+ *
  * Follows the reactive-streams rules the HTTP client relies on: items only against demand, no
  * reentrant {@code onNext}, one {@code onComplete}, nothing after {@code cancel}, and {@code onError}
  * for a non-positive request.

@@ -3,8 +3,8 @@ package dev.idem.store.s3.client;
 import java.util.List;
 
 /**
- * One page of ListObjectVersions, entries in the server's order (key ascending, newest version first
- * within a key).
+ * One page of ListObjectVersions, entries in the listing's order: key ascending, the key's latest entry
+ * first, then its others newest first as the server gives them.
  *
  * @param versions versions and delete markers
  * @param truncated whether another page follows

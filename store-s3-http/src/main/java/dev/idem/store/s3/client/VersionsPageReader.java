@@ -12,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 
 /**
@@ -31,7 +32,9 @@ import java.util.List;
  * NextKeyMarker}, a percent-encoding that is not one or does not decode to UTF-8, and any XML error are a
  * {@link MalformedReplyException} naming the request, never a wrong page. Keys
  * are percent-decoded ({@code +} is a space) when the page says {@code EncodingType} {@code url},
- * wherever that element comes. Memory: the parser's 8 KiB window and the page's entries; one reader
+ * wherever that element comes. Entries are given in the listing's order whatever order the reply's
+ * elements come in: by key ({@link KeyOrder}), a key's latest entry first, its others as the reply
+ * gives them (moto gives a page's Version elements and then its DeleteMarker elements). Memory: the parser's 8 KiB window and the page's entries; one reader
  * per reply, not thread-safe.
  */
 final class VersionsPageReader {
@@ -53,6 +56,11 @@ final class VersionsPageReader {
   private static final byte[][] TOP = {
       ascii("IsTruncated"), ascii("NextKeyMarker"), ascii("NextVersionIdMarker"), ascii("EncodingType")};
   private static final byte[] TRUE = ascii("true");
+  /** The listing's order: by key, and a key's latest entry (newest) before its others. */
+  private static final Comparator<ObjectVersion> LISTING_ORDER = (a, b) -> {
+    int byKey = a.key() == b.key() ? 0 : KeyOrder.compare(a.key(), b.key());
+    return byKey != 0 ? byKey : Boolean.compare(b.latest(), a.latest());
+  };
 
   private final XmlPullParser p;
   private final String what;
@@ -126,60 +134,14 @@ final class VersionsPageReader {
         commonPrefixes.set(i, S3Xml.decode(commonPrefixes.get(i), true, what));
       }
     }
+    // S3 interleaves a page's versions and delete markers in the listing's order; moto gives its Version
+    // elements first and its DeleteMarker elements after them. A stable sort puts either in that order
+    // (one pass over a page already in it); only where a delete marker stood among a key's older versions
+    // is not in moto's reply.
+    out.sort(LISTING_ORDER);
     String nextVersion = top[2] == null || top[2].isEmpty() ? null : top[2];
-    return new VersionsPage(inKeyOrder(out), truncated, truncated ? S3Xml.decode(nextKey, url, what) : null, nextVersion,
+    return new VersionsPage(out, truncated, truncated ? S3Xml.decode(nextKey, url, what) : null, nextVersion,
         commonPrefixes);
-  }
-
-  /**
-   * The page's entries in key order, a key's newest first. S3 interleaves versions and delete markers so;
-   * moto lists all of a page's {@code Version}s, then all its {@code DeleteMarker}s, each in that order,
-   * so a marker would come after later keys' versions and split its key in two. Such a page is merged
-   * back: two runs in key order, merged by key, then by time, newest first (a marker at the same time as a
-   * version of its key comes after it, as moto's own order puts it). A page in order is returned as it is.
-   */
-  static List<ObjectVersion> inKeyOrder(List<ObjectVersion> entries) {
-    boolean ordered = true;
-    for (int i = 1; i < entries.size() && ordered; i++) {
-      ordered = compareKeys(entries.get(i - 1).key(), entries.get(i).key()) <= 0;
-    }
-    if (ordered) {
-      return entries;
-    }
-    List<ObjectVersion> versions = new ArrayList<>();
-    List<ObjectVersion> markers = new ArrayList<>();
-    for (ObjectVersion v : entries) {
-      (v.deleteMarker() ? markers : versions).add(v);
-    }
-    List<ObjectVersion> out = new ArrayList<>(entries.size());
-    int i = 0;
-    int j = 0;
-    while (i < versions.size() || j < markers.size()) {
-      boolean version = j == markers.size() || (i < versions.size() && before(versions.get(i), markers.get(j)));
-      out.add(version ? versions.get(i++) : markers.get(j++));
-    }
-    return out;
-  }
-
-  private static boolean before(ObjectVersion version, ObjectVersion marker) {
-    int byKey = compareKeys(version.key(), marker.key());
-    return byKey != 0 ? byKey < 0 : !version.lastModified().isBefore(marker.lastModified());
-  }
-
-  /** S3's key order: by UTF-8 bytes, which is code point order. */
-  private static int compareKeys(String a, String b) {
-    int i = 0;
-    int j = 0;
-    while (i < a.length() && j < b.length()) {
-      int ca = a.codePointAt(i);
-      int cb = b.codePointAt(j);
-      if (ca != cb) {
-        return Integer.compare(ca, cb);
-      }
-      i += Character.charCount(ca);
-      j += Character.charCount(cb);
-    }
-    return Integer.compare(a.length() - i, b.length() - j);
   }
 
   /** At a {@code <Version>} or {@code <DeleteMarker>}: reads it whole. */

@@ -22,7 +22,7 @@ import org.junit.jupiter.api.function.Executable;
  * <GetBucketVersioningResponse>}; Adobe S3Mock answers ListObjectVersions with {@code
  * <ListBucketResult>}): replies are read by the elements that carry their meaning, whatever the root is
  * named, as the SDKs read them. What is not such a reply (an {@code <Error>}, a listing page that does
- * not say whether it continues) is still refused.
+ * not say whether it continues or holds more entries than it was asked for) is still refused.
  */
 class S3ReplyRootsTest {
   private static final String NS = " xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"";
@@ -74,6 +74,23 @@ class S3ReplyRootsTest {
 
     assertEquals(List.of(new ObjectVersion("a/k", "null", true, false, Instant.parse("2026-12-06T04:45:00.255Z"),
         "5d41", 5)), page.versions());
+  }
+
+  /**
+   * Adobe S3Mock 5.2 pages ListObjectVersions wrongly: a page holds one entry more than max-keys, and it
+   * says IsTruncated false while versions remain (8 of 17 versions under a prefix, max-keys 7), so the rest
+   * of the listing is never listed. A page holding more entries than asked is refused, naming both numbers:
+   * a scan must not pass on part of a store.
+   */
+  @Test
+  void listVersions_moreEntriesThanMaxKeys_refused() {
+    server.then(ok("<ListBucketResult" + NS + "><IsTruncated>false</IsTruncated><MaxKeys>1</MaxKeys>" + VERSION
+        + VERSION.replace("a/k", "a/l") + "</ListBucketResult>"));
+
+    MalformedReplyException e = assertThrows(MalformedReplyException.class,
+        () -> client.listVersions("bkt", "a/", null, null, 1));
+
+    assertTrue(e.getMessage().contains("2 versions and delete markers in a page asked for at most 1 (max-keys)"), e.getMessage());
   }
 
   @Test

@@ -6,6 +6,8 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import javax.xml.stream.XMLInputFactory;
 import javax.xml.stream.XMLStreamConstants;
@@ -17,7 +19,8 @@ import javax.xml.stream.XMLStreamReader;
  * VersionsPageReader} against: the JDK's StAX parser (java.xml, test scope only) builds an element tree,
  * and the page's rules are applied to the tree as the reader's Javadoc states them (first child of a
  * name counts, leaf text without the XML whitespace around it, required fields, {@link Instant#parse},
- * {@link Long#parseLong}, {@link URLDecoder} for {@code EncodingType url}). It shares no code with the
+ * {@link Long#parseLong}, {@link URLDecoder} for {@code EncodingType url}, entries sorted by the keys'
+ * UTF-8 bytes, a key's latest first). It shares no code with the
  * reader. Returns {@code null} when the reader must refuse the page.
  */
 final class VersionsPageOracle {
@@ -90,6 +93,9 @@ final class VersionsPageOracle {
       if (truncated && (nextKey == null || nextKey.isEmpty())) {
         return null;
       }
+      // The listing's order: by the keys' UTF-8 bytes, a key's latest entry first, the rest as given.
+      versions.sort(Comparator.comparing((ObjectVersion v) -> v.key().getBytes(StandardCharsets.UTF_8),
+          Arrays::compareUnsigned).thenComparing(v -> !v.latest()));
       String nextVersion = root.leaf("NextVersionIdMarker");
       return new VersionsPage(versions, truncated, truncated ? decode(nextKey, url) : null,
           nextVersion == null || nextVersion.isEmpty() ? null : nextVersion, prefixes);

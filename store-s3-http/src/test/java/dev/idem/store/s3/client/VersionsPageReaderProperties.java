@@ -49,10 +49,7 @@ class VersionsPageReaderProperties {
       }
       return;
     }
-    // Entries out of key order (moto's delete markers after its versions) are merged back into key order.
-    VersionsPage ordered = new VersionsPage(VersionsPageReader.inKeyOrder(expected.versions()), expected.truncated(),
-        expected.nextKeyMarker(), expected.nextVersionIdMarker(), expected.commonPrefixes());
-    assertEquals(ordered, actual, () -> new String(doc, StandardCharsets.UTF_8));
+    assertEquals(expected, actual, () -> new String(doc, StandardCharsets.UTF_8));
   }
 
   // ------------------------------------------------------------------ random pages

@@ -51,28 +51,6 @@ class VersionsPageReaderTest {
     refused(page.getBytes(StandardCharsets.UTF_8), reason);
   }
 
-  private static String entry(String tag, String key, String id, String time) {
-    return "<" + tag + "><Key>" + key + "</Key><VersionId>" + id + "</VersionId><LastModified>" + time
-        + "</LastModified>" + (tag.equals("Version") ? "<ETag>&quot;e&quot;</ETag><Size>1</Size>" : "") + "</" + tag + ">";
-  }
-
-  /**
-   * moto lists a page's versions first and its delete markers after them: read back in key order, a
-   * key's newest first, so no key's entries are split around another's. A page in order stays as sent.
-   */
-  @Test
-  void read_deleteMarkersListedAfterEveryVersion_mergedIntoKeyOrder() throws IOException {
-    VersionsPage moto = read(page(entry("Version", "a", "a2", "2024-09-10T20:00:02Z")
-        + entry("Version", "b", "b1", "2024-09-10T20:00:01Z") + entry("Version", "c", "c1", "2024-09-10T20:00:01Z")
-        + entry("DeleteMarker", "a", "a3", "2024-09-10T20:00:03Z")
-        + entry("DeleteMarker", "b", "b0", "2024-09-10T20:00:00Z")));
-    assertEquals(List.of("a3", "a2", "b1", "b0", "c1"), moto.versions().stream().map(ObjectVersion::versionId).toList());
-    VersionsPage s3 = read(page(entry("DeleteMarker", "a", "a3", "2024-09-10T20:00:03Z")
-        + entry("Version", "a", "a2", "2024-09-10T20:00:04Z") + entry("Version", "b", "b1", "2024-09-10T20:00:01Z")));
-    assertEquals(List.of("a3", "a2", "b1"), s3.versions().stream().map(ObjectVersion::versionId).toList(),
-        "in key order: kept as listed, whatever the times say");
-  }
-
   @Test
   void keysWithEveryEscape_surrogatePairsIncluded() throws IOException {
     String key = "a&amp;b&lt;c&gt;&quot;&apos; &#x1F600;\uD83D\uDE00&#233;<![CDATA[<&]]>\u4e2d&#x10FFFF;";
@@ -82,9 +60,9 @@ class VersionsPageReaderTest {
         + "<DeleteMarker><Key>" + key + "</Key><VersionId>v0</VersionId><IsLatest>true</IsLatest>"
         + "<LastModified>2024-09-10T20:27:29Z</LastModified></DeleteMarker>"));
     String expected = "a&b<c>\"' \uD83D\uDE00\uD83D\uDE00\u00e9<&\u4e2d\uDBFF\uDFFF";
-    assertEquals(List.of(
-        new ObjectVersion(expected, "v1", false, false, Instant.parse("2024-09-10T20:27:30.5Z"), "e", 0),
-        new ObjectVersion(expected, "v0", true, true, Instant.parse("2024-09-10T20:27:29Z"), null, 0)), p.versions());
+    assertEquals(List.of( // the latest first, as S3 lists it
+        new ObjectVersion(expected, "v0", true, true, Instant.parse("2024-09-10T20:27:29Z"), null, 0),
+        new ObjectVersion(expected, "v1", false, false, Instant.parse("2024-09-10T20:27:30.5Z"), "e", 0)), p.versions());
     assertSame(p.versions().get(0).key(), p.versions().get(1).key(), "versions of one key share its string");
     assertFalse(p.truncated());
   }
@@ -98,6 +76,26 @@ class VersionsPageReaderTest {
     assertEquals("n\u00e9", p.nextKeyMarker());
     assertEquals(null, p.nextVersionIdMarker());
     assertEquals(List.of("p/"), p.commonPrefixes());
+  }
+
+  /**
+   * moto writes a page's Version elements first and its DeleteMarker elements after them, where S3
+   * interleaves them in the listing's order: the page is read in the listing's order all the same, by
+   * key, each key's latest entry first.
+   */
+  @Test
+  void versionsThenDeleteMarkers_readInTheListingsOrder() throws IOException {
+    String entry = "<%s><Key>%s</Key><VersionId>%s</VersionId><IsLatest>%s</IsLatest>"
+        + "<LastModified>2026-12-06T06:21:37.000Z</LastModified>%s</%1$s>";
+    String etag = "<ETag>\"e\"</ETag><Size>1</Size>";
+    VersionsPage p = read(page(String.format(entry, "Version", "a/1", "v1", "false", etag)
+        + String.format(entry, "Version", "a/2", "v2", "true", etag)
+        + String.format(entry, "Version", "k", "v4", "false", etag)
+        + String.format(entry, "Version", "k", "v3", "false", etag)
+        + String.format(entry, "DeleteMarker", "a/1", "m1", "true", "")
+        + String.format(entry, "DeleteMarker", "k", "m2", "true", "")));
+    assertEquals(List.of("a/1 m1", "a/1 v1", "a/2 v2", "k m2", "k v4", "k v3"),
+        p.versions().stream().map(v -> v.key() + " " + v.versionId()).toList());
   }
 
   @Test

@@ -34,7 +34,7 @@ import java.util.regex.Pattern;
  * An S3 gateway on 127.0.0.1 in front of the real S3Proxy that answers some requests the way other S3
  * implementations do ({@link Quirk}): an abort that deletes the object at the key, a conditional
  * completion answered 304, an abort of a finished upload answered 405, reply roots spelled otherwise,
- * conditional headers dropped. Everything else is S3Proxy's own answer, so a test runs idem against a
+ * a page's versions listed before its delete markers, conditional headers dropped. Everything else is S3Proxy's own answer, so a test runs idem against a
  * whole, stateful server that differs from S3 only where the named implementation does.
  *
  * <p>The client signed what it sent, so each forwarded request is re-signed with the test credentials
@@ -216,6 +216,35 @@ public final class QuirkProxy implements AutoCloseable {
         }
         return new Reply(r.status(), r.headers(),
             m.replaceAll("<$1" + Matcher.quoteReplacement(to) + "$2").getBytes(StandardCharsets.UTF_8));
+      };
+    }
+
+    /**
+     * moto: a ListObjectVersions reply gives the page's {@code <Version>} elements first and its {@code
+     * <DeleteMarker>} elements after them, each in the listing's order, where S3 interleaves the two.
+     */
+    static Quirk listsVersionsBeforeDeleteMarkers() {
+      Pattern entry = Pattern.compile("<(Version|DeleteMarker)>.*?</\\1>", Pattern.DOTALL);
+      return (request, next) -> {
+        Reply r = next.send(request);
+        if (!request.method().equals("GET") || !request.has("versions") || !r.ok()) {
+          return r;
+        }
+        String body = new String(r.body(), StandardCharsets.UTF_8);
+        StringBuilder versions = new StringBuilder();
+        StringBuilder markers = new StringBuilder();
+        Matcher m = entry.matcher(body);
+        int at = -1;
+        while (m.find()) {
+          at = at < 0 ? m.start() : at;
+          (m.group(1).equals("Version") ? versions : markers).append(m.group());
+        }
+        if (at < 0) {
+          return r;
+        }
+        String rest = entry.matcher(body).replaceAll("");
+        return new Reply(r.status(), r.headers(), (rest.substring(0, at) + versions + markers + rest.substring(at))
+            .getBytes(StandardCharsets.UTF_8));
       };
     }
 

@@ -1,4 +1,4 @@
-package dev.idem.store.s3;
+package dev.idem.store.s3.client;
 
 /**
  * The order S3 lists keys in: by UTF-8 bytes, which is code-point order. Java's {@link
@@ -11,10 +11,10 @@ package dev.idem.store.s3;
  * checks (one per listed version) cost a char comparison per shared character. Keys decoded from UTF-8
  * are well-formed UTF-16; on a lone surrogate the order is still total and consistent.
  */
-final class KeyOrder {
+public final class KeyOrder {
   private KeyOrder() {}
 
-  static int compare(String a, String b) {
+  public static int compare(String a, String b) {
     int n = Math.min(a.length(), b.length());
     for (int i = 0; i < n; i++) {
       char ca = a.charAt(i);
