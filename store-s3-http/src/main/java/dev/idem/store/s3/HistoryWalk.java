@@ -124,7 +124,7 @@ final class HistoryWalk {
     try (VersionSource versions = first == null ? withoutVersions(listPrefix)
             : split(listPrefix, first, from == null ? null : layout.object(from), query.listParallelism());
         PageCursor<Marker, ObjectSummary> evidence = objects(evidencePrefix, new Marker(evidenceStart, null, null));
-        InOrder inOrder = new InOrder(visitor, query.listParallelism())) {
+        InOrder inOrder = new InOrder(visitor, query)) {
       String previousWindow = null;
       String[] windowMemo = new String[2]; // each key's window is asked for twice: as the next key, then as itself
       while (true) {
@@ -188,9 +188,12 @@ final class HistoryWalk {
     private final java.util.ArrayDeque<Pending> pending = new java.util.ArrayDeque<>();
     private int resolving;
 
-    InOrder(HistoryVisitor visitor, int keys) {
+    private final HistoryQuery query;
+
+    InOrder(HistoryVisitor visitor, HistoryQuery query) {
       this.visitor = visitor;
-      this.keys = Math.max(1, keys);
+      this.query = query;
+      this.keys = query.listParallelism();
     }
 
     /** Queues the key's history; visits every history ready before it; false when the visitor stopped. */
@@ -232,7 +235,11 @@ final class HistoryWalk {
       return true;
     }
 
+    /** Visits the oldest queued history; false when the visitor stopped or the deadline has passed. */
     private boolean visitHead() throws IOException {
+      if (query.expired()) {
+        return false; // the deadline holds for keys resolved in the background too
+      }
       Pending head = pending.poll();
       KeyHistory h = Futures.join(head.history());
       if (head.background()) {
