@@ -133,7 +133,8 @@ public final class ServerGaps implements ExecutionCondition {
           gaps(Why.REFUSED, S3MOCK_REFUSED_CLI, CLI + "publishGetPointerScan_onS3", CLI + "run_onS3",
               CLI + "demo_onS3",
               CLI + "scan_objectReplacedOnUnversionedBucket_failsTheGateLikePointerShow",
-              CLI + "scan_wholeStoreOneCleanKey_exits0OneKeyExamined", CLI + "scan_wholeStoreOneOverwrittenKey_exits1"),
+              CLI + "scan_wholeStoreOneCleanKey_exits0OneKeyExamined", CLI + "scan_wholeStoreOneOverwrittenKey_exits1",
+              CLI + "scan_json_summaryCountsTheRequests"),
           gaps(Why.AWAITS, S3MOCK_LISTS_DELETED, LOG + "deleteRecords_divergentKeyDeleted_evidenceGoneFromHistory")));
 
   /** Entries for {@code cases} ({@code Class} or {@code Class#method}), all with one reason. */
