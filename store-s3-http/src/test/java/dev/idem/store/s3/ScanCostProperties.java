@@ -239,7 +239,7 @@ class ScanCostProperties {
     for (Map.Entry<String, Long> e : etags.entrySet()) {
       String window = e.getKey().substring(0, e.getKey().lastIndexOf('/'));
       if (perWindow.get(window) > 1) {
-        heads += e.getValue() + 1;
+        heads += e.getValue();
       }
     }
     return heads;
