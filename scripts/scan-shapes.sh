@@ -63,7 +63,7 @@ bucket=scanbench
 export AWS_ACCESS_KEY_ID=scanbench AWS_SECRET_ACCESS_KEY=scanbench-secret AWS_REGION=us-east-1
 export AWS_DEFAULT_REGION=us-east-1 AWS_EC2_METADATA_DISABLED=true
 
-# The reference scan, as the design's source article gives it (only the shebang line differs).
+# The reference scan, as the design's source article gives it, with its comments and blank lines left out.
 cat > "$work/detect_divergence.sh" <<'REF'
 #!/usr/bin/env bash
 set -euo pipefail
