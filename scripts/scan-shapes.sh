@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Measures `idem scan` against the reference divergence scan (the seed's detect_divergence.sh, AWS CLI
+# Measures `idem scan` against the reference divergence scan (the reference detect_divergence.sh, AWS CLI
 # + jq, run verbatim) on each bucket shape of the named corpus (scripts/VersionListingServer.java,
 # Shapes), served on loopback with a per-request latency, side by side in one run, and counts on the
 # server what each asked for: ListObjectVersions requests, the entries they held, HEADs.
@@ -166,6 +166,6 @@ cat <<TABLE
 |---|---:|---:|---:|---:|---:|---:|---:|---:|---|
 $(printf '%s\n' "${rows[@]}")
 
-$scale keys x versions, ${latency} ms before every reply, median of $runs run(s) per side; script: the seed's detect_divergence.sh (aws s3api list-object-versions + jq) with prefix data/; idem: java -jar $jar scan --store s3://$bucket/data --list-parallelism $parallelism (-XX:TieredStopAtLevel=1 -XX:+UseSerialGC); requests and entries counted by the server.
+$scale keys x versions, ${latency} ms before every reply, median of $runs run(s) per side; script: the reference detect_divergence.sh (aws s3api list-object-versions + jq) with prefix data/; idem: java -jar $jar scan --store s3://$bucket/data --list-parallelism $parallelism (-XX:TieredStopAtLevel=1 -XX:+UseSerialGC); requests and entries counted by the server.
 Machine: $(nproc) cores, $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -n1); load average at the end $(cut -d' ' -f1-3 /proc/loadavg); $(java -version 2>&1 | head -n1); $(aws --version 2>&1); $(jq --version)
 TABLE
