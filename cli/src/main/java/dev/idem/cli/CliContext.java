@@ -91,10 +91,15 @@ public final class CliContext {
 
   /**
    * Opens the store named by {@code uri}, or by {@code IDEM_STORE}, or the default {@code
-   * file:.idem}.
+   * file:.idem}, with the default waits (a deadline of {@link StoreWaits#MAX_TIME} from now).
    */
   public ObjectStore openStore(String uri) throws IOException {
+    return openStore(uri, StoreWaits.defaults());
+  }
+
+  /** As {@link #openStore(String)}, waiting on the store as {@code waits} says. */
+  ObjectStore openStore(String uri, StoreWaits waits) throws IOException {
     String chosen = StoreUris.choose(uri, env);
-    return opener != null ? opener.open(chosen) : StoreUris.open(chosen, env);
+    return opener != null ? opener.open(chosen) : StoreUris.open(chosen, env, waits);
   }
 }

@@ -64,7 +64,7 @@ final class PointerAdvanceCommand implements Callable<Integer> {
       ObjectInfo info = st.stat(key).orElseThrow(
           () -> new NotFoundException("nothing is published at " + key + " in " + st.describe() + "; publish it first"));
       Pointer next = Pointer.to(info, runSpec.window().lengthSeconds(), runSpec.schemaVersion(), writerId, ctx.clock().instant());
-      AdvanceReport r = pointerTimeout.advancer(st).withClosedWindowGuard(windows).advance(next);
+      AdvanceReport r = pointerTimeout.advancer(st, store.deadline()).withClosedWindowGuard(windows).advance(next);
       if (output.json) {
         out.println(Json.object().put("pipeline", runSpec.pipeline()).put("key", key)
             .put("pointer", Reports.pointerJson(r)));

@@ -93,13 +93,14 @@ final class PublishCommand implements Callable<Integer> {
       PublishReport report;
       CountingPayload payload = new CountingPayload(Payload.ofFile(source));
       long total = Files.size(source);
+      store.allowFor(total);
       String publishing = "publishing " + runSpec.outputKey() + " to " + st.describe() + ": ";
       Progress progress = Progress.start(spec.commandLine().getErr(), !output.quiet, Progress.onTerminal(),
           ctx.progressAfter(), 5000, elapsed -> publishing + (st instanceof ProvenStore proven && proven.probing()
               ? "probing the store's guarantees before its first write (" + elapsed / 1000 + "s)"
               : CountingPayload.status(payload.bytesRead(), total, elapsed)));
       try {
-        report = Publisher.create(st, writerId, ctx.clock(), pointerTimeout.advancer(st), true)
+        report = Publisher.create(st, writerId, ctx.clock(), pointerTimeout.advancer(st, store.deadline()), true)
             .withMaxClockSkew(skew.maxClockSkew)
             .withEmptyResults(allowEmpty)
             .publish(runSpec, payload);
