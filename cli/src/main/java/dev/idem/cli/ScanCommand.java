@@ -236,9 +236,10 @@ final class ScanCommand implements Callable<Integer> {
             + " positions with more than one key" + (driftFails ? " (failing: --fail-on-drift)" : "")
             + ", " + summary.republishedKeys() + " republished after gc");
         if (!summary.complete()) {
-          err.println("idem scan: stopped early by " + (store.deadline().passed() ? store.deadline().describe()
-              + (cutBy.isEmpty() ? "" : ", which cut the request in flight: " + cutBy.get(0)) : "--max-keys " + maxKeys)
-              + ": not a clean result");
+          boolean byKeys = maxKeys > 0 && summary.keys() >= maxKeys;
+          err.println("idem scan: stopped early by " + (byKeys ? "--max-keys " + maxKeys : store.deadline().describe())
+              + ": not a clean result"
+              + (cutBy.isEmpty() ? "" : "; the request in flight was cut: " + cutBy.get(0)));
         }
         summary.pointerRewinds().forEach((p, r) -> err.println("idem scan: POINTER-REWOUND " + p
             + " from " + r.from() + " to " + r.to() + " by " + r.by() + " at " + r.at() + ": " + r.reason()));

@@ -296,7 +296,18 @@ final class S3Transport {
   private DeadlineExceededException exceeded(Call c, String deadline, int attempts, IOException last, Deadline which) {
     return new DeadlineExceededException(describe(c) + ": " + deadline + " ran out after " + attempts
         + (attempts == 1 ? " attempt" : " attempts")
-        + (last == null ? ", no time left to send it" : "; last: " + last.getMessage()), attempts, last, which);
+        + (last == null ? ", no time left to send it" : "; last: " + lastOf(c, last)), attempts, last, which);
+  }
+
+  /** What the last attempt met, without the request and the attempt count the message already has. */
+  private String lastOf(Call c, IOException last) {
+    String m = String.valueOf(last.getMessage());
+    String request = describe(c) + " ";
+    if (m.startsWith(request)) {
+      m = m.substring(request.length());
+      m = m.startsWith("failed: ") ? m.substring("failed: ".length()) : m;
+    }
+    return m.replaceFirst(" \\(after \\d+ attempts?\\)$", "");
   }
 
   /**
