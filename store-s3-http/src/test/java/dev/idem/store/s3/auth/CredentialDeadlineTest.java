@@ -76,7 +76,7 @@ class CredentialDeadlineTest {
         () -> assertThrows(DeadlineExceededException.class, () -> chain.resolve(Duration.ofMillis(500))));
 
     assertTrue(e.getMessage().startsWith("IMDS: "), e.getMessage());
-    assertEquals(1, silent.requests().size(), "no request begun after the deadline");
+    assertTrue(silent.requests().size() <= 1, "no request begun after the deadline");
   }
 
   @Test
