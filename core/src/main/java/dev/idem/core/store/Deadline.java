@@ -17,10 +17,13 @@ import java.util.function.LongSupplier;
  * <p>Time is read from a monotonic ticker (nanoseconds, as {@link System#nanoTime}; tests pass their
  * own). The deadline can be paused, so that work which is not the store's (the task {@code idem run}
  * runs) does not count against it, and extended, so that moving a large payload gets an allowance for
- * its bytes. Thread-safe: the end moves only under this object's lock, and every read sees one
- * consistent end.
+ * its bytes. A deadline reaches at most a century ahead, however long the limit given. Thread-safe: the
+ * end moves only under this object's lock, and every read sees one consistent end.
  */
 public final class Deadline {
+  /** The longest a deadline reaches, so that nanosecond arithmetic on it cannot overflow: a century. */
+  private static final long LONGEST_NANOS = Duration.ofDays(36_525).toNanos();
+
   private final String name;
   private final LongSupplier ticker;
   /** The limit plus every extension: what {@link #describe()} names. Guarded by {@code this}. */
@@ -38,7 +41,12 @@ public final class Deadline {
     this.name = name;
     this.ticker = Objects.requireNonNull(ticker, "ticker");
     this.total = limit;
-    this.end = ticker.getAsLong() + limit.toNanos();
+    this.end = ticker.getAsLong() + nanos(limit);
+  }
+
+  /** {@code d} in nanoseconds, at most a century. */
+  private static long nanos(Duration d) {
+    return d.compareTo(Duration.ofNanos(LONGEST_NANOS)) > 0 ? LONGEST_NANOS : d.toNanos();
   }
 
   /**
@@ -96,7 +104,7 @@ public final class Deadline {
     if (more.isNegative()) {
       throw new IllegalArgumentException("an extension must be >= 0, was " + more);
     }
-    end += more.toNanos();
+    end += Math.min(nanos(more), LONGEST_NANOS - Math.max(0, nanosLeft()));
     total = total.plus(more);
   }
 
@@ -117,11 +125,10 @@ public final class Deadline {
 
   /** A duration as people write it: {@code 1h2m3s}, {@code 90s} as {@code 1m30s}, below a second {@code 250ms}. */
   public static String format(Duration d) {
-    long millis = d.toMillis();
-    if (millis % 1000 != 0) {
-      return millis + "ms";
+    if (d.getNano() != 0 && d.getSeconds() < 1_000_000) {
+      return d.toMillis() + "ms";
     }
-    long s = millis / 1000;
+    long s = d.getSeconds();
     if (s == 0) {
       return "0s";
     }

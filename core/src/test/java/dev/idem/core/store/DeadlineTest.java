@@ -64,6 +64,14 @@ class DeadlineTest {
   }
 
   @Test
+  void after_limitBeyondACentury_reachesACenturyWithoutOverflow() {
+    Deadline d = Deadline.after(Duration.ofDays(999_999_999_999L), "--max-time", now::get);
+    d.extend(Duration.ofDays(999_999_999_999L));
+    assertFalse(d.passed());
+    assertTrue(d.left().compareTo(Duration.ofDays(36_600)) < 0, d.toString());
+  }
+
+  @Test
   void after_negativeLimit_refused() {
     assertThrows(IllegalArgumentException.class, () -> Deadline.after(Duration.ofSeconds(-1), null, now::get));
     assertTrue(Deadline.after(Duration.ZERO, null, now::get).passed(), "zero: passed at once");
