@@ -150,7 +150,7 @@ final class CommandModels {
         .description("How long each attempt waits for the store's reply (S3): for its headers, and for its body the same plus 1 s per MiB. Default: $IDEM_READ_TIMEOUT, else 60s")
         .type(Duration.class).converters(new Durations()).withToString("field java.time.Duration dev.idem.cli.StoreOption.readTimeout"), o, 8));
     s.addOption(option(OptionSpec.builder(new String[] {"--max-time"}).paramLabel("D")
-        .description("The command's overall deadline: its store work ends within D, retries, lock waits and the request in flight included; giving up exits 4 naming the deadline (scan: stops, exit 1; run: checked before CMD starts, and CMD's own runtime does not count). Default: $IDEM_MAX_TIME, else 2m; scan and gc: 1h; get, publish and run: 2m plus 1 s per MiB of the payload")
+        .description("The command's overall deadline: its store work ends within D, retries, lock waits and the request in flight included; giving up exits 4 naming the deadline (scan: stops, exit 1; run: checked before CMD starts, and CMD's own runtime does not count, nor does publish's wait for stdin). Default: $IDEM_MAX_TIME, else 2m; scan and gc: 1h; get, publish and run: 2m plus 1 s per MiB of the payload")
         .type(Duration.class).converters(new Durations()).withToString("field java.time.Duration dev.idem.cli.StoreOption.maxTime"), o, 9));
     return s;
   }

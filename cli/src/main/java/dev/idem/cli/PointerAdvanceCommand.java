@@ -79,7 +79,7 @@ final class PointerAdvanceCommand implements Callable<Integer> {
       if (r.status().gaveUp()) {
         // An outcome, not a failure: the report above already said it (one JSON object under --json).
         if (!output.quiet) {
-          spec.commandLine().getErr().println("idem pointer advance: " + Reports.whyGaveUp(r)
+          spec.commandLine().getErr().println("idem pointer advance: " + Reports.whyGaveUp(r, pointerTimeout.ranOut(store.deadline()))
               + "; nothing was written, retry later");
         }
         return ExitCodes.CONTENDED;

@@ -112,8 +112,7 @@ final class PointerRewindCommand implements Callable<Integer> {
             + (r.current() == null ? "nothing" : r.current().key()) + ", not at --expect " + expect
             + "; nothing written (re-read it with 'idem pointer show' and decide again)");
         case BUSY -> throw new ContendedException("the pointer lock of " + runSpec.pipeline()
-            + " was not obtained within " + Durations.format(r.elapsed()) + " (" + (store.deadline().passed()
-            ? "what was left of " + store.deadline().describe() : "--pointer-timeout " + Durations.format(pointerTimeout.timeout))
+            + " was not obtained within " + Durations.format(r.elapsed()) + " (" + pointerTimeout.ranOut(store.deadline())
             + "): another writer holds it and has not let go (a stopped or hung process?); nothing written, retry later");
       };
     }

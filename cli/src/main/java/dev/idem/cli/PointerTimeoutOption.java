@@ -28,6 +28,14 @@ final class PointerTimeoutOption {
     return new PointerAdvancer(store).withDeadline(timeout).within(overall);
   }
 
+  /**
+   * Which bound a pointer move that gave up ran out of, for its message: what was left of {@code overall}
+   * once that has passed, else this option.
+   */
+  String ranOut(Deadline overall) {
+    return overall.passed() ? "what was left of " + overall.describe() : "--pointer-timeout " + Durations.format(timeout);
+  }
+
   /** The rewinder that honours this deadline on {@code store}, ending by {@code overall} too. */
   PointerRewinder rewinder(ObjectStore store, ClosedWindowGuard windows, Deadline overall) {
     return new PointerRewinder(store, windows).withDeadline(timeout).within(overall);

@@ -84,8 +84,12 @@ final class PublishCommand implements Callable<Integer> {
       if (source == null) {
         // A store may read the payload twice (hash, then upload): stdin can be read only once.
         spool = TempPaths.createFile(null, "idem-publish-", ".stdin");
+        // A slow producer upstream is not the store's wait: --max-time does not run while stdin is read.
+        store.deadline().pause();
         try (InputStream in = ctx.stdin()) {
           TempPaths.copyInto(in, spool);
+        } finally {
+          store.deadline().resume();
         }
         source = spool;
         requireResult(source, "stdin");
@@ -107,7 +111,8 @@ final class PublishCommand implements Callable<Integer> {
       } finally {
         progress.close();
       }
-      Reports.print(spec.commandLine().getOut(), spec.commandLine().getErr(), output, runSpec, report, writerId);
+      Reports.print(spec.commandLine().getOut(), spec.commandLine().getErr(), output, runSpec, report, writerId,
+          pointerTimeout.ranOut(store.deadline()));
       outcome.published(report, Reports.exitCode(report));
       return Reports.exitCode(report);
     } catch (IOException | RuntimeException e) {

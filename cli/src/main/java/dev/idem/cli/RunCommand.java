@@ -133,7 +133,7 @@ final class RunCommand implements Callable<Integer> {
         }
         throw e;
       }
-      Reports.print(out, err, output, runSpec, report, writerId);
+      Reports.print(out, err, output, runSpec, report, writerId, pointerTimeout.ranOut(store.deadline()));
       outcome.published(report, Reports.exitCode(report));
       return Reports.exitCode(report);
     } catch (Exception e) {

@@ -56,7 +56,8 @@ final class StoreOption {
   @Option(names = MAX_TIME, paramLabel = "D", converter = Durations.class,
       description = "The command's overall deadline: its store work ends within D, retries, lock waits and the "
           + "request in flight included; giving up exits 4 naming the deadline (scan: stops, exit 1; run: "
-          + "checked before CMD starts, and CMD's own runtime does not count). Default: $IDEM_MAX_TIME, else "
+          + "checked before CMD starts, and CMD's own runtime does not count, nor does publish's wait for stdin). "
+          + "Default: $IDEM_MAX_TIME, else "
           + DEFAULT_MAX_TIME_TEXT)
   Duration maxTime;
 
@@ -105,7 +106,7 @@ final class StoreOption {
       max = WHOLE_STORE.contains(mixee.qualifiedName()) ? StoreWaits.MAX_TIME_WHOLE_STORE : StoreWaits.MAX_TIME;
     }
     return new StoreWaits(connect != null ? connect : StoreWaits.CONNECT_TIMEOUT,
-        read != null ? read : StoreWaits.READ_TIMEOUT, Deadline.after(max, MAX_TIME));
+        read != null ? read : StoreWaits.READ_TIMEOUT, Deadline.after(max, MAX_TIME, ctx.ticker()));
   }
 
   /** The flag's value, else the variable's, else {@code null}; either must be a positive duration. */

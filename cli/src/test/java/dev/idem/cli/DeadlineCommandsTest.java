@@ -8,15 +8,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.idem.store.s3.testing.FakeS3Server;
 import dev.idem.store.s3.testing.FakeS3Server.Silent;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -209,6 +213,39 @@ class DeadlineCommandsTest {
     assertTrue(r.out().startsWith("CREATED "), r.describe());
   }
 
+  @Test
+  void publish_stdinSlowerThanMaxTime_notCountedThePointerWaitEndsAtPointerTimeout() throws Exception {
+    Path root = dir.resolve("store");
+    String store = "file:" + root;
+    Path first = Files.writeString(dir.resolve("g1"), "rows 1");
+    assertEquals(0, new Cli().run(concat(args("publish", store, "--file", first.toString()), spec())).code());
+    // A producer that takes an hour to write its result, far past --max-time: the deadline's ticker is
+    // real time plus the hour, which passes while stdin is read (and is not waited for).
+    AtomicLong producing = new AtomicLong();
+    InputStream slowProducer = new InputStream() {
+      private final InputStream rows = new ByteArrayInputStream("rows 2".getBytes(StandardCharsets.UTF_8));
+
+      @Override
+      public int read() throws IOException {
+        producing.set(Duration.ofHours(1).toNanos());
+        return rows.read();
+      }
+    };
+    try (FileChannel ch = FileChannel.open(lockFileUnder(root), StandardOpenOption.WRITE);
+        FileLock held = ch.lock()) {
+      assertTrue(held.isValid());
+      Cli.Result r = bounded(new Cli().stdin(slowProducer).ticker(() -> System.nanoTime() + producing.get()),
+          concat(args("publish", store, "--file", "-", "--max-time", "10m", "--pointer-timeout", "1s"),
+              "--pipeline", "p", "--window", "60s", "--at", "1726000090", "--schema", "1"));
+
+      assertEquals(ExitCodes.CONTENDED, r.code(), r.describe());
+      assertTrue(r.out().startsWith("CREATED "), r.describe());
+      assertTrue(r.err().contains("attempt; --pointer-timeout 1s)") || r.err().contains("attempts; --pointer-timeout 1s)"),
+          "the hour stdin took did not count: the lock wait ran out of its own timeout, not --max-time: "
+              + r.describe());
+    }
+  }
+
   private static Path lockFileUnder(Path root) throws IOException {
     try (Stream<Path> files = Files.walk(root)) {
       return files.filter(p -> p.getFileName().toString().equals("latest.lock")).findFirst().orElseThrow();
@@ -237,10 +274,12 @@ class DeadlineCommandsTest {
           "--max-time", "2s"), "--pipeline", "p", "--window", "60s", "--at", "1726000150", "--schema", "1"));
       assertEquals(ExitCodes.CONTENDED, publish.code(), publish.describe());
       assertTrue(publish.out().contains(" pointer=BUSY"), publish.describe());
+      assertTrue(publish.err().contains("; what was left of the 2s deadline (--max-time))"), publish.describe());
 
       Cli.Result run = bounded(new Cli(), concat(args("run", store, "--max-time", "2s"), "--pipeline", "p",
           "--window", "60s", "--at", "1726000210", "--schema", "1", "--", "sh", "-c", "echo rows > \"$IDEM_OUTPUT\""));
       assertEquals(ExitCodes.CONTENDED, run.code(), run.describe());
+      assertTrue(run.err().contains("; what was left of the 2s deadline (--max-time))"), run.describe());
 
       Cli.Result rewind = bounded(new Cli(), concat(args("pointer rewind", store, "--max-time", "2s", "--expect",
           current, "--reason", "bad rows"), "--pipeline", "p", "--window", "60s", "--at", "1726000030", "--schema", "1"));
