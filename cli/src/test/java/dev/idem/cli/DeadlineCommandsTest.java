@@ -32,9 +32,11 @@ import org.junit.jupiter.api.io.TempDir;
  * endpoint that accepts connections and never answers (or answers headers, then stalls), against a
  * credentials endpoint that never answers, and on a filesystem store whose pointer lock another writer
  * never lets go. The exit code and the one line on stderr name the wait that ran out; {@code run} never
- * starts CMD late, and CMD's own runtime does not count. The deadlines here are a second or two of real
- * time (nothing can speed up a server that does not answer); without them each command would wait six
- * attempts of the 60 s read timeout, which the preemptive bound cuts off.
+ * starts CMD late, and neither CMD's own runtime nor publish's wait for stdin counts. The deadlines
+ * against servers are a second or two of real time (nothing can speed up a server that does not
+ * answer); without them each command would wait six attempts of the 60 s read timeout, which the
+ * preemptive bound cuts off. An hour of CMD or of stdin is let pass on the deadline's ticker instead of
+ * waited for.
  */
 class DeadlineCommandsTest {
   /** Far below the six minutes a command took without a deadline; far above the deadlines given. */
@@ -204,13 +206,29 @@ class DeadlineCommandsTest {
   }
 
   @Test
-  void run_cmdLongerThanMaxTime_notCountedPublished() {
-    String store = "file:" + dir.resolve("store");
-    Cli.Result r = bounded(new Cli(), concat(concat(args("run", store, "--max-time", "1s"), spec()),
-        "--", "sh", "-c", "sleep 2; echo rows > \"$IDEM_OUTPUT\""));
+  void run_cmdLongerThanMaxTime_notCountedThePointerWaitEndsAtPointerTimeout() throws Exception {
+    Path root = dir.resolve("store");
+    String store = "file:" + root;
+    Path first = Files.writeString(dir.resolve("g1"), "rows 1");
+    assertEquals(0, new Cli().run(concat(args("publish", store, "--file", first.toString()), spec())).code());
+    // A CMD that takes an hour, far past --max-time: the deadline's ticker is real time plus the hour
+    // once CMD has left its mark (so the hour passes while CMD runs, and is not waited for).
+    Path tookAnHour = dir.resolve("cmd-took-an-hour");
+    long hour = Duration.ofHours(1).toNanos();
+    try (FileChannel ch = FileChannel.open(lockFileUnder(root), StandardOpenOption.WRITE);
+        FileLock held = ch.lock()) {
+      assertTrue(held.isValid());
+      Cli.Result r = bounded(new Cli().ticker(() -> System.nanoTime() + (Files.exists(tookAnHour) ? hour : 0)),
+          concat(args("run", store, "--max-time", "10m", "--pointer-timeout", "1s"), "--pipeline", "p", "--window",
+              "60s", "--at", "1726000090", "--schema", "1", "--", "sh", "-c",
+              "touch '" + tookAnHour + "'; echo rows > \"$IDEM_OUTPUT\""));
 
-    assertEquals(ExitCodes.OK, r.code(), "CMD's own runtime is not idem's store work: " + r.describe());
-    assertTrue(r.out().startsWith("CREATED "), r.describe());
+      assertEquals(ExitCodes.CONTENDED, r.code(), r.describe());
+      assertTrue(r.out().startsWith("CREATED "), "CMD's own runtime is not idem's store work: " + r.describe());
+      assertTrue(r.err().contains("attempt; --pointer-timeout 1s)") || r.err().contains("attempts; --pointer-timeout 1s)"),
+          "the hour CMD took did not count: the lock wait ran out of its own timeout, not --max-time: "
+              + r.describe());
+    }
   }
 
   @Test
