@@ -536,7 +536,7 @@ public final class S3ObjectStore implements ObjectStore {
    * conditional PUT, its retries and backoffs, the re-reads and checks after it) ending by {@code
    * maxWait} plus one request timeout ({@link S3Client#within}). S3's 409 ConditionalRequestConflict
    * until the deadline is BUSY; a deadline that runs out on 503s or a stalled server throws {@link
-   * dev.idem.store.s3.client.DeadlineExceededException} naming the request and what it last met. The
+   * dev.idem.core.store.DeadlineExceededException} naming the request and what it last met. The
    * pointer then holds the old or the new document, whole.
    */
   @Override
