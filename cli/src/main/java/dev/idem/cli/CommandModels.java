@@ -62,7 +62,7 @@ final class CommandModels {
         return s;
       case 7:
         s.name("demo");
-        s.usageMessage().description("Play a rolling deployment on a fresh temporary filesystem store (or --store): an old and a new replica overlapping on one window converge to one object; a replica whose keying misses an input publishes different bytes (DIVERGENT); the scan shows it; then the store's final state.", "Exits 0: the divergence is staged on purpose (a real 'idem scan' would exit 1).", "").hidden(false);
+        s.usageMessage().description("Play a rolling deployment on a fresh temporary filesystem store (or --store): an old and a new replica overlapping on one window converge to one object; a replica whose keying misses an input publishes different bytes (DIVERGENT); the scan shows it; then the store's final state.", "It plays in pipeline 'idem-demo', a name of its own. A --store that already holds objects is refused (exit 2, nothing written): the demo leaves a real divergence behind.", "Exits 0: the divergence is staged on purpose (a real 'idem scan' would exit 1).", "").hidden(false);
         return s;
       case 8:
         s.name("doctor");
@@ -423,10 +423,10 @@ final class CommandModels {
     s.name("demo");
     s.versionProvider(new IdemCommand.Version());
     s.usageMessage()
-        .description("Play a rolling deployment on a fresh temporary filesystem store (or --store): an old and a new replica overlapping on one window converge to one object; a replica whose keying misses an input publishes different bytes (DIVERGENT); the scan shows it; then the store's final state.", "Exits 0: the divergence is staged on purpose (a real 'idem scan' would exit 1).", "");
+        .description("Play a rolling deployment on a fresh temporary filesystem store (or --store): an old and a new replica overlapping on one window converge to one object; a replica whose keying misses an input publishes different bytes (DIVERGENT); the scan shows it; then the store's final state.", "It plays in pipeline 'idem-demo', a name of its own. A --store that already holds objects is refused (exit 2, nothing written): the demo leaves a real divergence behind.", "Exits 0: the divergence is staged on purpose (a real 'idem scan' would exit 1).", "");
     o.spec = s;
     s.addOption(option(OptionSpec.builder(new String[] {"--store"}).paramLabel("URI")
-        .description("Play on this store instead of a fresh temporary one (use an empty one: outcomes depend on what is there).")
+        .description("Play on this store instead of a fresh temporary one; it must hold no objects.")
         .type(String.class).withToString("field String dev.idem.cli.DemoCommand.storeUri"), o, 30));
     s.addOption(option(OptionSpec.builder(new String[] {"--keep-store"}).paramLabel("<keepStore>")
         .description("Keep the temporary store afterwards and print how to look at it.")

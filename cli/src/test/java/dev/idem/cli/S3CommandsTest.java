@@ -151,7 +151,7 @@ class S3CommandsTest {
   void demo_onS3() {
     Cli.Result r = cli().run("demo", "--store", store);
     assertEquals(0, r.code(), r.describe());
-    assertTrue(r.out().contains("scanned prefix=border-state/ divergent_keys=1"), r.describe());
+    assertTrue(r.out().contains("scanned prefix=" + DemoCommand.PIPELINE + "/ divergent_keys=1"), r.describe());
   }
 
   @Test
