@@ -58,7 +58,7 @@ final class CommandModels {
         return s;
       case 6:
         s.name("gc");
-        s.usageMessage().description("Remove old generations of a pipeline and stale temporaries. Never removes what the pointer names or anything newer, nor anything written within --grace; with no pointer, removes no generation. Prints what it removed (or, with --dry-run, what it would).", "Before removing anything it raises the pipeline's retirement mark (one small record per pipeline, only ever moved forward) to the newest window it removes, so that a later publish of a removed window is reported as REPUBLISHED and 'idem scan' does not call it divergent. --dry-run writes nothing.", "").hidden(false);
+        s.usageMessage().description("Remove old generations of a pipeline and stale temporaries. Never removes what the pointer names or anything newer, nor anything written within --grace; with no pointer, removes no generation. Prints what it removed (or, with --dry-run, what it would).", "Before removing anything it raises the pipeline's retirement mark (one small record per pipeline, only ever moved forward) to the newest window it removes, so that a later publish of a removed window is reported as REPUBLISHED and 'idem scan' does not call it divergent. --dry-run writes nothing.", "gc never creates a store: a file: store whose directory does not exist exits 4, one that holds files but no _idem/ exits 9, and on a store idem has not marked (no _idem/store) nothing is probed or marked.", "").hidden(false);
         return s;
       case 7:
         s.name("demo");
@@ -388,7 +388,7 @@ final class CommandModels {
     s.name("gc");
     s.versionProvider(new IdemCommand.Version());
     s.usageMessage()
-        .description("Remove old generations of a pipeline and stale temporaries. Never removes what the pointer names or anything newer, nor anything written within --grace; with no pointer, removes no generation. Prints what it removed (or, with --dry-run, what it would).", "Before removing anything it raises the pipeline's retirement mark (one small record per pipeline, only ever moved forward) to the newest window it removes, so that a later publish of a removed window is reported as REPUBLISHED and 'idem scan' does not call it divergent. --dry-run writes nothing.", "");
+        .description("Remove old generations of a pipeline and stale temporaries. Never removes what the pointer names or anything newer, nor anything written within --grace; with no pointer, removes no generation. Prints what it removed (or, with --dry-run, what it would).", "Before removing anything it raises the pipeline's retirement mark (one small record per pipeline, only ever moved forward) to the newest window it removes, so that a later publish of a removed window is reported as REPUBLISHED and 'idem scan' does not call it divergent. --dry-run writes nothing.", "gc never creates a store: a file: store whose directory does not exist exits 4, one that holds files but no _idem/ exits 9, and on a store idem has not marked (no _idem/store) nothing is probed or marked.", "");
     o.spec = s;
     s.addOption(option(OptionSpec.builder(new String[] {"--pipeline"}).paramLabel("P").required(true)
         .description("Pipeline name.")

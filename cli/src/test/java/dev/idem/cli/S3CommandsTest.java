@@ -163,6 +163,16 @@ class S3CommandsTest {
   }
 
   @Test
+  void gc_onAnEmptyPrefix_writesNothingThere() throws Exception {
+    String empty = store + "-typo";
+    Cli.Result r = cli().run("gc", "--pipeline", "border-state", "--keep", "1", "--grace", "0s", "--store", empty);
+    assertEquals(0, r.code(), r.describe());
+    String bucket = empty.substring("s3://".length(), empty.indexOf('/', "s3://".length()));
+    assertEquals(List.of(), server.client().listObjects(bucket, "exports-typo/", null, null, 10).objects(),
+        "no marker, no probe scratch: a command that only deletes never creates a store");
+  }
+
+  @Test
   void scan_objectReplacedOnUnversionedBucket_failsTheGateLikePointerShow() throws Exception {
     String bucket = server.createBucket(false);
     store = "s3://" + bucket + "/exports";

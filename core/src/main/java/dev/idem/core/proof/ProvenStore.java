@@ -38,9 +38,11 @@ import java.util.Optional;
  *       records about the server.
  * </ol>
  *
- * Writes are {@link #putIfAbsent}, {@link #compareAndSetPointer}, {@link #delete}, {@link
- * #deleteRecords}, {@link #raiseRetirement} and {@link #sweep}
- * unless a dry run; {@link #checkWritable} proves too. Reads never probe and never create anything; {@link #readPointer} reads the marker
+ * Writes are {@link #putIfAbsent}, {@link #compareAndSetPointer} and {@link #raiseRetirement}; {@link
+ * #checkWritable} proves too. Deletes ({@link #delete}, {@link #deleteRecords}, {@link #sweep}) rely on
+ * no guarantee a probe shows: on a store with a marker they are checked against it as a write is, on
+ * one without they neither probe nor create the marker, so a command that only deletes ({@code idem
+ * gc} on a mistyped store) never creates a store. Reads never probe and never create anything; {@link #readPointer} reads the marker
  * once, when there is one, and refuses a store whose marker names another pointer mode, since a reader
  * in the other mode would follow a pointer that writers no longer move. A store without a marker is
  * read as it is (legacy buckets idem never wrote).
@@ -225,14 +227,33 @@ public final class ProvenStore implements ObjectStore {
 
   @Override
   public boolean delete(String key) throws IOException {
-    requireWritable();
+    requireMarkedMode();
     return store.delete(key);
   }
 
   @Override
   public int deleteRecords(String key) throws IOException {
-    requireWritable();
+    requireMarkedMode();
     return store.deleteRecords(key);
+  }
+
+  /**
+   * Before a delete: a store with a marker is trusted for writing as {@link #requireWritable} does (its
+   * kind and pointer mode checked); one without is left unmarked and unprobed, since deleting relies on
+   * none of the guarantees probed and must not create a store where there was none.
+   */
+  private void requireMarkedMode() throws IOException {
+    if (trusted != null) {
+      return;
+    }
+    Optional<StoreMarker> m = readMarker;
+    if (m == null) {
+      m = prover.readMarker();
+      readMarker = m;
+    }
+    if (m.isPresent()) {
+      requireWritable();
+    }
   }
 
   @Override
@@ -241,11 +262,11 @@ public final class ProvenStore implements ObjectStore {
     return store.raiseRetirement(proposed);
   }
 
-  /** A dry run writes nothing, so it neither probes nor needs a marker. */
+  /** Only deletes, so as {@link #delete}; a dry run deletes nothing and reads no marker. */
   @Override
   public List<String> sweep(Duration grace, boolean dryRun) throws IOException {
     if (!dryRun) {
-      requireWritable();
+      requireMarkedMode();
     }
     return store.sweep(grace, dryRun);
   }

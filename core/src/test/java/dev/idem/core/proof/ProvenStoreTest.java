@@ -140,9 +140,37 @@ class ProvenStoreTest {
     assertFalse(mem.exists(KEY));
     assertEquals(null, slot.get());
     assertThrows(StoreRefusedException.class, () -> store.compareAndSetPointer("orders", null, null));
+    assertThrows(StoreRefusedException.class, () -> store.raiseRetirement(
+        new dev.idem.core.store.Retirement("orders", 1_726_000_000L, CLOCK.instant(), "idem test")));
+    assertEquals(List.of(), prover.adopted);
+  }
+
+  @Test
+  void deleteAndSweep_storeWithoutMarker_neitherProbeNorCreateIt() throws Exception {
+    AtomicReference<byte[]> slot = new AtomicReference<>();
+    ScriptedProver prover = new ScriptedProver(slot, "cas", List.of(good()));
+    InMemoryObjectStore mem = new InMemoryObjectStore();
+    ProvenStore store = ProvenStore.wrap(mem, prover, "idem test", CLOCK);
+
+    assertFalse(store.delete(KEY));
+    assertEquals(0, store.deleteRecords(KEY));
+    assertEquals(List.of(), store.sweep(Duration.ZERO, false));
+
+    assertEquals(0, prover.probes.get(), "a deleting command never probes a store idem has not marked");
+    assertEquals(null, slot.get(), "nor creates its marker");
+  }
+
+  @Test
+  void delete_markerOfAnotherMode_refused() throws Exception {
+    AtomicReference<byte[]> slot = new AtomicReference<>();
+    ProvenStore.wrap(new InMemoryObjectStore(), new ScriptedProver(slot, "log", List.of(good())), "idem test", CLOCK)
+        .requireWritable();
+    ScriptedProver prover = new ScriptedProver(slot, "cas", List.of(good()));
+    ProvenStore store = ProvenStore.wrap(new InMemoryObjectStore(), prover, "idem test", CLOCK);
+
     assertThrows(StoreRefusedException.class, () -> store.delete(KEY));
     assertThrows(StoreRefusedException.class, () -> store.sweep(Duration.ZERO, false));
-    assertEquals(List.of(), prover.adopted);
+    assertEquals(0, prover.probes.get());
   }
 
   /** A prover that judges {@code answers}, then fails with {@code later} (a server error, a refused abort). */
