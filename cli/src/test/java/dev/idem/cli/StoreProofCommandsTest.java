@@ -158,6 +158,29 @@ class StoreProofCommandsTest {
     assertEquals("marker", j.get("source"), r.describe());
     assertEquals(Boolean.TRUE, j.get("ok"), r.describe());
     assertEquals(3, ((List<?>) j.get("guarantees")).size(), r.describe());
+    assertTrue(((List<?>) j.get("not_checked")).stream().anyMatch(n -> ((String) n).contains("--no-probe")), r.describe());
+  }
+
+  @Test
+  void doctorNoProbe_saysWhatItDidNotCheck_neverThatIdemCanWrite() throws Exception {
+    Path root = dir.resolve("store");
+    assertEquals(0, publish(new Cli(), "file:" + root, "rows\n").code());
+
+    Cli.Result r = new Cli().run("doctor", "--no-probe", "--store", "file:" + root);
+
+    assertEquals(0, r.code(), r.describe());
+    assertFalse(r.out().contains("ok: idem can write"), "nothing was written to find out: " + r.describe());
+    assertTrue(r.out().contains("\nnot checked:\n  now: --no-probe "), r.describe());
+    String[] lines = r.outLines();
+    assertEquals("ok: the guarantees the marker recorded hold for file:" + root + " (not probed now)",
+        lines[lines.length - 1], r.describe());
+  }
+
+  @Test
+  void doctor_fileStore_saysTheLockIsNotCheckedAcrossHosts() {
+    Cli.Result r = new Cli().run("doctor", "--store", "file:" + dir.resolve("store"));
+    assertEquals(0, r.code(), r.describe());
+    assertTrue(r.out().contains("\nnot checked:\n  file-locks across hosts: "), r.describe());
   }
 
   @Test

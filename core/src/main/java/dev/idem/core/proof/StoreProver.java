@@ -73,6 +73,16 @@ public interface StoreProver {
   default void adopt(StoreMarker marker) {}
 
   /**
+   * What idem relies on in this store, in this pointer mode, that no probe can show, one line each,
+   * {@code name: why}, for {@code idem doctor} to list as not checked: a probe sends one request at a
+   * time from one host, so it cannot show that a condition is atomic when writers race, or that a lock
+   * is honoured by other hosts. Empty by default.
+   */
+  default List<String> unchecked() {
+    return List.of();
+  }
+
+  /**
    * How the store is reached, for {@code idem doctor}: name to value in display order (endpoint,
    * region, addressing, credentials source, versioning, clock skew for S3; root and filesystem for a
    * file store). Never a secret. Reads only.

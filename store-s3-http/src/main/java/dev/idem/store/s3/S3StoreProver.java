@@ -137,6 +137,19 @@ public final class S3StoreProver implements StoreProver {
     return mode.toString();
   }
 
+  /**
+   * In {@code cas} mode, that {@code If-Match} is atomic when writers race: the probe shows only that the
+   * server refuses a wrong ETag, and S3Proxy, which does, lets several racing writers win.
+   */
+  @Override
+  public List<String> unchecked() {
+    return mode == PointerMode.CAS
+        ? List.of("if-match atomicity: a probe sends one request at a time, so it cannot show that the server "
+            + "applies If-Match atomically when writers race; cas mode relies on it (AWS S3 does; S3Proxy does "
+            + "not): on a server that does not, or one you have not verified, use IDEM_S3_POINTER_MODE=log")
+        : List.of();
+  }
+
   @Override
   public String markerLocation() {
     return "s3://" + location.bucket() + "/" + layout.object(StoreMarker.KEY);
