@@ -29,7 +29,8 @@ import picocli.CommandLine.UnmatchedArgumentException;
  * <p>{@code idem run} is the one exception to the table: when CMD itself exits non-zero, idem exits
  * with CMD's own code (like {@code exec}), so a scheduler sees the task's failure unchanged. idem's
  * own failures around CMD keep their codes here; a CMD code that collides with one of them is told
- * apart by the line idem prints on stderr (or the {@code --json} report).
+ * apart by the line idem prints on stderr (or the {@code --json} report), or, with {@code run
+ * --cmd-exit N}, never collides: every CMD failure then exits N.
  *
  * <p>Signals: a SIGINT or SIGTERM ends the JVM with 128 + signal number after the shutdown hooks
  * ran (130 and 143), which is also what a shell reports for a process killed by them.
@@ -81,7 +82,7 @@ public final class ExitCodes implements IExitCodeExceptionMapper {
     m.put(" " + CONTENDED, "contention: the pointer's lock was not obtained (BUSY) or others kept moving the pointer (CONFLICT) within --pointer-timeout; safe to retry (pointer rewind: the pointer is not at --expect)");
     m.put(" " + STORE_UNAVAILABLE, "store unavailable: I/O error, unreachable store, unwritable path (run checks before starting CMD), corrupt object");
     m.put(" " + AUTH, "auth failure: no usable credentials, or the store refused them");
-    m.put(" " + TASK_FAILED, "task failed: run could not start CMD, or CMD wrote no result or an empty one (--allow-empty publishes it; CMD's own non-zero code is passed through)");
+    m.put(" " + TASK_FAILED, "task failed: run could not start CMD, or CMD wrote no result or an empty one (--allow-empty publishes it; CMD's own non-zero code is passed through, or mapped by --cmd-exit N)");
     m.put(" " + NOT_FOUND, "not found: no pointer for the pipeline, or no object at the key");
     m.put(" " + STORE_REFUSED, "store refused: it failed a guarantee probe or its marker names another pointer mode; nothing written");
     m.put(" " + NOTHING_EXAMINED, "nothing examined: a scan met no keys and no pointer (--allow-empty passes a new pipeline), or its file: directory is not an idem store");

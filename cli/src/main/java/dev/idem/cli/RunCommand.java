@@ -41,7 +41,9 @@ import picocli.CommandLine.Spec;
             + "names another key for this window and schema: a build declared other inputs without bumping "
             + "--schema. This output stands; readers get the other key's.",
         "",
-        "If CMD exits non-zero, nothing is published and idem exits with CMD's code. On SIGTERM or SIGINT "
+        "If CMD exits non-zero, nothing is published and idem exits with CMD's code (--cmd-exit N exits N "
+            + "instead, so idem's own codes always mean idem); the stderr line says which code CMD gave, or which "
+            + "signal killed it. On SIGTERM or SIGINT "
             + "while CMD runs, idem sends SIGTERM to CMD and its descendants, SIGKILLs them after --grace, "
             + "publishes nothing and exits 143 (SIGTERM) or 130 (SIGINT); one that arrives while the result is "
             + "being published ends idem too, leaving the complete object or nothing, never part of one.",
@@ -84,6 +86,13 @@ final class RunCommand implements Callable<Integer> {
       description = "After forwarding SIGTERM, how long CMD may take to exit before SIGKILL. Default: ${DEFAULT-VALUE}")
   Duration grace;
 
+  @Option(names = "--cmd-exit", paramLabel = "pass|N", defaultValue = "pass",
+      description = "What idem exits with when CMD fails (exits non-zero or is killed by a signal): pass gives "
+          + "CMD's own status, like exec; a code N from 1 to 255 gives N for every CMD failure, so that a CMD's "
+          + "4 is not read as idem's 'store unavailable'. CMD's own status is on the stderr line and in --json "
+          + "(exit_code, signal) either way. Default: ${DEFAULT-VALUE}")
+  String cmdExit;
+
   @Parameters(paramLabel = "CMD", arity = "1..*",
       description = "The command and its arguments (put them after --, or after the last idem option).")
   List<String> command;
@@ -91,6 +100,7 @@ final class RunCommand implements Callable<Integer> {
   @Override
   public Integer call() throws IOException, TaskFailedException {
     CliContext ctx = IdemCommand.context(spec);
+    Integer cmdExitCode = cmdExitCode(cmdExit);
     RunSpec runSpec = specOptions.toSpec(ctx.clock());
     String writerId = writer.resolve(ctx);
     PrintWriter out = spec.commandLine().getOut();
@@ -111,14 +121,16 @@ final class RunCommand implements Callable<Integer> {
             + runSpec.outputKey() + " (pass --allow-empty if an empty result is a result)");
       } catch (TaskFailedException e) {
         if (e.getCause() instanceof TaskProcess.CommandFailed failed) {
+          int code = cmdExitCode != null ? cmdExitCode : failed.code;
           if (output.json) {
             out.println(Json.object().put("status", "TASK_FAILED").put("key", runSpec.outputKey().toString())
-                .put("exit_code", failed.code));
+                .put("exit_code", failed.code).putIfPresent("signal", failed.signal()).put("idem_exit_code", code));
           } else if (!output.quiet) {
-            err.println("idem run: CMD exited with code " + failed.code + "; nothing published for " + runSpec.outputKey());
+            err.println("idem run: " + failed.getMessage() + "; nothing published for " + runSpec.outputKey()
+                + (cmdExitCode != null ? " (idem exits " + code + ": --cmd-exit)" : ""));
           }
-          outcome.taskFailed(failed.code);
-          return failed.code;
+          outcome.taskFailed(code);
+          return code;
         }
         throw e;
       }
@@ -129,5 +141,21 @@ final class RunCommand implements Callable<Integer> {
       outcome.failed(ExitCodes.codeOf(e));
       throw e;
     }
+  }
+
+  /** {@code --cmd-exit}: {@code null} for pass, else the code every CMD failure exits with. */
+  private static Integer cmdExitCode(String value) {
+    if ("pass".equals(value)) {
+      return null;
+    }
+    try {
+      int code = Integer.parseInt(value);
+      if (code >= 1 && code <= 255) {
+        return code;
+      }
+    } catch (NumberFormatException e) {
+      // refused below, with the accepted forms
+    }
+    throw new UsageException("--cmd-exit must be pass or an exit code from 1 to 255, was '" + value + "'");
   }
 }

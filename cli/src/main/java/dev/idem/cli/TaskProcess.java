@@ -56,14 +56,46 @@ final class TaskProcess implements AutoCloseable {
   private volatile boolean signalled;
   private boolean armed;
 
-  /** CMD exited non-zero; idem exits with the same code. */
+  /** CMD exited non-zero; idem exits with the same code, unless {@code --cmd-exit} maps it. */
   static final class CommandFailed extends Exception {
     private static final long serialVersionUID = 1L;
+    /**
+     * Signals whose numbers are the same on Linux and the BSDs (macOS), by number; others are named by
+     * number only, since e.g. 10 is SIGUSR1 on Linux and SIGBUS on macOS.
+     */
+    private static final String[] SIGNALS = {null, "SIGHUP", "SIGINT", "SIGQUIT", "SIGILL", "SIGTRAP", "SIGABRT", null,
+        "SIGFPE", "SIGKILL", null, "SIGSEGV", null, "SIGPIPE", "SIGALRM", "SIGTERM"};
     final int code;
 
     CommandFailed(int code) {
-      super("CMD exited with code " + code);
+      super(what(code));
       this.code = code;
+    }
+
+    /**
+     * The signal that killed CMD, e.g. {@code SIGKILL} or {@code signal 10}; {@code null} when it exited.
+     * The JDK reports a process killed by signal N as status 128 + N, as shells do, so a CMD that itself
+     * exits with such a status reads the same.
+     */
+    String signal() {
+      return signalOf(code);
+    }
+
+    private static String signalOf(int code) {
+      int n = code - 128;
+      if (n < 1 || n > 64) {
+        return null;
+      }
+      return n < SIGNALS.length && SIGNALS[n] != null ? SIGNALS[n] : "signal " + n;
+    }
+
+    private static String what(int code) {
+      String signal = signalOf(code);
+      if (signal == null) {
+        return "CMD exited with code " + code;
+      }
+      return "CMD was killed by " + signal + " ("
+          + (signal.startsWith("SIG") ? "signal " + (code - 128) + ", " : "") + "exit status " + code + ")";
     }
   }
 

@@ -102,6 +102,40 @@ class RunCommandTest {
   }
 
   @Test
+  void run_cmdKilledByASignal_namesTheSignal() throws Exception {
+    Cli.Result r = run(List.of(), "kill -KILL $$");
+    assertEquals(137, r.code(), "the status passes through as a shell reports it: " + r.describe());
+    assertEquals("idem run: CMD was killed by SIGKILL (signal 9, exit status 137); nothing published for " + key()
+        + "\n", r.err(), r.describe());
+    Cli.Result json = run(List.of("--json"), "kill -TERM $$");
+    assertEquals(143, json.code(), json.describe());
+    Map<String, Object> j = MiniJson.object(json.out());
+    assertEquals(143L, j.get("exit_code"), json.describe());
+    assertEquals("SIGTERM", j.get("signal"), json.describe());
+  }
+
+  @Test
+  void run_cmdExitOption_mapsEveryCmdFailureToOneCode() throws Exception {
+    Cli.Result r = run(List.of("--cmd-exit", "100"), "exit 4");
+    assertEquals(100, r.code(), "CMD's 4 would read as 'store unavailable': " + r.describe());
+    assertEquals("idem run: CMD exited with code 4; nothing published for " + key() + " (idem exits 100: --cmd-exit)\n",
+        r.err(), r.describe());
+    Cli.Result json = run(List.of("--cmd-exit", "100", "--json"), "exit 4");
+    assertEquals(100, json.code(), json.describe());
+    Map<String, Object> j = MiniJson.object(json.out());
+    assertEquals(4L, j.get("exit_code"), "CMD's own code stays in the report: " + json.describe());
+    assertEquals(100L, j.get("idem_exit_code"), json.describe());
+    Cli.Result pass = run(List.of("--cmd-exit", "pass"), "exit 4");
+    assertEquals(4, pass.code(), pass.describe());
+    for (String bad : List.of("0", "256", "x")) {
+      Cli.Result b = run(List.of("--cmd-exit", bad), "exit 4");
+      assertEquals(ExitCodes.USAGE, b.code(), b.describe());
+      assertTrue(b.err().contains("--cmd-exit"), b.describe());
+    }
+    assertEquals(0, run(List.of("--cmd-exit", "100"), "printf r > \"$IDEM_OUTPUT\"").code(), "success is 0");
+  }
+
+  @Test
   void run_cmdWritingNoResultIsTaskFailed() throws Exception {
     Cli.Result r = run(List.of(), "true");
     assertEquals(ExitCodes.TASK_FAILED, r.code(), r.describe());
