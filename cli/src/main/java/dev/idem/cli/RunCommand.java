@@ -37,6 +37,10 @@ import picocli.CommandLine.Spec;
             + "before anything runs. CMD's result must not be empty: 0 bytes is refused with exit 6 (nothing "
             + "published, pointer untouched) unless --allow-empty.",
         "",
+        "While CMD runs, idem reports on stderr that it is waiting for it, first after a second, then once a "
+            + "minute: 'idem: CMD (pid N) still running for KEY (61s)' (whole lines, since CMD's own stderr "
+            + "shares the terminal; --quiet turns them off).",
+        "",
         "pointer=SAME_POSITION_OTHER_KEY (exit 0, a KEYING DRIFT line on stderr) means the pointer already "
             + "names another key for this window and schema: a build declared other inputs without bumping "
             + "--schema. This output stands; readers get the other key's.",

@@ -160,6 +160,8 @@ final class TaskProcess implements AutoCloseable {
     }
     Thread pump = captureStdout ? null : pump(p.getInputStream());
     int code;
+    // The heartbeat 'run --help' documents: a job log shows idem is waiting on CMD, not hung. Whole lines
+    // even on a terminal, where CMD's own stderr would break a live line.
     Progress running = Progress.start(err, progress, progressAfter, 60_000, () -> "CMD (pid " + p.pid() + ") still running for " + key);
     try {
       code = p.waitFor();
