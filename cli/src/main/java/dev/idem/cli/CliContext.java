@@ -94,7 +94,20 @@ public final class CliContext {
    * file:.idem}.
    */
   public ObjectStore openStore(String uri) throws IOException {
+    return openStore(uri, Map.of());
+  }
+
+  /** As {@link #openStore(String)}, with {@code settings} (from flags) over the environment's variables of the same name. */
+  ObjectStore openStore(String uri, Map<String, String> settings) throws IOException {
     String chosen = StoreUris.choose(uri, env);
-    return opener != null ? opener.open(chosen) : StoreUris.open(chosen, env);
+    if (opener != null) {
+      return opener.open(chosen);
+    }
+    Map<String, String> merged = env;
+    if (!settings.isEmpty()) {
+      merged = new java.util.HashMap<>(env);
+      merged.putAll(settings);
+    }
+    return StoreUris.open(chosen, merged);
   }
 }

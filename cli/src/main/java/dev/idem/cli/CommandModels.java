@@ -143,6 +143,9 @@ final class CommandModels {
     s.addOption(option(OptionSpec.builder(new String[] {"--store"}).paramLabel("URI")
         .description("Store: file:PATH or s3://bucket/prefix (S3 reads the AWS_* environment). Default: $IDEM_STORE, else file:.idem (writing commands then say so on stderr)")
         .type(String.class).withToString("field String dev.idem.cli.StoreOption.uri"), o, 6));
+    s.addOption(option(OptionSpec.builder(new String[] {"--pointer-mode"}).paramLabel("cas|log")
+        .description("The S3 store's pointer mode, cas or log. Default: $IDEM_S3_POINTER_MODE, else the mode the store's marker records, else cas (the first writer records it); a mode other than the marker's is refused (exit 8).")
+        .type(String.class).withToString("field String dev.idem.cli.StoreOption.pointerMode"), o, 7));
     return s;
   }
 
@@ -151,7 +154,7 @@ final class CommandModels {
     CommandSpec s = CommandSpec.wrapWithoutInspection(o);
     s.addOption(option(OptionSpec.builder(new String[] {"--writer"}).paramLabel("ID")
         .description("Writer id recorded with what this replica publishes. Default: $IDEM_WRITER, else HOST:PID")
-        .type(String.class).withToString("field String dev.idem.cli.WriterOption.writer"), o, 7));
+        .type(String.class).withToString("field String dev.idem.cli.WriterOption.writer"), o, 8));
     return s;
   }
 
@@ -160,10 +163,10 @@ final class CommandModels {
     CommandSpec s = CommandSpec.wrapWithoutInspection(o);
     s.addOption(option(OptionSpec.builder(new String[] {"--json"}).paramLabel("<json>")
         .description("Print a machine-readable JSON report on stdout instead of human lines.")
-        .type(boolean.class).withToString("field boolean dev.idem.cli.OutputOptions.json"), o, 8));
+        .type(boolean.class).withToString("field boolean dev.idem.cli.OutputOptions.json"), o, 9));
     s.addOption(option(OptionSpec.builder(new String[] {"-q", "--quiet"}).paramLabel("<quiet>")
         .description("Print nothing but errors (the exit code tells the outcome).")
-        .type(boolean.class).withToString("field boolean dev.idem.cli.OutputOptions.quiet"), o, 9));
+        .type(boolean.class).withToString("field boolean dev.idem.cli.OutputOptions.quiet"), o, 10));
     return s;
   }
 
@@ -172,7 +175,7 @@ final class CommandModels {
     CommandSpec s = CommandSpec.wrapWithoutInspection(o);
     s.addOption(option(OptionSpec.builder(new String[] {"--pointer-timeout"}).paramLabel("D").defaultValue("30s")
         .description("Give up moving the pointer after D in all, lock waits and retries included: BUSY when the pointer's lock was not obtained in time (on S3: conditional writes kept conflicting), CONFLICT when other writers kept moving the pointer (both exit 3; nothing is lost, run again to complete it). 0s tries once without waiting. Default: ${DEFAULT-VALUE}")
-        .type(Duration.class).converters(new Durations()).withToString("field java.time.Duration dev.idem.cli.PointerTimeoutOption.timeout"), o, 10));
+        .type(Duration.class).converters(new Durations()).withToString("field java.time.Duration dev.idem.cli.PointerTimeoutOption.timeout"), o, 11));
     return s;
   }
 
@@ -181,13 +184,13 @@ final class CommandModels {
     CommandSpec s = CommandSpec.wrapWithoutInspection(o);
     s.addOption(option(OptionSpec.builder(new String[] {"--metrics-file"}).paramLabel("F")
         .description("When the command ends, write its outcome to F in the Prometheus text format (replaced atomically; name it *.prom in node-exporter's textfile directory). A failure to write only warns: the exit code is unchanged.")
-        .type(String.class).withToString("field String dev.idem.cli.MetricsOptions.metricsFile"), o, 11));
+        .type(String.class).withToString("field String dev.idem.cli.MetricsOptions.metricsFile"), o, 12));
     s.addOption(option(OptionSpec.builder(new String[] {"--push-metrics"}).paramLabel("URL")
         .description("When the command ends, PUT its outcome to the Pushgateway at URL, under URL/metrics/job/idem/pipeline/PIPELINE. A failure to push only warns: the exit code is unchanged.")
-        .type(String.class).withToString("field String dev.idem.cli.MetricsOptions.pushUrl"), o, 12));
+        .type(String.class).withToString("field String dev.idem.cli.MetricsOptions.pushUrl"), o, 13));
     s.addOption(option(OptionSpec.builder(new String[] {"--push-timeout"}).paramLabel("D").defaultValue("5s")
         .description("Give up the push after D in all (connect, reply). Default: ${DEFAULT-VALUE}")
-        .type(Duration.class).converters(new Durations()).withToString("field java.time.Duration dev.idem.cli.MetricsOptions.pushTimeout"), o, 13));
+        .type(Duration.class).converters(new Durations()).withToString("field java.time.Duration dev.idem.cli.MetricsOptions.pushTimeout"), o, 14));
     return s;
   }
 
@@ -196,7 +199,7 @@ final class CommandModels {
     CommandSpec s = CommandSpec.wrapWithoutInspection(o);
     s.addOption(option(OptionSpec.builder(new String[] {"--max-clock-skew"}).paramLabel("D").defaultValue("5m")
         .description("Refuse (exit 2) a window that ends more than D after now: it has not closed, and a pointer moved to it would stay ahead of every later generation. Default: ${DEFAULT-VALUE}")
-        .type(Duration.class).converters(new Durations()).withToString("field java.time.Duration dev.idem.cli.ClockSkewOption.maxClockSkew"), o, 15));
+        .type(Duration.class).converters(new Durations()).withToString("field java.time.Duration dev.idem.cli.ClockSkewOption.maxClockSkew"), o, 16));
     return s;
   }
 
@@ -223,21 +226,21 @@ final class CommandModels {
     s.addMixin("metrics", metricsOptions(o.metrics).withToString("mixin from member dev.idem.cli.MetricsOptions dev.idem.cli.RunCommand.metrics"));
     s.addOption(option(OptionSpec.builder(new String[] {"--stdout"}).paramLabel("<stdoutResult>")
         .description("Publish CMD's standard output instead of the file at $IDEM_OUTPUT.")
-        .type(boolean.class).withToString("field boolean dev.idem.cli.RunCommand.stdoutResult"), o, 14));
+        .type(boolean.class).withToString("field boolean dev.idem.cli.RunCommand.stdoutResult"), o, 15));
     if (o.skew == null) { o.skew = new ClockSkewOption(); }
     s.addMixin("skew", clockSkewOption(o.skew).withToString("mixin from member dev.idem.cli.ClockSkewOption dev.idem.cli.RunCommand.skew"));
     s.addOption(option(OptionSpec.builder(new String[] {"--allow-empty"}).paramLabel("<allowEmpty>")
         .description("Publish a 0-byte result. Without it, an empty result (CMD wrote nothing to $IDEM_OUTPUT, or nothing to stdout with --stdout) is refused with exit 6.")
-        .type(boolean.class).withToString("field boolean dev.idem.cli.RunCommand.allowEmpty"), o, 16));
+        .type(boolean.class).withToString("field boolean dev.idem.cli.RunCommand.allowEmpty"), o, 17));
     s.addOption(option(OptionSpec.builder(new String[] {"--grace"}).paramLabel("D").defaultValue("10s")
         .description("After forwarding SIGTERM, how long CMD may take to exit before SIGKILL. Default: ${DEFAULT-VALUE}")
-        .type(Duration.class).converters(new Durations()).withToString("field java.time.Duration dev.idem.cli.RunCommand.grace"), o, 17));
+        .type(Duration.class).converters(new Durations()).withToString("field java.time.Duration dev.idem.cli.RunCommand.grace"), o, 18));
     s.addOption(option(OptionSpec.builder(new String[] {"--cmd-exit"}).paramLabel("pass|N").defaultValue("pass")
         .description("What idem exits with when CMD fails (exits non-zero or is killed by a signal): pass gives CMD's own status, like exec; a code N from 1 to 255 gives N for every CMD failure, so that a CMD's 4 is not read as idem's 'store unavailable'. CMD's own status is on the stderr line and in --json (exit_code, signal) either way. Default: ${DEFAULT-VALUE}")
-        .type(String.class).withToString("field String dev.idem.cli.RunCommand.cmdExit"), o, 18));
+        .type(String.class).withToString("field String dev.idem.cli.RunCommand.cmdExit"), o, 19));
     s.addPositional(positional(PositionalParamSpec.builder().index("*").paramLabel("CMD").arity("1..*").required(true)
         .description("The command and its arguments (put them after --, or after the last idem option).")
-        .type(List.class).auxiliaryTypes(String.class).withToString("field java.util.List<String> dev.idem.cli.RunCommand.command"), o, 19));
+        .type(List.class).auxiliaryTypes(String.class).withToString("field java.util.List<String> dev.idem.cli.RunCommand.command"), o, 20));
     s.addMixin("mixinStandardHelpOptions", standardHelpOptions());
     return s;
   }
@@ -271,10 +274,10 @@ final class CommandModels {
     o.spec = s;
     s.addOption(option(OptionSpec.builder(new String[] {"--file"}).paramLabel("F").required(true)
         .description("The result to publish; - reads stdin (spooled to a temporary file first).")
-        .type(String.class).withToString("field String dev.idem.cli.PublishCommand.file"), o, 20));
+        .type(String.class).withToString("field String dev.idem.cli.PublishCommand.file"), o, 21));
     s.addOption(option(OptionSpec.builder(new String[] {"--allow-empty"}).paramLabel("<allowEmpty>")
         .description("Publish the file even when it is empty (0 bytes).")
-        .type(boolean.class).withToString("field boolean dev.idem.cli.PublishCommand.allowEmpty"), o, 21));
+        .type(boolean.class).withToString("field boolean dev.idem.cli.PublishCommand.allowEmpty"), o, 22));
     if (o.specOptions == null) { o.specOptions = new SpecOptions(); }
     s.addMixin("specOptions", specOptions(o.specOptions).withToString("mixin from member dev.idem.cli.SpecOptions dev.idem.cli.PublishCommand.specOptions"));
     if (o.skew == null) { o.skew = new ClockSkewOption(); }
@@ -304,7 +307,7 @@ final class CommandModels {
     o.spec = s;
     s.addOption(option(OptionSpec.builder(new String[] {"--pipeline"}).paramLabel("P").required(true)
         .description("Pipeline name.")
-        .type(String.class).withToString("field String dev.idem.cli.PointerShowCommand.pipeline"), o, 22));
+        .type(String.class).withToString("field String dev.idem.cli.PointerShowCommand.pipeline"), o, 23));
     if (o.store == null) { o.store = new StoreOption(); }
     s.addMixin("store", storeOption(o.store).withToString("mixin from member dev.idem.cli.StoreOption dev.idem.cli.PointerShowCommand.store"));
     o.store.mixee = s;
@@ -351,10 +354,10 @@ final class CommandModels {
     s.addMixin("specOptions", specOptions(o.specOptions).withToString("mixin from member dev.idem.cli.SpecOptions dev.idem.cli.PointerRewindCommand.specOptions"));
     s.addOption(option(OptionSpec.builder(new String[] {"--expect"}).paramLabel("KEY").required(true)
         .description("The key the pointer names now (from 'idem pointer show'); anything else refuses the rewind.")
-        .type(String.class).withToString("field String dev.idem.cli.PointerRewindCommand.expect"), o, 23));
+        .type(String.class).withToString("field String dev.idem.cli.PointerRewindCommand.expect"), o, 24));
     s.addOption(option(OptionSpec.builder(new String[] {"--reason"}).paramLabel("TEXT").required(true)
         .description("Why, recorded in the pointer: one line, at most 500 characters.")
-        .type(String.class).withToString("field String dev.idem.cli.PointerRewindCommand.reason"), o, 24));
+        .type(String.class).withToString("field String dev.idem.cli.PointerRewindCommand.reason"), o, 25));
     if (o.skew == null) { o.skew = new ClockSkewOption(); }
     s.addMixin("skew", clockSkewOption(o.skew).withToString("mixin from member dev.idem.cli.ClockSkewOption dev.idem.cli.PointerRewindCommand.skew"));
     if (o.pointerTimeout == null) { o.pointerTimeout = new PointerTimeoutOption(); }
@@ -395,22 +398,22 @@ final class CommandModels {
     o.spec = s;
     s.addOption(option(OptionSpec.builder(new String[] {"--pipeline"}).paramLabel("P").required(true)
         .description("Pipeline name.")
-        .type(String.class).withToString("field String dev.idem.cli.GcCommand.pipeline"), o, 25));
+        .type(String.class).withToString("field String dev.idem.cli.GcCommand.pipeline"), o, 26));
     s.addOption(option(OptionSpec.builder(new String[] {"--keep"}).paramLabel("N").required(true)
         .description("Keep the newest N generations, N >= 1 (the pointer's and newer ones are always kept).")
-        .type(int.class).withToString("field int dev.idem.cli.GcCommand.keep"), o, 26));
+        .type(int.class).withToString("field int dev.idem.cli.GcCommand.keep"), o, 27));
     s.addOption(option(OptionSpec.builder(new String[] {"--older-than"}).paramLabel("D")
         .description("Only remove generations whose window ended at least D ago.")
-        .type(Duration.class).converters(new Durations()).withToString("field java.time.Duration dev.idem.cli.GcCommand.olderThan"), o, 27));
+        .type(Duration.class).converters(new Durations()).withToString("field java.time.Duration dev.idem.cli.GcCommand.olderThan"), o, 28));
     s.addOption(option(OptionSpec.builder(new String[] {"--grace"}).paramLabel("D").defaultValue("1h")
         .description("Leave alone objects and leftovers (temporaries, incomplete uploads) written within D. Default: ${DEFAULT-VALUE}")
-        .type(Duration.class).converters(new Durations()).withToString("field java.time.Duration dev.idem.cli.GcCommand.grace"), o, 28));
+        .type(Duration.class).converters(new Durations()).withToString("field java.time.Duration dev.idem.cli.GcCommand.grace"), o, 29));
     s.addOption(option(OptionSpec.builder(new String[] {"--dry-run"}).paramLabel("<dryRun>")
         .description("Print what would be removed; remove nothing.")
-        .type(boolean.class).withToString("field boolean dev.idem.cli.GcCommand.dryRun"), o, 29));
+        .type(boolean.class).withToString("field boolean dev.idem.cli.GcCommand.dryRun"), o, 30));
     s.addOption(option(OptionSpec.builder(new String[] {"--drop-divergent-evidence"}).paramLabel("<dropDivergentEvidence>")
         .description("Also remove the publish records and kept bytes of divergent generations (by default they outlive retention, and 'idem scan' keeps reporting the key).")
-        .type(boolean.class).withToString("field boolean dev.idem.cli.GcCommand.dropDivergentEvidence"), o, 30));
+        .type(boolean.class).withToString("field boolean dev.idem.cli.GcCommand.dropDivergentEvidence"), o, 31));
     if (o.store == null) { o.store = new StoreOption(); }
     s.addMixin("store", storeOption(o.store).withToString("mixin from member dev.idem.cli.StoreOption dev.idem.cli.GcCommand.store"));
     o.store.mixee = s;
@@ -430,10 +433,10 @@ final class CommandModels {
     o.spec = s;
     s.addOption(option(OptionSpec.builder(new String[] {"--store"}).paramLabel("URI")
         .description("Play on this store instead of a fresh temporary one; it must hold no objects.")
-        .type(String.class).withToString("field String dev.idem.cli.DemoCommand.storeUri"), o, 31));
+        .type(String.class).withToString("field String dev.idem.cli.DemoCommand.storeUri"), o, 32));
     s.addOption(option(OptionSpec.builder(new String[] {"--keep-store"}).paramLabel("<keepStore>")
         .description("Keep the temporary store afterwards and print how to look at it.")
-        .type(boolean.class).withToString("field boolean dev.idem.cli.DemoCommand.keepStore"), o, 32));
+        .type(boolean.class).withToString("field boolean dev.idem.cli.DemoCommand.keepStore"), o, 33));
     if (o.output == null) { o.output = new OutputOptions(); }
     s.addMixin("output", outputOptions(o.output).withToString("mixin from member dev.idem.cli.OutputOptions dev.idem.cli.DemoCommand.output"));
     s.addMixin("mixinStandardHelpOptions", standardHelpOptions());
@@ -455,7 +458,7 @@ final class CommandModels {
     s.addMixin("output", outputOptions(o.output).withToString("mixin from member dev.idem.cli.OutputOptions dev.idem.cli.DoctorCommand.output"));
     s.addOption(option(OptionSpec.builder(new String[] {"--no-probe"}).paramLabel("<noProbe>")
         .description("Read only: report the answers recorded in the store marker instead of probing now.")
-        .type(boolean.class).withToString("field boolean dev.idem.cli.DoctorCommand.noProbe"), o, 33));
+        .type(boolean.class).withToString("field boolean dev.idem.cli.DoctorCommand.noProbe"), o, 34));
     s.addMixin("mixinStandardHelpOptions", standardHelpOptions());
     return s;
   }
@@ -505,33 +508,34 @@ final class CommandModels {
         case 4: return (T) (Object) ((WindowOptions) o).schema;
         case 5: return (T) (Object) ((WindowOptions) o).inputs;
         case 6: return (T) (Object) ((StoreOption) o).uri;
-        case 7: return (T) (Object) ((WriterOption) o).writer;
-        case 8: return (T) (Object) ((OutputOptions) o).json;
-        case 9: return (T) (Object) ((OutputOptions) o).quiet;
-        case 10: return (T) (Object) ((PointerTimeoutOption) o).timeout;
-        case 11: return (T) (Object) ((MetricsOptions) o).metricsFile;
-        case 12: return (T) (Object) ((MetricsOptions) o).pushUrl;
-        case 13: return (T) (Object) ((MetricsOptions) o).pushTimeout;
-        case 14: return (T) (Object) ((RunCommand) o).stdoutResult;
-        case 15: return (T) (Object) ((ClockSkewOption) o).maxClockSkew;
-        case 16: return (T) (Object) ((RunCommand) o).allowEmpty;
-        case 17: return (T) (Object) ((RunCommand) o).grace;
-        case 18: return (T) (Object) ((RunCommand) o).cmdExit;
-        case 19: return (T) (Object) ((RunCommand) o).command;
-        case 20: return (T) (Object) ((PublishCommand) o).file;
-        case 21: return (T) (Object) ((PublishCommand) o).allowEmpty;
-        case 22: return (T) (Object) ((PointerShowCommand) o).pipeline;
-        case 23: return (T) (Object) ((PointerRewindCommand) o).expect;
-        case 24: return (T) (Object) ((PointerRewindCommand) o).reason;
-        case 25: return (T) (Object) ((GcCommand) o).pipeline;
-        case 26: return (T) (Object) ((GcCommand) o).keep;
-        case 27: return (T) (Object) ((GcCommand) o).olderThan;
-        case 28: return (T) (Object) ((GcCommand) o).grace;
-        case 29: return (T) (Object) ((GcCommand) o).dryRun;
-        case 30: return (T) (Object) ((GcCommand) o).dropDivergentEvidence;
-        case 31: return (T) (Object) ((DemoCommand) o).storeUri;
-        case 32: return (T) (Object) ((DemoCommand) o).keepStore;
-        case 33: return (T) (Object) ((DoctorCommand) o).noProbe;
+        case 7: return (T) (Object) ((StoreOption) o).pointerMode;
+        case 8: return (T) (Object) ((WriterOption) o).writer;
+        case 9: return (T) (Object) ((OutputOptions) o).json;
+        case 10: return (T) (Object) ((OutputOptions) o).quiet;
+        case 11: return (T) (Object) ((PointerTimeoutOption) o).timeout;
+        case 12: return (T) (Object) ((MetricsOptions) o).metricsFile;
+        case 13: return (T) (Object) ((MetricsOptions) o).pushUrl;
+        case 14: return (T) (Object) ((MetricsOptions) o).pushTimeout;
+        case 15: return (T) (Object) ((RunCommand) o).stdoutResult;
+        case 16: return (T) (Object) ((ClockSkewOption) o).maxClockSkew;
+        case 17: return (T) (Object) ((RunCommand) o).allowEmpty;
+        case 18: return (T) (Object) ((RunCommand) o).grace;
+        case 19: return (T) (Object) ((RunCommand) o).cmdExit;
+        case 20: return (T) (Object) ((RunCommand) o).command;
+        case 21: return (T) (Object) ((PublishCommand) o).file;
+        case 22: return (T) (Object) ((PublishCommand) o).allowEmpty;
+        case 23: return (T) (Object) ((PointerShowCommand) o).pipeline;
+        case 24: return (T) (Object) ((PointerRewindCommand) o).expect;
+        case 25: return (T) (Object) ((PointerRewindCommand) o).reason;
+        case 26: return (T) (Object) ((GcCommand) o).pipeline;
+        case 27: return (T) (Object) ((GcCommand) o).keep;
+        case 28: return (T) (Object) ((GcCommand) o).olderThan;
+        case 29: return (T) (Object) ((GcCommand) o).grace;
+        case 30: return (T) (Object) ((GcCommand) o).dryRun;
+        case 31: return (T) (Object) ((GcCommand) o).dropDivergentEvidence;
+        case 32: return (T) (Object) ((DemoCommand) o).storeUri;
+        case 33: return (T) (Object) ((DemoCommand) o).keepStore;
+        case 34: return (T) (Object) ((DoctorCommand) o).noProbe;
         default: throw new IllegalStateException("no field " + field);
       }
     }
@@ -547,33 +551,34 @@ final class CommandModels {
         case 4: ((WindowOptions) o).schema = (Integer) value; break;
         case 5: ((WindowOptions) o).inputs = (List<String>) value; break;
         case 6: ((StoreOption) o).uri = (String) value; break;
-        case 7: ((WriterOption) o).writer = (String) value; break;
-        case 8: ((OutputOptions) o).json = (Boolean) value; break;
-        case 9: ((OutputOptions) o).quiet = (Boolean) value; break;
-        case 10: ((PointerTimeoutOption) o).timeout = (Duration) value; break;
-        case 11: ((MetricsOptions) o).metricsFile = (String) value; break;
-        case 12: ((MetricsOptions) o).pushUrl = (String) value; break;
-        case 13: ((MetricsOptions) o).pushTimeout = (Duration) value; break;
-        case 14: ((RunCommand) o).stdoutResult = (Boolean) value; break;
-        case 15: ((ClockSkewOption) o).maxClockSkew = (Duration) value; break;
-        case 16: ((RunCommand) o).allowEmpty = (Boolean) value; break;
-        case 17: ((RunCommand) o).grace = (Duration) value; break;
-        case 18: ((RunCommand) o).cmdExit = (String) value; break;
-        case 19: ((RunCommand) o).command = (List<String>) value; break;
-        case 20: ((PublishCommand) o).file = (String) value; break;
-        case 21: ((PublishCommand) o).allowEmpty = (Boolean) value; break;
-        case 22: ((PointerShowCommand) o).pipeline = (String) value; break;
-        case 23: ((PointerRewindCommand) o).expect = (String) value; break;
-        case 24: ((PointerRewindCommand) o).reason = (String) value; break;
-        case 25: ((GcCommand) o).pipeline = (String) value; break;
-        case 26: ((GcCommand) o).keep = (Integer) value; break;
-        case 27: ((GcCommand) o).olderThan = (Duration) value; break;
-        case 28: ((GcCommand) o).grace = (Duration) value; break;
-        case 29: ((GcCommand) o).dryRun = (Boolean) value; break;
-        case 30: ((GcCommand) o).dropDivergentEvidence = (Boolean) value; break;
-        case 31: ((DemoCommand) o).storeUri = (String) value; break;
-        case 32: ((DemoCommand) o).keepStore = (Boolean) value; break;
-        case 33: ((DoctorCommand) o).noProbe = (Boolean) value; break;
+        case 7: ((StoreOption) o).pointerMode = (String) value; break;
+        case 8: ((WriterOption) o).writer = (String) value; break;
+        case 9: ((OutputOptions) o).json = (Boolean) value; break;
+        case 10: ((OutputOptions) o).quiet = (Boolean) value; break;
+        case 11: ((PointerTimeoutOption) o).timeout = (Duration) value; break;
+        case 12: ((MetricsOptions) o).metricsFile = (String) value; break;
+        case 13: ((MetricsOptions) o).pushUrl = (String) value; break;
+        case 14: ((MetricsOptions) o).pushTimeout = (Duration) value; break;
+        case 15: ((RunCommand) o).stdoutResult = (Boolean) value; break;
+        case 16: ((ClockSkewOption) o).maxClockSkew = (Duration) value; break;
+        case 17: ((RunCommand) o).allowEmpty = (Boolean) value; break;
+        case 18: ((RunCommand) o).grace = (Duration) value; break;
+        case 19: ((RunCommand) o).cmdExit = (String) value; break;
+        case 20: ((RunCommand) o).command = (List<String>) value; break;
+        case 21: ((PublishCommand) o).file = (String) value; break;
+        case 22: ((PublishCommand) o).allowEmpty = (Boolean) value; break;
+        case 23: ((PointerShowCommand) o).pipeline = (String) value; break;
+        case 24: ((PointerRewindCommand) o).expect = (String) value; break;
+        case 25: ((PointerRewindCommand) o).reason = (String) value; break;
+        case 26: ((GcCommand) o).pipeline = (String) value; break;
+        case 27: ((GcCommand) o).keep = (Integer) value; break;
+        case 28: ((GcCommand) o).olderThan = (Duration) value; break;
+        case 29: ((GcCommand) o).grace = (Duration) value; break;
+        case 30: ((GcCommand) o).dryRun = (Boolean) value; break;
+        case 31: ((GcCommand) o).dropDivergentEvidence = (Boolean) value; break;
+        case 32: ((DemoCommand) o).storeUri = (String) value; break;
+        case 33: ((DemoCommand) o).keepStore = (Boolean) value; break;
+        case 34: ((DoctorCommand) o).noProbe = (Boolean) value; break;
         default: throw new IllegalStateException("no field " + field);
       }
       return old;

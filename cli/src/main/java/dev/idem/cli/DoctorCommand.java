@@ -78,8 +78,11 @@ final class DoctorCommand implements Callable<Integer> {
         throw new UsageException("doctor needs a store opened from its URI; " + opened.describe() + " is not");
       }
       StoreProver prover = proven.prover();
-      Map<String, String> environment = prover.environment();
       Optional<StoreMarker> marker = prover.readMarker();
+      if (marker.isPresent() && !prover.pointerModeChosen()) {
+        prover.adopt(marker.get()); // no mode set: the store's is the marker's, probed and shown as such
+      }
+      Map<String, String> environment = prover.environment();
       if (noProbe && marker.isEmpty()) {
         throw new NotFoundException("no store marker at " + prover.markerLocation() + ": idem never wrote to "
             + opened.describe() + "; run 'idem doctor' without --no-probe to probe it");
@@ -103,7 +106,8 @@ final class DoctorCommand implements Callable<Integer> {
       }
       String modeProblem = marker.filter(m -> !m.pointerMode().equals(prover.pointerMode()))
           .map(m -> "the store marker fixes pointer mode " + m.pointerMode() + ", this process is configured for "
-              + prover.pointerMode() + "; idem refuses to use the store in this mode")
+              + prover.pointerMode() + " (" + prover.pointerModeSetting() + "); idem refuses to use the store in this "
+              + "mode: set it to " + m.pointerMode() + ", or leave it unset to follow the marker")
           .orElse(null);
       if (modeProblem != null) {
         problems.add(modeProblem);

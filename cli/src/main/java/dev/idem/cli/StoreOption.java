@@ -2,6 +2,7 @@ package dev.idem.cli;
 
 import dev.idem.core.store.ObjectStore;
 import java.io.IOException;
+import java.util.Map;
 import java.util.Set;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
@@ -28,17 +29,32 @@ final class StoreOption {
           + "Default: $IDEM_STORE, else file:.idem (writing commands then say so on stderr)")
   String uri;
 
+  /** The variable {@code --pointer-mode} overrides. */
+  static final String POINTER_MODE_ENV = "IDEM_S3_POINTER_MODE";
+
+  @Option(names = "--pointer-mode", paramLabel = "cas|log",
+      description = "The S3 store's pointer mode, cas or log. Default: $IDEM_S3_POINTER_MODE, else the mode the "
+          + "store's marker records, else cas (the first writer records it); a mode other than the marker's is "
+          + "refused (exit 8).")
+  String pointerMode;
+
   private String opened;
 
   ObjectStore open(CliContext ctx) throws IOException {
     String chosen = StoreUris.choose(uri, ctx.env());
+    if (pointerMode != null && !chosen.startsWith("s3://")) {
+      throw new UsageException("--pointer-mode applies to s3:// stores; " + chosen + " has one pointer mode (lock)");
+    }
+    if (pointerMode != null && !pointerMode.equalsIgnoreCase("cas") && !pointerMode.equalsIgnoreCase("log")) {
+      throw new UsageException("--pointer-mode must be cas or log, was '" + pointerMode + "'");
+    }
     if (WRITING.contains(mixee.qualifiedName()) && StoreUris.DEFAULT.equals(chosen)
         && (uri == null || uri.isEmpty())) {
       mixee.commandLine().getErr().println("idem: no --store or IDEM_STORE given; writing to "
           + StoreUris.DEFAULT + " (the working directory)");
     }
     opened = chosen;
-    return ctx.openStore(uri);
+    return ctx.openStore(uri, pointerMode == null ? Map.of() : Map.of(POINTER_MODE_ENV, pointerMode));
   }
 
   /** The store URI the command {@code cmd} opened, or {@code null} when it opened none. */

@@ -26,8 +26,9 @@ import java.util.Optional;
  * <h2>Before the first write ({@link #requireWritable})</h2>
  *
  * <ol>
- *   <li>Read the marker ({@link StoreMarker#KEY}). Present: check it names this process's pointer mode
- *       and store kind, and trust it; no probe.
+ *   <li>Read the marker ({@link StoreMarker#KEY}). Present: check it names this process's store kind and
+ *       pointer mode (a process that chose no mode takes the marker's, {@link StoreProver#pointerModeChosen}),
+ *       and trust it; no probe.
  *   <li>Absent: probe ({@link StoreProver#probe}). A required guarantee missing: refuse with one line
  *       naming what the store ignored and what depends on it; nothing is written at any key. This holds
  *       also when a later probe then failed: a store found lacking is refused for that, not reported
@@ -43,8 +44,9 @@ import java.util.Optional;
  * no guarantee a probe shows: on a store with a marker they are checked against it as a write is, on
  * one without they neither probe nor create the marker, so a command that only deletes ({@code idem
  * gc} on a mistyped store) never creates a store. Reads never probe and never create anything; {@link #readPointer} reads the marker
- * once, when there is one, and refuses a store whose marker names another pointer mode, since a reader
- * in the other mode would follow a pointer that writers no longer move. A store without a marker is
+ * once, when there is one, and refuses a store whose marker names another pointer mode than the one this
+ * process chose (a process that chose none takes the marker's), since a reader in the other mode would
+ * follow a pointer that writers no longer move. A store without a marker is
  * read as it is (legacy buckets idem never wrote).
  *
  * <h2>Failure states</h2>
@@ -174,12 +176,15 @@ public final class ProvenStore implements ObjectStore {
           + prover.markerLocation() + "), this is a '" + prover.kind() + "' store: refusing to use a copied"
           + " or misplaced store");
     }
+    if (!marker.pointerMode().equals(prover.pointerMode()) && !prover.pointerModeChosen()) {
+      prover.adopt(marker); // no mode chosen: the marker's is the store's
+    }
     if (!marker.pointerMode().equals(prover.pointerMode())) {
       throw new StoreRefusedException(store.describe() + " uses pointer mode " + marker.pointerMode()
           + " (its marker " + prover.markerLocation() + ", created " + marker.createdAt() + " by "
-          + marker.createdBy() + "), this process is configured for " + prover.pointerMode()
-          + ": refusing, since writers in two modes keep two different pointers; configure "
-          + marker.pointerMode());
+          + marker.createdBy() + "), this process is configured for " + prover.pointerMode() + " ("
+          + prover.pointerModeSetting() + "): refusing, since writers in two modes keep two different pointers;"
+          + " set it to " + marker.pointerMode() + ", or leave it unset to follow the marker");
     }
   }
 

@@ -274,6 +274,66 @@ class ProvenStoreTest {
     assertEquals(List.of(), prover.adopted);
   }
 
+  /** A prover whose mode was not chosen: it follows the marker's when handed one. */
+  static final class FollowingProver extends ScriptedProver {
+    String current;
+
+    FollowingProver(AtomicReference<byte[]> marker, String defaultMode) {
+      super(marker, defaultMode, List.of(good()));
+      current = defaultMode;
+    }
+
+    @Override
+    public String pointerMode() {
+      return current;
+    }
+
+    @Override
+    public boolean pointerModeChosen() {
+      return false;
+    }
+
+    @Override
+    public void adopt(StoreMarker m) {
+      super.adopt(m);
+      current = m.pointerMode();
+    }
+  }
+
+  @Test
+  void writesAndReads_modeNotChosen_followTheMarkersMode() throws Exception {
+    AtomicReference<byte[]> slot = new AtomicReference<>(
+        new StoreMarker("mem", "log", Instant.EPOCH, "idem old", List.of(good())).toBytes());
+    FollowingProver reader = new FollowingProver(slot, "cas");
+    FollowingProver writer = new FollowingProver(slot, "cas");
+
+    assertTrue(ProvenStore.wrap(new InMemoryObjectStore(), reader, "idem test", CLOCK).readPointer("orders").isEmpty());
+    assertEquals(PutStatus.CREATED, ProvenStore.wrap(new InMemoryObjectStore(), writer, "idem test", CLOCK)
+        .putIfAbsent(KEY, text("a"), "w").status());
+
+    assertEquals("log", reader.current, "the reader follows the marker");
+    assertEquals("log", writer.current, "the writer too");
+    assertEquals(0, writer.probes.get());
+  }
+
+  @Test
+  void writes_modeChosenAndOtherThanTheMarkers_refusedNamingTheSetting() throws Exception {
+    AtomicReference<byte[]> slot = new AtomicReference<>(
+        new StoreMarker("mem", "cas", Instant.EPOCH, "idem old", List.of(good())).toBytes());
+    ScriptedProver prover = new ScriptedProver(slot, "log", List.of(good())) {
+      @Override
+      public String pointerModeSetting() {
+        return "--mode or MODE";
+      }
+    };
+    ProvenStore store = ProvenStore.wrap(new InMemoryObjectStore(), prover, "idem test", CLOCK);
+
+    StoreRefusedException w = assertThrows(StoreRefusedException.class, () -> store.putIfAbsent(KEY, text("a"), "w"));
+
+    assertTrue(w.getMessage().endsWith("this process is configured for log (--mode or MODE): refusing, since writers in "
+        + "two modes keep two different pointers; set it to cas, or leave it unset to follow the marker"), w.getMessage());
+  }
+
   @Test
   void readPointer_noMarker_readsWithoutProbingOrCreating() throws Exception {
     AtomicReference<byte[]> slot = new AtomicReference<>();

@@ -109,7 +109,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <h2>Pointers</h2>
  *
  * {@link PointerMode#CAS} ({@link CasPointers}) or {@link PointerMode#LOG} ({@link LogPointers}), per
- * {@link S3StoreOptions#pointerMode()}. The store only swaps tokens atomically; ordering is core's.
+ * {@link S3StoreOptions#pointerMode()}, or, when the options chose none, per the store marker ({@link
+ * #followPointerMode}). The store only swaps tokens atomically; ordering is core's.
  *
  * <h2>Failure states</h2>
  *
@@ -141,7 +142,9 @@ public final class S3ObjectStore implements ObjectStore {
   private final S3StoreOptions options;
   private final KeyLayout layout;
   private final CreateOnlyUpload uploader;
-  private final PointerProtocol pointers;
+  /** The pointer protocol of the mode in use: the options', or the marker's ({@link #followPointerMode}). */
+  private volatile PointerProtocol pointers;
+  private volatile PointerMode pointerMode;
   private final HistoryWalk walk;
   private final Sweep sweep;
   private final RetirementObjects retirements;
@@ -156,14 +159,36 @@ public final class S3ObjectStore implements ObjectStore {
     this.executor = Executors.newCachedThreadPool(daemonThreads("idem-s3-" + location.bucket()));
     this.uploader = new CreateOnlyUpload(client, location.bucket(), options.multipartThreshold(), options.partSize(),
         options.uploadParallelism(), executor);
-    this.pointers = options.pointerMode() == PointerMode.CAS
-        ? new CasPointers(client, location.bucket(), layout)
-        : new LogPointers(client, location.bucket(), layout, options.pageSize());
+    this.pointerMode = options.pointerMode();
+    this.pointers = protocol(pointerMode);
     this.walk = new HistoryWalk(client, location.bucket(), layout, options.pageSize(), options.historyParallelism(),
         executor);
     this.retirements = new RetirementObjects(client, location.bucket(), layout, options.pageSize());
     this.sweep = new Sweep(client, location.bucket(), layout, options.pageSize(), options.logEntriesKept());
     this.knownKeys = Caffeine.newBuilder().maximumSize(options.knownKeysCacheSize()).executor(Runnable::run).build();
+  }
+
+  private PointerProtocol protocol(PointerMode mode) {
+    return mode == PointerMode.CAS
+        ? new CasPointers(client, location.bucket(), layout)
+        : new LogPointers(client, location.bucket(), layout, options.pageSize());
+  }
+
+  /** The pointer mode in use: the options' until {@link #followPointerMode} takes the marker's. */
+  public PointerMode pointerMode() {
+    return pointerMode;
+  }
+
+  /**
+   * Uses {@code mode} for the pointer from now on: the store marker's, when the options chose none
+   * ({@link S3StoreOptions#pointerModeChosen}). Called by the prover before the store's first pointer
+   * read or write, never between them.
+   */
+  void followPointerMode(PointerMode mode) {
+    if (mode != pointerMode) {
+      pointers = protocol(mode);
+      pointerMode = mode;
+    }
   }
 
   /**
@@ -183,11 +208,11 @@ public final class S3ObjectStore implements ObjectStore {
    * A store for a URI such as {@code s3://bucket/prefix}, configured from the process environment: the
    * endpoint and region as {@link S3Location#parse(String, Map)} reads them, credentials from the AWS
    * default chain ({@link CredentialChain#fromSystem()}), pointer mode from {@code IDEM_S3_POINTER_MODE}
-   * ({@code cas} or {@code log}, default {@code cas}).
+   * ({@code cas} or {@code log}; unset, the store marker's, else {@code cas}).
    */
   public static S3ObjectStore fromUri(String uri) {
     Map<String, String> env = System.getenv();
-    S3StoreOptions.Builder b = S3StoreOptions.builder();
+    S3StoreOptions.Builder b = S3StoreOptions.builder().pointerModeSetting("IDEM_S3_POINTER_MODE");
     String mode = env.get("IDEM_S3_POINTER_MODE");
     if (mode != null && !mode.isBlank()) {
       b.pointerMode(PointerMode.parse(mode));
@@ -632,7 +657,7 @@ public final class S3ObjectStore implements ObjectStore {
 
   @Override
   public String toString() {
-    return "S3ObjectStore[" + describe() + ", " + options.pointerMode() + "]";
+    return "S3ObjectStore[" + describe() + ", " + pointerMode + "]";
   }
 
   private static String randomId() {
