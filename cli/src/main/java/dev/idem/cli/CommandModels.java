@@ -34,7 +34,7 @@ final class CommandModels {
     switch (i) {
       case 0:
         s.name("run");
-        s.usageMessage().description("Run CMD for the newest closed window unless its output is already published, then publish the result create-only and advance the pipeline's pointer.", "", "If the key is already published, CMD is not run (exit 0) and the pointer is still advanced. Otherwise CMD runs with IDEM_OUTPUT (write the result there), IDEM_KEY, IDEM_PIPELINE, IDEM_WINDOW_START, IDEM_WINDOW_END, IDEM_WINDOW_LENGTH (epoch seconds) and IDEM_SCHEMA in its environment; stdin and stderr are inherited, stdout is copied to idem's stdout (to stderr with --json). With --stdout, CMD's stdout is the result instead.", "", "A window that has not closed yet (ending more than --max-clock-skew after now) is refused with exit 2 before anything runs. CMD's result must not be empty: 0 bytes is refused with exit 6 (nothing published, pointer untouched) unless --allow-empty.", "", "While CMD runs, idem reports on stderr that it is waiting for it, first after a second, then once a minute: 'idem: CMD (pid N) still running for KEY (61s)' (whole lines, since CMD's own stderr shares the terminal; --quiet turns them off).", "", "pointer=SAME_POSITION_OTHER_KEY (exit 0, a KEYING DRIFT line on stderr) means the pointer already names another key for this window and schema: a build declared other inputs without bumping --schema. This output stands; readers get the other key's.", "", "If CMD exits non-zero, nothing is published and idem exits with CMD's code (--cmd-exit N exits N instead, so idem's own codes always mean idem); the stderr line says which code CMD gave, or which signal killed it. On SIGTERM or SIGINT while CMD runs, idem sends SIGTERM to CMD and its descendants, SIGKILLs them after --grace, publishes nothing and exits 143 (SIGTERM) or 130 (SIGINT); one that arrives while the result is being published ends idem too, leaving the complete object or nothing, never part of one.", "").hidden(false);
+        s.usageMessage().description("Run CMD for the newest closed window unless its output is already published, then publish the result create-only and advance the pipeline's pointer.", "", "If the key is already published, CMD is not run (exit 0) and the pointer is still advanced. Otherwise CMD runs with IDEM_OUTPUT (write the result there), IDEM_KEY, IDEM_PIPELINE, IDEM_WINDOW_START, IDEM_WINDOW_END, IDEM_WINDOW_LENGTH (epoch seconds) and IDEM_SCHEMA in its environment; stdin and stderr are inherited, stdout is copied to idem's stdout (to stderr with --json). With --stdout, CMD's stdout is the result instead.", "", "A window that has not closed yet (ending more than --max-clock-skew after now) is refused with exit 2 before anything runs. CMD's result must not be empty: 0 bytes is refused with exit 6 (nothing published, pointer untouched) unless --allow-empty.", "", "Before CMD starts, the store must be writable and (a filesystem) have --min-free free; exit 4 otherwise, CMD not run. When the publish fails after CMD succeeded (a result larger than the free space, a full disk, the store unreachable), CMD's result is not deleted: the error line says where it is kept ($TMPDIR/idem-run-*/output, or .../stdout with --stdout; kept_result in --json), to be published with 'idem publish --file' and the same spec.", "", "While CMD runs, idem reports on stderr that it is waiting for it, first after a second, then once a minute: 'idem: CMD (pid N) still running for KEY (61s)' (whole lines, since CMD's own stderr shares the terminal; --quiet turns them off).", "", "pointer=SAME_POSITION_OTHER_KEY (exit 0, a KEYING DRIFT line on stderr) means the pointer already names another key for this window and schema: a build declared other inputs without bumping --schema. This output stands; readers get the other key's.", "", "If CMD exits non-zero, nothing is published and idem exits with CMD's code (--cmd-exit N exits N instead, so idem's own codes always mean idem); the stderr line says which code CMD gave, or which signal killed it. On SIGTERM or SIGINT while CMD runs, idem sends SIGTERM to CMD and its descendants, SIGKILLs them after --grace, publishes nothing and exits 143 (SIGTERM) or 130 (SIGINT); one that arrives while the result is being published ends idem too, leaving the complete object or nothing, never part of one.", "").hidden(false);
         return s;
       case 1:
         s.name("key");
@@ -209,7 +209,7 @@ final class CommandModels {
     s.name("run");
     s.versionProvider(new IdemCommand.Version());
     s.usageMessage()
-        .description("Run CMD for the newest closed window unless its output is already published, then publish the result create-only and advance the pipeline's pointer.", "", "If the key is already published, CMD is not run (exit 0) and the pointer is still advanced. Otherwise CMD runs with IDEM_OUTPUT (write the result there), IDEM_KEY, IDEM_PIPELINE, IDEM_WINDOW_START, IDEM_WINDOW_END, IDEM_WINDOW_LENGTH (epoch seconds) and IDEM_SCHEMA in its environment; stdin and stderr are inherited, stdout is copied to idem's stdout (to stderr with --json). With --stdout, CMD's stdout is the result instead.", "", "A window that has not closed yet (ending more than --max-clock-skew after now) is refused with exit 2 before anything runs. CMD's result must not be empty: 0 bytes is refused with exit 6 (nothing published, pointer untouched) unless --allow-empty.", "", "While CMD runs, idem reports on stderr that it is waiting for it, first after a second, then once a minute: 'idem: CMD (pid N) still running for KEY (61s)' (whole lines, since CMD's own stderr shares the terminal; --quiet turns them off).", "", "pointer=SAME_POSITION_OTHER_KEY (exit 0, a KEYING DRIFT line on stderr) means the pointer already names another key for this window and schema: a build declared other inputs without bumping --schema. This output stands; readers get the other key's.", "", "If CMD exits non-zero, nothing is published and idem exits with CMD's code (--cmd-exit N exits N instead, so idem's own codes always mean idem); the stderr line says which code CMD gave, or which signal killed it. On SIGTERM or SIGINT while CMD runs, idem sends SIGTERM to CMD and its descendants, SIGKILLs them after --grace, publishes nothing and exits 143 (SIGTERM) or 130 (SIGINT); one that arrives while the result is being published ends idem too, leaving the complete object or nothing, never part of one.", "");
+        .description("Run CMD for the newest closed window unless its output is already published, then publish the result create-only and advance the pipeline's pointer.", "", "If the key is already published, CMD is not run (exit 0) and the pointer is still advanced. Otherwise CMD runs with IDEM_OUTPUT (write the result there), IDEM_KEY, IDEM_PIPELINE, IDEM_WINDOW_START, IDEM_WINDOW_END, IDEM_WINDOW_LENGTH (epoch seconds) and IDEM_SCHEMA in its environment; stdin and stderr are inherited, stdout is copied to idem's stdout (to stderr with --json). With --stdout, CMD's stdout is the result instead.", "", "A window that has not closed yet (ending more than --max-clock-skew after now) is refused with exit 2 before anything runs. CMD's result must not be empty: 0 bytes is refused with exit 6 (nothing published, pointer untouched) unless --allow-empty.", "", "Before CMD starts, the store must be writable and (a filesystem) have --min-free free; exit 4 otherwise, CMD not run. When the publish fails after CMD succeeded (a result larger than the free space, a full disk, the store unreachable), CMD's result is not deleted: the error line says where it is kept ($TMPDIR/idem-run-*/output, or .../stdout with --stdout; kept_result in --json), to be published with 'idem publish --file' and the same spec.", "", "While CMD runs, idem reports on stderr that it is waiting for it, first after a second, then once a minute: 'idem: CMD (pid N) still running for KEY (61s)' (whole lines, since CMD's own stderr shares the terminal; --quiet turns them off).", "", "pointer=SAME_POSITION_OTHER_KEY (exit 0, a KEYING DRIFT line on stderr) means the pointer already names another key for this window and schema: a build declared other inputs without bumping --schema. This output stands; readers get the other key's.", "", "If CMD exits non-zero, nothing is published and idem exits with CMD's code (--cmd-exit N exits N instead, so idem's own codes always mean idem); the stderr line says which code CMD gave, or which signal killed it. On SIGTERM or SIGINT while CMD runs, idem sends SIGTERM to CMD and its descendants, SIGKILLs them after --grace, publishes nothing and exits 143 (SIGTERM) or 130 (SIGINT); one that arrives while the result is being published ends idem too, leaving the complete object or nothing, never part of one.", "");
     o.spec = s;
     if (o.specOptions == null) { o.specOptions = new SpecOptions(); }
     s.addMixin("specOptions", specOptions(o.specOptions).withToString("mixin from member dev.idem.cli.SpecOptions dev.idem.cli.RunCommand.specOptions"));
@@ -232,15 +232,18 @@ final class CommandModels {
     s.addOption(option(OptionSpec.builder(new String[] {"--allow-empty"}).paramLabel("<allowEmpty>")
         .description("Publish a 0-byte result. Without it, an empty result (CMD wrote nothing to $IDEM_OUTPUT, or nothing to stdout with --stdout) is refused with exit 6.")
         .type(boolean.class).withToString("field boolean dev.idem.cli.RunCommand.allowEmpty"), o, 17));
+    s.addOption(option(OptionSpec.builder(new String[] {"--min-free"}).paramLabel("SIZE").defaultValue("16M")
+        .description("Do not start CMD (exit 4) when the store's filesystem has less than SIZE free (0, 4096, 512K, 16M, 1G: powers of 1024; S3 is not checked). Whatever the reserve, a result larger than the free space is refused before any of it is written, and kept. Default: ${DEFAULT-VALUE}")
+        .type(long.class).converters(new Sizes()).withToString("field long dev.idem.cli.RunCommand.minFree"), o, 18));
     s.addOption(option(OptionSpec.builder(new String[] {"--grace"}).paramLabel("D").defaultValue("10s")
         .description("After forwarding SIGTERM, how long CMD may take to exit before SIGKILL. Default: ${DEFAULT-VALUE}")
-        .type(Duration.class).converters(new Durations()).withToString("field java.time.Duration dev.idem.cli.RunCommand.grace"), o, 18));
+        .type(Duration.class).converters(new Durations()).withToString("field java.time.Duration dev.idem.cli.RunCommand.grace"), o, 19));
     s.addOption(option(OptionSpec.builder(new String[] {"--cmd-exit"}).paramLabel("pass|N").defaultValue("pass")
         .description("What idem exits with when CMD fails (exits non-zero or is killed by a signal): pass gives CMD's own status, like exec; a code N from 1 to 255 gives N for every CMD failure, so that a CMD's 4 is not read as idem's 'store unavailable'. CMD's own status is on the stderr line and in --json (exit_code, signal) either way. Default: ${DEFAULT-VALUE}")
-        .type(String.class).withToString("field String dev.idem.cli.RunCommand.cmdExit"), o, 19));
+        .type(String.class).withToString("field String dev.idem.cli.RunCommand.cmdExit"), o, 20));
     s.addPositional(positional(PositionalParamSpec.builder().index("*").paramLabel("CMD").arity("1..*").required(true)
         .description("The command and its arguments (put them after --, or after the last idem option).")
-        .type(List.class).auxiliaryTypes(String.class).withToString("field java.util.List<String> dev.idem.cli.RunCommand.command"), o, 20));
+        .type(List.class).auxiliaryTypes(String.class).withToString("field java.util.List<String> dev.idem.cli.RunCommand.command"), o, 21));
     s.addMixin("mixinStandardHelpOptions", standardHelpOptions());
     return s;
   }
@@ -274,10 +277,10 @@ final class CommandModels {
     o.spec = s;
     s.addOption(option(OptionSpec.builder(new String[] {"--file"}).paramLabel("F").required(true)
         .description("The result to publish; - reads stdin (spooled to a temporary file first).")
-        .type(String.class).withToString("field String dev.idem.cli.PublishCommand.file"), o, 21));
+        .type(String.class).withToString("field String dev.idem.cli.PublishCommand.file"), o, 22));
     s.addOption(option(OptionSpec.builder(new String[] {"--allow-empty"}).paramLabel("<allowEmpty>")
         .description("Publish the file even when it is empty (0 bytes).")
-        .type(boolean.class).withToString("field boolean dev.idem.cli.PublishCommand.allowEmpty"), o, 22));
+        .type(boolean.class).withToString("field boolean dev.idem.cli.PublishCommand.allowEmpty"), o, 23));
     if (o.specOptions == null) { o.specOptions = new SpecOptions(); }
     s.addMixin("specOptions", specOptions(o.specOptions).withToString("mixin from member dev.idem.cli.SpecOptions dev.idem.cli.PublishCommand.specOptions"));
     if (o.skew == null) { o.skew = new ClockSkewOption(); }
@@ -307,7 +310,7 @@ final class CommandModels {
     o.spec = s;
     s.addOption(option(OptionSpec.builder(new String[] {"--pipeline"}).paramLabel("P").required(true)
         .description("Pipeline name.")
-        .type(String.class).withToString("field String dev.idem.cli.PointerShowCommand.pipeline"), o, 23));
+        .type(String.class).withToString("field String dev.idem.cli.PointerShowCommand.pipeline"), o, 24));
     if (o.store == null) { o.store = new StoreOption(); }
     s.addMixin("store", storeOption(o.store).withToString("mixin from member dev.idem.cli.StoreOption dev.idem.cli.PointerShowCommand.store"));
     o.store.mixee = s;
@@ -354,10 +357,10 @@ final class CommandModels {
     s.addMixin("specOptions", specOptions(o.specOptions).withToString("mixin from member dev.idem.cli.SpecOptions dev.idem.cli.PointerRewindCommand.specOptions"));
     s.addOption(option(OptionSpec.builder(new String[] {"--expect"}).paramLabel("KEY").required(true)
         .description("The key the pointer names now (from 'idem pointer show'); anything else refuses the rewind.")
-        .type(String.class).withToString("field String dev.idem.cli.PointerRewindCommand.expect"), o, 24));
+        .type(String.class).withToString("field String dev.idem.cli.PointerRewindCommand.expect"), o, 25));
     s.addOption(option(OptionSpec.builder(new String[] {"--reason"}).paramLabel("TEXT").required(true)
         .description("Why, recorded in the pointer: one line, at most 500 characters.")
-        .type(String.class).withToString("field String dev.idem.cli.PointerRewindCommand.reason"), o, 25));
+        .type(String.class).withToString("field String dev.idem.cli.PointerRewindCommand.reason"), o, 26));
     if (o.skew == null) { o.skew = new ClockSkewOption(); }
     s.addMixin("skew", clockSkewOption(o.skew).withToString("mixin from member dev.idem.cli.ClockSkewOption dev.idem.cli.PointerRewindCommand.skew"));
     if (o.pointerTimeout == null) { o.pointerTimeout = new PointerTimeoutOption(); }
@@ -398,22 +401,22 @@ final class CommandModels {
     o.spec = s;
     s.addOption(option(OptionSpec.builder(new String[] {"--pipeline"}).paramLabel("P").required(true)
         .description("Pipeline name.")
-        .type(String.class).withToString("field String dev.idem.cli.GcCommand.pipeline"), o, 26));
+        .type(String.class).withToString("field String dev.idem.cli.GcCommand.pipeline"), o, 27));
     s.addOption(option(OptionSpec.builder(new String[] {"--keep"}).paramLabel("N").required(true)
         .description("Keep the newest N generations, N >= 1 (the pointer's and newer ones are always kept).")
-        .type(int.class).withToString("field int dev.idem.cli.GcCommand.keep"), o, 27));
+        .type(int.class).withToString("field int dev.idem.cli.GcCommand.keep"), o, 28));
     s.addOption(option(OptionSpec.builder(new String[] {"--older-than"}).paramLabel("D")
         .description("Only remove generations whose window ended at least D ago.")
-        .type(Duration.class).converters(new Durations()).withToString("field java.time.Duration dev.idem.cli.GcCommand.olderThan"), o, 28));
+        .type(Duration.class).converters(new Durations()).withToString("field java.time.Duration dev.idem.cli.GcCommand.olderThan"), o, 29));
     s.addOption(option(OptionSpec.builder(new String[] {"--grace"}).paramLabel("D").defaultValue("1h")
         .description("Leave alone objects and leftovers (temporaries, incomplete uploads) written within D. Default: ${DEFAULT-VALUE}")
-        .type(Duration.class).converters(new Durations()).withToString("field java.time.Duration dev.idem.cli.GcCommand.grace"), o, 29));
+        .type(Duration.class).converters(new Durations()).withToString("field java.time.Duration dev.idem.cli.GcCommand.grace"), o, 30));
     s.addOption(option(OptionSpec.builder(new String[] {"--dry-run"}).paramLabel("<dryRun>")
         .description("Print what would be removed; remove nothing.")
-        .type(boolean.class).withToString("field boolean dev.idem.cli.GcCommand.dryRun"), o, 30));
+        .type(boolean.class).withToString("field boolean dev.idem.cli.GcCommand.dryRun"), o, 31));
     s.addOption(option(OptionSpec.builder(new String[] {"--drop-divergent-evidence"}).paramLabel("<dropDivergentEvidence>")
         .description("Also remove the publish records and kept bytes of divergent generations (by default they outlive retention, and 'idem scan' keeps reporting the key).")
-        .type(boolean.class).withToString("field boolean dev.idem.cli.GcCommand.dropDivergentEvidence"), o, 31));
+        .type(boolean.class).withToString("field boolean dev.idem.cli.GcCommand.dropDivergentEvidence"), o, 32));
     if (o.store == null) { o.store = new StoreOption(); }
     s.addMixin("store", storeOption(o.store).withToString("mixin from member dev.idem.cli.StoreOption dev.idem.cli.GcCommand.store"));
     o.store.mixee = s;
@@ -433,10 +436,10 @@ final class CommandModels {
     o.spec = s;
     s.addOption(option(OptionSpec.builder(new String[] {"--store"}).paramLabel("URI")
         .description("Play on this store instead of a fresh temporary one; it must hold no objects.")
-        .type(String.class).withToString("field String dev.idem.cli.DemoCommand.storeUri"), o, 32));
+        .type(String.class).withToString("field String dev.idem.cli.DemoCommand.storeUri"), o, 33));
     s.addOption(option(OptionSpec.builder(new String[] {"--keep-store"}).paramLabel("<keepStore>")
         .description("Keep the temporary store afterwards and print how to look at it.")
-        .type(boolean.class).withToString("field boolean dev.idem.cli.DemoCommand.keepStore"), o, 33));
+        .type(boolean.class).withToString("field boolean dev.idem.cli.DemoCommand.keepStore"), o, 34));
     if (o.output == null) { o.output = new OutputOptions(); }
     s.addMixin("output", outputOptions(o.output).withToString("mixin from member dev.idem.cli.OutputOptions dev.idem.cli.DemoCommand.output"));
     s.addMixin("mixinStandardHelpOptions", standardHelpOptions());
@@ -458,7 +461,7 @@ final class CommandModels {
     s.addMixin("output", outputOptions(o.output).withToString("mixin from member dev.idem.cli.OutputOptions dev.idem.cli.DoctorCommand.output"));
     s.addOption(option(OptionSpec.builder(new String[] {"--no-probe"}).paramLabel("<noProbe>")
         .description("Read only: report the answers recorded in the store marker instead of probing now.")
-        .type(boolean.class).withToString("field boolean dev.idem.cli.DoctorCommand.noProbe"), o, 34));
+        .type(boolean.class).withToString("field boolean dev.idem.cli.DoctorCommand.noProbe"), o, 35));
     s.addMixin("mixinStandardHelpOptions", standardHelpOptions());
     return s;
   }
@@ -519,23 +522,24 @@ final class CommandModels {
         case 15: return (T) (Object) ((RunCommand) o).stdoutResult;
         case 16: return (T) (Object) ((ClockSkewOption) o).maxClockSkew;
         case 17: return (T) (Object) ((RunCommand) o).allowEmpty;
-        case 18: return (T) (Object) ((RunCommand) o).grace;
-        case 19: return (T) (Object) ((RunCommand) o).cmdExit;
-        case 20: return (T) (Object) ((RunCommand) o).command;
-        case 21: return (T) (Object) ((PublishCommand) o).file;
-        case 22: return (T) (Object) ((PublishCommand) o).allowEmpty;
-        case 23: return (T) (Object) ((PointerShowCommand) o).pipeline;
-        case 24: return (T) (Object) ((PointerRewindCommand) o).expect;
-        case 25: return (T) (Object) ((PointerRewindCommand) o).reason;
-        case 26: return (T) (Object) ((GcCommand) o).pipeline;
-        case 27: return (T) (Object) ((GcCommand) o).keep;
-        case 28: return (T) (Object) ((GcCommand) o).olderThan;
-        case 29: return (T) (Object) ((GcCommand) o).grace;
-        case 30: return (T) (Object) ((GcCommand) o).dryRun;
-        case 31: return (T) (Object) ((GcCommand) o).dropDivergentEvidence;
-        case 32: return (T) (Object) ((DemoCommand) o).storeUri;
-        case 33: return (T) (Object) ((DemoCommand) o).keepStore;
-        case 34: return (T) (Object) ((DoctorCommand) o).noProbe;
+        case 18: return (T) (Object) ((RunCommand) o).minFree;
+        case 19: return (T) (Object) ((RunCommand) o).grace;
+        case 20: return (T) (Object) ((RunCommand) o).cmdExit;
+        case 21: return (T) (Object) ((RunCommand) o).command;
+        case 22: return (T) (Object) ((PublishCommand) o).file;
+        case 23: return (T) (Object) ((PublishCommand) o).allowEmpty;
+        case 24: return (T) (Object) ((PointerShowCommand) o).pipeline;
+        case 25: return (T) (Object) ((PointerRewindCommand) o).expect;
+        case 26: return (T) (Object) ((PointerRewindCommand) o).reason;
+        case 27: return (T) (Object) ((GcCommand) o).pipeline;
+        case 28: return (T) (Object) ((GcCommand) o).keep;
+        case 29: return (T) (Object) ((GcCommand) o).olderThan;
+        case 30: return (T) (Object) ((GcCommand) o).grace;
+        case 31: return (T) (Object) ((GcCommand) o).dryRun;
+        case 32: return (T) (Object) ((GcCommand) o).dropDivergentEvidence;
+        case 33: return (T) (Object) ((DemoCommand) o).storeUri;
+        case 34: return (T) (Object) ((DemoCommand) o).keepStore;
+        case 35: return (T) (Object) ((DoctorCommand) o).noProbe;
         default: throw new IllegalStateException("no field " + field);
       }
     }
@@ -562,23 +566,24 @@ final class CommandModels {
         case 15: ((RunCommand) o).stdoutResult = (Boolean) value; break;
         case 16: ((ClockSkewOption) o).maxClockSkew = (Duration) value; break;
         case 17: ((RunCommand) o).allowEmpty = (Boolean) value; break;
-        case 18: ((RunCommand) o).grace = (Duration) value; break;
-        case 19: ((RunCommand) o).cmdExit = (String) value; break;
-        case 20: ((RunCommand) o).command = (List<String>) value; break;
-        case 21: ((PublishCommand) o).file = (String) value; break;
-        case 22: ((PublishCommand) o).allowEmpty = (Boolean) value; break;
-        case 23: ((PointerShowCommand) o).pipeline = (String) value; break;
-        case 24: ((PointerRewindCommand) o).expect = (String) value; break;
-        case 25: ((PointerRewindCommand) o).reason = (String) value; break;
-        case 26: ((GcCommand) o).pipeline = (String) value; break;
-        case 27: ((GcCommand) o).keep = (Integer) value; break;
-        case 28: ((GcCommand) o).olderThan = (Duration) value; break;
-        case 29: ((GcCommand) o).grace = (Duration) value; break;
-        case 30: ((GcCommand) o).dryRun = (Boolean) value; break;
-        case 31: ((GcCommand) o).dropDivergentEvidence = (Boolean) value; break;
-        case 32: ((DemoCommand) o).storeUri = (String) value; break;
-        case 33: ((DemoCommand) o).keepStore = (Boolean) value; break;
-        case 34: ((DoctorCommand) o).noProbe = (Boolean) value; break;
+        case 18: ((RunCommand) o).minFree = (Long) value; break;
+        case 19: ((RunCommand) o).grace = (Duration) value; break;
+        case 20: ((RunCommand) o).cmdExit = (String) value; break;
+        case 21: ((RunCommand) o).command = (List<String>) value; break;
+        case 22: ((PublishCommand) o).file = (String) value; break;
+        case 23: ((PublishCommand) o).allowEmpty = (Boolean) value; break;
+        case 24: ((PointerShowCommand) o).pipeline = (String) value; break;
+        case 25: ((PointerRewindCommand) o).expect = (String) value; break;
+        case 26: ((PointerRewindCommand) o).reason = (String) value; break;
+        case 27: ((GcCommand) o).pipeline = (String) value; break;
+        case 28: ((GcCommand) o).keep = (Integer) value; break;
+        case 29: ((GcCommand) o).olderThan = (Duration) value; break;
+        case 30: ((GcCommand) o).grace = (Duration) value; break;
+        case 31: ((GcCommand) o).dryRun = (Boolean) value; break;
+        case 32: ((GcCommand) o).dropDivergentEvidence = (Boolean) value; break;
+        case 33: ((DemoCommand) o).storeUri = (String) value; break;
+        case 34: ((DemoCommand) o).keepStore = (Boolean) value; break;
+        case 35: ((DoctorCommand) o).noProbe = (Boolean) value; break;
         default: throw new IllegalStateException("no field " + field);
       }
       return old;

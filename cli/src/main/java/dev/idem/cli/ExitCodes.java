@@ -32,6 +32,10 @@ import picocli.CommandLine.UnmatchedArgumentException;
  * apart by the line idem prints on stderr (or the {@code --json} report), or, with {@code run
  * --cmd-exit N}, never collides: every CMD failure then exits N.
  *
+ * <p>A failure of {@code run}'s publish after CMD succeeded keeps CMD's result ({@link
+ * ResultKeptException}): its line and JSON error name where ({@code kept_result}), and its code is the
+ * failure's own.
+ *
  * <p>Signals: a SIGINT or SIGTERM ends the JVM with 128 + signal number after the shutdown hooks
  * ran (130 and 143), which is also what a shell reports for a process killed by them.
  */
@@ -230,14 +234,18 @@ public final class ExitCodes implements IExitCodeExceptionMapper {
     @Override
     public int handleExecutionException(Exception ex, CommandLine cmd, ParseResult parseResult) {
       int code = cmd.getExitCodeExceptionMapper().getExitCode(ex);
-      String message = (code == INTERNAL ? "internal error: " : "") + oneLine(ex, cmd);
+      ResultKeptException kept = ex instanceof ResultKeptException k ? k : null;
+      String message = (code == INTERNAL ? "internal error: " : "")
+          + (kept != null ? oneLine(kept.getCause(), cmd) + kept.keptClause() : oneLine(ex, cmd));
       cmd.getErr().println(qualifiedName(cmd) + ": " + message);
       if (debug) {
         ex.printStackTrace(cmd.getErr());
       }
       cmd.getErr().flush();
       if (jsonRequested(parseResult.originalArgs().toArray(new String[0]))) {
-        printJsonError(cmd, code, message);
+        cmd.getOut().println(Json.object().put("type", "error").put("exit_code", code).put("message", message)
+            .putIfPresent("kept_result", kept == null ? null : kept.kept.toString()));
+        cmd.getOut().flush();
       }
       return code;
     }

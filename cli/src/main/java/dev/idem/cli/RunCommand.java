@@ -2,12 +2,14 @@ package dev.idem.cli;
 
 import dev.idem.core.RunSpec;
 import dev.idem.core.publish.EmptyResultException;
+import dev.idem.core.publish.InsufficientSpaceException;
 import dev.idem.core.publish.PublishReport;
 import dev.idem.core.publish.Publisher;
 import dev.idem.core.publish.TaskFailedException;
 import dev.idem.core.store.ObjectStore;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -36,6 +38,12 @@ import picocli.CommandLine.Spec;
         "A window that has not closed yet (ending more than --max-clock-skew after now) is refused with exit 2 "
             + "before anything runs. CMD's result must not be empty: 0 bytes is refused with exit 6 (nothing "
             + "published, pointer untouched) unless --allow-empty.",
+        "",
+        "Before CMD starts, the store must be writable and (a filesystem) have --min-free free; exit 4 "
+            + "otherwise, CMD not run. When the publish fails after CMD succeeded (a result larger than the free "
+            + "space, a full disk, the store unreachable), CMD's result is not deleted: the error line says where "
+            + "it is kept ($TMPDIR/idem-run-*/output, or .../stdout with --stdout; kept_result in --json), to be "
+            + "published with 'idem publish --file' and the same spec.",
         "",
         "While CMD runs, idem reports on stderr that it is waiting for it, first after a second, then once a "
             + "minute: 'idem: CMD (pid N) still running for KEY (61s)' (whole lines, since CMD's own stderr "
@@ -86,6 +94,12 @@ final class RunCommand implements Callable<Integer> {
           + "or nothing to stdout with --stdout) is refused with exit 6.")
   boolean allowEmpty;
 
+  @Option(names = "--min-free", paramLabel = "SIZE", converter = Sizes.class, defaultValue = "16M",
+      description = "Do not start CMD (exit 4) when the store's filesystem has less than SIZE free (0, 4096, "
+          + "512K, 16M, 1G: powers of 1024; S3 is not checked). Whatever the reserve, a result larger than "
+          + "the free space is refused before any of it is written, and kept. Default: ${DEFAULT-VALUE}")
+  long minFree;
+
   @Option(names = "--grace", paramLabel = "D", converter = Durations.class, defaultValue = "10s",
       description = "After forwarding SIGTERM, how long CMD may take to exit before SIGKILL. Default: ${DEFAULT-VALUE}")
   Duration grace;
@@ -119,7 +133,14 @@ final class RunCommand implements Callable<Integer> {
         report = Publisher.create(st, writerId, ctx.clock(), pointerTimeout.advancer(st), true)
             .withMaxClockSkew(skew.maxClockSkew)
             .withEmptyResults(allowEmpty)
+            .withMinFree(minFree)
             .publish(runSpec, task::produce);
+      } catch (InsufficientSpaceException e) {
+        Path kept = task.keepResult();
+        if (kept != null) {
+          throw new ResultKeptException(e, kept);
+        }
+        throw new InsufficientSpaceException(e.getMessage() + " (--min-free sets the reserve)", e.free(), e.needed());
       } catch (EmptyResultException e) {
         throw new EmptyResultException("CMD exited 0 but its result is empty (0 bytes); nothing published for "
             + runSpec.outputKey() + " (pass --allow-empty if an empty result is a result)");
@@ -135,6 +156,13 @@ final class RunCommand implements Callable<Integer> {
           }
           outcome.taskFailed(code);
           return code;
+        }
+        throw e;
+      } catch (IOException | RuntimeException e) {
+        // CMD may have run for hours: a publish that fails after it succeeded keeps its result.
+        Path kept = task.keepResult();
+        if (kept != null) {
+          throw new ResultKeptException(e, kept);
         }
         throw e;
       }

@@ -35,7 +35,8 @@ import java.util.stream.Stream;
  *       if CMD exited non-zero, {@link CommandFailed} carries its code; if it exited 0 without
  *       writing {@code IDEM_OUTPUT}, that is a failure too (an empty result is never assumed).
  *       Otherwise the file is the payload.
- *   <li>{@link #close()} removes the hook and the temporary directory.
+ *   <li>{@link #close()} removes the hook and the temporary directory, unless the caller kept CMD's
+ *       result there ({@link #keepResult}) because its publish failed.
  * </ol>
  *
  * Starting CMD and noticing a signal are ordered by this object's monitor, so either the hook sees
@@ -52,6 +53,9 @@ final class TaskProcess implements AutoCloseable {
   private final Thread hook = new Thread(this::onSignal, "idem-run-signal");
 
   private Path dir;
+  /** CMD's result, once it exited 0 and wrote one; kept by {@link #keepResult}. */
+  private Path result;
+  private boolean kept;
   private Process process;
   private volatile boolean signalled;
   private boolean armed;
@@ -182,7 +186,24 @@ final class TaskProcess implements AutoCloseable {
       throw new IOException("CMD exited 0 but wrote nothing to $IDEM_OUTPUT (" + result
           + "); write the result there, or pass --stdout to publish CMD's standard output");
     }
+    synchronized (this) {
+      this.result = result;
+    }
     return Payload.ofFile(result);
+  }
+
+  /**
+   * Keeps CMD's result where it is, in the run's temporary directory, when its publish failed: {@link
+   * #close()} then leaves the directory in place.
+   *
+   * @return the result's path, or {@code null} when CMD produced none (nothing to keep)
+   */
+  synchronized Path keepResult() {
+    if (result != null && Files.isRegularFile(result)) {
+      kept = true;
+      return result;
+    }
+    return null;
   }
 
   private Thread pump(InputStream from) {
@@ -242,7 +263,7 @@ final class TaskProcess implements AutoCloseable {
   }
 
   private synchronized void deleteDir() {
-    if (dir == null) {
+    if (dir == null || kept) {
       return;
     }
     try (Stream<Path> files = Files.walk(dir)) {

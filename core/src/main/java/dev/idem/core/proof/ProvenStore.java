@@ -290,6 +290,11 @@ public final class ProvenStore implements ObjectStore {
   }
 
   @Override
+  public java.util.OptionalLong usableSpace() throws IOException {
+    return store.usableSpace();
+  }
+
+  @Override
   public String describe() {
     return store.describe();
   }

@@ -25,6 +25,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -213,6 +214,19 @@ public final class FsObjectStore implements ObjectStore {
     paths.ensureDirectory(internal);
     TempFile probe = TempFile.create(ops, internal, "writable");
     probe.close();
+  }
+
+  /**
+   * The free space of the filesystem the root is on, usable by this process; for a root not created yet,
+   * of the nearest directory above it that exists. Creates nothing.
+   */
+  @Override
+  public OptionalLong usableSpace() throws IOException {
+    Path existing = layout.root();
+    while (existing != null && !Files.exists(existing)) {
+      existing = existing.getParent();
+    }
+    return existing == null ? OptionalLong.empty() : OptionalLong.of(ops.usableSpace(existing));
   }
 
   // ---------------------------------------------------------------------------------------------

@@ -113,6 +113,14 @@ public interface FsOps {
 
   /** Deletes {@code file} if it exists; returns whether it did. */
   boolean deleteIfExists(Path file) throws IOException;
+
+  /**
+   * The bytes this process may still write on the filesystem holding {@code path} ({@code statvfs}'s
+   * available blocks). A default, like {@link #openForSync}, so seams written before it keep compiling.
+   */
+  default long usableSpace(Path path) throws IOException {
+    return Files.getFileStore(path).getUsableSpace();
+  }
 }
 
 /** The default filesystem, unadorned. */

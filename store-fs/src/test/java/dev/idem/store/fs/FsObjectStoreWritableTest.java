@@ -39,6 +39,17 @@ class FsObjectStoreWritableTest {
   }
 
   @Test
+  void usableSpace_theFilesystemsFreeSpace_evenBeforeTheRootExists() throws IOException {
+    long free = Files.getFileStore(dir).getUsableSpace();
+    try (FsObjectStore store = FsObjectStore.open(dir.resolve("not/yet"))) {
+      long reported = store.usableSpace().orElseThrow();
+      // Other writers share the filesystem: the two reads agree within what they wrote in between.
+      assertTrue(Math.abs(reported - free) < 64L * 1024 * 1024, reported + " vs " + free);
+    }
+    assertFalse(Files.exists(dir.resolve("not")), "reading the free space creates nothing");
+  }
+
+  @Test
   void checkWritable_rootBelowARegularFile_failsAndCreatesNothing() throws IOException {
     Path file = Files.writeString(dir.resolve("not-a-dir"), "x");
     try (FsObjectStore store = FsObjectStore.open(file.resolve("store"))) {
