@@ -46,7 +46,7 @@ final class CommandModels {
         return s;
       case 3:
         s.name("get");
-        s.usageMessage().description("Write a published object to stdout or a file, verifying its SHA-256 and size.", "By default (or with --latest) follows the pipeline's pointer; with --window/--schema (and the same --input values as the writer) fetches that spec's key.", "").hidden(false);
+        s.usageMessage().description("Write a published object to stdout or a file, verifying its SHA-256 and size.", "By default (or with --latest) follows the pipeline's pointer; with --window/--schema (and the same --input values as the writer) fetches that spec's key.", "To stdout, the object is spooled to a temporary file in TMPDIR and verified before its first byte is written (refused, exit 4, when TMPDIR has less room than the object; the line names it); -o FILE fetches into a temporary file beside FILE and renames it into place.", "").hidden(false);
         return s;
       case 4:
         s.name("pointer");
@@ -276,7 +276,7 @@ final class CommandModels {
         .description("Publish an existing file (or stdin) under a spec's key, create-only, and advance the pointer.", "An empty file (0 bytes) is refused with exit 2 unless --allow-empty, and so is a window that has not closed yet (ending more than --max-clock-skew after now); nothing is written.", "Prints CREATED, IDENTICAL (same bytes were there) or DIVERGENT (different bytes were there: they stay, this attempt is recorded as evidence; exit 1, also when the store could not record it or keep its bytes: record=NOT_RECORDED or record=BYTES_NOT_KEPT, and a line on stderr says why).", "pointer=SAME_POSITION_OTHER_KEY means the pointer already names another key for this window and schema (keying drift: a build declared other inputs without bumping --schema); the publish stands, exit 0, with a KEYING DRIFT line on stderr.", "A publish still running after a second reports on stderr every 5 s: what was sent of the total and the rate, or that the store is being probed before its first write (--quiet silences it; stdout and --json are not touched).", "");
     o.spec = s;
     s.addOption(option(OptionSpec.builder(new String[] {"--file"}).paramLabel("F").required(true)
-        .description("The result to publish; - reads stdin (spooled to a temporary file first).")
+        .description("The result to publish; - reads stdin, spooled first to an owner-only temporary file in TMPDIR (a store reads a payload twice: hash, then upload), deleted when idem ends; a full TMPDIR is named.")
         .type(String.class).withToString("field String dev.idem.cli.PublishCommand.file"), o, 22));
     s.addOption(option(OptionSpec.builder(new String[] {"--allow-empty"}).paramLabel("<allowEmpty>")
         .description("Publish the file even when it is empty (0 bytes).")

@@ -40,7 +40,8 @@ final class PublishCommand implements Callable<Integer> {
   CommandSpec spec;
 
   @Option(names = "--file", paramLabel = "F", required = true,
-      description = "The result to publish; - reads stdin (spooled to a temporary file first).")
+      description = "The result to publish; - reads stdin, spooled first to an owner-only temporary file in TMPDIR (a "
+          + "store reads a payload twice: hash, then upload), deleted when idem ends; a full TMPDIR is named.")
   String file;
 
   @Option(names = "--allow-empty", description = "Publish the file even when it is empty (0 bytes).")

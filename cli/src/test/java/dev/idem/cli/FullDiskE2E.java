@@ -52,6 +52,11 @@ class FullDiskE2E {
 
   /** idem with its store on a fresh tmpfs of {@code size} at {@code small}, in its own mount namespace. */
   Done idemOnTmpfs(String size, String... args) throws Exception {
+    return idemOnTmpfs(size, tmp, null, args);
+  }
+
+  /** The same, with {@code java.io.tmpdir} at {@code tmpdir} and stdin read from {@code stdin} (null: none). */
+  Done idemOnTmpfs(String size, Path tmpdir, Path stdin, String... args) throws Exception {
     String jar = System.getProperty("idem.jar");
     if (jar == null || !Files.isRegularFile(Path.of(jar))) {
       fail("idem.jar not built: " + jar);
@@ -59,12 +64,15 @@ class FullDiskE2E {
     List<String> cmd = new ArrayList<>(List.of("unshare", "--map-root-user", "--mount", "sh", "-c",
         "mount -t tmpfs -o size=" + size + " tmpfs \"$0\" && shift && exec \"$@\"", small.toString(), "-",
         Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-XX:TieredStopAtLevel=1",
-        "-XX:+UseSerialGC", "-Djava.io.tmpdir=" + tmp, "-jar", jar));
+        "-XX:+UseSerialGC", "-Djava.io.tmpdir=" + tmpdir, "-jar", jar));
     cmd.addAll(List.of(args));
     Path out = dir.resolve("out");
     Path err = dir.resolve("err");
     ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile()).redirectOutput(out.toFile())
         .redirectError(err.toFile());
+    if (stdin != null) {
+      pb.redirectInput(stdin.toFile());
+    }
     pb.environment().remove("IDEM_STORE");
     Process p = pb.start();
     if (!p.waitFor(120, TimeUnit.SECONDS)) {
@@ -124,5 +132,50 @@ class FullDiskE2E {
     assertEquals(ExitCodes.STORE_UNAVAILABLE, d.code(), d.describe());
     assertTrue(d.err().contains("the result is 3.0 MiB; nothing was written"), d.describe());
     assertFalse(d.err().contains("No space left on device"), d.describe());
+  }
+
+  @Test
+  void publishStdin_temporaryDirectoryFull_namesItNotTheStore() throws Exception {
+    Path big = zeros(3);
+    Path store = dir.resolve("roomy-store");
+    Done d = idemOnTmpfs("2m", small, big, "publish", "--store", "file:" + store, "--file", "-",
+        "--pipeline", "p", "--window", "60s", "--at", "1726000030", "--schema", "3");
+
+    assertEquals(ExitCodes.STORE_UNAVAILABLE, d.code(), d.describe());
+    assertTrue(d.err().startsWith("idem publish: cannot write the temporary file " + small.resolve("idem-publish-")),
+        d.describe());
+    assertTrue(d.err().contains("TMPDIR") && d.err().contains("No space left on device"), d.describe());
+    assertFalse(d.err().contains("(store "), "a full local disk is not the store's failure: " + d.describe());
+  }
+
+  @Test
+  void getToStdout_temporaryDirectoryTooSmall_refusedNamingIt_beforeFetching() throws Exception {
+    Path store = dir.resolve("roomy-store");
+    String[] spec = {"--pipeline", "p", "--window", "60s", "--at", "1726000030", "--schema", "3"};
+    Done published = idemOnTmpfs("1m", publishArgs(store, zeros(3), spec));
+    assertEquals(0, published.code(), published.describe());
+
+    Done d = idemOnTmpfs("2m", small, null, "get", "--store", "file:" + store, "--pipeline", "p");
+
+    assertEquals(ExitCodes.STORE_UNAVAILABLE, d.code(), d.describe());
+    assertEquals("", d.out(), "nothing reaches stdout: " + d.describe());
+    assertTrue(d.err().startsWith("idem get: the temporary directory " + small + " (java.io.tmpdir; bin/idem sets it "
+        + "from TMPDIR) has "), d.describe());
+    assertTrue(d.err().contains("too little for the object (3.0 MiB)") && d.err().contains("-o FILE"), d.describe());
+    assertFalse(d.err().contains("(store "), d.describe());
+  }
+
+  private String[] publishArgs(Path store, Path file, String... spec) {
+    List<String> a = new ArrayList<>(List.of("publish", "--store", "file:" + store, "--file", file.toString()));
+    a.addAll(List.of(spec));
+    return a.toArray(new String[0]);
+  }
+
+  private Path zeros(int mib) throws IOException {
+    Path f = dir.resolve("zeros-" + mib);
+    try (var out = Files.newOutputStream(f)) {
+      out.write(new byte[mib * 1024 * 1024]);
+    }
+    return f;
   }
 }

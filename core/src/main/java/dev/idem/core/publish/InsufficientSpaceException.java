@@ -34,7 +34,7 @@ public final class InsufficientSpaceException extends IOException {
   }
 
   /** {@code n} bytes as people read them: {@code 512 bytes}, {@code 3.2 MiB}. */
-  static String bytes(long n) {
+  public static String bytes(long n) {
     if (n < 1024) {
       return n + " bytes";
     }
