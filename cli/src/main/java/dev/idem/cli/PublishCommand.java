@@ -30,9 +30,10 @@ import picocli.CommandLine.Spec;
         "pointer=SAME_POSITION_OTHER_KEY means the pointer already names another key for this window and "
             + "schema (keying drift: a build declared other inputs without bumping --schema); the publish "
             + "stands, exit 0, with a KEYING DRIFT line on stderr.",
-        "A publish still running after a second reports on stderr every 5 s: what was sent of the total and "
-            + "the rate, or that the store is being probed before its first write (--quiet silences it; stdout "
-            + "and --json are not touched).",
+        "A publish still running after a second reports on stderr every 5 s: on S3 its phase (hashing: bytes "
+            + "read; uploading: bytes really sent of the total and the rate; skipping: the key holds an object, "
+            + "nothing more is sent), on a filesystem the bytes written, or that the store is being probed before "
+            + "its first write (--quiet silences it; stdout and --json are not touched).",
         ""
     })
 final class PublishCommand implements Callable<Integer> {
@@ -98,7 +99,7 @@ final class PublishCommand implements Callable<Integer> {
       Progress progress = Progress.start(spec.commandLine().getErr(), !output.quiet, Progress.onTerminal(),
           ctx.progressAfter(), 5000, elapsed -> publishing + (st instanceof ProvenStore proven && proven.probing()
               ? "probing the store's guarantees before its first write (" + elapsed / 1000 + "s)"
-              : CountingPayload.status(payload.bytesRead(), total, elapsed)));
+              : payload.status(total, elapsed)));
       try {
         report = Publisher.create(st, writerId, ctx.clock(), pointerTimeout.advancer(st), true)
             .withMaxClockSkew(skew.maxClockSkew)

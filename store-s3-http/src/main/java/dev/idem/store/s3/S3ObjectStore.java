@@ -11,6 +11,7 @@ import dev.idem.core.store.HistoryQuery;
 import dev.idem.core.store.ObjectInfo;
 import dev.idem.core.store.ObjectStore;
 import dev.idem.core.store.Payload;
+import dev.idem.core.store.WriteProgress;
 import dev.idem.core.store.Pointer;
 import dev.idem.core.store.PointerState;
 import dev.idem.core.store.PutOutcome;
@@ -320,6 +321,7 @@ public final class S3ObjectStore implements ObjectStore {
     Objects.requireNonNull(payload, "payload");
     long size = payload.size();
     // The one SHA-256 of the payload, with the checksums its upload checks the bytes sent against.
+    payload.progress().phase(WriteProgress.Phase.HASHING);
     ContentChecksums.Digest digest = uploader.digest(payload, size);
     String sha = digest.sha256();
     Instant published = options.clock().instant();
@@ -333,6 +335,7 @@ public final class S3ObjectStore implements ObjectStore {
         // this HEAD and the upload is still refused by If-None-Match and decided below.
         Optional<ObjectHead> existing = client.head(location.bucket(), objectKey, null);
         if (existing.isPresent()) {
+          payload.progress().phase(WriteProgress.Phase.SKIPPING);
           Optional<PutOutcome> decided = decide(key, existing.get(), null, payload, digest, meta, attempt);
           if (decided.isPresent()) {
             return decided.get();
@@ -350,6 +353,8 @@ public final class S3ObjectStore implements ObjectStore {
           return sent.versionId() == null || size <= options.multipartThreshold() ? created
               : firstInLife(key, sent.versionId(), payload, digest, meta, attempt).orElse(created);
         }
+        // Refused: the key holds an object (its bytes were sent all the same).
+        payload.progress().phase(WriteProgress.Phase.SKIPPING);
         Optional<ObjectHead> head = client.head(location.bucket(), objectKey, null);
         Optional<PutOutcome> decided = head.isEmpty() ? Optional.empty()
             : decide(key, head.get(), null, payload, digest, meta, attempt);
