@@ -1,13 +1,18 @@
 package dev.idem.cli;
 
 import dev.idem.core.store.ObjectStore;
+import java.io.FileDescriptor;
+import java.io.FileInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Supplier;
 
 /**
  * What a command needs from the world besides its arguments: raw stdin/stdout for payload bytes
@@ -25,6 +30,8 @@ public final class CliContext {
   }
 
   private final InputStream stdin;
+  /** Stdin as a file publish can read directly, or null; the system's, computed on first use. */
+  private final Supplier<Path> stdinFile;
   private final OutputStream stdout;
   private final Map<String, String> env;
   private final Clock clock;
@@ -33,12 +40,13 @@ public final class CliContext {
 
   /** The first progress report {@link #PROGRESS_AFTER} after long work starts. */
   public CliContext(InputStream stdin, OutputStream stdout, Map<String, String> env, Clock clock, StoreOpener opener) {
-    this(stdin, stdout, env, clock, opener, PROGRESS_AFTER);
+    this(stdin, () -> null, stdout, env, clock, opener, PROGRESS_AFTER);
   }
 
-  private CliContext(InputStream stdin, OutputStream stdout, Map<String, String> env, Clock clock, StoreOpener opener,
-      Duration progressAfter) {
+  private CliContext(InputStream stdin, Supplier<Path> stdinFile, OutputStream stdout, Map<String, String> env,
+      Clock clock, StoreOpener opener, Duration progressAfter) {
     this.stdin = Objects.requireNonNull(stdin, "stdin");
+    this.stdinFile = stdinFile;
     this.stdout = Objects.requireNonNull(stdout, "stdout");
     this.env = Map.copyOf(env);
     this.clock = Objects.requireNonNull(clock, "clock");
@@ -54,17 +62,41 @@ public final class CliContext {
     if (after.isNegative() || after.isZero()) {
       throw new IllegalArgumentException("progress delay must be positive, was " + after);
     }
-    return new CliContext(stdin, stdout, env, clock, opener, after);
+    return new CliContext(stdin, stdinFile, stdout, env, clock, opener, after);
   }
 
   /** The real process: System streams, the real environment, the UTC clock, {@link StoreUris}. */
   public static CliContext system() {
     Map<String, String> env = System.getenv();
-    return new CliContext(System.in, System.out, env, Clock.systemUTC(), null);
+    return new CliContext(System.in, CliContext::regularStdin, System.out, env, Clock.systemUTC(), null, PROGRESS_AFTER);
   }
 
   public InputStream stdin() {
     return stdin;
+  }
+
+  /**
+   * Stdin as a path, when it is a regular file not read from yet ({@code idem publish --file - < F}): a
+   * store may then read it as often as it needs, and nothing is spooled. Null otherwise (a pipe, a
+   * terminal, a file an earlier reader is part-way through, a test's stdin).
+   */
+  public Path stdinFile() {
+    return stdinFile.get();
+  }
+
+  private static Path regularStdin() {
+    try {
+      Path fd = Path.of("/proc/self/fd/0");
+      if (!Files.isRegularFile(fd)) {
+        return null;
+      }
+      // Not closed: that would close fd 0. Reopening the file by its path reads it from its start.
+      @SuppressWarnings("resource")
+      long position = new FileInputStream(FileDescriptor.in).getChannel().position();
+      return position == 0 ? fd.toRealPath() : null;
+    } catch (IOException | RuntimeException e) {
+      return null; // no /proc, a deleted file: spooled as any stdin
+    }
   }
 
   public OutputStream stdout() {

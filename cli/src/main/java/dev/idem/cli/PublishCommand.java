@@ -41,8 +41,9 @@ final class PublishCommand implements Callable<Integer> {
   CommandSpec spec;
 
   @Option(names = "--file", paramLabel = "F", required = true,
-      description = "The result to publish; - reads stdin, spooled first to an owner-only temporary file in TMPDIR (a "
-          + "store reads a payload twice: hash, then upload), deleted when idem ends; a full TMPDIR is named.")
+      description = "The result to publish; - reads stdin: a file redirected to it (< F) is read in place, a pipe is "
+          + "spooled first to an owner-only temporary file in TMPDIR (a store reads a payload twice: hash, then "
+          + "upload), deleted when idem ends; a full TMPDIR is named.")
   String file;
 
   @Option(names = "--allow-empty", description = "Publish the file even when it is empty (0 bytes).")
@@ -84,12 +85,15 @@ final class PublishCommand implements Callable<Integer> {
     BatchMetrics outcome = metrics.start(ctx, "publish", runSpec, spec.commandLine().getErr());
     try (outcome; ObjectStore st = store.open(ctx)) {
       if (source == null) {
-        // A store may read the payload twice (hash, then upload): stdin can be read only once.
-        spool = TempPaths.createFile(null, "idem-publish-", ".stdin");
-        try (InputStream in = ctx.stdin()) {
-          TempPaths.copyInto(in, spool);
+        source = ctx.stdinFile();
+        if (source == null) {
+          // A store may read the payload twice (hash, then upload): a pipe can be read only once.
+          spool = TempPaths.createFile(null, "idem-publish-", ".stdin");
+          try (InputStream in = ctx.stdin()) {
+            TempPaths.copyInto(in, spool);
+          }
+          source = spool;
         }
-        source = spool;
         requireResult(source, "stdin");
       }
       PublishReport report;
