@@ -2,6 +2,7 @@ package dev.idem.cli;
 
 import java.io.PrintWriter;
 import java.util.Arrays;
+import java.util.Optional;
 import picocli.CommandLine;
 
 /**
@@ -34,6 +35,12 @@ public final class Main {
   static final String UNUSED_CONVERTERS = "java\\.(sql|time|nio\\.file)\\..*";
 
   public static void main(String[] args) {
+    if (System.getProperty(JitRelaunch.PROPERTY) != null) {
+      Optional<Integer> relaunched = JitRelaunch.runIfNeeded(args);
+      if (relaunched.isPresent()) {
+        System.exit(relaunched.get());
+      }
+    }
     CliContext ctx = CliContext.system();
     int code = run(ctx, null, null, args);
     System.out.flush();
