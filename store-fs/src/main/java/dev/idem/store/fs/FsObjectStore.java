@@ -218,15 +218,23 @@ public final class FsObjectStore implements ObjectStore {
 
   /**
    * The free space of the filesystem the root is on, usable by this process; for a root not created yet,
-   * of the nearest directory above it that exists. Creates nothing.
+   * of the nearest directory above it that exists; empty when it cannot be read (then nothing is checked
+   * against it: a check that cannot be made must not stop a publish). Creates nothing.
    */
   @Override
-  public OptionalLong usableSpace() throws IOException {
+  public OptionalLong usableSpace() {
     Path existing = layout.root();
     while (existing != null && !Files.exists(existing)) {
       existing = existing.getParent();
     }
-    return existing == null ? OptionalLong.empty() : OptionalLong.of(ops.usableSpace(existing));
+    if (existing == null) {
+      return OptionalLong.empty();
+    }
+    try {
+      return OptionalLong.of(ops.usableSpace(existing));
+    } catch (IOException e) {
+      return OptionalLong.empty();
+    }
   }
 
   // ---------------------------------------------------------------------------------------------

@@ -119,7 +119,17 @@ public interface FsOps {
    * available blocks). A default, like {@link #openForSync}, so seams written before it keep compiling.
    */
   default long usableSpace(Path path) throws IOException {
-    return Files.getFileStore(path).getUsableSpace();
+    try {
+      return Files.getFileStore(path).getUsableSpace();
+    } catch (IOException e) {
+      // No mount entry names the path (a chroot, as a container image runs in, sees the host's
+      // /proc/mounts): statvfs it directly, which answers 0 for a failure too.
+      long free = path.toFile().getUsableSpace();
+      if (free > 0) {
+        return free;
+      }
+      throw e;
+    }
   }
 }
 
