@@ -13,11 +13,12 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Supplier;
+import java.util.function.LongSupplier;
 
 /**
  * What a command needs from the world besides its arguments: raw stdin/stdout for payload bytes
- * (picocli's writers carry text), the environment, the clock, how store URIs become stores, and how
- * long work runs before it reports progress on stderr. {@link Main} builds the real one; tests build
+ * (picocli's writers carry text), the environment, the clock, the monotonic ticker that deadlines read,
+ * how store URIs become stores, and how long work runs before it reports progress on stderr. {@link Main} builds the real one; tests build
  * their own, so no command touches {@code System.*} and no test's stderr depends on how loaded the
  * machine is.
  */
@@ -37,14 +38,15 @@ public final class CliContext {
   private final Clock clock;
   private final StoreOpener opener;
   private final Duration progressAfter;
+  private final LongSupplier ticker;
 
   /** The first progress report {@link #PROGRESS_AFTER} after long work starts. */
   public CliContext(InputStream stdin, OutputStream stdout, Map<String, String> env, Clock clock, StoreOpener opener) {
-    this(stdin, () -> null, stdout, env, clock, opener, PROGRESS_AFTER);
+    this(stdin, () -> null, stdout, env, clock, opener, PROGRESS_AFTER, System::nanoTime);
   }
 
   private CliContext(InputStream stdin, Supplier<Path> stdinFile, OutputStream stdout, Map<String, String> env,
-      Clock clock, StoreOpener opener, Duration progressAfter) {
+      Clock clock, StoreOpener opener, Duration progressAfter, LongSupplier ticker) {
     this.stdin = Objects.requireNonNull(stdin, "stdin");
     this.stdinFile = stdinFile;
     this.stdout = Objects.requireNonNull(stdout, "stdout");
@@ -52,6 +54,7 @@ public final class CliContext {
     this.clock = Objects.requireNonNull(clock, "clock");
     this.opener = opener;
     this.progressAfter = Objects.requireNonNull(progressAfter, "progressAfter");
+    this.ticker = Objects.requireNonNull(ticker, "ticker");
   }
 
   /** How long a command works before its first progress line: quick commands print none. */
@@ -62,13 +65,22 @@ public final class CliContext {
     if (after.isNegative() || after.isZero()) {
       throw new IllegalArgumentException("progress delay must be positive, was " + after);
     }
-    return new CliContext(stdin, stdinFile, stdout, env, clock, opener, after);
+    return new CliContext(stdin, stdinFile, stdout, env, clock, opener, after, ticker);
+  }
+
+  /**
+   * This context with deadlines ({@code --max-time}) read from {@code ticker} (nanoseconds, as {@link
+   * System#nanoTime}), so a test can let time pass where it happens without waiting for it.
+   */
+  public CliContext withTicker(LongSupplier ticker) {
+    return new CliContext(stdin, stdinFile, stdout, env, clock, opener, progressAfter, ticker);
   }
 
   /** The real process: System streams, the real environment, the UTC clock, {@link StoreUris}. */
   public static CliContext system() {
     Map<String, String> env = System.getenv();
-    return new CliContext(System.in, CliContext::regularStdin, System.out, env, Clock.systemUTC(), null, PROGRESS_AFTER);
+    return new CliContext(System.in, CliContext::regularStdin, System.out, env, Clock.systemUTC(), null, PROGRESS_AFTER,
+        System::nanoTime);
   }
 
   public InputStream stdin() {
@@ -116,6 +128,11 @@ public final class CliContext {
     return clock;
   }
 
+  /** The monotonic ticker the command's deadline reads (nanoseconds, as {@link System#nanoTime}). */
+  public LongSupplier ticker() {
+    return ticker;
+  }
+
   /** How long work runs before {@link Progress} first reports it. */
   public Duration progressAfter() {
     return progressAfter;
@@ -123,14 +140,17 @@ public final class CliContext {
 
   /**
    * Opens the store named by {@code uri}, or by {@code IDEM_STORE}, or the default {@code
-   * file:.idem}.
+   * file:.idem}, with the default waits (a deadline of {@link StoreWaits#MAX_TIME} from now).
    */
   public ObjectStore openStore(String uri) throws IOException {
-    return openStore(uri, Map.of());
+    return openStore(uri, Map.of(), StoreWaits.defaults());
   }
 
-  /** As {@link #openStore(String)}, with {@code settings} (from flags) over the environment's variables of the same name. */
-  ObjectStore openStore(String uri, Map<String, String> settings) throws IOException {
+  /**
+   * As {@link #openStore(String)}, with {@code settings} (from flags) over the environment's variables of
+   * the same name, waiting on the store as {@code waits} says.
+   */
+  ObjectStore openStore(String uri, Map<String, String> settings, StoreWaits waits) throws IOException {
     String chosen = StoreUris.choose(uri, env);
     if (opener != null) {
       return opener.open(chosen);
@@ -140,6 +160,6 @@ public final class CliContext {
       merged = new java.util.HashMap<>(env);
       merged.putAll(settings);
     }
-    return StoreUris.open(chosen, merged);
+    return StoreUris.open(chosen, merged, waits);
   }
 }
