@@ -16,8 +16,10 @@
 #                                      writes them
 #   /tmp                               mode 1777: the JVM's java.io.tmpdir (publish spools stdin there)
 #   /usr/local/share/...               bash/zsh completion and the man pages
-# The entrypoint is the runtime's java with the flags bin/idem passes (exec form: no shell runs);
-# the image's user is 65532:65532.
+# The entrypoint is the runtime's java with the flags bin/idem passes to the commands that end in a
+# moment (exec form: no shell runs), and -Didem.jit=per-command, with which idem starts publish, run
+# and get again in a JVM with the flags bin/idem passes to them (JitRelaunch); the image's user is
+# 65532:65532.
 #
 # Three layers, least to most often changed (C libraries and /etc, runtime, application), each a
 # gzip'd ustar archive with files owned by root (nonroot's home by 65532) and every mtime set to the
@@ -222,7 +224,7 @@ json_list() { # quoted, comma-separated
 
 created="$(date -u -d "@$epoch" +%Y-%m-%dT%H:%M:%SZ)"
 entrypoint=(/opt/idem/runtime/bin/java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xlog:disable
-  -Xlog:all=error:stderr -XX:AOTCache=/opt/idem/app/idem.aot -Djava.io.tmpdir=/tmp
+  -Xlog:all=error:stderr -XX:AOTCache=/opt/idem/app/idem.aot -Djava.io.tmpdir=/tmp -Didem.jit=per-command
   -cp /opt/idem/app/idem-cli.jar dev.idem.cli.Main)
 IFS=' ' read -r -a sorted_packages <<< "$(printf '%s\n' "${packages[@]}" | sort | tr '\n' ' ')"
 cat > "$work/config.json" <<EOF

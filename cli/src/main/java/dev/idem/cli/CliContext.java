@@ -1,13 +1,18 @@
 package dev.idem.cli;
 
 import dev.idem.core.store.ObjectStore;
+import java.io.FileDescriptor;
+import java.io.FileInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Supplier;
 import java.util.function.LongSupplier;
 
 /**
@@ -26,6 +31,8 @@ public final class CliContext {
   }
 
   private final InputStream stdin;
+  /** Stdin as a file publish can read directly, or null; the system's, computed on first use. */
+  private final Supplier<Path> stdinFile;
   private final OutputStream stdout;
   private final Map<String, String> env;
   private final Clock clock;
@@ -35,12 +42,13 @@ public final class CliContext {
 
   /** The first progress report {@link #PROGRESS_AFTER} after long work starts. */
   public CliContext(InputStream stdin, OutputStream stdout, Map<String, String> env, Clock clock, StoreOpener opener) {
-    this(stdin, stdout, env, clock, opener, PROGRESS_AFTER, System::nanoTime);
+    this(stdin, () -> null, stdout, env, clock, opener, PROGRESS_AFTER, System::nanoTime);
   }
 
-  private CliContext(InputStream stdin, OutputStream stdout, Map<String, String> env, Clock clock, StoreOpener opener,
-      Duration progressAfter, LongSupplier ticker) {
+  private CliContext(InputStream stdin, Supplier<Path> stdinFile, OutputStream stdout, Map<String, String> env,
+      Clock clock, StoreOpener opener, Duration progressAfter, LongSupplier ticker) {
     this.stdin = Objects.requireNonNull(stdin, "stdin");
+    this.stdinFile = stdinFile;
     this.stdout = Objects.requireNonNull(stdout, "stdout");
     this.env = Map.copyOf(env);
     this.clock = Objects.requireNonNull(clock, "clock");
@@ -57,7 +65,7 @@ public final class CliContext {
     if (after.isNegative() || after.isZero()) {
       throw new IllegalArgumentException("progress delay must be positive, was " + after);
     }
-    return new CliContext(stdin, stdout, env, clock, opener, after, ticker);
+    return new CliContext(stdin, stdinFile, stdout, env, clock, opener, after, ticker);
   }
 
   /**
@@ -65,17 +73,42 @@ public final class CliContext {
    * System#nanoTime}), so a test can let time pass where it happens without waiting for it.
    */
   public CliContext withTicker(LongSupplier ticker) {
-    return new CliContext(stdin, stdout, env, clock, opener, progressAfter, ticker);
+    return new CliContext(stdin, stdinFile, stdout, env, clock, opener, progressAfter, ticker);
   }
 
   /** The real process: System streams, the real environment, the UTC clock, {@link StoreUris}. */
   public static CliContext system() {
     Map<String, String> env = System.getenv();
-    return new CliContext(System.in, System.out, env, Clock.systemUTC(), null);
+    return new CliContext(System.in, CliContext::regularStdin, System.out, env, Clock.systemUTC(), null, PROGRESS_AFTER,
+        System::nanoTime);
   }
 
   public InputStream stdin() {
     return stdin;
+  }
+
+  /**
+   * Stdin as a path, when it is a regular file not read from yet ({@code idem publish --file - < F}): a
+   * store may then read it as often as it needs, and nothing is spooled. Null otherwise (a pipe, a
+   * terminal, a file an earlier reader is part-way through, a test's stdin).
+   */
+  public Path stdinFile() {
+    return stdinFile.get();
+  }
+
+  private static Path regularStdin() {
+    try {
+      Path fd = Path.of("/proc/self/fd/0");
+      if (!Files.isRegularFile(fd)) {
+        return null;
+      }
+      // Not closed: that would close fd 0. Reopening the file by its path reads it from its start.
+      @SuppressWarnings("resource")
+      long position = new FileInputStream(FileDescriptor.in).getChannel().position();
+      return position == 0 ? fd.toRealPath() : null;
+    } catch (IOException | RuntimeException e) {
+      return null; // no /proc, a deleted file: spooled as any stdin
+    }
   }
 
   public OutputStream stdout() {
@@ -110,12 +143,23 @@ public final class CliContext {
    * file:.idem}, with the default waits (a deadline of {@link StoreWaits#MAX_TIME} from now).
    */
   public ObjectStore openStore(String uri) throws IOException {
-    return openStore(uri, StoreWaits.defaults());
+    return openStore(uri, Map.of(), StoreWaits.defaults());
   }
 
-  /** As {@link #openStore(String)}, waiting on the store as {@code waits} says. */
-  ObjectStore openStore(String uri, StoreWaits waits) throws IOException {
+  /**
+   * As {@link #openStore(String)}, with {@code settings} (from flags) over the environment's variables of
+   * the same name, waiting on the store as {@code waits} says.
+   */
+  ObjectStore openStore(String uri, Map<String, String> settings, StoreWaits waits) throws IOException {
     String chosen = StoreUris.choose(uri, env);
-    return opener != null ? opener.open(chosen) : StoreUris.open(chosen, env, waits);
+    if (opener != null) {
+      return opener.open(chosen);
+    }
+    Map<String, String> merged = env;
+    if (!settings.isEmpty()) {
+      merged = new java.util.HashMap<>(env);
+      merged.putAll(settings);
+    }
+    return StoreUris.open(chosen, merged, waits);
   }
 }

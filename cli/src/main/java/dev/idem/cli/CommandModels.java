@@ -34,7 +34,7 @@ final class CommandModels {
     switch (i) {
       case 0:
         s.name("run");
-        s.usageMessage().description("Run CMD for the newest closed window unless its output is already published, then publish the result create-only and advance the pipeline's pointer.", "", "If the key is already published, CMD is not run (exit 0) and the pointer is still advanced. Otherwise CMD runs with IDEM_OUTPUT (write the result there), IDEM_KEY, IDEM_PIPELINE, IDEM_WINDOW_START, IDEM_WINDOW_END, IDEM_WINDOW_LENGTH (epoch seconds) and IDEM_SCHEMA in its environment; stdin and stderr are inherited, stdout is copied to idem's stdout (to stderr with --json). With --stdout, CMD's stdout is the result instead.", "", "A window that has not closed yet (ending more than --max-clock-skew after now) is refused with exit 2 before anything runs. CMD's result must not be empty: 0 bytes is refused with exit 6 (nothing published, pointer untouched) unless --allow-empty.", "", "pointer=SAME_POSITION_OTHER_KEY (exit 0, a KEYING DRIFT line on stderr) means the pointer already names another key for this window and schema: a build declared other inputs without bumping --schema. This output stands; readers get the other key's.", "", "If CMD exits non-zero, nothing is published and idem exits with CMD's code. On SIGTERM or SIGINT while CMD runs, idem sends SIGTERM to CMD and its descendants, SIGKILLs them after --grace, publishes nothing and exits 143 (SIGTERM) or 130 (SIGINT); one that arrives while the result is being published ends idem too, leaving the complete object or nothing, never part of one.", "").hidden(false);
+        s.usageMessage().description("Run CMD for the newest closed window unless its output is already published, then publish the result create-only and advance the pipeline's pointer.", "", "If the key is already published, CMD is not run (exit 0) and the pointer is still advanced. Otherwise CMD runs with IDEM_OUTPUT (write the result there), IDEM_KEY, IDEM_PIPELINE, IDEM_WINDOW_START, IDEM_WINDOW_END, IDEM_WINDOW_LENGTH (epoch seconds) and IDEM_SCHEMA in its environment; stdin and stderr are inherited, stdout is copied to idem's stdout (to stderr with --json). With --stdout, CMD's stdout is the result instead.", "", "A window that has not closed yet (ending more than --max-clock-skew after now) is refused with exit 2 before anything runs. CMD's result must not be empty: 0 bytes is refused with exit 6 (nothing published, pointer untouched) unless --allow-empty.", "", "Before CMD starts, the store must be writable and (a filesystem) have --min-free free; exit 4 otherwise, CMD not run. When the publish fails after CMD succeeded (a result larger than the free space, a full disk, the store unreachable), CMD's result is not deleted: the error line says where it is kept ($TMPDIR/idem-run-*/output, or .../stdout with --stdout; kept_result in --json), to be published with 'idem publish --file' and the same spec.", "", "While CMD runs, idem reports on stderr that it is waiting for it, first after a second, then once a minute: 'idem: CMD (pid N) still running for KEY (61s)' (whole lines, since CMD's own stderr shares the terminal; --quiet turns them off).", "", "pointer=SAME_POSITION_OTHER_KEY (exit 0, a KEYING DRIFT line on stderr) means the pointer already names another key for this window and schema: a build declared other inputs without bumping --schema. This output stands; readers get the other key's.", "", "If CMD exits non-zero, nothing is published and idem exits with CMD's code (--cmd-exit N exits N instead, so idem's own codes always mean idem); the stderr line says which code CMD gave, or which signal killed it. On SIGTERM or SIGINT while CMD runs, idem sends SIGTERM to CMD and its descendants, SIGKILLs them after --grace, publishes nothing and exits 143 (SIGTERM) or 130 (SIGINT); one that arrives while the result is being published ends idem too, leaving the complete object or nothing, never part of one.", "").hidden(false);
         return s;
       case 1:
         s.name("key");
@@ -42,11 +42,11 @@ final class CommandModels {
         return s;
       case 2:
         s.name("publish");
-        s.usageMessage().description("Publish an existing file (or stdin) under a spec's key, create-only, and advance the pointer.", "An empty file (0 bytes) is refused with exit 2 unless --allow-empty, and so is a window that has not closed yet (ending more than --max-clock-skew after now); nothing is written.", "Prints CREATED, IDENTICAL (same bytes were there) or DIVERGENT (different bytes were there: they stay, this attempt is recorded as evidence; exit 1, also when the store could not record it or keep its bytes: record=NOT_RECORDED or record=BYTES_NOT_KEPT, and a line on stderr says why).", "pointer=SAME_POSITION_OTHER_KEY means the pointer already names another key for this window and schema (keying drift: a build declared other inputs without bumping --schema); the publish stands, exit 0, with a KEYING DRIFT line on stderr.", "A publish still running after a second reports on stderr every 5 s: what was sent of the total and the rate, or that the store is being probed before its first write (--quiet silences it; stdout and --json are not touched).", "").hidden(false);
+        s.usageMessage().description("Publish an existing file (or stdin) under a spec's key, create-only, and advance the pointer.", "An empty file (0 bytes) is refused with exit 2 unless --allow-empty, and so is a window that has not closed yet (ending more than --max-clock-skew after now); nothing is written.", "Prints CREATED, IDENTICAL (same bytes were there) or DIVERGENT (different bytes were there: they stay, this attempt is recorded as evidence; exit 1, also when the store could not record it or keep its bytes: record=NOT_RECORDED or record=BYTES_NOT_KEPT, and a line on stderr says why).", "pointer=SAME_POSITION_OTHER_KEY means the pointer already names another key for this window and schema (keying drift: a build declared other inputs without bumping --schema); the publish stands, exit 0, with a KEYING DRIFT line on stderr.", "A publish still running after a second reports on stderr every 5 s: on S3 its phase (hashing: bytes read; uploading: bytes really sent of the total and the rate; skipping: the key holds an object, nothing more is sent), on a filesystem the bytes written, or that the store is being probed before its first write (--quiet silences it; stdout and --json are not touched).", "").hidden(false);
         return s;
       case 3:
         s.name("get");
-        s.usageMessage().description("Write a published object to stdout or a file, verifying its SHA-256 and size.", "By default (or with --latest) follows the pipeline's pointer; with --window/--schema (and the same --input values as the writer) fetches that spec's key.", "").hidden(false);
+        s.usageMessage().description("Write a published object to stdout or a file, verifying its SHA-256 and size.", "By default (or with --latest) follows the pipeline's pointer; with --window/--schema (and the same --input values as the writer) fetches that spec's key.", "To stdout, the object is spooled to a temporary file in TMPDIR and verified before its first byte is written (refused, exit 4, when TMPDIR has less room than the object; the line names it); -o FILE fetches into a temporary file beside FILE and renames it into place.", "").hidden(false);
         return s;
       case 4:
         s.name("pointer");
@@ -58,15 +58,15 @@ final class CommandModels {
         return s;
       case 6:
         s.name("gc");
-        s.usageMessage().description("Remove old generations of a pipeline and stale temporaries. Never removes what the pointer names or anything newer, nor anything written within --grace; with no pointer, removes no generation. Prints what it removed (or, with --dry-run, what it would).", "Before removing anything it raises the pipeline's retirement mark (one small record per pipeline, only ever moved forward) to the newest window it removes, so that a later publish of a removed window is reported as REPUBLISHED and 'idem scan' does not call it divergent. --dry-run writes nothing.", "").hidden(false);
+        s.usageMessage().description("Remove old generations of a pipeline and stale temporaries. Never removes what the pointer names or anything newer, nor anything written within --grace; with no pointer, removes no generation. Prints what it removed (or, with --dry-run, what it would).", "Before removing anything it raises the pipeline's retirement mark (one small record per pipeline, only ever moved forward) to the newest window it removes, so that a later publish of a removed window is reported as REPUBLISHED and 'idem scan' does not call it divergent. --dry-run writes nothing.", "gc never creates a store: a file: store whose directory does not exist exits 4, one that holds files but no _idem/ exits 9, and on a store idem has not marked (no _idem/store) nothing is probed or marked.", "").hidden(false);
         return s;
       case 7:
         s.name("demo");
-        s.usageMessage().description("Play a rolling deployment on a fresh temporary filesystem store (or --store): an old and a new replica overlapping on one window converge to one object; a replica whose keying misses an input publishes different bytes (DIVERGENT); the scan shows it; then the store's final state.", "Exits 0: the divergence is staged on purpose (a real 'idem scan' would exit 1).", "").hidden(false);
+        s.usageMessage().description("Play a rolling deployment on a fresh temporary filesystem store (or --store): an old and a new replica overlapping on one window converge to one object; a replica whose keying misses an input publishes different bytes (DIVERGENT); the scan shows it; then the store's final state.", "It plays in pipeline 'idem-demo', a name of its own. A --store that already holds objects is refused (exit 2, nothing written): the demo leaves a real divergence behind.", "Exits 0: the divergence is staged on purpose (a real 'idem scan' would exit 1).", "").hidden(false);
         return s;
       case 8:
         s.name("doctor");
-        s.usageMessage().description("Check a store before trusting it: print each guarantee idem relies on (create-only writes, the pointer's compare-and-swap, hard links, directory fsync, file locks), how it was tested and the answer; how the store is reached (S3: endpoint, region, addressing, credentials source (never the secret), bucket versioning, clock skew against the server's Date); and the store marker, which fixes the store's pointer mode.", "", "By default doctor probes the store now: it writes scratch objects under _idem/probe/ and removes them (on a file: store this creates the directory if missing). It never writes the marker; the first writing command does. With --no-probe it only reads, and reports the answers the marker recorded.", "", "Exit 0 when every required guarantee holds, 8 when one is missing or the marker names another pointer mode, 7 with --no-probe on a store without a marker. When a probe fails (the store unreachable, credentials refused) the guarantees judged before it are still listed, and the exit is 8 if one of them is missing, else that failure's.", "").hidden(false);
+        s.usageMessage().description("Check a store before trusting it: print each guarantee idem relies on (create-only writes, the pointer's compare-and-swap, hard links, directory fsync, file locks), how it was tested and the answer; how the store is reached (S3: endpoint, region, addressing, credentials source (never the secret), bucket versioning, clock skew against the server's Date); and the store marker, which fixes the store's pointer mode.", "", "By default doctor probes the store now: it writes scratch objects under _idem/probe/ and removes them (on a file: store this creates the directory if missing). It never writes the marker; the first writing command does. With --no-probe it only reads, and reports the answers the marker recorded.", "", "What no probe can show is listed under 'not checked' (--json: not_checked): that a condition is atomic when writers race (cas mode's If-Match: S3Proxy passes the probe and is not), that a file lock is honoured by other hosts, and with --no-probe whether idem can write there today.", "", "Exit 0 when every required guarantee holds, 8 when one is missing or the marker names another pointer mode, 7 with --no-probe on a store without a marker. When a probe fails (the store unreachable, credentials refused) the guarantees judged before it are still listed, and the exit is 8 if one of them is missing, else that failure's.", "").hidden(false);
         return s;
       default: throw new IndexOutOfBoundsException(i);
     }
@@ -143,15 +143,18 @@ final class CommandModels {
     s.addOption(option(OptionSpec.builder(new String[] {"--store"}).paramLabel("URI")
         .description("Store: file:PATH or s3://bucket/prefix (S3 reads the AWS_* environment). Default: $IDEM_STORE, else file:.idem (writing commands then say so on stderr)")
         .type(String.class).withToString("field String dev.idem.cli.StoreOption.uri"), o, 6));
+    s.addOption(option(OptionSpec.builder(new String[] {"--pointer-mode"}).paramLabel("cas|log")
+        .description("The S3 store's pointer mode, cas or log. Default: $IDEM_S3_POINTER_MODE, else the mode the store's marker records, else cas (the first writer records it); a mode other than the marker's is refused (exit 8).")
+        .type(String.class).withToString("field String dev.idem.cli.StoreOption.pointerMode"), o, 7));
     s.addOption(option(OptionSpec.builder(new String[] {"--connect-timeout"}).paramLabel("D")
         .description("How long each attempt waits for a connection to the store's endpoint (S3). Default: $IDEM_CONNECT_TIMEOUT, else 10s")
-        .type(Duration.class).converters(new Durations()).withToString("field java.time.Duration dev.idem.cli.StoreOption.connectTimeout"), o, 7));
+        .type(Duration.class).converters(new Durations()).withToString("field java.time.Duration dev.idem.cli.StoreOption.connectTimeout"), o, 8));
     s.addOption(option(OptionSpec.builder(new String[] {"--read-timeout"}).paramLabel("D")
         .description("How long each attempt waits for the store's reply (S3): for its headers, and for its body the same plus 1 s per MiB. Default: $IDEM_READ_TIMEOUT, else 60s")
-        .type(Duration.class).converters(new Durations()).withToString("field java.time.Duration dev.idem.cli.StoreOption.readTimeout"), o, 8));
+        .type(Duration.class).converters(new Durations()).withToString("field java.time.Duration dev.idem.cli.StoreOption.readTimeout"), o, 9));
     s.addOption(option(OptionSpec.builder(new String[] {"--max-time"}).paramLabel("D")
         .description("The command's overall deadline: its store work ends within D, retries, lock waits and the request in flight included; giving up exits 4 naming the deadline (scan: stops, exit 1; run: checked before CMD starts, and CMD's own runtime does not count, nor does publish's wait for stdin). Default: $IDEM_MAX_TIME, else 2m; scan and gc: 1h; get, publish and run: 2m plus 1 s per MiB of the payload")
-        .type(Duration.class).converters(new Durations()).withToString("field java.time.Duration dev.idem.cli.StoreOption.maxTime"), o, 9));
+        .type(Duration.class).converters(new Durations()).withToString("field java.time.Duration dev.idem.cli.StoreOption.maxTime"), o, 10));
     return s;
   }
 
@@ -160,7 +163,7 @@ final class CommandModels {
     CommandSpec s = CommandSpec.wrapWithoutInspection(o);
     s.addOption(option(OptionSpec.builder(new String[] {"--writer"}).paramLabel("ID")
         .description("Writer id recorded with what this replica publishes. Default: $IDEM_WRITER, else HOST:PID")
-        .type(String.class).withToString("field String dev.idem.cli.WriterOption.writer"), o, 10));
+        .type(String.class).withToString("field String dev.idem.cli.WriterOption.writer"), o, 11));
     return s;
   }
 
@@ -169,10 +172,10 @@ final class CommandModels {
     CommandSpec s = CommandSpec.wrapWithoutInspection(o);
     s.addOption(option(OptionSpec.builder(new String[] {"--json"}).paramLabel("<json>")
         .description("Print a machine-readable JSON report on stdout instead of human lines.")
-        .type(boolean.class).withToString("field boolean dev.idem.cli.OutputOptions.json"), o, 11));
+        .type(boolean.class).withToString("field boolean dev.idem.cli.OutputOptions.json"), o, 12));
     s.addOption(option(OptionSpec.builder(new String[] {"-q", "--quiet"}).paramLabel("<quiet>")
         .description("Print nothing but errors (the exit code tells the outcome).")
-        .type(boolean.class).withToString("field boolean dev.idem.cli.OutputOptions.quiet"), o, 12));
+        .type(boolean.class).withToString("field boolean dev.idem.cli.OutputOptions.quiet"), o, 13));
     return s;
   }
 
@@ -181,7 +184,7 @@ final class CommandModels {
     CommandSpec s = CommandSpec.wrapWithoutInspection(o);
     s.addOption(option(OptionSpec.builder(new String[] {"--pointer-timeout"}).paramLabel("D").defaultValue("30s")
         .description("Give up moving the pointer after D in all, lock waits and retries included: BUSY when the pointer's lock was not obtained in time (on S3: conditional writes kept conflicting), CONFLICT when other writers kept moving the pointer (both exit 3; nothing is lost, run again to complete it). 0s tries once without waiting. Default: ${DEFAULT-VALUE}")
-        .type(Duration.class).converters(new Durations()).withToString("field java.time.Duration dev.idem.cli.PointerTimeoutOption.timeout"), o, 13));
+        .type(Duration.class).converters(new Durations()).withToString("field java.time.Duration dev.idem.cli.PointerTimeoutOption.timeout"), o, 14));
     return s;
   }
 
@@ -190,13 +193,13 @@ final class CommandModels {
     CommandSpec s = CommandSpec.wrapWithoutInspection(o);
     s.addOption(option(OptionSpec.builder(new String[] {"--metrics-file"}).paramLabel("F")
         .description("When the command ends, write its outcome to F in the Prometheus text format (replaced atomically; name it *.prom in node-exporter's textfile directory). A failure to write only warns: the exit code is unchanged.")
-        .type(String.class).withToString("field String dev.idem.cli.MetricsOptions.metricsFile"), o, 14));
+        .type(String.class).withToString("field String dev.idem.cli.MetricsOptions.metricsFile"), o, 15));
     s.addOption(option(OptionSpec.builder(new String[] {"--push-metrics"}).paramLabel("URL")
         .description("When the command ends, PUT its outcome to the Pushgateway at URL, under URL/metrics/job/idem/pipeline/PIPELINE. A failure to push only warns: the exit code is unchanged.")
-        .type(String.class).withToString("field String dev.idem.cli.MetricsOptions.pushUrl"), o, 15));
+        .type(String.class).withToString("field String dev.idem.cli.MetricsOptions.pushUrl"), o, 16));
     s.addOption(option(OptionSpec.builder(new String[] {"--push-timeout"}).paramLabel("D").defaultValue("5s")
         .description("Give up the push after D in all (connect, reply). Default: ${DEFAULT-VALUE}")
-        .type(Duration.class).converters(new Durations()).withToString("field java.time.Duration dev.idem.cli.MetricsOptions.pushTimeout"), o, 16));
+        .type(Duration.class).converters(new Durations()).withToString("field java.time.Duration dev.idem.cli.MetricsOptions.pushTimeout"), o, 17));
     return s;
   }
 
@@ -205,7 +208,7 @@ final class CommandModels {
     CommandSpec s = CommandSpec.wrapWithoutInspection(o);
     s.addOption(option(OptionSpec.builder(new String[] {"--max-clock-skew"}).paramLabel("D").defaultValue("5m")
         .description("Refuse (exit 2) a window that ends more than D after now: it has not closed, and a pointer moved to it would stay ahead of every later generation. Default: ${DEFAULT-VALUE}")
-        .type(Duration.class).converters(new Durations()).withToString("field java.time.Duration dev.idem.cli.ClockSkewOption.maxClockSkew"), o, 18));
+        .type(Duration.class).converters(new Durations()).withToString("field java.time.Duration dev.idem.cli.ClockSkewOption.maxClockSkew"), o, 19));
     return s;
   }
 
@@ -215,7 +218,7 @@ final class CommandModels {
     s.name("run");
     s.versionProvider(new IdemCommand.Version());
     s.usageMessage()
-        .description("Run CMD for the newest closed window unless its output is already published, then publish the result create-only and advance the pipeline's pointer.", "", "If the key is already published, CMD is not run (exit 0) and the pointer is still advanced. Otherwise CMD runs with IDEM_OUTPUT (write the result there), IDEM_KEY, IDEM_PIPELINE, IDEM_WINDOW_START, IDEM_WINDOW_END, IDEM_WINDOW_LENGTH (epoch seconds) and IDEM_SCHEMA in its environment; stdin and stderr are inherited, stdout is copied to idem's stdout (to stderr with --json). With --stdout, CMD's stdout is the result instead.", "", "A window that has not closed yet (ending more than --max-clock-skew after now) is refused with exit 2 before anything runs. CMD's result must not be empty: 0 bytes is refused with exit 6 (nothing published, pointer untouched) unless --allow-empty.", "", "pointer=SAME_POSITION_OTHER_KEY (exit 0, a KEYING DRIFT line on stderr) means the pointer already names another key for this window and schema: a build declared other inputs without bumping --schema. This output stands; readers get the other key's.", "", "If CMD exits non-zero, nothing is published and idem exits with CMD's code. On SIGTERM or SIGINT while CMD runs, idem sends SIGTERM to CMD and its descendants, SIGKILLs them after --grace, publishes nothing and exits 143 (SIGTERM) or 130 (SIGINT); one that arrives while the result is being published ends idem too, leaving the complete object or nothing, never part of one.", "");
+        .description("Run CMD for the newest closed window unless its output is already published, then publish the result create-only and advance the pipeline's pointer.", "", "If the key is already published, CMD is not run (exit 0) and the pointer is still advanced. Otherwise CMD runs with IDEM_OUTPUT (write the result there), IDEM_KEY, IDEM_PIPELINE, IDEM_WINDOW_START, IDEM_WINDOW_END, IDEM_WINDOW_LENGTH (epoch seconds) and IDEM_SCHEMA in its environment; stdin and stderr are inherited, stdout is copied to idem's stdout (to stderr with --json). With --stdout, CMD's stdout is the result instead.", "", "A window that has not closed yet (ending more than --max-clock-skew after now) is refused with exit 2 before anything runs. CMD's result must not be empty: 0 bytes is refused with exit 6 (nothing published, pointer untouched) unless --allow-empty.", "", "Before CMD starts, the store must be writable and (a filesystem) have --min-free free; exit 4 otherwise, CMD not run. When the publish fails after CMD succeeded (a result larger than the free space, a full disk, the store unreachable), CMD's result is not deleted: the error line says where it is kept ($TMPDIR/idem-run-*/output, or .../stdout with --stdout; kept_result in --json), to be published with 'idem publish --file' and the same spec.", "", "While CMD runs, idem reports on stderr that it is waiting for it, first after a second, then once a minute: 'idem: CMD (pid N) still running for KEY (61s)' (whole lines, since CMD's own stderr shares the terminal; --quiet turns them off).", "", "pointer=SAME_POSITION_OTHER_KEY (exit 0, a KEYING DRIFT line on stderr) means the pointer already names another key for this window and schema: a build declared other inputs without bumping --schema. This output stands; readers get the other key's.", "", "If CMD exits non-zero, nothing is published and idem exits with CMD's code (--cmd-exit N exits N instead, so idem's own codes always mean idem); the stderr line says which code CMD gave, or which signal killed it. On SIGTERM or SIGINT while CMD runs, idem sends SIGTERM to CMD and its descendants, SIGKILLs them after --grace, publishes nothing and exits 143 (SIGTERM) or 130 (SIGINT); one that arrives while the result is being published ends idem too, leaving the complete object or nothing, never part of one.", "");
     o.spec = s;
     if (o.specOptions == null) { o.specOptions = new SpecOptions(); }
     s.addMixin("specOptions", specOptions(o.specOptions).withToString("mixin from member dev.idem.cli.SpecOptions dev.idem.cli.RunCommand.specOptions"));
@@ -232,18 +235,24 @@ final class CommandModels {
     s.addMixin("metrics", metricsOptions(o.metrics).withToString("mixin from member dev.idem.cli.MetricsOptions dev.idem.cli.RunCommand.metrics"));
     s.addOption(option(OptionSpec.builder(new String[] {"--stdout"}).paramLabel("<stdoutResult>")
         .description("Publish CMD's standard output instead of the file at $IDEM_OUTPUT.")
-        .type(boolean.class).withToString("field boolean dev.idem.cli.RunCommand.stdoutResult"), o, 17));
+        .type(boolean.class).withToString("field boolean dev.idem.cli.RunCommand.stdoutResult"), o, 18));
     if (o.skew == null) { o.skew = new ClockSkewOption(); }
     s.addMixin("skew", clockSkewOption(o.skew).withToString("mixin from member dev.idem.cli.ClockSkewOption dev.idem.cli.RunCommand.skew"));
     s.addOption(option(OptionSpec.builder(new String[] {"--allow-empty"}).paramLabel("<allowEmpty>")
         .description("Publish a 0-byte result. Without it, an empty result (CMD wrote nothing to $IDEM_OUTPUT, or nothing to stdout with --stdout) is refused with exit 6.")
-        .type(boolean.class).withToString("field boolean dev.idem.cli.RunCommand.allowEmpty"), o, 19));
+        .type(boolean.class).withToString("field boolean dev.idem.cli.RunCommand.allowEmpty"), o, 20));
+    s.addOption(option(OptionSpec.builder(new String[] {"--min-free"}).paramLabel("SIZE").defaultValue("16M")
+        .description("Do not start CMD (exit 4) when the store's filesystem has less than SIZE free (0, 4096, 512K, 16M, 1G: powers of 1024; S3 is not checked). Whatever the reserve, a result larger than the free space is refused before any of it is written, and kept. Default: ${DEFAULT-VALUE}")
+        .type(long.class).converters(new Sizes()).withToString("field long dev.idem.cli.RunCommand.minFree"), o, 21));
     s.addOption(option(OptionSpec.builder(new String[] {"--grace"}).paramLabel("D").defaultValue("10s")
         .description("After forwarding SIGTERM, how long CMD may take to exit before SIGKILL. Default: ${DEFAULT-VALUE}")
-        .type(Duration.class).converters(new Durations()).withToString("field java.time.Duration dev.idem.cli.RunCommand.grace"), o, 20));
+        .type(Duration.class).converters(new Durations()).withToString("field java.time.Duration dev.idem.cli.RunCommand.grace"), o, 22));
+    s.addOption(option(OptionSpec.builder(new String[] {"--cmd-exit"}).paramLabel("pass|N").defaultValue("pass")
+        .description("What idem exits with when CMD fails (exits non-zero or is killed by a signal): pass gives CMD's own status, like exec; a code N from 1 to 255 gives N for every CMD failure, so that a CMD's 4 is not read as idem's 'store unavailable'. CMD's own status is on the stderr line and in --json (exit_code, signal) either way. Default: ${DEFAULT-VALUE}")
+        .type(String.class).withToString("field String dev.idem.cli.RunCommand.cmdExit"), o, 23));
     s.addPositional(positional(PositionalParamSpec.builder().index("*").paramLabel("CMD").arity("1..*").required(true)
         .description("The command and its arguments (put them after --, or after the last idem option).")
-        .type(List.class).auxiliaryTypes(String.class).withToString("field java.util.List<String> dev.idem.cli.RunCommand.command"), o, 21));
+        .type(List.class).auxiliaryTypes(String.class).withToString("field java.util.List<String> dev.idem.cli.RunCommand.command"), o, 24));
     s.addMixin("mixinStandardHelpOptions", standardHelpOptions());
     return s;
   }
@@ -273,14 +282,14 @@ final class CommandModels {
     s.name("publish");
     s.versionProvider(new IdemCommand.Version());
     s.usageMessage()
-        .description("Publish an existing file (or stdin) under a spec's key, create-only, and advance the pointer.", "An empty file (0 bytes) is refused with exit 2 unless --allow-empty, and so is a window that has not closed yet (ending more than --max-clock-skew after now); nothing is written.", "Prints CREATED, IDENTICAL (same bytes were there) or DIVERGENT (different bytes were there: they stay, this attempt is recorded as evidence; exit 1, also when the store could not record it or keep its bytes: record=NOT_RECORDED or record=BYTES_NOT_KEPT, and a line on stderr says why).", "pointer=SAME_POSITION_OTHER_KEY means the pointer already names another key for this window and schema (keying drift: a build declared other inputs without bumping --schema); the publish stands, exit 0, with a KEYING DRIFT line on stderr.", "A publish still running after a second reports on stderr every 5 s: what was sent of the total and the rate, or that the store is being probed before its first write (--quiet silences it; stdout and --json are not touched).", "");
+        .description("Publish an existing file (or stdin) under a spec's key, create-only, and advance the pointer.", "An empty file (0 bytes) is refused with exit 2 unless --allow-empty, and so is a window that has not closed yet (ending more than --max-clock-skew after now); nothing is written.", "Prints CREATED, IDENTICAL (same bytes were there) or DIVERGENT (different bytes were there: they stay, this attempt is recorded as evidence; exit 1, also when the store could not record it or keep its bytes: record=NOT_RECORDED or record=BYTES_NOT_KEPT, and a line on stderr says why).", "pointer=SAME_POSITION_OTHER_KEY means the pointer already names another key for this window and schema (keying drift: a build declared other inputs without bumping --schema); the publish stands, exit 0, with a KEYING DRIFT line on stderr.", "A publish still running after a second reports on stderr every 5 s: on S3 its phase (hashing: bytes read; uploading: bytes really sent of the total and the rate; skipping: the key holds an object, nothing more is sent), on a filesystem the bytes written, or that the store is being probed before its first write (--quiet silences it; stdout and --json are not touched).", "");
     o.spec = s;
     s.addOption(option(OptionSpec.builder(new String[] {"--file"}).paramLabel("F").required(true)
-        .description("The result to publish; - reads stdin (spooled to a temporary file first).")
-        .type(String.class).withToString("field String dev.idem.cli.PublishCommand.file"), o, 22));
+        .description("The result to publish; - reads stdin: a file redirected to it (< F) is read in place, a pipe is spooled first to an owner-only temporary file in TMPDIR (a store reads a payload twice: hash, then upload), deleted when idem ends; a full TMPDIR is named.")
+        .type(String.class).withToString("field String dev.idem.cli.PublishCommand.file"), o, 25));
     s.addOption(option(OptionSpec.builder(new String[] {"--allow-empty"}).paramLabel("<allowEmpty>")
         .description("Publish the file even when it is empty (0 bytes).")
-        .type(boolean.class).withToString("field boolean dev.idem.cli.PublishCommand.allowEmpty"), o, 23));
+        .type(boolean.class).withToString("field boolean dev.idem.cli.PublishCommand.allowEmpty"), o, 26));
     if (o.specOptions == null) { o.specOptions = new SpecOptions(); }
     s.addMixin("specOptions", specOptions(o.specOptions).withToString("mixin from member dev.idem.cli.SpecOptions dev.idem.cli.PublishCommand.specOptions"));
     if (o.skew == null) { o.skew = new ClockSkewOption(); }
@@ -310,7 +319,7 @@ final class CommandModels {
     o.spec = s;
     s.addOption(option(OptionSpec.builder(new String[] {"--pipeline"}).paramLabel("P").required(true)
         .description("Pipeline name.")
-        .type(String.class).withToString("field String dev.idem.cli.PointerShowCommand.pipeline"), o, 24));
+        .type(String.class).withToString("field String dev.idem.cli.PointerShowCommand.pipeline"), o, 27));
     if (o.store == null) { o.store = new StoreOption(); }
     s.addMixin("store", storeOption(o.store).withToString("mixin from member dev.idem.cli.StoreOption dev.idem.cli.PointerShowCommand.store"));
     o.store.mixee = s;
@@ -357,10 +366,10 @@ final class CommandModels {
     s.addMixin("specOptions", specOptions(o.specOptions).withToString("mixin from member dev.idem.cli.SpecOptions dev.idem.cli.PointerRewindCommand.specOptions"));
     s.addOption(option(OptionSpec.builder(new String[] {"--expect"}).paramLabel("KEY").required(true)
         .description("The key the pointer names now (from 'idem pointer show'); anything else refuses the rewind.")
-        .type(String.class).withToString("field String dev.idem.cli.PointerRewindCommand.expect"), o, 25));
+        .type(String.class).withToString("field String dev.idem.cli.PointerRewindCommand.expect"), o, 28));
     s.addOption(option(OptionSpec.builder(new String[] {"--reason"}).paramLabel("TEXT").required(true)
         .description("Why, recorded in the pointer: one line, at most 500 characters.")
-        .type(String.class).withToString("field String dev.idem.cli.PointerRewindCommand.reason"), o, 26));
+        .type(String.class).withToString("field String dev.idem.cli.PointerRewindCommand.reason"), o, 29));
     if (o.skew == null) { o.skew = new ClockSkewOption(); }
     s.addMixin("skew", clockSkewOption(o.skew).withToString("mixin from member dev.idem.cli.ClockSkewOption dev.idem.cli.PointerRewindCommand.skew"));
     if (o.pointerTimeout == null) { o.pointerTimeout = new PointerTimeoutOption(); }
@@ -397,26 +406,26 @@ final class CommandModels {
     s.name("gc");
     s.versionProvider(new IdemCommand.Version());
     s.usageMessage()
-        .description("Remove old generations of a pipeline and stale temporaries. Never removes what the pointer names or anything newer, nor anything written within --grace; with no pointer, removes no generation. Prints what it removed (or, with --dry-run, what it would).", "Before removing anything it raises the pipeline's retirement mark (one small record per pipeline, only ever moved forward) to the newest window it removes, so that a later publish of a removed window is reported as REPUBLISHED and 'idem scan' does not call it divergent. --dry-run writes nothing.", "");
+        .description("Remove old generations of a pipeline and stale temporaries. Never removes what the pointer names or anything newer, nor anything written within --grace; with no pointer, removes no generation. Prints what it removed (or, with --dry-run, what it would).", "Before removing anything it raises the pipeline's retirement mark (one small record per pipeline, only ever moved forward) to the newest window it removes, so that a later publish of a removed window is reported as REPUBLISHED and 'idem scan' does not call it divergent. --dry-run writes nothing.", "gc never creates a store: a file: store whose directory does not exist exits 4, one that holds files but no _idem/ exits 9, and on a store idem has not marked (no _idem/store) nothing is probed or marked.", "");
     o.spec = s;
     s.addOption(option(OptionSpec.builder(new String[] {"--pipeline"}).paramLabel("P").required(true)
         .description("Pipeline name.")
-        .type(String.class).withToString("field String dev.idem.cli.GcCommand.pipeline"), o, 27));
+        .type(String.class).withToString("field String dev.idem.cli.GcCommand.pipeline"), o, 30));
     s.addOption(option(OptionSpec.builder(new String[] {"--keep"}).paramLabel("N").required(true)
         .description("Keep the newest N generations, N >= 1 (the pointer's and newer ones are always kept).")
-        .type(int.class).withToString("field int dev.idem.cli.GcCommand.keep"), o, 28));
+        .type(int.class).withToString("field int dev.idem.cli.GcCommand.keep"), o, 31));
     s.addOption(option(OptionSpec.builder(new String[] {"--older-than"}).paramLabel("D")
         .description("Only remove generations whose window ended at least D ago.")
-        .type(Duration.class).converters(new Durations()).withToString("field java.time.Duration dev.idem.cli.GcCommand.olderThan"), o, 29));
+        .type(Duration.class).converters(new Durations()).withToString("field java.time.Duration dev.idem.cli.GcCommand.olderThan"), o, 32));
     s.addOption(option(OptionSpec.builder(new String[] {"--grace"}).paramLabel("D").defaultValue("1h")
         .description("Leave alone objects and leftovers (temporaries, incomplete uploads) written within D. Default: ${DEFAULT-VALUE}")
-        .type(Duration.class).converters(new Durations()).withToString("field java.time.Duration dev.idem.cli.GcCommand.grace"), o, 30));
+        .type(Duration.class).converters(new Durations()).withToString("field java.time.Duration dev.idem.cli.GcCommand.grace"), o, 33));
     s.addOption(option(OptionSpec.builder(new String[] {"--dry-run"}).paramLabel("<dryRun>")
         .description("Print what would be removed; remove nothing.")
-        .type(boolean.class).withToString("field boolean dev.idem.cli.GcCommand.dryRun"), o, 31));
+        .type(boolean.class).withToString("field boolean dev.idem.cli.GcCommand.dryRun"), o, 34));
     s.addOption(option(OptionSpec.builder(new String[] {"--drop-divergent-evidence"}).paramLabel("<dropDivergentEvidence>")
         .description("Also remove the publish records and kept bytes of divergent generations (by default they outlive retention, and 'idem scan' keeps reporting the key).")
-        .type(boolean.class).withToString("field boolean dev.idem.cli.GcCommand.dropDivergentEvidence"), o, 32));
+        .type(boolean.class).withToString("field boolean dev.idem.cli.GcCommand.dropDivergentEvidence"), o, 35));
     if (o.store == null) { o.store = new StoreOption(); }
     s.addMixin("store", storeOption(o.store).withToString("mixin from member dev.idem.cli.StoreOption dev.idem.cli.GcCommand.store"));
     o.store.mixee = s;
@@ -432,14 +441,14 @@ final class CommandModels {
     s.name("demo");
     s.versionProvider(new IdemCommand.Version());
     s.usageMessage()
-        .description("Play a rolling deployment on a fresh temporary filesystem store (or --store): an old and a new replica overlapping on one window converge to one object; a replica whose keying misses an input publishes different bytes (DIVERGENT); the scan shows it; then the store's final state.", "Exits 0: the divergence is staged on purpose (a real 'idem scan' would exit 1).", "");
+        .description("Play a rolling deployment on a fresh temporary filesystem store (or --store): an old and a new replica overlapping on one window converge to one object; a replica whose keying misses an input publishes different bytes (DIVERGENT); the scan shows it; then the store's final state.", "It plays in pipeline 'idem-demo', a name of its own. A --store that already holds objects is refused (exit 2, nothing written): the demo leaves a real divergence behind.", "Exits 0: the divergence is staged on purpose (a real 'idem scan' would exit 1).", "");
     o.spec = s;
     s.addOption(option(OptionSpec.builder(new String[] {"--store"}).paramLabel("URI")
-        .description("Play on this store instead of a fresh temporary one (use an empty one: outcomes depend on what is there).")
-        .type(String.class).withToString("field String dev.idem.cli.DemoCommand.storeUri"), o, 33));
+        .description("Play on this store instead of a fresh temporary one; it must hold no objects.")
+        .type(String.class).withToString("field String dev.idem.cli.DemoCommand.storeUri"), o, 36));
     s.addOption(option(OptionSpec.builder(new String[] {"--keep-store"}).paramLabel("<keepStore>")
         .description("Keep the temporary store afterwards and print how to look at it.")
-        .type(boolean.class).withToString("field boolean dev.idem.cli.DemoCommand.keepStore"), o, 34));
+        .type(boolean.class).withToString("field boolean dev.idem.cli.DemoCommand.keepStore"), o, 37));
     if (o.output == null) { o.output = new OutputOptions(); }
     s.addMixin("output", outputOptions(o.output).withToString("mixin from member dev.idem.cli.OutputOptions dev.idem.cli.DemoCommand.output"));
     s.addMixin("mixinStandardHelpOptions", standardHelpOptions());
@@ -452,7 +461,7 @@ final class CommandModels {
     s.name("doctor");
     s.versionProvider(new IdemCommand.Version());
     s.usageMessage()
-        .description("Check a store before trusting it: print each guarantee idem relies on (create-only writes, the pointer's compare-and-swap, hard links, directory fsync, file locks), how it was tested and the answer; how the store is reached (S3: endpoint, region, addressing, credentials source (never the secret), bucket versioning, clock skew against the server's Date); and the store marker, which fixes the store's pointer mode.", "", "By default doctor probes the store now: it writes scratch objects under _idem/probe/ and removes them (on a file: store this creates the directory if missing). It never writes the marker; the first writing command does. With --no-probe it only reads, and reports the answers the marker recorded.", "", "Exit 0 when every required guarantee holds, 8 when one is missing or the marker names another pointer mode, 7 with --no-probe on a store without a marker. When a probe fails (the store unreachable, credentials refused) the guarantees judged before it are still listed, and the exit is 8 if one of them is missing, else that failure's.", "");
+        .description("Check a store before trusting it: print each guarantee idem relies on (create-only writes, the pointer's compare-and-swap, hard links, directory fsync, file locks), how it was tested and the answer; how the store is reached (S3: endpoint, region, addressing, credentials source (never the secret), bucket versioning, clock skew against the server's Date); and the store marker, which fixes the store's pointer mode.", "", "By default doctor probes the store now: it writes scratch objects under _idem/probe/ and removes them (on a file: store this creates the directory if missing). It never writes the marker; the first writing command does. With --no-probe it only reads, and reports the answers the marker recorded.", "", "What no probe can show is listed under 'not checked' (--json: not_checked): that a condition is atomic when writers race (cas mode's If-Match: S3Proxy passes the probe and is not), that a file lock is honoured by other hosts, and with --no-probe whether idem can write there today.", "", "Exit 0 when every required guarantee holds, 8 when one is missing or the marker names another pointer mode, 7 with --no-probe on a store without a marker. When a probe fails (the store unreachable, credentials refused) the guarantees judged before it are still listed, and the exit is 8 if one of them is missing, else that failure's.", "");
     o.spec = s;
     if (o.store == null) { o.store = new StoreOption(); }
     s.addMixin("store", storeOption(o.store).withToString("mixin from member dev.idem.cli.StoreOption dev.idem.cli.DoctorCommand.store"));
@@ -461,7 +470,7 @@ final class CommandModels {
     s.addMixin("output", outputOptions(o.output).withToString("mixin from member dev.idem.cli.OutputOptions dev.idem.cli.DoctorCommand.output"));
     s.addOption(option(OptionSpec.builder(new String[] {"--no-probe"}).paramLabel("<noProbe>")
         .description("Read only: report the answers recorded in the store marker instead of probing now.")
-        .type(boolean.class).withToString("field boolean dev.idem.cli.DoctorCommand.noProbe"), o, 35));
+        .type(boolean.class).withToString("field boolean dev.idem.cli.DoctorCommand.noProbe"), o, 38));
     s.addMixin("mixinStandardHelpOptions", standardHelpOptions());
     return s;
   }
@@ -511,35 +520,38 @@ final class CommandModels {
         case 4: return (T) (Object) ((WindowOptions) o).schema;
         case 5: return (T) (Object) ((WindowOptions) o).inputs;
         case 6: return (T) (Object) ((StoreOption) o).uri;
-        case 7: return (T) (Object) ((StoreOption) o).connectTimeout;
-        case 8: return (T) (Object) ((StoreOption) o).readTimeout;
-        case 9: return (T) (Object) ((StoreOption) o).maxTime;
-        case 10: return (T) (Object) ((WriterOption) o).writer;
-        case 11: return (T) (Object) ((OutputOptions) o).json;
-        case 12: return (T) (Object) ((OutputOptions) o).quiet;
-        case 13: return (T) (Object) ((PointerTimeoutOption) o).timeout;
-        case 14: return (T) (Object) ((MetricsOptions) o).metricsFile;
-        case 15: return (T) (Object) ((MetricsOptions) o).pushUrl;
-        case 16: return (T) (Object) ((MetricsOptions) o).pushTimeout;
-        case 17: return (T) (Object) ((RunCommand) o).stdoutResult;
-        case 18: return (T) (Object) ((ClockSkewOption) o).maxClockSkew;
-        case 19: return (T) (Object) ((RunCommand) o).allowEmpty;
-        case 20: return (T) (Object) ((RunCommand) o).grace;
-        case 21: return (T) (Object) ((RunCommand) o).command;
-        case 22: return (T) (Object) ((PublishCommand) o).file;
-        case 23: return (T) (Object) ((PublishCommand) o).allowEmpty;
-        case 24: return (T) (Object) ((PointerShowCommand) o).pipeline;
-        case 25: return (T) (Object) ((PointerRewindCommand) o).expect;
-        case 26: return (T) (Object) ((PointerRewindCommand) o).reason;
-        case 27: return (T) (Object) ((GcCommand) o).pipeline;
-        case 28: return (T) (Object) ((GcCommand) o).keep;
-        case 29: return (T) (Object) ((GcCommand) o).olderThan;
-        case 30: return (T) (Object) ((GcCommand) o).grace;
-        case 31: return (T) (Object) ((GcCommand) o).dryRun;
-        case 32: return (T) (Object) ((GcCommand) o).dropDivergentEvidence;
-        case 33: return (T) (Object) ((DemoCommand) o).storeUri;
-        case 34: return (T) (Object) ((DemoCommand) o).keepStore;
-        case 35: return (T) (Object) ((DoctorCommand) o).noProbe;
+        case 7: return (T) (Object) ((StoreOption) o).pointerMode;
+        case 8: return (T) (Object) ((StoreOption) o).connectTimeout;
+        case 9: return (T) (Object) ((StoreOption) o).readTimeout;
+        case 10: return (T) (Object) ((StoreOption) o).maxTime;
+        case 11: return (T) (Object) ((WriterOption) o).writer;
+        case 12: return (T) (Object) ((OutputOptions) o).json;
+        case 13: return (T) (Object) ((OutputOptions) o).quiet;
+        case 14: return (T) (Object) ((PointerTimeoutOption) o).timeout;
+        case 15: return (T) (Object) ((MetricsOptions) o).metricsFile;
+        case 16: return (T) (Object) ((MetricsOptions) o).pushUrl;
+        case 17: return (T) (Object) ((MetricsOptions) o).pushTimeout;
+        case 18: return (T) (Object) ((RunCommand) o).stdoutResult;
+        case 19: return (T) (Object) ((ClockSkewOption) o).maxClockSkew;
+        case 20: return (T) (Object) ((RunCommand) o).allowEmpty;
+        case 21: return (T) (Object) ((RunCommand) o).minFree;
+        case 22: return (T) (Object) ((RunCommand) o).grace;
+        case 23: return (T) (Object) ((RunCommand) o).cmdExit;
+        case 24: return (T) (Object) ((RunCommand) o).command;
+        case 25: return (T) (Object) ((PublishCommand) o).file;
+        case 26: return (T) (Object) ((PublishCommand) o).allowEmpty;
+        case 27: return (T) (Object) ((PointerShowCommand) o).pipeline;
+        case 28: return (T) (Object) ((PointerRewindCommand) o).expect;
+        case 29: return (T) (Object) ((PointerRewindCommand) o).reason;
+        case 30: return (T) (Object) ((GcCommand) o).pipeline;
+        case 31: return (T) (Object) ((GcCommand) o).keep;
+        case 32: return (T) (Object) ((GcCommand) o).olderThan;
+        case 33: return (T) (Object) ((GcCommand) o).grace;
+        case 34: return (T) (Object) ((GcCommand) o).dryRun;
+        case 35: return (T) (Object) ((GcCommand) o).dropDivergentEvidence;
+        case 36: return (T) (Object) ((DemoCommand) o).storeUri;
+        case 37: return (T) (Object) ((DemoCommand) o).keepStore;
+        case 38: return (T) (Object) ((DoctorCommand) o).noProbe;
         default: throw new IllegalStateException("no field " + field);
       }
     }
@@ -555,35 +567,38 @@ final class CommandModels {
         case 4: ((WindowOptions) o).schema = (Integer) value; break;
         case 5: ((WindowOptions) o).inputs = (List<String>) value; break;
         case 6: ((StoreOption) o).uri = (String) value; break;
-        case 7: ((StoreOption) o).connectTimeout = (Duration) value; break;
-        case 8: ((StoreOption) o).readTimeout = (Duration) value; break;
-        case 9: ((StoreOption) o).maxTime = (Duration) value; break;
-        case 10: ((WriterOption) o).writer = (String) value; break;
-        case 11: ((OutputOptions) o).json = (Boolean) value; break;
-        case 12: ((OutputOptions) o).quiet = (Boolean) value; break;
-        case 13: ((PointerTimeoutOption) o).timeout = (Duration) value; break;
-        case 14: ((MetricsOptions) o).metricsFile = (String) value; break;
-        case 15: ((MetricsOptions) o).pushUrl = (String) value; break;
-        case 16: ((MetricsOptions) o).pushTimeout = (Duration) value; break;
-        case 17: ((RunCommand) o).stdoutResult = (Boolean) value; break;
-        case 18: ((ClockSkewOption) o).maxClockSkew = (Duration) value; break;
-        case 19: ((RunCommand) o).allowEmpty = (Boolean) value; break;
-        case 20: ((RunCommand) o).grace = (Duration) value; break;
-        case 21: ((RunCommand) o).command = (List<String>) value; break;
-        case 22: ((PublishCommand) o).file = (String) value; break;
-        case 23: ((PublishCommand) o).allowEmpty = (Boolean) value; break;
-        case 24: ((PointerShowCommand) o).pipeline = (String) value; break;
-        case 25: ((PointerRewindCommand) o).expect = (String) value; break;
-        case 26: ((PointerRewindCommand) o).reason = (String) value; break;
-        case 27: ((GcCommand) o).pipeline = (String) value; break;
-        case 28: ((GcCommand) o).keep = (Integer) value; break;
-        case 29: ((GcCommand) o).olderThan = (Duration) value; break;
-        case 30: ((GcCommand) o).grace = (Duration) value; break;
-        case 31: ((GcCommand) o).dryRun = (Boolean) value; break;
-        case 32: ((GcCommand) o).dropDivergentEvidence = (Boolean) value; break;
-        case 33: ((DemoCommand) o).storeUri = (String) value; break;
-        case 34: ((DemoCommand) o).keepStore = (Boolean) value; break;
-        case 35: ((DoctorCommand) o).noProbe = (Boolean) value; break;
+        case 7: ((StoreOption) o).pointerMode = (String) value; break;
+        case 8: ((StoreOption) o).connectTimeout = (Duration) value; break;
+        case 9: ((StoreOption) o).readTimeout = (Duration) value; break;
+        case 10: ((StoreOption) o).maxTime = (Duration) value; break;
+        case 11: ((WriterOption) o).writer = (String) value; break;
+        case 12: ((OutputOptions) o).json = (Boolean) value; break;
+        case 13: ((OutputOptions) o).quiet = (Boolean) value; break;
+        case 14: ((PointerTimeoutOption) o).timeout = (Duration) value; break;
+        case 15: ((MetricsOptions) o).metricsFile = (String) value; break;
+        case 16: ((MetricsOptions) o).pushUrl = (String) value; break;
+        case 17: ((MetricsOptions) o).pushTimeout = (Duration) value; break;
+        case 18: ((RunCommand) o).stdoutResult = (Boolean) value; break;
+        case 19: ((ClockSkewOption) o).maxClockSkew = (Duration) value; break;
+        case 20: ((RunCommand) o).allowEmpty = (Boolean) value; break;
+        case 21: ((RunCommand) o).minFree = (Long) value; break;
+        case 22: ((RunCommand) o).grace = (Duration) value; break;
+        case 23: ((RunCommand) o).cmdExit = (String) value; break;
+        case 24: ((RunCommand) o).command = (List<String>) value; break;
+        case 25: ((PublishCommand) o).file = (String) value; break;
+        case 26: ((PublishCommand) o).allowEmpty = (Boolean) value; break;
+        case 27: ((PointerShowCommand) o).pipeline = (String) value; break;
+        case 28: ((PointerRewindCommand) o).expect = (String) value; break;
+        case 29: ((PointerRewindCommand) o).reason = (String) value; break;
+        case 30: ((GcCommand) o).pipeline = (String) value; break;
+        case 31: ((GcCommand) o).keep = (Integer) value; break;
+        case 32: ((GcCommand) o).olderThan = (Duration) value; break;
+        case 33: ((GcCommand) o).grace = (Duration) value; break;
+        case 34: ((GcCommand) o).dryRun = (Boolean) value; break;
+        case 35: ((GcCommand) o).dropDivergentEvidence = (Boolean) value; break;
+        case 36: ((DemoCommand) o).storeUri = (String) value; break;
+        case 37: ((DemoCommand) o).keepStore = (Boolean) value; break;
+        case 38: ((DoctorCommand) o).noProbe = (Boolean) value; break;
         default: throw new IllegalStateException("no field " + field);
       }
       return old;

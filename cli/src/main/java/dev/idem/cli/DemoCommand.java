@@ -40,17 +40,24 @@ import picocli.CommandLine.Spec;
  * {@code idem demo}: a rolling deployment in three acts on a fresh store, told as it happens. Every
  * outcome printed is what the store really returned; the replicas of act 1 really race (two threads
  * released together), so either one skips or both publish and one gets IDENTICAL.
+ *
+ * <p>The demo leaves a real divergence behind, so it plays only on an empty store (a {@code --store}
+ * that holds objects is refused before anything is written) and in a pipeline of its own, {@value
+ * #PIPELINE}, never one a real job or the documentation's examples use: a later {@code idem scan} of
+ * such a pipeline does not fail on the staged divergence.
  */
 @Command(name = "demo", mixinStandardHelpOptions = true, versionProvider = IdemCommand.Version.class,
     description = {
         "Play a rolling deployment on a fresh temporary filesystem store (or --store): an old and a new "
             + "replica overlapping on one window converge to one object; a replica whose keying misses an "
             + "input publishes different bytes (DIVERGENT); the scan shows it; then the store's final state.",
+        "It plays in pipeline '" + DemoCommand.PIPELINE + "', a name of its own. A --store that already holds "
+            + "objects is refused (exit 2, nothing written): the demo leaves a real divergence behind.",
         "Exits 0: the divergence is staged on purpose (a real 'idem scan' would exit 1).",
         ""
     })
 final class DemoCommand implements Callable<Integer> {
-  static final String PIPELINE = "border-state";
+  static final String PIPELINE = "idem-demo";
   /** A fixed clock for the story, so every run prints the same windows and keys. */
   static final Instant STORY_TIME = Instant.parse("2024-09-10T20:27:30Z");
 
@@ -58,7 +65,7 @@ final class DemoCommand implements Callable<Integer> {
   CommandSpec spec;
 
   @Option(names = "--store", paramLabel = "URI",
-      description = "Play on this store instead of a fresh temporary one (use an empty one: outcomes depend on what is there).")
+      description = "Play on this store instead of a fresh temporary one; it must hold no objects.")
   String storeUri;
 
   @Option(names = "--keep-store", description = "Keep the temporary store afterwards and print how to look at it.")
@@ -76,6 +83,9 @@ final class DemoCommand implements Callable<Integer> {
     Path tmp = storeUri == null ? Files.createTempDirectory("idem-demo-") : null;
     String uri = storeUri != null ? storeUri : "file:" + tmp.resolve("store");
     try (ObjectStore store = ctx.openStore(uri)) {
+      if (storeUri != null) {
+        requireEmpty(store);
+      }
       Json summary = play(store);
       if (output.json) {
         spec.commandLine().getOut().println(summary.put("store", store.describe()));
@@ -91,6 +101,16 @@ final class DemoCommand implements Callable<Integer> {
       }
     }
     return ExitCodes.OK;
+  }
+
+  /** The demo stages a divergence: it writes only where nothing is, so it never fails a real store's gate. */
+  private static void requireEmpty(ObjectStore store) throws IOException {
+    List<String> found = new ArrayList<>();
+    store.list("", o -> !found.add(o.key()));
+    if (!found.isEmpty()) {
+      throw new UsageException(store.describe() + " holds objects (" + found.get(0) + ", ...): the demo leaves a "
+          + "divergence behind, so it plays only on an empty store; nothing written (omit --store for a temporary one)");
+    }
   }
 
   private Json play(ObjectStore store) throws IOException, InterruptedException, ExecutionException {

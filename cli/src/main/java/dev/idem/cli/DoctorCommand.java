@@ -26,7 +26,9 @@ import picocli.CommandLine.Spec;
  * <p>By default it probes now (writing only under {@code _idem/probe/}, removed again; on a file store
  * that may create the root directory) and never creates the marker; {@code --no-probe} reads only and
  * reports the answers the marker recorded. A marker naming another pointer mode than this process's
- * is reported and refused like a missing guarantee. Every guarantee judged is listed, also when a later
+ * is reported and refused like a missing guarantee. What no probe can show ({@link StoreProver#unchecked},
+ * and under {@code --no-probe} whether the store can be written today) is listed as not checked, so an
+ * "ok" never claims more than was tested. Every guarantee judged is listed, also when a later
  * probe fails; a missing one then still decides the exit (8), since the store is refused for it whatever
  * else went wrong.
  */
@@ -42,6 +44,10 @@ import picocli.CommandLine.Spec;
             + "them (on a file: store this creates the directory if missing). It never writes the marker; "
             + "the first writing command does. With --no-probe it only reads, and reports the answers the "
             + "marker recorded.",
+        "",
+        "What no probe can show is listed under 'not checked' (--json: not_checked): that a condition is "
+            + "atomic when writers race (cas mode's If-Match: S3Proxy passes the probe and is not), that a file "
+            + "lock is honoured by other hosts, and with --no-probe whether idem can write there today.",
         "",
         "Exit 0 when every required guarantee holds, 8 when one is missing or the marker names another "
             + "pointer mode, 7 with --no-probe on a store without a marker. When a probe fails (the store "
@@ -72,8 +78,11 @@ final class DoctorCommand implements Callable<Integer> {
         throw new UsageException("doctor needs a store opened from its URI; " + opened.describe() + " is not");
       }
       StoreProver prover = proven.prover();
-      Map<String, String> environment = prover.environment();
       Optional<StoreMarker> marker = prover.readMarker();
+      if (marker.isPresent() && !prover.pointerModeChosen()) {
+        prover.adopt(marker.get()); // no mode set: the store's is the marker's, probed and shown as such
+      }
+      Map<String, String> environment = prover.environment();
       if (noProbe && marker.isEmpty()) {
         throw new NotFoundException("no store marker at " + prover.markerLocation() + ": idem never wrote to "
             + opened.describe() + "; run 'idem doctor' without --no-probe to probe it");
@@ -97,13 +106,20 @@ final class DoctorCommand implements Callable<Integer> {
       }
       String modeProblem = marker.filter(m -> !m.pointerMode().equals(prover.pointerMode()))
           .map(m -> "the store marker fixes pointer mode " + m.pointerMode() + ", this process is configured for "
-              + prover.pointerMode() + "; idem refuses to use the store in this mode")
+              + prover.pointerMode() + " (" + prover.pointerModeSetting() + "); idem refuses to use the store in this "
+              + "mode: set it to " + m.pointerMode() + ", or leave it unset to follow the marker")
           .orElse(null);
       if (modeProblem != null) {
         problems.add(modeProblem);
       }
+      List<String> unchecked = new ArrayList<>(prover.unchecked());
+      if (noProbe) {
+        unchecked.add(0, "now: --no-probe reports the answers the marker recorded " + marker.get().createdAt()
+            + "; whether idem can write to " + opened.describe() + " today (permissions, quota, a read-only mount, "
+            + "the server's behaviour since) was not checked");
+      }
       if (output.json) {
-        out.println(json(environment, marker, results, noProbe, problems, stopped));
+        out.println(json(environment, marker, results, noProbe, problems, stopped, unchecked));
       } else if (!output.quiet) {
         environment.forEach((name, value) -> out.println(name + ": " + value));
         out.println("marker: " + marker.map(m -> prover.markerLocation() + ", pointer mode " + m.pointerMode()
@@ -114,6 +130,10 @@ final class DoctorCommand implements Callable<Integer> {
         for (ProbeResult r : results) {
           out.println("  " + r.answer() + " " + r.guarantee() + (r.required() ? "" : " (not required)")
               + ": " + r.test() + ": " + r.observed());
+        }
+        if (!unchecked.isEmpty()) {
+          out.println("not checked:");
+          unchecked.forEach(u -> out.println("  " + u));
         }
       }
       PrintWriter err = spec.commandLine().getErr();
@@ -131,14 +151,15 @@ final class DoctorCommand implements Callable<Integer> {
         return ExitCodes.STORE_REFUSED;
       }
       if (output.human()) {
-        out.println("ok: idem can write to " + opened.describe());
+        out.println(noProbe ? "ok: the guarantees the marker recorded hold for " + opened.describe() + " (not probed now)"
+            : "ok: idem can write to " + opened.describe());
       }
       return ExitCodes.OK;
     }
   }
 
   private Json json(Map<String, String> environment, Optional<StoreMarker> marker, List<ProbeResult> results,
-      boolean fromMarker, List<String> problems, IOException stopped) {
+      boolean fromMarker, List<String> problems, IOException stopped, List<String> unchecked) {
     Json env = Json.object();
     environment.forEach(env::put);
     List<Json> guarantees = new ArrayList<>();
@@ -159,6 +180,7 @@ final class DoctorCommand implements Callable<Integer> {
             .put("created_by", m.createdBy())).orElse(null))
         .put("source", fromMarker ? "marker" : "probe")
         .put("guarantees", guarantees)
+        .put("not_checked", unchecked)
         .put("problems", problems)
         .put("stopped", stopped == null ? null : ExitCodes.oneLine(stopped, spec.commandLine()))
         .put("ok", problems.isEmpty() && stopped == null);

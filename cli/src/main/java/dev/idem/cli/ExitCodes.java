@@ -29,7 +29,12 @@ import picocli.CommandLine.UnmatchedArgumentException;
  * <p>{@code idem run} is the one exception to the table: when CMD itself exits non-zero, idem exits
  * with CMD's own code (like {@code exec}), so a scheduler sees the task's failure unchanged. idem's
  * own failures around CMD keep their codes here; a CMD code that collides with one of them is told
- * apart by the line idem prints on stderr (or the {@code --json} report).
+ * apart by the line idem prints on stderr (or the {@code --json} report), or, with {@code run
+ * --cmd-exit N}, never collides: every CMD failure then exits N.
+ *
+ * <p>A failure of {@code run}'s publish after CMD succeeded keeps CMD's result ({@link
+ * ResultKeptException}): its line and JSON error name where ({@code kept_result}), and its code is the
+ * failure's own.
  *
  * <p>Signals: a SIGINT or SIGTERM ends the JVM with 128 + signal number after the shutdown hooks
  * ran (130 and 143), which is also what a shell reports for a process killed by them.
@@ -83,9 +88,11 @@ public final class ExitCodes implements IExitCodeExceptionMapper {
     m.put(" " + DIVERGENT, "divergence: different bytes met at one key (also when the store could not record it: stderr says why), or a scan found divergent keys, a pointer whose object is missing or holds other bytes, a window with two keys under --fail-on-drift (or was cut short)");
     m.put(" " + USAGE, "usage error: bad flag, value, name, store URI or file, an empty file to publish, or a window not yet closed (beyond --max-clock-skew); nothing written");
     m.put(" " + CONTENDED, "contention: the pointer's lock was not obtained (BUSY) or others kept moving the pointer (CONFLICT) within --pointer-timeout, or what --max-time left (the message names which); safe to retry (pointer rewind: the pointer is not at --expect)");
-    m.put(" " + STORE_UNAVAILABLE, "store unavailable: I/O error, unreachable store, unwritable path (run checks before starting CMD), corrupt object, or no answer in time: a connect or read timeout on every attempt, or --max-time ran out (the message names the wait)");
+    m.put(" " + STORE_UNAVAILABLE, "store unavailable: I/O error, unreachable store, unwritable path or too little free space (run checks before "
+        + "starting CMD; a result it could not publish is kept), corrupt object, a full TMPDIR spool (named), or no answer in "
+        + "time: a connect or read timeout on every attempt, or --max-time ran out (the message names the wait)");
     m.put(" " + AUTH, "auth failure: no usable credentials, or the store refused them");
-    m.put(" " + TASK_FAILED, "task failed: run could not start CMD, or CMD wrote no result or an empty one (--allow-empty publishes it; CMD's own non-zero code is passed through)");
+    m.put(" " + TASK_FAILED, "task failed: run could not start CMD, or CMD wrote no result or an empty one (--allow-empty publishes it; CMD's own non-zero code is passed through, or mapped by --cmd-exit N)");
     m.put(" " + NOT_FOUND, "not found: no pointer for the pipeline, or no object at the key");
     m.put(" " + STORE_REFUSED, "store refused: it failed a guarantee probe or its marker names another pointer mode; nothing written");
     m.put(" " + NOTHING_EXAMINED, "nothing examined: a scan met no keys and no pointer (--allow-empty passes a new pipeline), or its file: directory is not an idem store");
@@ -233,14 +240,18 @@ public final class ExitCodes implements IExitCodeExceptionMapper {
     @Override
     public int handleExecutionException(Exception ex, CommandLine cmd, ParseResult parseResult) {
       int code = cmd.getExitCodeExceptionMapper().getExitCode(ex);
-      String message = (code == INTERNAL ? "internal error: " : "") + oneLine(ex, cmd);
+      ResultKeptException kept = ex instanceof ResultKeptException k ? k : null;
+      String message = (code == INTERNAL ? "internal error: " : "")
+          + (kept != null ? oneLine(kept.getCause(), cmd) + kept.keptClause() : oneLine(ex, cmd));
       cmd.getErr().println(qualifiedName(cmd) + ": " + message);
       if (debug) {
         ex.printStackTrace(cmd.getErr());
       }
       cmd.getErr().flush();
       if (jsonRequested(parseResult.originalArgs().toArray(new String[0]))) {
-        printJsonError(cmd, code, message);
+        cmd.getOut().println(Json.object().put("type", "error").put("exit_code", code).put("message", message)
+            .putIfPresent("kept_result", kept == null ? null : kept.kept.toString()));
+        cmd.getOut().flush();
       }
       return code;
     }

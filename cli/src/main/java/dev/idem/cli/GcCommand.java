@@ -24,6 +24,9 @@ import picocli.CommandLine.Spec;
             + "only ever moved forward) to the newest window it removes, so that a later publish of a removed "
             + "window is reported as REPUBLISHED and 'idem scan' does not call it divergent. --dry-run writes "
             + "nothing.",
+        "gc never creates a store: a file: store whose directory does not exist exits 4, one that holds files "
+            + "but no _idem/ exits 9, and on a store idem has not marked (no _idem/store) nothing is probed or "
+            + "marked.",
         ""
     })
 final class GcCommand implements Callable<Integer> {
@@ -72,6 +75,9 @@ final class GcCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     try (ObjectStore st = store.open(ctx)) {
+      // A mistyped file: store is a missing directory (or one of someone else's files): gc never creates
+      // a store, nor sweeps what is not one.
+      ScanCommand.requireIdemStore(st);
       Retention.Report report;
       Progress progress = Progress.start(err, !output.quiet, ctx.progressAfter(), 5000, () -> "retention for " + pipeline + " in " + st.describe());
       try {

@@ -36,6 +36,9 @@ import picocli.CommandLine.Spec;
         "Write a published object to stdout or a file, verifying its SHA-256 and size.",
         "By default (or with --latest) follows the pipeline's pointer; with --window/--schema (and the "
             + "same --input values as the writer) fetches that spec's key.",
+        "To stdout, the object is spooled to a temporary file in TMPDIR and verified before its first byte is "
+            + "written (refused, exit 4, when TMPDIR has less room than the object; the line names it); -o FILE "
+            + "fetches into a temporary file beside FILE and renames it into place.",
         ""
     })
 final class GetCommand implements Callable<Integer> {
@@ -100,6 +103,10 @@ final class GetCommand implements Callable<Integer> {
       Optional<InputStream> body = st.open(key);
       if (body.isEmpty()) {
         throw new NotFoundException("the pointer names " + key + " but no object is there in " + st.describe());
+      }
+      if (dest == null) {
+        TempPaths.requireRoom(size, "get spools an object for stdout there to verify it before writing a byte of it; "
+            + "-o FILE writes beside FILE instead, or set TMPDIR to a directory with room");
       }
       Path tmp = dest == null
           ? TempPaths.createFile(null, "idem-get-", ".tmp")

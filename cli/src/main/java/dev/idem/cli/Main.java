@@ -2,6 +2,7 @@ package dev.idem.cli;
 
 import java.io.PrintWriter;
 import java.util.Arrays;
+import java.util.Optional;
 import picocli.CommandLine;
 
 /**
@@ -34,8 +35,14 @@ public final class Main {
   static final String UNUSED_CONVERTERS = "java\\.(sql|time|nio\\.file)\\..*";
 
   public static void main(String[] args) {
+    if (System.getProperty(JitRelaunch.PROPERTY) != null) {
+      Optional<Integer> relaunched = JitRelaunch.runIfNeeded(args);
+      if (relaunched.isPresent()) {
+        System.exit(relaunched.get());
+      }
+    }
     CliContext ctx = CliContext.system();
-    int code = commandLineFor(ctx, args).execute(args);
+    int code = run(ctx, null, null, args);
     System.out.flush();
     // Runtime.exit logs through System.Logger (JDK 21+), whose first use searches every jar
     // for a LoggerFinder. A successful command that left no other non-daemon thread ends as main
@@ -131,15 +138,43 @@ public final class Main {
 
   /** Convenience for tests and embedding: run with the given writers, return the exit code. */
   public static int execute(CliContext ctx, PrintWriter out, PrintWriter err, String... args) {
-    CommandLine cl = commandLineFor(ctx, args);
-    cl.setOut(out);
-    cl.setErr(err);
     try {
-      return cl.execute(args);
+      return run(ctx, out, err, args);
     } finally {
       out.flush();
       err.flush();
     }
+  }
+
+  /**
+   * Runs one command line, with options typed before the command moved after it ({@link LeadingOptions});
+   * {@code out} and {@code err} null: picocli's own (the process's streams).
+   */
+  private static int run(CliContext ctx, PrintWriter out, PrintWriter err, String[] args) {
+    String[] line;
+    LeadingOptions.Misplaced misplaced = null;
+    try {
+      line = LeadingOptions.moveAfterCommand(args);
+    } catch (LeadingOptions.Misplaced e) {
+      misplaced = e;
+      line = args;
+    }
+    CommandLine cl = commandLineFor(ctx, line);
+    if (out != null) {
+      cl.setOut(out);
+    }
+    if (err != null) {
+      cl.setErr(err);
+    }
+    if (misplaced != null) {
+      cl.getErr().println("idem: " + misplaced.getMessage() + " (see 'idem " + misplaced.command + " --help')");
+      cl.getErr().flush();
+      if (ExitCodes.jsonRequested(args)) {
+        ExitCodes.printJsonError(cl, ExitCodes.USAGE, misplaced.getMessage());
+      }
+      return ExitCodes.USAGE;
+    }
+    return cl.execute(line);
   }
 
   private static void applyToAll(CommandLine cl) {

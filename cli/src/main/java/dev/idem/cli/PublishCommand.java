@@ -30,9 +30,10 @@ import picocli.CommandLine.Spec;
         "pointer=SAME_POSITION_OTHER_KEY means the pointer already names another key for this window and "
             + "schema (keying drift: a build declared other inputs without bumping --schema); the publish "
             + "stands, exit 0, with a KEYING DRIFT line on stderr.",
-        "A publish still running after a second reports on stderr every 5 s: what was sent of the total and "
-            + "the rate, or that the store is being probed before its first write (--quiet silences it; stdout "
-            + "and --json are not touched).",
+        "A publish still running after a second reports on stderr every 5 s: on S3 its phase (hashing: bytes "
+            + "read; uploading: bytes really sent of the total and the rate; skipping: the key holds an object, "
+            + "nothing more is sent), on a filesystem the bytes written, or that the store is being probed before "
+            + "its first write (--quiet silences it; stdout and --json are not touched).",
         ""
     })
 final class PublishCommand implements Callable<Integer> {
@@ -40,7 +41,9 @@ final class PublishCommand implements Callable<Integer> {
   CommandSpec spec;
 
   @Option(names = "--file", paramLabel = "F", required = true,
-      description = "The result to publish; - reads stdin (spooled to a temporary file first).")
+      description = "The result to publish; - reads stdin: a file redirected to it (< F) is read in place, a pipe is "
+          + "spooled first to an owner-only temporary file in TMPDIR (a store reads a payload twice: hash, then "
+          + "upload), deleted when idem ends; a full TMPDIR is named.")
   String file;
 
   @Option(names = "--allow-empty", description = "Publish the file even when it is empty (0 bytes).")
@@ -82,16 +85,19 @@ final class PublishCommand implements Callable<Integer> {
     BatchMetrics outcome = metrics.start(ctx, "publish", runSpec, spec.commandLine().getErr());
     try (outcome; ObjectStore st = store.open(ctx)) {
       if (source == null) {
-        // A store may read the payload twice (hash, then upload): stdin can be read only once.
-        spool = TempPaths.createFile(null, "idem-publish-", ".stdin");
-        // A slow producer upstream is not the store's wait: --max-time does not run while stdin is read.
-        store.deadline().pause();
-        try (InputStream in = ctx.stdin()) {
-          TempPaths.copyInto(in, spool);
-        } finally {
-          store.deadline().resume();
+        source = ctx.stdinFile();
+        if (source == null) {
+          // A store may read the payload twice (hash, then upload): a pipe can be read only once.
+          spool = TempPaths.createFile(null, "idem-publish-", ".stdin");
+          // A slow producer upstream is not the store's wait: --max-time does not run while stdin is read.
+          store.deadline().pause();
+          try (InputStream in = ctx.stdin()) {
+            TempPaths.copyInto(in, spool);
+          } finally {
+            store.deadline().resume();
+          }
+          source = spool;
         }
-        source = spool;
         requireResult(source, "stdin");
       }
       PublishReport report;
@@ -102,7 +108,7 @@ final class PublishCommand implements Callable<Integer> {
       Progress progress = Progress.start(spec.commandLine().getErr(), !output.quiet, Progress.onTerminal(),
           ctx.progressAfter(), 5000, elapsed -> publishing + (st instanceof ProvenStore proven && proven.probing()
               ? "probing the store's guarantees before its first write (" + elapsed / 1000 + "s)"
-              : CountingPayload.status(payload.bytesRead(), total, elapsed)));
+              : payload.status(total, elapsed)));
       try {
         report = Publisher.create(st, writerId, ctx.clock(), pointerTimeout.advancer(st, store.deadline()), true)
             .withMaxClockSkew(skew.maxClockSkew)

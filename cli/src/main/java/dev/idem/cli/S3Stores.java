@@ -23,6 +23,9 @@ import java.util.Map;
  * Nothing here reads or writes a store; opening one creates nothing.
  */
 final class S3Stores {
+  /** Where a process sets the pointer mode, as a refusal names it. */
+  static final String POINTER_MODE_SETTING = "--pointer-mode or " + StoreOption.POINTER_MODE_ENV;
+
   private S3Stores() {}
 
   /**
@@ -43,13 +46,15 @@ final class S3Stores {
    * Every request waits for its connection and reply as {@code waits} says, and every request, retry
    * and credential fetch ends by its deadline.
    *
+   * @param env the environment, with {@code --pointer-mode} over {@code IDEM_S3_POINTER_MODE}: unset, the
+   *     store follows its marker's mode
    * @throws IllegalArgumentException for a bad location, {@code IDEM_S3_POINTER_MODE} or {@code
    *     IDEM_S3_UPLOAD_PARALLELISM} (multipart parts sent at once, 1-64, default 4), with a one-line reason
    */
   static ProvenStore open(String uri, Map<String, String> env, String creator, StoreWaits waits) {
     S3Location location = S3Location.parse(uri, env);
-    S3StoreOptions.Builder options = S3StoreOptions.builder();
-    String mode = env.get("IDEM_S3_POINTER_MODE");
+    S3StoreOptions.Builder options = S3StoreOptions.builder().pointerModeSetting(POINTER_MODE_SETTING);
+    String mode = env.get(StoreOption.POINTER_MODE_ENV);
     if (mode != null && !mode.isBlank()) {
       options.pointerMode(PointerMode.parse(mode));
     }

@@ -292,7 +292,7 @@ final class ScanCommand implements Callable<Integer> {
    * (a scan of {@code /sys/kernel} would otherwise report thousands of "keys" and pass). An empty
    * directory is let through: it is an empty store, and the scan then examines nothing.
    */
-  private static void requireIdemStore(ObjectStore st) throws IOException {
+  static void requireIdemStore(ObjectStore st) throws IOException {
     ObjectStore bare = st instanceof ProvenStore proven ? proven.store() : st;
     if (!(bare instanceof FsObjectStore fs)) {
       return;

@@ -3,6 +3,7 @@ package dev.idem.cli;
 import dev.idem.core.store.Deadline;
 import dev.idem.core.store.ObjectStore;
 import java.io.IOException;
+import java.util.Map;
 import java.time.Duration;
 import java.util.Set;
 import picocli.CommandLine;
@@ -43,6 +44,15 @@ final class StoreOption {
           + "Default: $IDEM_STORE, else file:.idem (writing commands then say so on stderr)")
   String uri;
 
+  /** The variable {@code --pointer-mode} overrides. */
+  static final String POINTER_MODE_ENV = "IDEM_S3_POINTER_MODE";
+
+  @Option(names = "--pointer-mode", paramLabel = "cas|log",
+      description = "The S3 store's pointer mode, cas or log. Default: $IDEM_S3_POINTER_MODE, else the mode the "
+          + "store's marker records, else cas (the first writer records it); a mode other than the marker's is "
+          + "refused (exit 8).")
+  String pointerMode;
+
   @Option(names = "--connect-timeout", paramLabel = "D", converter = Durations.class,
       description = "How long each attempt waits for a connection to the store's endpoint (S3). "
           + "Default: $IDEM_CONNECT_TIMEOUT, else 10s")
@@ -67,6 +77,12 @@ final class StoreOption {
 
   ObjectStore open(CliContext ctx) throws IOException {
     String chosen = StoreUris.choose(uri, ctx.env());
+    if (pointerMode != null && !chosen.startsWith("s3://")) {
+      throw new UsageException("--pointer-mode applies to s3:// stores; " + chosen + " has one pointer mode (lock)");
+    }
+    if (pointerMode != null && !pointerMode.equalsIgnoreCase("cas") && !pointerMode.equalsIgnoreCase("log")) {
+      throw new UsageException("--pointer-mode must be cas or log, was '" + pointerMode + "'");
+    }
     StoreWaits waits = waits(ctx);
     if (WRITING.contains(mixee.qualifiedName()) && StoreUris.DEFAULT.equals(chosen)
         && (uri == null || uri.isEmpty())) {
@@ -75,7 +91,7 @@ final class StoreOption {
     }
     opened = chosen;
     deadline = waits.deadline();
-    return ctx.openStore(uri, waits);
+    return ctx.openStore(uri, pointerMode == null ? Map.of() : Map.of(POINTER_MODE_ENV, pointerMode), waits);
   }
 
   /** The deadline of the store {@link #open} opened: every wait of the command ends by it. */

@@ -35,7 +35,8 @@ import java.util.stream.Stream;
  *       if CMD exited non-zero, {@link CommandFailed} carries its code; if it exited 0 without
  *       writing {@code IDEM_OUTPUT}, that is a failure too (an empty result is never assumed).
  *       Otherwise the file is the payload.
- *   <li>{@link #close()} removes the hook and the temporary directory.
+ *   <li>{@link #close()} removes the hook and the temporary directory, unless the caller kept CMD's
+ *       result there ({@link #keepResult}) because its publish failed.
  * </ol>
  *
  * Starting CMD and noticing a signal are ordered by this object's monitor, so either the hook sees
@@ -52,18 +53,53 @@ final class TaskProcess implements AutoCloseable {
   private final Thread hook = new Thread(this::onSignal, "idem-run-signal");
 
   private Path dir;
+  /** CMD's result, once it exited 0 and wrote one; kept by {@link #keepResult}. */
+  private Path result;
+  private boolean kept;
   private Process process;
   private volatile boolean signalled;
   private boolean armed;
 
-  /** CMD exited non-zero; idem exits with the same code. */
+  /** CMD exited non-zero; idem exits with the same code, unless {@code --cmd-exit} maps it. */
   static final class CommandFailed extends Exception {
     private static final long serialVersionUID = 1L;
+    /**
+     * Signals whose numbers are the same on Linux and the BSDs (macOS), by number; others are named by
+     * number only, since e.g. 10 is SIGUSR1 on Linux and SIGBUS on macOS.
+     */
+    private static final String[] SIGNALS = {null, "SIGHUP", "SIGINT", "SIGQUIT", "SIGILL", "SIGTRAP", "SIGABRT", null,
+        "SIGFPE", "SIGKILL", null, "SIGSEGV", null, "SIGPIPE", "SIGALRM", "SIGTERM"};
     final int code;
 
     CommandFailed(int code) {
-      super("CMD exited with code " + code);
+      super(what(code));
       this.code = code;
+    }
+
+    /**
+     * The signal that killed CMD, e.g. {@code SIGKILL} or {@code signal 10}; {@code null} when it exited.
+     * The JDK reports a process killed by signal N as status 128 + N, as shells do, so a CMD that itself
+     * exits with such a status reads the same.
+     */
+    String signal() {
+      return signalOf(code);
+    }
+
+    private static String signalOf(int code) {
+      int n = code - 128;
+      if (n < 1 || n > 64) {
+        return null;
+      }
+      return n < SIGNALS.length && SIGNALS[n] != null ? SIGNALS[n] : "signal " + n;
+    }
+
+    private static String what(int code) {
+      String signal = signalOf(code);
+      if (signal == null) {
+        return "CMD exited with code " + code;
+      }
+      return "CMD was killed by " + signal + " ("
+          + (signal.startsWith("SIG") ? "signal " + (code - 128) + ", " : "") + "exit status " + code + ")";
     }
   }
 
@@ -128,6 +164,8 @@ final class TaskProcess implements AutoCloseable {
     }
     Thread pump = captureStdout ? null : pump(p.getInputStream());
     int code;
+    // The heartbeat 'run --help' documents: a job log shows idem is waiting on CMD, not hung. Whole lines
+    // even on a terminal, where CMD's own stderr would break a live line.
     Progress running = Progress.start(err, progress, progressAfter, 60_000, () -> "CMD (pid " + p.pid() + ") still running for " + key);
     try {
       code = p.waitFor();
@@ -148,7 +186,24 @@ final class TaskProcess implements AutoCloseable {
       throw new IOException("CMD exited 0 but wrote nothing to $IDEM_OUTPUT (" + result
           + "); write the result there, or pass --stdout to publish CMD's standard output");
     }
+    synchronized (this) {
+      this.result = result;
+    }
     return Payload.ofFile(result);
+  }
+
+  /**
+   * Keeps CMD's result where it is, in the run's temporary directory, when its publish failed: {@link
+   * #close()} then leaves the directory in place.
+   *
+   * @return the result's path, or {@code null} when CMD produced none (nothing to keep)
+   */
+  synchronized Path keepResult() {
+    if (result != null && Files.isRegularFile(result)) {
+      kept = true;
+      return result;
+    }
+    return null;
   }
 
   private Thread pump(InputStream from) {
@@ -208,7 +263,7 @@ final class TaskProcess implements AutoCloseable {
   }
 
   private synchronized void deleteDir() {
-    if (dir == null) {
+    if (dir == null || kept) {
       return;
     }
     try (Stream<Path> files = Files.walk(dir)) {

@@ -1,5 +1,6 @@
 package dev.idem.cli;
 
+import dev.idem.core.publish.InsufficientSpaceException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -49,7 +50,37 @@ final class TempPaths {
   static long copyInto(InputStream in, Path file) throws IOException {
     try (OutputStream out = Files.newOutputStream(file, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING,
         LinkOption.NOFOLLOW_LINKS)) {
-      return in.transferTo(out);
+      byte[] buf = new byte[64 * 1024];
+      long n = 0;
+      for (int r; (r = in.read(buf)) >= 0; n += r) {
+        try {
+          out.write(buf, 0, r);
+        } catch (IOException e) {
+          // A full or failing local disk, not the store (whose reads fill buf): name the file.
+          throw new IOException("cannot write the temporary file " + file + " (java.io.tmpdir; bin/idem sets it from "
+              + "TMPDIR): " + ExitCodes.oneLine(e), e);
+        }
+      }
+      return n;
+    }
+  }
+
+  /**
+   * Refuses to spool {@code size} bytes into {@code java.io.tmpdir} when its filesystem has fewer free,
+   * before any byte is fetched; {@code why} says why idem spools there and how to avoid it.
+   */
+  static void requireRoom(long size, String why) throws IOException {
+    Path dir = Path.of(System.getProperty("java.io.tmpdir"));
+    long free;
+    try {
+      free = Files.getFileStore(dir).getUsableSpace();
+    } catch (IOException e) {
+      return; // createFile then names the directory and why it cannot be used
+    }
+    if (free < size) {
+      throw new IOException("the temporary directory " + dir + " (java.io.tmpdir; bin/idem sets it from TMPDIR) has "
+          + InsufficientSpaceException.bytes(free) + " free, too little for the object (" + InsufficientSpaceException.bytes(size)
+          + "): " + why + "; nothing written");
     }
   }
 

@@ -183,8 +183,27 @@ class ImageE2E {
 
   @Test
   void entrypoint_passesTheFlagsTheDistLauncherPasses(@TempDir Path dir) throws Exception {
-    // bin/idem from the dist, run against a stand-in java that prints its arguments: the exact command
-    // line the launcher starts, which the image's entrypoint must repeat with the install dir /opt/idem.
+    // The image starts every command as the launcher starts those that end in a moment, and asks idem to
+    // start the others again as the launcher starts them (JitRelaunch).
+    List<String> image = new ArrayList<>(entrypoint().subList(1, entrypoint().size()));
+    assertTrue(image.remove("-Didem.jit=per-command"), "the entrypoint asks for the per-command JIT: " + image);
+    image.add("--version");
+    assertSameJvmLine(image, launched(dir, "--version"));
+  }
+
+  @Test
+  void entrypoint_publishStartedAgainWithTheFlagsTheDistLauncherPassesIt(@TempDir Path dir) throws Exception {
+    List<String> image = new ArrayList<>(entrypoint().subList(1, entrypoint().size()));
+    image.add("publish");
+    List<String> again = JitRelaunch.commandLine(image, new String[] {"publish"}).orElseThrow();
+    assertSameJvmLine(again, launched(dir, "publish"));
+  }
+
+  /**
+   * bin/idem from the dist, run against a stand-in java that prints its arguments: the exact command
+   * line the launcher starts for {@code command}, with its install dir written as the image's, /opt/idem.
+   */
+  private static List<String> launched(Path dir, String command) throws Exception {
     Path dist = tar.resolveSibling("dist").resolve("idem-" + version(tar) + "-linux-" + System.getProperty("os.arch")
         .replace("amd64", "x86_64"));
     Path install = dir.resolve("idem");
@@ -197,21 +216,22 @@ class ImageE2E {
     Files.createFile(install.resolve("app/idem.aot"));
     Files.createFile(install.resolve("app/idem-cli.jar"));
 
-    ProcessBuilder pb = new ProcessBuilder(install.resolve("bin/idem").toString(), "--version")
-        .redirectErrorStream(true);
+    ProcessBuilder pb = new ProcessBuilder(install.resolve("bin/idem").toString(), command).redirectErrorStream(true);
     pb.environment().remove("TMPDIR");
     pb.environment().remove("IDEM_JAVA_OPTS");
     Process p = pb.start();
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the launcher finished");
     assertEquals(0, p.exitValue(), out);
-
     String installed = install.toRealPath().toString();
-    List<String> launched = out.lines().map(a -> a.replace(installed, "/opt/idem")).toList();
-    List<String> expected = new ArrayList<>(entrypoint().subList(1, entrypoint().size()));
-    expected.add("--version");
-    // The same JVM options (their order matters only among -Xlog options, which apply in turn), then
-    // the same class path, main class and arguments.
+    return out.lines().map(a -> a.replace(installed, "/opt/idem")).toList();
+  }
+
+  /**
+   * The same JVM options (their order matters only among -Xlog options, which apply in turn), then the
+   * same class path, main class and arguments.
+   */
+  private static void assertSameJvmLine(List<String> expected, List<String> launched) {
     int cp = expected.indexOf("-cp");
     int launchedCp = launched.indexOf("-cp");
     assertTrue(launchedCp > 0, "the launcher passes -cp: " + launched);

@@ -108,7 +108,8 @@ class LauncherTest {
   void launcher_commandsThatHashAPayload_getC2_theRestC1Only() throws Exception {
     for (List<String> args : List.<List<String>>of(List.of("publish", "--file", "f"), List.of("run", "--", "sh"), List.of("get"),
         List.of("key"), List.of("scan"), List.of("pointer", "show"), List.of("gc"), List.of("--help"), List.of(),
-        List.of("--", "publish"), List.of("publisher"))) {
+        List.of("--", "publish"), List.of("publisher"), List.of("--store", "s3://b/p", "publish", "--file", "f"),
+        List.of("--json", "scan", "--pipeline", "run"), List.of("-q", "--", "get"))) {
       Launched run = dash(install.resolve("bin/idem"), Map.of(), args);
 
       assertEquals(expected(List.of(), args), run.javaArgs(), args::toString);
@@ -124,7 +125,7 @@ class LauncherTest {
   }
 
   private List<String> expected(List<String> archive, List<String> javaOpts, List<String> args) throws IOException {
-    boolean hashes = !args.isEmpty() && List.of("publish", "run", "get").contains(args.get(0));
+    boolean hashes = List.of("publish", "run", "get").contains(command(args));
     List<String> want = new ArrayList<>(hashes ? WITH_C2 : C1_ONLY);
     want.addAll(VM_FLAGS);
     want.addAll(archive);
@@ -135,6 +136,22 @@ class LauncherTest {
     want.add("dev.idem.cli.Main");
     want.addAll(args);
     return want;
+  }
+
+  /** The command a line runs: its first argument, or the first command name after leading options. */
+  private static String command(List<String> args) {
+    if (args.isEmpty() || !args.get(0).startsWith("-")) {
+      return args.isEmpty() ? "" : args.get(0);
+    }
+    for (String a : args) {
+      if (a.equals("--")) {
+        return "";
+      }
+      if (List.of(CommandModels.NAMES).contains(a)) {
+        return a;
+      }
+    }
+    return "";
   }
 
   private Launched dash(Path launcher, Map<String, String> env, List<String> args) throws Exception {

@@ -285,6 +285,15 @@ class PointerScanGcTest {
   }
 
   @Test
+  void gc_storeDirectoryMissing_exits4AndCreatesNothing() {
+    Path typo = dir.resolve("stroe");
+    Cli.Result r = new Cli().run("gc", "--pipeline", "p", "--keep", "1", "--store", "file:" + typo);
+    assertEquals(ExitCodes.STORE_UNAVAILABLE, r.code(), r.describe());
+    assertEquals("idem gc: no idem store at file:" + typo + ": the directory does not exist\n", r.err(), r.describe());
+    assertFalse(Files.exists(typo), "a command that only deletes never creates a store");
+  }
+
+  @Test
   void gc_divergentGeneration_evidenceOutlivesRetentionUnlessDropped() throws Exception {
     for (int n = 0; n < 3; n++) {
       publish("p", n, "gen " + n);

@@ -200,6 +200,32 @@ class ProgressCommandTest {
     assertFalse(progressPrinted(err), err.toString());
   }
 
+  /**
+   * The heartbeat of a long CMD: a whole line naming CMD's pid and key, in a log as on a terminal (CMD's
+   * own stderr shares the terminal), and documented in the help. CMD waits until the line is printed.
+   */
+  @Test
+  void run_cmdStillRunning_heartbeatOnStderrAsDocumented() throws Exception {
+    StringWriter err = new StringWriter();
+    Path go = dir.resolve("go");
+    CliContext ctx = new CliContext(new ByteArrayInputStream(new byte[0]), new ByteArrayOutputStream(), Map.of(),
+        Clock.systemUTC(), null).withProgressAfter(Duration.ofMillis(20));
+    java.util.concurrent.CompletableFuture<Integer> code = java.util.concurrent.CompletableFuture.supplyAsync(
+        () -> Main.execute(ctx, new PrintWriter(new StringWriter()), new PrintWriter(err, true), "run", "--pipeline",
+            "p", "--window", "60s", "--at", "1726000030", "--schema", "3", "--store", "file:" + dir.resolve("store"),
+            "--", "sh", "-c", "while [ ! -e '" + go + "' ]; do sleep 0.01; done; printf r > \"$IDEM_OUTPUT\""));
+    try {
+      awaitProgress(err, " still running for ");
+    } finally {
+      Files.createFile(go);
+    }
+    assertEquals(0, code.get(60, java.util.concurrent.TimeUnit.SECONDS), err.toString());
+    assertTrue(err.toString().matches("(?s)idem: CMD \\(pid [0-9]+\\) still running for p/1725999960/state-[0-9a-f]{64}"
+        + " \\([0-9]+s\\)\n.*"), err.toString());
+    String help = new Cli().run("run", "--help").out();
+    assertTrue(help.contains("idem: CMD (pid N) still running for KEY"), "the heartbeat is documented: " + help);
+  }
+
   @Test
   void withProgressAfter_notPositive_refused() {
     CliContext ctx = new CliContext(new ByteArrayInputStream(new byte[0]), new ByteArrayOutputStream(), Map.of(),

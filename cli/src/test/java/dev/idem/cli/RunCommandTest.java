@@ -102,6 +102,40 @@ class RunCommandTest {
   }
 
   @Test
+  void run_cmdKilledByASignal_namesTheSignal() throws Exception {
+    Cli.Result r = run(List.of(), "kill -KILL $$");
+    assertEquals(137, r.code(), "the status passes through as a shell reports it: " + r.describe());
+    assertEquals("idem run: CMD was killed by SIGKILL (signal 9, exit status 137); nothing published for " + key()
+        + "\n", r.err(), r.describe());
+    Cli.Result json = run(List.of("--json"), "kill -TERM $$");
+    assertEquals(143, json.code(), json.describe());
+    Map<String, Object> j = MiniJson.object(json.out());
+    assertEquals(143L, j.get("exit_code"), json.describe());
+    assertEquals("SIGTERM", j.get("signal"), json.describe());
+  }
+
+  @Test
+  void run_cmdExitOption_mapsEveryCmdFailureToOneCode() throws Exception {
+    Cli.Result r = run(List.of("--cmd-exit", "100"), "exit 4");
+    assertEquals(100, r.code(), "CMD's 4 would read as 'store unavailable': " + r.describe());
+    assertEquals("idem run: CMD exited with code 4; nothing published for " + key() + " (idem exits 100: --cmd-exit)\n",
+        r.err(), r.describe());
+    Cli.Result json = run(List.of("--cmd-exit", "100", "--json"), "exit 4");
+    assertEquals(100, json.code(), json.describe());
+    Map<String, Object> j = MiniJson.object(json.out());
+    assertEquals(4L, j.get("exit_code"), "CMD's own code stays in the report: " + json.describe());
+    assertEquals(100L, j.get("idem_exit_code"), json.describe());
+    Cli.Result pass = run(List.of("--cmd-exit", "pass"), "exit 4");
+    assertEquals(4, pass.code(), pass.describe());
+    for (String bad : List.of("0", "256", "x")) {
+      Cli.Result b = run(List.of("--cmd-exit", bad), "exit 4");
+      assertEquals(ExitCodes.USAGE, b.code(), b.describe());
+      assertTrue(b.err().contains("--cmd-exit"), b.describe());
+    }
+    assertEquals(0, run(List.of("--cmd-exit", "100"), "printf r > \"$IDEM_OUTPUT\"").code(), "success is 0");
+  }
+
+  @Test
   void run_cmdWritingNoResultIsTaskFailed() throws Exception {
     Cli.Result r = run(List.of(), "true");
     assertEquals(ExitCodes.TASK_FAILED, r.code(), r.describe());
@@ -213,6 +247,90 @@ class RunCommandTest {
     assertEquals(ExitCodes.STORE_UNAVAILABLE, r.code(), r.describe());
     assertEquals("idem run: " + storeRoot.toRealPath().resolve("_idem") + ": Read-only file system\n", r.err(), r.describe());
     assertEquals(0, runs(), "CMD must not run when its result could not be stored");
+  }
+
+  /** The store's filesystem as one with {@code free} bytes left (the real one otherwise). */
+  static FsOps withFree(long free) {
+    FsOps real = FsOps.real();
+    return (FsOps) Proxy.newProxyInstance(FsOps.class.getClassLoader(), new Class<?>[] {FsOps.class}, (proxy, m, args) -> {
+      if (m.getName().equals("usableSpace")) {
+        return free;
+      }
+      try {
+        return m.invoke(real, args);
+      } catch (InvocationTargetException e) {
+        throw e.getCause();
+      }
+    });
+  }
+
+  Cli.Result runOn(FsOps ops, String... extraThenScript) throws Exception {
+    Files.createDirectories(storeRoot);
+    List<String> a = new ArrayList<>(List.of("run", "--pipeline", "p", "--window", "60s", "--at", "1726000030",
+        "--schema", "3", "--writer", "test", "--store", "file:" + storeRoot));
+    a.addAll(List.of(extraThenScript).subList(0, extraThenScript.length - 1));
+    a.addAll(List.of("--", "sh", "-c", "echo x >> '" + marker + "'; " + extraThenScript[extraThenScript.length - 1]));
+    return new Cli().opener(uri -> FsObjectStore.open(storeRoot, FsObjectStore.Options.defaults().withOps(ops)))
+        .run(a.toArray(new String[0]));
+  }
+
+  @Test
+  void run_storeFullerThanTheReserve_exit4BeforeCmdRuns() throws Exception {
+    Cli.Result r = runOn(withFree(4096), "printf r > \"$IDEM_OUTPUT\"");
+    assertEquals(ExitCodes.STORE_UNAVAILABLE, r.code(), r.describe());
+    assertEquals(0, runs(), "a full store costs no CMD run: " + r.describe());
+    assertTrue(r.err().startsWith("idem run: file:" + storeRoot.toRealPath() + " has 4.0 KiB free, less than the "
+        + "reserve of 16.0 MiB required before the task runs; the task was not run"), r.describe());
+    assertTrue(r.err().contains("--min-free"), r.describe());
+    Cli.Result lower = runOn(withFree(4096), "--min-free", "1K", "printf r > \"$IDEM_OUTPUT\"");
+    assertEquals(0, lower.code(), "--min-free sets the reserve: " + lower.describe());
+  }
+
+  @Test
+  void run_resultLargerThanTheFreeSpace_refusedBeforeWritingAndTheResultKept() throws Exception {
+    Cli.Result r = runOn(withFree(100), "--min-free", "0", "--json", "head -c 200 /dev/zero > \"$IDEM_OUTPUT\"");
+    assertEquals(ExitCodes.STORE_UNAVAILABLE, r.code(), r.describe());
+    assertEquals(1, runs());
+    assertFalse(Files.exists(storeRoot.resolve(key())), r.describe());
+    Map<String, Object> j = MiniJson.object(r.out());
+    Path kept = Path.of((String) j.get("kept_result"));
+    try {
+      assertEquals(200, Files.size(kept), "CMD's result is kept where the error says: " + r.describe());
+      assertTrue(((String) j.get("message")).contains("the result is 200 bytes"), r.describe());
+      assertTrue(r.err().contains("; CMD's result is kept at " + kept + " ("), r.describe());
+      assertEquals(1, r.errLines().length, r.describe());
+    } finally {
+      deleteKept(kept);
+    }
+  }
+
+  @Test
+  void run_publishFailsAfterCmdSucceeded_theResultIsKeptAndSaidSo() throws Exception {
+    Files.createDirectories(storeRoot);
+    Cli.Result r = new Cli().opener(uri -> new dev.idem.core.testing.ForwardingObjectStore(FsObjectStore.open(storeRoot)) {
+      @Override
+      public dev.idem.core.store.PutOutcome putIfAbsent(String key, dev.idem.core.store.Payload payload, String w)
+          throws java.io.IOException {
+        throw new java.io.IOException(storeRoot + "/p/.tmp-state: No space left on device");
+      }
+    }).run("run", "--pipeline", "p", "--window", "60s", "--at", "1726000030", "--schema", "3", "--store",
+        "file:" + storeRoot, "--", "sh", "-c", "printf 'three minutes of work' > \"$IDEM_OUTPUT\"");
+    assertEquals(ExitCodes.STORE_UNAVAILABLE, r.code(), r.describe());
+    String prefix = "; CMD's result is kept at ";
+    assertTrue(r.err().startsWith("idem run: " + storeRoot + "/p/.tmp-state: No space left on device" + prefix), r.describe());
+    String rest = r.err().substring(r.err().indexOf(prefix) + prefix.length());
+    Path kept = Path.of(rest.substring(0, rest.indexOf(' ')));
+    try {
+      assertEquals("three minutes of work", Files.readString(kept), r.describe());
+      assertTrue(rest.contains("idem publish --file " + kept), "says how to publish it: " + r.describe());
+    } finally {
+      deleteKept(kept);
+    }
+  }
+
+  private static void deleteKept(Path kept) throws java.io.IOException {
+    Files.deleteIfExists(kept);
+    Files.deleteIfExists(kept.getParent());
   }
 
   @Test

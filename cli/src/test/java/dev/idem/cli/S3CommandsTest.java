@@ -112,6 +112,10 @@ class S3CommandsTest {
     }
     assertEquals(0, doctor.code(), doctor.describe());
     assertTrue(doctor.out().contains("\n  HELD abort-keeps-object: "), doctor.describe());
+    // The probe passes If-Match on S3Proxy too, whose If-Match is not atomic: doctor must say it did not
+    // check what cas mode relies on.
+    assertTrue(doctor.out().contains("\nnot checked:\n  if-match atomicity: "), doctor.describe());
+    assertTrue(doctor.out().contains("IDEM_S3_POINTER_MODE=log"), doctor.describe());
     assertEquals(0, published.code(), published.describe());
     assertTrue(published.out().startsWith("CREATED border-state/1725999960/state-"), published.describe());
   }
@@ -151,7 +155,7 @@ class S3CommandsTest {
   void demo_onS3() {
     Cli.Result r = cli().run("demo", "--store", store);
     assertEquals(0, r.code(), r.describe());
-    assertTrue(r.out().contains("scanned prefix=border-state/ divergent_keys=1"), r.describe());
+    assertTrue(r.out().contains("scanned prefix=" + DemoCommand.PIPELINE + "/ divergent_keys=1"), r.describe());
   }
 
   @Test
@@ -160,6 +164,16 @@ class S3CommandsTest {
     Cli.Result r = cli().run("gc", "--pipeline", "border-state", "--keep", "1", "--dry-run", "--store", store);
     assertEquals(0, r.code(), r.describe());
     assertTrue(r.out().contains("removed=0"), r.describe());
+  }
+
+  @Test
+  void gc_onAnEmptyPrefix_writesNothingThere() throws Exception {
+    String empty = store + "-typo";
+    Cli.Result r = cli().run("gc", "--pipeline", "border-state", "--keep", "1", "--grace", "0s", "--store", empty);
+    assertEquals(0, r.code(), r.describe());
+    String bucket = empty.substring("s3://".length(), empty.indexOf('/', "s3://".length()));
+    assertEquals(List.of(), server.client().listObjects(bucket, "exports-typo/", null, null, 10).objects(),
+        "no marker, no probe scratch: a command that only deletes never creates a store");
   }
 
   @Test

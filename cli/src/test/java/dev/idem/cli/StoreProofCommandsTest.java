@@ -98,8 +98,43 @@ class StoreProofCommandsTest {
 
     assertEquals(ExitCodes.STORE_REFUSED, w.code(), w.describe());
     assertTrue(w.err().contains(" uses pointer mode cas (its marker " + store + "/_idem/store, created "), w.describe());
-    assertTrue(w.err().contains("this process is configured for log"), w.describe());
+    assertTrue(w.err().contains("this process is configured for log (--pointer-mode or IDEM_S3_POINTER_MODE)"),
+        w.describe());
+    assertTrue(w.err().contains("leave it unset to follow the marker"), w.describe());
     assertEquals(ExitCodes.STORE_REFUSED, r.code(), r.describe());
+    Cli.Result flag = s3Cli(server.endpoint().toString()).run("pointer", "show", "--pipeline", "border-state",
+        "--store", store, "--pointer-mode", "log");
+    assertEquals(ExitCodes.STORE_REFUSED, flag.code(), flag.describe());
+  }
+
+  @Test
+  void publishGetAndShow_noModeConfigured_followTheMarkersMode() throws Exception {
+    String store = "s3://" + server.createBucket(true) + "/exports";
+    Cli log = s3Cli(server.endpoint().toString()).env("IDEM_S3_POINTER_MODE", "log");
+    assertEquals(0, publish(log, store, "rows\n").code());
+    Cli unset = s3Cli(server.endpoint().toString());
+
+    Cli.Result w = publish(unset, store, "rows\n");
+    Cli.Result show = unset.run("pointer", "show", "--pipeline", "border-state", "--store", store);
+    Cli.Result get = unset.run("get", "--pipeline", "border-state", "--store", store);
+    Cli.Result same = s3Cli(server.endpoint().toString()).run("pointer", "show", "--pipeline", "border-state",
+        "--store", store, "--pointer-mode", "log");
+
+    assertEquals(0, w.code(), w.describe());
+    assertTrue(w.out().startsWith("IDENTICAL "), w.describe());
+    assertEquals(0, show.code(), show.describe());
+    assertEquals("rows\n", new String(get.raw(), java.nio.charset.StandardCharsets.UTF_8), get.describe());
+    assertEquals(0, same.code(), "the flag naming the marker's mode is no conflict: " + same.describe());
+  }
+
+  @Test
+  void pointerModeFlag_onAFileStore_isAUsageError() throws Exception {
+    Path f = Files.writeString(dir.resolve("rows"), "rows\n");
+    Cli.Result flag = new Cli().run("publish", "--file", f.toString(), "--pipeline", "p", "--window", "60s",
+        "--schema", "3", "--store", "file:" + dir.resolve("store"), "--pointer-mode", "log");
+    assertEquals(ExitCodes.USAGE, flag.code(), flag.describe());
+    assertTrue(flag.err().contains("--pointer-mode"), flag.describe());
+    assertFalse(Files.exists(dir.resolve("store")), "nothing written: " + flag.describe());
   }
 
   @Test
@@ -158,6 +193,29 @@ class StoreProofCommandsTest {
     assertEquals("marker", j.get("source"), r.describe());
     assertEquals(Boolean.TRUE, j.get("ok"), r.describe());
     assertEquals(3, ((List<?>) j.get("guarantees")).size(), r.describe());
+    assertTrue(((List<?>) j.get("not_checked")).stream().anyMatch(n -> ((String) n).contains("--no-probe")), r.describe());
+  }
+
+  @Test
+  void doctorNoProbe_saysWhatItDidNotCheck_neverThatIdemCanWrite() throws Exception {
+    Path root = dir.resolve("store");
+    assertEquals(0, publish(new Cli(), "file:" + root, "rows\n").code());
+
+    Cli.Result r = new Cli().run("doctor", "--no-probe", "--store", "file:" + root);
+
+    assertEquals(0, r.code(), r.describe());
+    assertFalse(r.out().contains("ok: idem can write"), "nothing was written to find out: " + r.describe());
+    assertTrue(r.out().contains("\nnot checked:\n  now: --no-probe "), r.describe());
+    String[] lines = r.outLines();
+    assertEquals("ok: the guarantees the marker recorded hold for file:" + root + " (not probed now)",
+        lines[lines.length - 1], r.describe());
+  }
+
+  @Test
+  void doctor_fileStore_saysTheLockIsNotCheckedAcrossHosts() {
+    Cli.Result r = new Cli().run("doctor", "--store", "file:" + dir.resolve("store"));
+    assertEquals(0, r.code(), r.describe());
+    assertTrue(r.out().contains("\nnot checked:\n  file-locks across hosts: "), r.describe());
   }
 
   @Test

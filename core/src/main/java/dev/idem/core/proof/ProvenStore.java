@@ -26,8 +26,9 @@ import java.util.Optional;
  * <h2>Before the first write ({@link #requireWritable})</h2>
  *
  * <ol>
- *   <li>Read the marker ({@link StoreMarker#KEY}). Present: check it names this process's pointer mode
- *       and store kind, and trust it; no probe.
+ *   <li>Read the marker ({@link StoreMarker#KEY}). Present: check it names this process's store kind and
+ *       pointer mode (a process that chose no mode takes the marker's, {@link StoreProver#pointerModeChosen}),
+ *       and trust it; no probe.
  *   <li>Absent: probe ({@link StoreProver#probe}). A required guarantee missing: refuse with one line
  *       naming what the store ignored and what depends on it; nothing is written at any key. This holds
  *       also when a later probe then failed: a store found lacking is refused for that, not reported
@@ -38,11 +39,14 @@ import java.util.Optional;
  *       records about the server.
  * </ol>
  *
- * Writes are {@link #putIfAbsent}, {@link #compareAndSetPointer}, {@link #delete}, {@link
- * #deleteRecords}, {@link #raiseRetirement} and {@link #sweep}
- * unless a dry run; {@link #checkWritable} proves too. Reads never probe and never create anything; {@link #readPointer} reads the marker
- * once, when there is one, and refuses a store whose marker names another pointer mode, since a reader
- * in the other mode would follow a pointer that writers no longer move. A store without a marker is
+ * Writes are {@link #putIfAbsent}, {@link #compareAndSetPointer} and {@link #raiseRetirement}; {@link
+ * #checkWritable} proves too. Deletes ({@link #delete}, {@link #deleteRecords}, {@link #sweep}) rely on
+ * no guarantee a probe shows: on a store with a marker they are checked against it as a write is, on
+ * one without they neither probe nor create the marker, so a command that only deletes ({@code idem
+ * gc} on a mistyped store) never creates a store. Reads never probe and never create anything; {@link #readPointer} reads the marker
+ * once, when there is one, and refuses a store whose marker names another pointer mode than the one this
+ * process chose (a process that chose none takes the marker's), since a reader in the other mode would
+ * follow a pointer that writers no longer move. A store without a marker is
  * read as it is (legacy buckets idem never wrote).
  *
  * <h2>Failure states</h2>
@@ -172,12 +176,15 @@ public final class ProvenStore implements ObjectStore {
           + prover.markerLocation() + "), this is a '" + prover.kind() + "' store: refusing to use a copied"
           + " or misplaced store");
     }
+    if (!marker.pointerMode().equals(prover.pointerMode()) && !prover.pointerModeChosen()) {
+      prover.adopt(marker); // no mode chosen: the marker's is the store's
+    }
     if (!marker.pointerMode().equals(prover.pointerMode())) {
       throw new StoreRefusedException(store.describe() + " uses pointer mode " + marker.pointerMode()
           + " (its marker " + prover.markerLocation() + ", created " + marker.createdAt() + " by "
-          + marker.createdBy() + "), this process is configured for " + prover.pointerMode()
-          + ": refusing, since writers in two modes keep two different pointers; configure "
-          + marker.pointerMode());
+          + marker.createdBy() + "), this process is configured for " + prover.pointerMode() + " ("
+          + prover.pointerModeSetting() + "): refusing, since writers in two modes keep two different pointers;"
+          + " set it to " + marker.pointerMode() + ", or leave it unset to follow the marker");
     }
   }
 
@@ -225,14 +232,33 @@ public final class ProvenStore implements ObjectStore {
 
   @Override
   public boolean delete(String key) throws IOException {
-    requireWritable();
+    requireMarkedMode();
     return store.delete(key);
   }
 
   @Override
   public int deleteRecords(String key) throws IOException {
-    requireWritable();
+    requireMarkedMode();
     return store.deleteRecords(key);
+  }
+
+  /**
+   * Before a delete: a store with a marker is trusted for writing as {@link #requireWritable} does (its
+   * kind and pointer mode checked); one without is left unmarked and unprobed, since deleting relies on
+   * none of the guarantees probed and must not create a store where there was none.
+   */
+  private void requireMarkedMode() throws IOException {
+    if (trusted != null) {
+      return;
+    }
+    Optional<StoreMarker> m = readMarker;
+    if (m == null) {
+      m = prover.readMarker();
+      readMarker = m;
+    }
+    if (m.isPresent()) {
+      requireWritable();
+    }
   }
 
   @Override
@@ -241,11 +267,11 @@ public final class ProvenStore implements ObjectStore {
     return store.raiseRetirement(proposed);
   }
 
-  /** A dry run writes nothing, so it neither probes nor needs a marker. */
+  /** Only deletes, so as {@link #delete}; a dry run deletes nothing and reads no marker. */
   @Override
   public List<String> sweep(Duration grace, boolean dryRun) throws IOException {
     if (!dryRun) {
-      requireWritable();
+      requireMarkedMode();
     }
     return store.sweep(grace, dryRun);
   }
@@ -261,6 +287,11 @@ public final class ProvenStore implements ObjectStore {
   @Override
   public Optional<Retirement> readRetirement(String pipeline) throws IOException {
     return store.readRetirement(pipeline);
+  }
+
+  @Override
+  public java.util.OptionalLong usableSpace() throws IOException {
+    return store.usableSpace();
   }
 
   @Override

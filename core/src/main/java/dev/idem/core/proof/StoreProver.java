@@ -20,8 +20,29 @@ public interface StoreProver {
   /** The store kind recorded in the marker: {@code s3} or {@code file}. */
   String kind();
 
-  /** The pointer mode this process is configured to use on the store ({@code cas}, {@code log}, {@code lock}). */
+  /**
+   * The pointer mode this process uses on the store ({@code cas}, {@code log}, {@code lock}): the one it
+   * was configured for, or, when none was chosen ({@link #pointerModeChosen}), a default until {@link
+   * #adopt} hands over a marker, and the marker's after.
+   */
   String pointerMode();
+
+  /**
+   * Whether this process chose its pointer mode. A prover whose mode was not chosen follows the store
+   * marker's ({@link #adopt}), so that only a real conflict (a process set to one mode, a store marked
+   * for the other) is refused. True by default: a store with one mode has nothing to follow.
+   */
+  default boolean pointerModeChosen() {
+    return true;
+  }
+
+  /**
+   * How the pointer mode is chosen in this process, for the message that refuses a conflict, e.g.
+   * {@code --pointer-mode or IDEM_S3_POINTER_MODE}.
+   */
+  default String pointerModeSetting() {
+    return "the pointer mode setting";
+  }
 
   /** Where the marker is, for messages, e.g. {@code s3://bucket/prefix/_idem/store}. */
   String markerLocation();
@@ -66,11 +87,23 @@ public interface StoreProver {
 
   /**
    * Called by {@link ProvenStore} once it trusts {@code marker} for writing (read or just created), before
-   * its first write: the store may use what the marker records about the server. The S3 store, for one,
-   * sends a single PUT's SHA-256 in a checksum header instead of signing the payload only where the
-   * marker records that the server verifies that header. Does nothing by default; writes nothing.
+   * its first write, and with a marker of another pointer mode than this process's when the mode was not
+   * chosen ({@link #pointerModeChosen}), before a read or write: the store may use what the marker
+   * records about the server, and a prover whose mode was not chosen takes the marker's. The S3 store,
+   * for one, sends a single PUT's SHA-256 in a checksum header instead of signing the payload only where
+   * the marker records that the server verifies that header. Does nothing by default; writes nothing.
    */
   default void adopt(StoreMarker marker) {}
+
+  /**
+   * What idem relies on in this store, in this pointer mode, that no probe can show, one line each,
+   * {@code name: why}, for {@code idem doctor} to list as not checked: a probe sends one request at a
+   * time from one host, so it cannot show that a condition is atomic when writers race, or that a lock
+   * is honoured by other hosts. Empty by default.
+   */
+  default List<String> unchecked() {
+    return List.of();
+  }
 
   /**
    * How the store is reached, for {@code idem doctor}: name to value in display order (endpoint,

@@ -15,6 +15,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -27,11 +28,13 @@ import java.util.concurrent.ConcurrentHashMap;
  *   <li>refuse a window that has not closed yet, beyond the allowed clock skew (G5, {@link
  *       ClosedWindowGuard}); derive the key from the spec (K1–K3);
  *   <li>if the key already holds an object, skip the task entirely (P5) and go to step 6 (the advance);
- *   <li>check the store can be written ({@link ObjectStore#checkWritable}), so a store that cannot take
- *       the result costs no task run;
+ *   <li>check the store can be written ({@link ObjectStore#checkWritable}) and, where it can tell its
+ *       free space ({@link ObjectStore#usableSpace}), that it has at least the reserve ({@link
+ *       #withMinFree}), so a store that cannot take the result costs no task run;
  *   <li>run the task to produce the payload (only now: the expensive work runs only when needed); a
  *       0-byte payload is refused unless empty results were allowed (P6), since a task that wrote
- *       nothing has produced no result;
+ *       nothing has produced no result; a payload larger than the store's free space is refused before
+ *       any byte of it is written ({@link InsufficientSpaceException});
  *   <li>publish create-only: CREATED, IDENTICAL or DIVERGENT (P2–P4), with the spec's schema version
  *       on the payload ({@link Payload#withSchema}) for the store to record;
  *   <li>advance the pipeline's pointer to the object now at the key, by the monotonic rule (G1–G3).
@@ -68,11 +71,14 @@ public final class Publisher {
   private final boolean advancePointer;
   private final ClosedWindowGuard windows;
   private final boolean allowEmpty;
+  /** Bytes the store must have free before the task runs, where it can tell; 0: not checked. */
+  private final long minFree;
   /** Retirement marks read so far, by pipeline (empty: the pipeline has none); shared with derived publishers. */
   private final ConcurrentHashMap<String, Optional<Retirement>> retirements;
 
   private Publisher(ObjectStore store, String writerId, Clock clock, PointerAdvancer advancer, boolean advancePointer,
-      ClosedWindowGuard windows, boolean allowEmpty, ConcurrentHashMap<String, Optional<Retirement>> retirements) {
+      ClosedWindowGuard windows, boolean allowEmpty, long minFree,
+      ConcurrentHashMap<String, Optional<Retirement>> retirements) {
     this.store = Objects.requireNonNull(store, "store");
     this.writerId = Names.requireWriterId(writerId);
     this.clock = Objects.requireNonNull(clock, "clock");
@@ -80,6 +86,7 @@ public final class Publisher {
     this.advancePointer = advancePointer;
     this.windows = Objects.requireNonNull(windows, "windows");
     this.allowEmpty = allowEmpty;
+    this.minFree = minFree;
     this.retirements = retirements;
   }
 
@@ -100,19 +107,31 @@ public final class Publisher {
   public static Publisher create(ObjectStore store, String writerId, Clock clock, PointerAdvancer advancer, boolean advancePointer) {
     ClosedWindowGuard windows = new ClosedWindowGuard(clock, ClosedWindowGuard.DEFAULT_MAX_CLOCK_SKEW);
     return new Publisher(store, writerId, clock, advancer == null ? null : advancer.withClosedWindowGuard(windows),
-        advancePointer, windows, false, new ConcurrentHashMap<>());
+        advancePointer, windows, false, 0, new ConcurrentHashMap<>());
   }
 
   /** The same publisher accepting windows that end up to {@code skew} after its clock's now (G5). */
   public Publisher withMaxClockSkew(Duration skew) {
     ClosedWindowGuard w = new ClosedWindowGuard(clock, skew);
     return new Publisher(store, writerId, clock, advancer == null ? null : advancer.withClosedWindowGuard(w),
-        advancePointer, w, allowEmpty, retirements);
+        advancePointer, w, allowEmpty, minFree, retirements);
   }
 
   /** The same publisher, publishing a 0-byte payload as a result when {@code allow} is true (P6). */
   public Publisher withEmptyResults(boolean allow) {
-    return new Publisher(store, writerId, clock, advancer, advancePointer, windows, allow, retirements);
+    return new Publisher(store, writerId, clock, advancer, advancePointer, windows, allow, minFree, retirements);
+  }
+
+  /**
+   * The same publisher, refusing to run the task when the store says it has fewer than {@code bytes}
+   * free ({@link ObjectStore#usableSpace}; a store that cannot tell is not checked). 0, the default,
+   * checks only that the result fits once it is produced.
+   */
+  public Publisher withMinFree(long bytes) {
+    if (bytes < 0) {
+      throw new IllegalArgumentException("free space reserve must be >= 0 bytes, was " + bytes);
+    }
+    return new Publisher(store, writerId, clock, advancer, advancePointer, windows, allowEmpty, bytes, retirements);
   }
 
   public ObjectStore store() {
@@ -131,6 +150,8 @@ public final class Publisher {
    * @throws TaskFailedException the task threw; nothing was published, the pointer is untouched
    * @throws EmptyResultException the task produced 0 bytes and empty results are not allowed; nothing
    *     was published, the pointer is untouched
+   * @throws InsufficientSpaceException the store has less free space than the reserve (the task did not
+   *     run) or than the result (the task ran; nothing was written, the result is the caller's)
    * @throws IOException the store failed, or cannot be written (then before the task ran); see the
    *     class comment for the state left behind
    */
@@ -147,6 +168,8 @@ public final class Publisher {
     }
     // Only now, after the skip check: a replica that finds its key published needs no write access.
     store.checkWritable();
+    requireFree(minFree, k, "less than the reserve of " + InsufficientSpaceException.bytes(minFree)
+        + " required before the task runs; the task was not run, nothing was written");
     Payload payload;
     long size;
     try {
@@ -162,7 +185,24 @@ public final class Publisher {
       throw new EmptyResultException("task for " + k + " produced an empty result (0 bytes); nothing published, "
           + "pointer untouched");
     }
+    requireRoomFor(size, k);
     return publishPayload(spec, key, payload);
+  }
+
+  /** Refuses a payload of {@code size} bytes where the store says fewer are free: before any is written. */
+  private void requireRoomFor(long size, String key) throws IOException {
+    requireFree(size, key, "and the result is " + InsufficientSpaceException.bytes(size) + "; nothing was written");
+  }
+
+  private void requireFree(long needed, String key, String why) throws IOException {
+    if (needed <= 0) {
+      return;
+    }
+    OptionalLong free = store.usableSpace();
+    if (free.isPresent() && free.getAsLong() < needed) {
+      throw new InsufficientSpaceException(store.describe() + " has " + InsufficientSpaceException.bytes(free.getAsLong())
+          + " free, " + why + " (publishing " + key + ")", free.getAsLong(), needed);
+    }
   }
 
   /**
@@ -170,13 +210,16 @@ public final class Publisher {
    *
    * @throws IllegalArgumentException the window has not closed (G5), or the payload is empty and
    *     empty results are not allowed (P6); nothing was written
+   * @throws InsufficientSpaceException the payload is larger than the store's free space; nothing was written
    * @throws IOException the store failed; see the class comment for the state left behind
    */
   public PublishReport publish(RunSpec spec, Payload payload) throws IOException {
     windows.requireClosed(spec.window(), "publish");
-    if (!allowEmpty && payload.size() == 0) {
+    long size = payload.size();
+    if (!allowEmpty && size == 0) {
       throw new IllegalArgumentException("refusing to publish an empty result (0 bytes) at " + spec.outputKey());
     }
+    requireRoomFor(size, spec.outputKey().toString());
     return publishPayload(spec, spec.outputKey(), payload);
   }
 

@@ -6,6 +6,7 @@ import java.io.InputStream;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
  * The storage operations idem needs. Implementations: {@code FsObjectStore} (idem-store-fs) and
@@ -86,6 +87,16 @@ public interface ObjectStore extends Closeable {
    *     directories
    */
   void checkWritable() throws IOException;
+
+  /**
+   * How many bytes could still be written here, where the store can know: a filesystem store's free space
+   * usable by this process; empty where it cannot ({@code S3}, where space is not the limit). A caller
+   * compares it with what it is about to write (the publisher: a reserve before the task runs, then the
+   * result's size) to refuse before writing, not half-way. Reads only.
+   */
+  default OptionalLong usableSpace() throws IOException {
+    return OptionalLong.empty();
+  }
 
   /** The pipeline's pointer with its version token, or empty when the pipeline has none yet. */
   Optional<PointerState> readPointer(String pipeline) throws IOException;

@@ -101,6 +101,15 @@ public interface Payload {
     return null;
   }
 
+  /**
+   * Where a store writing this payload reports its phases and the bytes it really sent; {@link
+   * WriteProgress#NONE} unless the caller asked ({@code idem publish} does, for its progress line). It
+   * travels on the payload, like {@link #schema()}, so a store wrapper that forwards the payload forwards it.
+   */
+  default WriteProgress progress() {
+    return WriteProgress.NONE;
+  }
+
   /** The same bytes, declared to be in format {@code schema}. */
   default Payload withSchema(int schema) {
     if (schema < 0) {
@@ -141,6 +150,11 @@ public interface Payload {
       @Override
       public Integer schema() {
         return schema;
+      }
+
+      @Override
+      public WriteProgress progress() {
+        return bytes.progress();
       }
 
       @Override

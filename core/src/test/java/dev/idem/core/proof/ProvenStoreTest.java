@@ -140,9 +140,37 @@ class ProvenStoreTest {
     assertFalse(mem.exists(KEY));
     assertEquals(null, slot.get());
     assertThrows(StoreRefusedException.class, () -> store.compareAndSetPointer("orders", null, null));
+    assertThrows(StoreRefusedException.class, () -> store.raiseRetirement(
+        new dev.idem.core.store.Retirement("orders", 1_726_000_000L, CLOCK.instant(), "idem test")));
+    assertEquals(List.of(), prover.adopted);
+  }
+
+  @Test
+  void deleteAndSweep_storeWithoutMarker_neitherProbeNorCreateIt() throws Exception {
+    AtomicReference<byte[]> slot = new AtomicReference<>();
+    ScriptedProver prover = new ScriptedProver(slot, "cas", List.of(good()));
+    InMemoryObjectStore mem = new InMemoryObjectStore();
+    ProvenStore store = ProvenStore.wrap(mem, prover, "idem test", CLOCK);
+
+    assertFalse(store.delete(KEY));
+    assertEquals(0, store.deleteRecords(KEY));
+    assertEquals(List.of(), store.sweep(Duration.ZERO, false));
+
+    assertEquals(0, prover.probes.get(), "a deleting command never probes a store idem has not marked");
+    assertEquals(null, slot.get(), "nor creates its marker");
+  }
+
+  @Test
+  void delete_markerOfAnotherMode_refused() throws Exception {
+    AtomicReference<byte[]> slot = new AtomicReference<>();
+    ProvenStore.wrap(new InMemoryObjectStore(), new ScriptedProver(slot, "log", List.of(good())), "idem test", CLOCK)
+        .requireWritable();
+    ScriptedProver prover = new ScriptedProver(slot, "cas", List.of(good()));
+    ProvenStore store = ProvenStore.wrap(new InMemoryObjectStore(), prover, "idem test", CLOCK);
+
     assertThrows(StoreRefusedException.class, () -> store.delete(KEY));
     assertThrows(StoreRefusedException.class, () -> store.sweep(Duration.ZERO, false));
-    assertEquals(List.of(), prover.adopted);
+    assertEquals(0, prover.probes.get());
   }
 
   /** A prover that judges {@code answers}, then fails with {@code later} (a server error, a refused abort). */
@@ -244,6 +272,66 @@ class ProvenStoreTest {
     assertEquals(w.getMessage(), r.getMessage());
     assertFalse(mem.exists(KEY));
     assertEquals(List.of(), prover.adopted);
+  }
+
+  /** A prover whose mode was not chosen: it follows the marker's when handed one. */
+  static final class FollowingProver extends ScriptedProver {
+    String current;
+
+    FollowingProver(AtomicReference<byte[]> marker, String defaultMode) {
+      super(marker, defaultMode, List.of(good()));
+      current = defaultMode;
+    }
+
+    @Override
+    public String pointerMode() {
+      return current;
+    }
+
+    @Override
+    public boolean pointerModeChosen() {
+      return false;
+    }
+
+    @Override
+    public void adopt(StoreMarker m) {
+      super.adopt(m);
+      current = m.pointerMode();
+    }
+  }
+
+  @Test
+  void writesAndReads_modeNotChosen_followTheMarkersMode() throws Exception {
+    AtomicReference<byte[]> slot = new AtomicReference<>(
+        new StoreMarker("mem", "log", Instant.EPOCH, "idem old", List.of(good())).toBytes());
+    FollowingProver reader = new FollowingProver(slot, "cas");
+    FollowingProver writer = new FollowingProver(slot, "cas");
+
+    assertTrue(ProvenStore.wrap(new InMemoryObjectStore(), reader, "idem test", CLOCK).readPointer("orders").isEmpty());
+    assertEquals(PutStatus.CREATED, ProvenStore.wrap(new InMemoryObjectStore(), writer, "idem test", CLOCK)
+        .putIfAbsent(KEY, text("a"), "w").status());
+
+    assertEquals("log", reader.current, "the reader follows the marker");
+    assertEquals("log", writer.current, "the writer too");
+    assertEquals(0, writer.probes.get());
+  }
+
+  @Test
+  void writes_modeChosenAndOtherThanTheMarkers_refusedNamingTheSetting() throws Exception {
+    AtomicReference<byte[]> slot = new AtomicReference<>(
+        new StoreMarker("mem", "cas", Instant.EPOCH, "idem old", List.of(good())).toBytes());
+    ScriptedProver prover = new ScriptedProver(slot, "log", List.of(good())) {
+      @Override
+      public String pointerModeSetting() {
+        return "--mode or MODE";
+      }
+    };
+    ProvenStore store = ProvenStore.wrap(new InMemoryObjectStore(), prover, "idem test", CLOCK);
+
+    StoreRefusedException w = assertThrows(StoreRefusedException.class, () -> store.putIfAbsent(KEY, text("a"), "w"));
+
+    assertTrue(w.getMessage().endsWith("this process is configured for log (--mode or MODE): refusing, since writers in "
+        + "two modes keep two different pointers; set it to cas, or leave it unset to follow the marker"), w.getMessage());
   }
 
   @Test

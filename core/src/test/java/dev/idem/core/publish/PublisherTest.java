@@ -50,6 +50,57 @@ class PublisherTest {
     assertEquals(AdvanceStatus.ALREADY_CURRENT, neu.pointer().status());
   }
 
+  /** A store on a filesystem with {@code free} bytes left. */
+  private ObjectStore withFree(long free) {
+    return new ForwardingObjectStore(store) {
+      @Override
+      public java.util.OptionalLong usableSpace() {
+        return java.util.OptionalLong.of(free);
+      }
+    };
+  }
+
+  @Test
+  void publish_lessFreeThanTheReserve_refusedBeforeTheTaskRuns() throws Exception {
+    AtomicInteger runs = new AtomicInteger();
+    Publisher p = Publisher.create(withFree(1000), "w").withMinFree(4096);
+
+    InsufficientSpaceException e = assertThrows(InsufficientSpaceException.class,
+        () -> p.publish(spec, producing("state", runs)));
+
+    assertEquals(0, runs.get(), "a full store costs no task run");
+    assertEquals(1000, e.free());
+    assertEquals(4096, e.needed());
+    assertTrue(e.getMessage().contains("1000 bytes free") && e.getMessage().contains("the task was not run"),
+        e.getMessage());
+    assertFalse(store.exists(spec.outputKey().toString()));
+  }
+
+  @Test
+  void publish_resultLargerThanTheFreeSpace_refusedBeforeAnythingIsWritten() throws Exception {
+    AtomicInteger runs = new AtomicInteger();
+    Publisher p = Publisher.create(withFree(3), "w");
+
+    InsufficientSpaceException e = assertThrows(InsufficientSpaceException.class,
+        () -> p.publish(spec, producing("state", runs)));
+
+    assertEquals(1, runs.get());
+    assertEquals(5, e.needed());
+    assertTrue(e.getMessage().contains("the result is 5 bytes"), e.getMessage());
+    assertFalse(store.exists(spec.outputKey().toString()));
+    assertThrows(InsufficientSpaceException.class,
+        () -> p.publish(spec, Payload.ofBytes("state".getBytes(StandardCharsets.UTF_8))));
+    assertEquals(PublishStatus.CREATED, Publisher.create(withFree(5), "w").withMinFree(5)
+        .publish(spec, producing("state", runs)).status(), "room enough: published");
+  }
+
+  @Test
+  void publish_storeThatCannotTellItsFreeSpace_notChecked() throws Exception {
+    AtomicInteger runs = new AtomicInteger();
+    assertEquals(PublishStatus.CREATED, Publisher.create(store, "w").withMinFree(Long.MAX_VALUE)
+        .publish(spec, producing("state", runs)).status());
+  }
+
   @Test
   void publish_keyAppearsWhileTaskRuns_identical() throws Exception {
     Publisher a = Publisher.create(store, "replica-a");

@@ -31,6 +31,7 @@ public class ForwardingObjectStore implements ObjectStore {
   @Override public Optional<InputStream> open(String key) throws IOException { return d.open(key); }
   @Override public PutOutcome putIfAbsent(String key, Payload payload, String writerId) throws IOException { return d.putIfAbsent(key, payload, writerId); }
   @Override public void checkWritable() throws IOException { d.checkWritable(); }
+  @Override public java.util.OptionalLong usableSpace() throws IOException { return d.usableSpace(); }
   @Override public Optional<PointerState> readPointer(String pipeline) throws IOException { return d.readPointer(pipeline); }
   @Override public CasResult compareAndSetPointer(String pipeline, String expectedToken, Pointer next) throws IOException { return d.compareAndSetPointer(pipeline, expectedToken, next); }
   @Override public boolean history(String prefix, HistoryVisitor visitor) throws IOException { return d.history(prefix, visitor); }

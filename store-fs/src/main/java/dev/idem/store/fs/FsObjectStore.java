@@ -26,6 +26,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -214,6 +215,27 @@ public final class FsObjectStore implements ObjectStore {
     paths.ensureDirectory(internal);
     TempFile probe = TempFile.create(ops, internal, "writable");
     probe.close();
+  }
+
+  /**
+   * The free space of the filesystem the root is on, usable by this process; for a root not created yet,
+   * of the nearest directory above it that exists; empty when it cannot be read (then nothing is checked
+   * against it: a check that cannot be made must not stop a publish). Creates nothing.
+   */
+  @Override
+  public OptionalLong usableSpace() {
+    Path existing = layout.root();
+    while (existing != null && !Files.exists(existing)) {
+      existing = existing.getParent();
+    }
+    if (existing == null) {
+      return OptionalLong.empty();
+    }
+    try {
+      return OptionalLong.of(ops.usableSpace(existing));
+    } catch (IOException e) {
+      return OptionalLong.empty();
+    }
   }
 
   // ---------------------------------------------------------------------------------------------

@@ -113,6 +113,24 @@ public interface FsOps {
 
   /** Deletes {@code file} if it exists; returns whether it did. */
   boolean deleteIfExists(Path file) throws IOException;
+
+  /**
+   * The bytes this process may still write on the filesystem holding {@code path} ({@code statvfs}'s
+   * available blocks). A default, like {@link #openForSync}, so seams written before it keep compiling.
+   */
+  default long usableSpace(Path path) throws IOException {
+    try {
+      return Files.getFileStore(path).getUsableSpace();
+    } catch (IOException e) {
+      // No mount entry names the path (a chroot, as a container image runs in, sees the host's
+      // /proc/mounts): statvfs it directly, which answers 0 for a failure too.
+      long free = path.toFile().getUsableSpace();
+      if (free > 0) {
+        return free;
+      }
+      throw e;
+    }
+  }
 }
 
 /** The default filesystem, unadorned. */

@@ -77,6 +77,14 @@ public final class FsStoreProver implements StoreProver {
     return "lock";
   }
 
+  /** The lock probe takes the lock on this host; replicas on other hosts rely on it being seen there too. */
+  @Override
+  public List<String> unchecked() {
+    return List.of("file-locks across hosts: the probe takes the kernel lock on this host; replicas on other "
+        + "hosts sharing the filesystem rely on seeing it too (NFS needs its lock service, lockd or NFSv4), "
+        + "which a probe on one host cannot show");
+  }
+
   @Override
   public String markerLocation() {
     return "file:" + markerPath();

@@ -39,6 +39,37 @@ class FsObjectStoreWritableTest {
   }
 
   @Test
+  void usableSpace_theFilesystemsFreeSpace_evenBeforeTheRootExists() throws IOException {
+    long free = Files.getFileStore(dir).getUsableSpace();
+    try (FsObjectStore store = FsObjectStore.open(dir.resolve("not/yet"))) {
+      long reported = store.usableSpace().orElseThrow();
+      // Other writers share the filesystem: the two reads agree within what they wrote in between.
+      assertTrue(Math.abs(reported - free) < 64L * 1024 * 1024, reported + " vs " + free);
+    }
+    assertFalse(Files.exists(dir.resolve("not")), "reading the free space creates nothing");
+  }
+
+  @Test
+  void usableSpace_notReadable_emptySoNothingIsCheckedAgainstIt() throws IOException {
+    // A chroot (a container image) sees the host's /proc/mounts, where no mount names its paths.
+    FsOps real = FsOps.real();
+    FsOps noMountEntry = (FsOps) java.lang.reflect.Proxy.newProxyInstance(FsOps.class.getClassLoader(),
+        new Class<?>[] {FsOps.class}, (proxy, m, args) -> {
+          if (m.getName().equals("usableSpace")) {
+            throw new IOException("Mount point not found");
+          }
+          try {
+            return m.invoke(real, args);
+          } catch (java.lang.reflect.InvocationTargetException e) {
+            throw e.getCause();
+          }
+        });
+    try (FsObjectStore store = FsObjectStore.open(dir, FsObjectStore.Options.defaults().withOps(noMountEntry))) {
+      assertEquals(java.util.OptionalLong.empty(), store.usableSpace());
+    }
+  }
+
+  @Test
   void checkWritable_rootBelowARegularFile_failsAndCreatesNothing() throws IOException {
     Path file = Files.writeString(dir.resolve("not-a-dir"), "x");
     try (FsObjectStore store = FsObjectStore.open(file.resolve("store"))) {

@@ -1,10 +1,12 @@
 package dev.idem.store.s3;
 
 import dev.idem.core.store.Payload;
+import dev.idem.core.store.WriteProgress;
 import dev.idem.store.s3.client.RequestBody;
 import dev.idem.store.s3.client.S3Client;
 import dev.idem.store.s3.client.S3Client.Condition;
 import dev.idem.store.s3.client.WriteResult;
+import java.io.FilterInputStream;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
@@ -200,12 +202,34 @@ final class CreateOnlyUpload {
   Sent send(String objectKey, Payload payload, ContentChecksums.Digest digest, Map<String, String> metadata)
       throws IOException {
     long size = digest.size();
+    WriteProgress progress = payload.progress();
+    progress.phase(WriteProgress.Phase.UPLOADING);
     if (size > threshold) {
       return multipart(objectKey, payload, digest, metadata);
     }
+    // The request reads the body as it writes it to the connection: what it read, it sent.
+    RequestBody.Opener sending = () -> new FilterInputStream(payload.open()) {
+      @Override
+      public int read() throws IOException {
+        int b = in.read();
+        if (b >= 0) {
+          progress.sent(1);
+        }
+        return b;
+      }
+
+      @Override
+      public int read(byte[] b, int off, int len) throws IOException {
+        int n = in.read(b, off, len);
+        if (n > 0) {
+          progress.sent(n);
+        }
+        return n;
+      }
+    };
     RequestBody body = checksumHeader
-        ? RequestBody.ofStreamWithChecksum(payload::open, size, digest.sha256(), digest.crc32c(1), payload.toString())
-        : RequestBody.ofStream(payload::open, size, digest.sha256(), digest.crc32c(1), payload.toString());
+        ? RequestBody.ofStreamWithChecksum(sending, size, digest.sha256(), digest.crc32c(1), payload.toString())
+        : RequestBody.ofStream(sending, size, digest.sha256(), digest.crc32c(1), payload.toString());
     WriteResult w = client.put(bucket, objectKey, body, Condition.ifNoneMatch(), metadata);
     return switch (w.status()) {
       case WRITTEN -> new Sent(Outcome.CREATED, w.versionId(), objectKey, null);

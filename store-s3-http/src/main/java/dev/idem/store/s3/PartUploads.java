@@ -199,6 +199,7 @@ final class PartUploads {
     }
     RequestBody body = transfer.body(buffer, n, actual, digest.partSha256(part));
     etags[part - 1] = client.uploadPart(bucket, objectKey, uploadId, part, body);
+    payload.progress().sent(n);
   }
 
   /** How the parts of one upload travel: both with their CRC32C in a signed header. */

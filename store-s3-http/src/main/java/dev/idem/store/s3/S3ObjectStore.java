@@ -11,6 +11,7 @@ import dev.idem.core.store.HistoryQuery;
 import dev.idem.core.store.ObjectInfo;
 import dev.idem.core.store.ObjectStore;
 import dev.idem.core.store.Payload;
+import dev.idem.core.store.WriteProgress;
 import dev.idem.core.store.Pointer;
 import dev.idem.core.store.PointerState;
 import dev.idem.core.store.PutOutcome;
@@ -109,7 +110,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <h2>Pointers</h2>
  *
  * {@link PointerMode#CAS} ({@link CasPointers}) or {@link PointerMode#LOG} ({@link LogPointers}), per
- * {@link S3StoreOptions#pointerMode()}. The store only swaps tokens atomically; ordering is core's.
+ * {@link S3StoreOptions#pointerMode()}, or, when the options chose none, per the store marker ({@link
+ * #followPointerMode}). The store only swaps tokens atomically; ordering is core's.
  *
  * <h2>Failure states</h2>
  *
@@ -141,7 +143,9 @@ public final class S3ObjectStore implements ObjectStore {
   private final S3StoreOptions options;
   private final KeyLayout layout;
   private final CreateOnlyUpload uploader;
-  private final PointerProtocol pointers;
+  /** The pointer protocol of the mode in use: the options', or the marker's ({@link #followPointerMode}). */
+  private volatile PointerProtocol pointers;
+  private volatile PointerMode pointerMode;
   private final HistoryWalk walk;
   private final Sweep sweep;
   private final RetirementObjects retirements;
@@ -156,14 +160,36 @@ public final class S3ObjectStore implements ObjectStore {
     this.executor = Executors.newCachedThreadPool(daemonThreads("idem-s3-" + location.bucket()));
     this.uploader = new CreateOnlyUpload(client, location.bucket(), options.multipartThreshold(), options.partSize(),
         options.uploadParallelism(), executor);
-    this.pointers = options.pointerMode() == PointerMode.CAS
-        ? new CasPointers(client, location.bucket(), layout)
-        : new LogPointers(client, location.bucket(), layout, options.pageSize());
+    this.pointerMode = options.pointerMode();
+    this.pointers = protocol(pointerMode);
     this.walk = new HistoryWalk(client, location.bucket(), layout, options.pageSize(), options.historyParallelism(),
         executor);
     this.retirements = new RetirementObjects(client, location.bucket(), layout, options.pageSize());
     this.sweep = new Sweep(client, location.bucket(), layout, options.pageSize(), options.logEntriesKept());
     this.knownKeys = Caffeine.newBuilder().maximumSize(options.knownKeysCacheSize()).executor(Runnable::run).build();
+  }
+
+  private PointerProtocol protocol(PointerMode mode) {
+    return mode == PointerMode.CAS
+        ? new CasPointers(client, location.bucket(), layout)
+        : new LogPointers(client, location.bucket(), layout, options.pageSize());
+  }
+
+  /** The pointer mode in use: the options' until {@link #followPointerMode} takes the marker's. */
+  public PointerMode pointerMode() {
+    return pointerMode;
+  }
+
+  /**
+   * Uses {@code mode} for the pointer from now on: the store marker's, when the options chose none
+   * ({@link S3StoreOptions#pointerModeChosen}). Called by the prover before the store's first pointer
+   * read or write, never between them.
+   */
+  void followPointerMode(PointerMode mode) {
+    if (mode != pointerMode) {
+      pointers = protocol(mode);
+      pointerMode = mode;
+    }
   }
 
   /**
@@ -279,6 +305,7 @@ public final class S3ObjectStore implements ObjectStore {
     Objects.requireNonNull(payload, "payload");
     long size = payload.size();
     // The one SHA-256 of the payload, with the checksums its upload checks the bytes sent against.
+    payload.progress().phase(WriteProgress.Phase.HASHING);
     ContentChecksums.Digest digest = uploader.digest(payload, size);
     String sha = digest.sha256();
     Instant published = options.clock().instant();
@@ -292,6 +319,7 @@ public final class S3ObjectStore implements ObjectStore {
         // this HEAD and the upload is still refused by If-None-Match and decided below.
         Optional<ObjectHead> existing = client.head(location.bucket(), objectKey, null);
         if (existing.isPresent()) {
+          payload.progress().phase(WriteProgress.Phase.SKIPPING);
           Optional<PutOutcome> decided = decide(key, existing.get(), null, payload, digest, meta, attempt);
           if (decided.isPresent()) {
             return decided.get();
@@ -307,6 +335,8 @@ public final class S3ObjectStore implements ObjectStore {
               sha, size, null);
           return ownWrite(key, sent.versionId(), created, payload, digest, meta, attempt);
         }
+        // Refused: the key holds an object (its bytes were sent all the same).
+        payload.progress().phase(WriteProgress.Phase.SKIPPING);
         Optional<ObjectHead> head = client.head(location.bucket(), objectKey, null);
         Optional<PutOutcome> decided = head.isEmpty() ? Optional.empty()
             : decide(key, head.get(), null, payload, digest, meta, attempt);
@@ -649,7 +679,7 @@ public final class S3ObjectStore implements ObjectStore {
 
   @Override
   public String toString() {
-    return "S3ObjectStore[" + describe() + ", " + options.pointerMode() + "]";
+    return "S3ObjectStore[" + describe() + ", " + pointerMode + "]";
   }
 
   private static String randomId() {

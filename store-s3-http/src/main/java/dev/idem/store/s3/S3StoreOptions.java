@@ -34,6 +34,8 @@ public final class S3StoreOptions {
   public static final int DEFAULT_UPLOAD_PARALLELISM = 4;
 
   private final PointerMode pointerMode;
+  private final boolean pointerModeChosen;
+  private final String pointerModeSetting;
   private final long multipartThreshold;
   private final long partSize;
   private final long headFirstThreshold;
@@ -47,6 +49,8 @@ public final class S3StoreOptions {
 
   private S3StoreOptions(Builder b) {
     this.pointerMode = b.pointerMode;
+    this.pointerModeChosen = b.pointerModeChosen;
+    this.pointerModeSetting = b.pointerModeSetting;
     this.multipartThreshold = b.multipartThreshold;
     this.partSize = b.partSize;
     this.headFirstThreshold = b.headFirstThreshold;
@@ -70,6 +74,8 @@ public final class S3StoreOptions {
   public Builder toBuilder() {
     Builder b = new Builder();
     b.pointerMode = pointerMode;
+    b.pointerModeChosen = pointerModeChosen;
+    b.pointerModeSetting = pointerModeSetting;
     b.multipartThreshold = multipartThreshold;
     b.partSize = partSize;
     b.headFirstThreshold = headFirstThreshold;
@@ -83,8 +89,23 @@ public final class S3StoreOptions {
     return b;
   }
 
+  /** The pointer mode chosen, or {@link PointerMode#CAS} until a store marker says otherwise ({@link #pointerModeChosen}). */
   public PointerMode pointerMode() {
     return pointerMode;
+  }
+
+  /**
+   * Whether {@link Builder#pointerMode} chose the mode. A store whose mode was not chosen uses the one
+   * its marker records ({@link S3StoreProver#adopt}), and {@code cas} where there is no marker yet; one
+   * whose mode was chosen is refused where the marker records the other.
+   */
+  public boolean pointerModeChosen() {
+    return pointerModeChosen;
+  }
+
+  /** How the pointer mode is set, for the message that refuses a conflict with the marker. */
+  public String pointerModeSetting() {
+    return pointerModeSetting;
   }
 
   public long multipartThreshold() {
@@ -129,7 +150,8 @@ public final class S3StoreOptions {
 
   @Override
   public String toString() {
-    return "S3StoreOptions[pointerMode=" + pointerMode + ", multipartThreshold=" + multipartThreshold
+    return "S3StoreOptions[pointerMode=" + pointerMode + (pointerModeChosen ? "" : " (until a marker says)")
+        + ", multipartThreshold=" + multipartThreshold
         + ", partSize=" + partSize + ", headFirstThreshold=" + headFirstThreshold + ", uploadParallelism="
         + uploadParallelism + ", keepEvidenceBytes=" + keepEvidenceBytes + ", pageSize=" + pageSize
         + ", knownKeysCacheSize=" + knownKeysCacheSize + ", logEntriesKept=" + logEntriesKept
@@ -139,6 +161,8 @@ public final class S3StoreOptions {
   /** Builds {@link S3StoreOptions}; each setter checks its bounds at once. */
   public static final class Builder {
     private PointerMode pointerMode = PointerMode.CAS;
+    private boolean pointerModeChosen;
+    private String pointerModeSetting = "S3StoreOptions.pointerMode";
     private long multipartThreshold = DEFAULT_MULTIPART_THRESHOLD;
     private long partSize = DEFAULT_PART_SIZE;
     private long headFirstThreshold = DEFAULT_HEAD_FIRST_THRESHOLD;
@@ -152,9 +176,22 @@ public final class S3StoreOptions {
 
     private Builder() {}
 
-    /** {@link PointerMode#CAS} (default) or {@link PointerMode#LOG}. */
+    /**
+     * Chooses {@link PointerMode#CAS} or {@link PointerMode#LOG}. Not chosen (the default), the store
+     * uses the mode its marker records, and {@code cas} where there is none yet.
+     */
     public Builder pointerMode(PointerMode mode) {
       this.pointerMode = Objects.requireNonNull(mode, "mode");
+      this.pointerModeChosen = true;
+      return this;
+    }
+
+    /**
+     * How the pointer mode is set where this store is configured, named in the message that refuses a
+     * mode other than the marker's, e.g. {@code IDEM_S3_POINTER_MODE}.
+     */
+    public Builder pointerModeSetting(String setting) {
+      this.pointerModeSetting = Objects.requireNonNull(setting, "setting");
       return this;
     }
 

@@ -104,7 +104,6 @@ public final class S3StoreProver implements StoreProver {
   private final S3Client client;
   private final S3Location location;
   private final KeyLayout layout;
-  private final PointerMode mode;
   private final Clock clock;
 
   private S3StoreProver(S3ObjectStore store) {
@@ -112,7 +111,6 @@ public final class S3StoreProver implements StoreProver {
     this.client = store.client();
     this.location = store.location();
     this.layout = new KeyLayout(location.prefix());
-    this.mode = store.options().pointerMode();
     this.clock = store.options().clock();
   }
 
@@ -121,10 +119,31 @@ public final class S3StoreProver implements StoreProver {
     return new S3StoreProver(store);
   }
 
-  /** Tells the store whether the trusted marker records that the server verifies {@code x-amz-checksum-sha256}. */
+  /**
+   * Tells the store whether the marker records that the server verifies {@code x-amz-checksum-sha256},
+   * and, when its options chose no pointer mode, to use the marker's (a mode this idem does not know is
+   * not taken, and the store is then refused for the mismatch).
+   */
   @Override
   public void adopt(StoreMarker marker) {
     store.serverVerifiesChecksumSha256(marker.probe(CHECKSUM_SHA256).map(ProbeResult::held).orElse(false));
+    if (!pointerModeChosen()) {
+      try {
+        store.followPointerMode(PointerMode.parse(marker.pointerMode()));
+      } catch (IllegalArgumentException unknown) {
+        // left as it is: ProvenStore refuses the store, naming both modes
+      }
+    }
+  }
+
+  @Override
+  public boolean pointerModeChosen() {
+    return store.options().pointerModeChosen();
+  }
+
+  @Override
+  public String pointerModeSetting() {
+    return store.options().pointerModeSetting();
   }
 
   @Override
@@ -134,7 +153,20 @@ public final class S3StoreProver implements StoreProver {
 
   @Override
   public String pointerMode() {
-    return mode.toString();
+    return store.pointerMode().toString();
+  }
+
+  /**
+   * In {@code cas} mode, that {@code If-Match} is atomic when writers race: the probe shows only that the
+   * server refuses a wrong ETag, and S3Proxy, which does, lets several racing writers win.
+   */
+  @Override
+  public List<String> unchecked() {
+    return store.pointerMode() == PointerMode.CAS
+        ? List.of("if-match atomicity: a probe sends one request at a time, so it cannot show that the server "
+            + "applies If-Match atomically when writers race; cas mode relies on it (AWS S3 does; S3Proxy does "
+            + "not): on a server that does not, or one you have not verified, use IDEM_S3_POINTER_MODE=log")
+        : List.of();
   }
 
   @Override
@@ -210,7 +242,7 @@ public final class S3StoreProver implements StoreProver {
     String test = "a PUT with If-Match: " + WRONG_ETAG + " (an ETag it does not have) to " + scratch;
     String reliance = "the cas pointer mode depends on it, and on its being atomic under concurrent writers,"
         + " which no probe can show (IDEM_S3_POINTER_MODE=log needs only If-None-Match)";
-    boolean required = mode == PointerMode.CAS;
+    boolean required = store.pointerMode() == PointerMode.CAS;
     WriteResult wrong;
     try {
       wrong = put(key, "third", Condition.ifMatch(WRONG_ETAG));
@@ -467,7 +499,7 @@ public final class S3StoreProver implements StoreProver {
     env.put("endpoint", client.endpoint().toString());
     env.put("region", client.region());
     env.put("addressing", client.pathStyle() ? "path-style" : "virtual-hosted");
-    env.put("pointer_mode", mode.toString());
+    env.put("pointer_mode", pointerMode());
     env.put("versioning", versioning());
     env.put("credentials", client.credentialsSource());
     Instant before = clock.instant();

@@ -1,0 +1,114 @@
+package dev.idem.cli;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The JIT that {@code bin/idem} chooses per command, for a JVM started without it: the container image,
+ * which has no shell to run the launcher, so its entrypoint starts every command with the one set of
+ * flags the launcher gives the commands that end in a moment (C1 only, the AOT cache's training
+ * replayed). The commands that hash a payload ({@code publish}, {@code run}, {@code get}) get C2 from the
+ * launcher instead, whose SHA-256 intrinsic hashes 4-5 times as fast. Started with {@value #PROPERTY}
+ * {@code =per-command} (the image's entrypoint passes it) for one of those, idem starts the same JVM again
+ * with the launcher's flags for it, the same class path and arguments, sharing its stdin, stdout and
+ * stderr, and exits with its code; a SIGTERM or SIGINT that ends this JVM is passed on as SIGTERM and
+ * waited for, so {@code run}'s CMD still gets its grace period. Every other command runs in place.
+ */
+final class JitRelaunch {
+  /** The system property that asks for the launcher's per-command JIT. */
+  static final String PROPERTY = "idem.jit";
+  /** C1 alone: how the image's entrypoint starts every command. */
+  static final String C1_ONLY = "-XX:TieredStopAtLevel=1";
+  /** What bin/idem gives the commands that hash a payload, in its order. */
+  static final List<String> WITH_C2 = List.of("-XX:+UnlockDiagnosticVMOptions", "-XX:-AOTReplayTraining");
+  private static final Set<String> HASHING = Set.of("publish", "run", "get");
+  private static final Set<String> COMMANDS = Set.of(CommandModels.NAMES);
+
+  private JitRelaunch() {}
+
+  /**
+   * The command line to start again for {@code args}, from this process's own ({@code processArgs}: its
+   * arguments after the java executable), or empty when {@code args} need no other JIT or the line cannot
+   * be split into JVM options, the class or jar, and {@code args}.
+   */
+  static Optional<List<String>> commandLine(List<String> processArgs, String[] args) {
+    if (!HASHING.contains(command(args))) {
+      return Optional.empty();
+    }
+    int target = processArgs.size() - args.length - 1;
+    if (target < 0 || !processArgs.subList(target + 1, processArgs.size()).equals(List.of(args))) {
+      return Optional.empty();
+    }
+    boolean jar = target > 0 && processArgs.get(target - 1).equals("-jar");
+    int jvmEnd = jar ? target - 1 : target;
+    List<String> line = new ArrayList<>(WITH_C2);
+    for (String option : processArgs.subList(0, jvmEnd)) {
+      if (!option.equals(C1_ONLY) && !option.startsWith("-D" + PROPERTY + "=")) {
+        line.add(option);
+      }
+    }
+    line.addAll(processArgs.subList(jvmEnd, processArgs.size()));
+    return Optional.of(line);
+  }
+
+  /** As bin/idem finds it: the first argument, or, when options come first, the first that names a command. */
+  static String command(String[] args) {
+    if (args.length == 0 || !args[0].startsWith("-")) {
+      return args.length == 0 ? "" : args[0];
+    }
+    for (String arg : args) {
+      if (arg.equals("--")) {
+        break;
+      }
+      if (COMMANDS.contains(arg)) {
+        return arg;
+      }
+    }
+    return "";
+  }
+
+  /**
+   * Runs {@code args} in a JVM with the launcher's JIT for them, when this one was asked to ({@value
+   * #PROPERTY}{@code =per-command}) and they need another.
+   *
+   * @return the exit code of that JVM, or empty when {@code args} run here
+   */
+  static Optional<Integer> runIfNeeded(String[] args) {
+    if (!"per-command".equals(System.getProperty(PROPERTY))) {
+      return Optional.empty();
+    }
+    ProcessHandle.Info self = ProcessHandle.current().info();
+    Optional<String> java = self.command();
+    Optional<List<String>> line = self.arguments().flatMap(a -> commandLine(List.of(a), args));
+    if (java.isEmpty() || line.isEmpty()) {
+      return Optional.empty(); // no /proc to read the line from: run here, with C1
+    }
+    List<String> cmd = new ArrayList<>(line.get());
+    cmd.add(0, java.get());
+    Process child;
+    try {
+      child = new ProcessBuilder(cmd).inheritIO().start();
+    } catch (IOException e) {
+      return Optional.empty();
+    }
+    Thread passOn = new Thread(() -> {
+      child.destroy();
+      try {
+        child.waitFor();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }, "idem-jit-relaunch");
+    Runtime.getRuntime().addShutdownHook(passOn);
+    while (true) {
+      try {
+        return Optional.of(child.waitFor());
+      } catch (InterruptedException e) {
+        // Only a signal ends this wait: the hook passes it on.
+      }
+    }
+  }
+}
