@@ -34,8 +34,9 @@ import java.util.Optional;
  *       as unreachable.
  *   <li>All held: create the marker create-only. Another process created one first: read that one and
  *       check it as in step 1 (two racing first writers both probe; one marker wins).
- *   <li>Hand the trusted marker to the prover ({@link StoreProver#adopt}), so the store can use what it
- *       records about the server.
+ *   <li>Hand the trusted marker to the prover ({@link StoreProver#adopt}), which returns the store to
+ *       write through, configured with what the marker records about the server. Every write of this
+ *       instance goes there; reads go to the wrapped store.
  * </ol>
  *
  * Writes are {@link #putIfAbsent}, {@link #compareAndSetPointer}, {@link #delete}, {@link
@@ -64,8 +65,8 @@ public final class ProvenStore implements ObjectStore {
   private final String createdBy;
   private final Clock clock;
   private final Object proving = new Object();
-  /** The marker this instance trusts for writing; null until proven. */
-  private volatile StoreMarker trusted;
+  /** The marker this instance trusts for writing and the store its prover configured by it; null until proven. */
+  private volatile Proof proof;
   /** The marker as read for readers: null until read, empty when the store has none. */
   private volatile Optional<StoreMarker> readMarker;
   /** Whether {@link #proveAndMark} is probing the store now. */
@@ -105,20 +106,27 @@ public final class ProvenStore implements ObjectStore {
    *     mode or kind; nothing was written at any key
    */
   public StoreMarker requireWritable() throws IOException {
-    StoreMarker m = trusted;
-    if (m != null) {
-      return m;
+    return proven().marker();
+  }
+
+  /** The marker trusted for writing, and the store to write through. */
+  private record Proof(StoreMarker marker, ObjectStore writer) {}
+
+  private Proof proven() throws IOException {
+    Proof p = proof;
+    if (p != null) {
+      return p;
     }
     synchronized (proving) {
-      if (trusted == null) {
+      if (proof == null) {
         Optional<StoreMarker> existing = prover.readMarker();
         StoreMarker marker = existing.isPresent() ? existing.get() : proveAndMark();
         requireSameMode(marker);
-        prover.adopt(marker);
+        ObjectStore writer = Objects.requireNonNull(prover.adopt(marker, store), "the store the prover adopted");
         readMarker = Optional.of(marker);
-        trusted = marker;
+        proof = new Proof(marker, writer);
       }
-      return trusted;
+      return proof;
     }
   }
 
@@ -196,8 +204,7 @@ public final class ProvenStore implements ObjectStore {
 
   @Override
   public PutOutcome putIfAbsent(String key, Payload payload, String writerId) throws IOException {
-    requireWritable();
-    return store.putIfAbsent(key, payload, writerId);
+    return proven().writer().putIfAbsent(key, payload, writerId);
   }
 
   /**
@@ -206,48 +213,39 @@ public final class ProvenStore implements ObjectStore {
    */
   @Override
   public void checkWritable() throws IOException {
-    requireWritable();
-    store.checkWritable();
+    proven().writer().checkWritable();
   }
 
   @Override
   public CasResult compareAndSetPointer(String pipeline, String expectedToken, Pointer next) throws IOException {
-    requireWritable();
-    return store.compareAndSetPointer(pipeline, expectedToken, next);
+    return proven().writer().compareAndSetPointer(pipeline, expectedToken, next);
   }
 
   @Override
   public CasResult compareAndSetPointer(String pipeline, String expectedToken, Pointer next, Duration maxWait)
       throws IOException {
-    requireWritable();
-    return store.compareAndSetPointer(pipeline, expectedToken, next, maxWait);
+    return proven().writer().compareAndSetPointer(pipeline, expectedToken, next, maxWait);
   }
 
   @Override
   public boolean delete(String key) throws IOException {
-    requireWritable();
-    return store.delete(key);
+    return proven().writer().delete(key);
   }
 
   @Override
   public int deleteRecords(String key) throws IOException {
-    requireWritable();
-    return store.deleteRecords(key);
+    return proven().writer().deleteRecords(key);
   }
 
   @Override
   public Optional<Retirement> raiseRetirement(Retirement proposed) throws IOException {
-    requireWritable();
-    return store.raiseRetirement(proposed);
+    return proven().writer().raiseRetirement(proposed);
   }
 
   /** A dry run writes nothing, so it neither probes nor needs a marker. */
   @Override
   public List<String> sweep(Duration grace, boolean dryRun) throws IOException {
-    if (!dryRun) {
-      requireWritable();
-    }
-    return store.sweep(grace, dryRun);
+    return (dryRun ? store : proven().writer()).sweep(grace, dryRun);
   }
 
   // ---------------------------------------------------------------- reads: never probe

@@ -1,5 +1,6 @@
 package dev.idem.core.proof;
 
+import dev.idem.core.store.ObjectStore;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
@@ -66,11 +67,18 @@ public interface StoreProver {
 
   /**
    * Called by {@link ProvenStore} once it trusts {@code marker} for writing (read or just created), before
-   * its first write: the store may use what the marker records about the server. The S3 store, for one,
-   * sends a single PUT's SHA-256 in a checksum header instead of signing the payload only where the
-   * marker records that the server verifies that header. Does nothing by default; writes nothing.
+   * its first write: the store to write through, configured with what the marker records about the
+   * server. The S3 store, for one, sends a single PUT's SHA-256 in a checksum header instead of signing
+   * the payload only where the marker records that the server verifies that header, and checks every
+   * publish for an earlier version under its own where it records that racing create-only writes both
+   * succeeded. The store returned shares {@code store}'s resources: {@link ProvenStore} closes only
+   * {@code store}. By default {@code store} itself. Writes nothing.
+   *
+   * @param store the store {@link ProvenStore} wraps, which is the one this prover proves
    */
-  default void adopt(StoreMarker marker) {}
+  default ObjectStore adopt(StoreMarker marker, ObjectStore store) {
+    return store;
+  }
 
   /**
    * How the store is reached, for {@code idem doctor}: name to value in display order (endpoint,

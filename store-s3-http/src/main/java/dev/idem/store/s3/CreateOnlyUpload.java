@@ -24,7 +24,7 @@ import java.util.concurrent.ExecutorService;
  *       in {@code x-amz-content-sha256} (S3 rejects bytes that do not match) and the body streamed from
  *       the payload on each attempt, its length and CRC32C checked before the last byte leaves ({@link
  *       RequestBody#ofStream}), so a changed payload is refused on a server that checks nothing too. On a
- *       server proven to verify {@code x-amz-checksum-sha256} ({@link #serverVerifiesChecksumSha256}) the
+ *       server proven to verify {@code x-amz-checksum-sha256} ({@link ProbeAnswers#verifiesChecksumSha256}) the
  *       same SHA-256 travels in that signed header instead, the payload {@code UNSIGNED-PAYLOAD} ({@link
  *       RequestBody#ofStreamWithChecksum}): the server still refuses other bytes, and one that buffers a
  *       signed body whole to hash it (S3Proxy) checks this one as it arrives.
@@ -132,15 +132,19 @@ final class CreateOnlyUpload {
   /** How parts travel to this client's endpoint: fixed by its scheme. */
   private final PartUploads.Transfer transfer;
   /** Whether the server is proven to refuse a body whose {@code x-amz-checksum-sha256} does not match it. */
-  private volatile boolean checksumHeader;
+  private final boolean checksumHeader;
 
   /**
    * @param parallelism parts of one upload in flight at once
    * @param executor runs the parts; it must start each task without waiting for another to end (an
    *     unbounded pool: {@link PartUploads} bounds the parts itself)
+   * @param checksumHeader whether single PUTs may carry their SHA-256 in {@code x-amz-checksum-sha256}
+   *     instead of a signed payload hash: only when the server was proven to verify that header (a
+   *     marker's {@code put-checksum-sha256} probe held), since on a plain-http endpoint nothing else
+   *     would stop bytes rewritten in transit
    */
   CreateOnlyUpload(S3Client client, String bucket, long threshold, long partSize, int parallelism,
-      ExecutorService executor) {
+      ExecutorService executor, boolean checksumHeader) {
     this.client = client;
     this.bucket = bucket;
     this.threshold = threshold;
@@ -148,16 +152,7 @@ final class CreateOnlyUpload {
     this.parallelism = parallelism;
     this.executor = executor;
     this.transfer = PartUploads.Transfer.to(client.endpoint());
-  }
-
-  /**
-   * Whether single PUTs may carry their SHA-256 in {@code x-amz-checksum-sha256} instead of a signed
-   * payload hash: only when the server was proven to verify that header (a marker's {@code
-   * put-checksum-sha256} probe held), since on a plain-http endpoint nothing else would stop bytes
-   * rewritten in transit. Off until set.
-   */
-  void serverVerifiesChecksumSha256(boolean verified) {
-    this.checksumHeader = verified;
+    this.checksumHeader = checksumHeader;
   }
 
   /**
