@@ -40,7 +40,8 @@ import java.util.zip.CRC32C;
  * If-None-Match: *} (older MinIO releases, some gateways, a proxy that strips headers) would make two
  * replicas both report CREATED and the second silently replace the first.
  *
- * <h2>Probes, on one scratch key {@code _idem/probe/RANDOM} (and {@code RANDOM-abort}, {@code RANDOM-checksum})</h2>
+ * <h2>Probes, on one scratch key {@code _idem/probe/RANDOM} (and {@code RANDOM-abort}, {@code RANDOM-checksum},
+ * {@code RANDOM-raceN-multipart}, {@code RANDOM-raceN-put})</h2>
  *
  * Each probe reads the answer S3 gives; a server that answers otherwise (a 304 where S3 answers 412, a
  * 400 or 501 for a header it does not know) is recorded as not keeping the guarantee, since idem's
@@ -97,24 +98,27 @@ import java.util.zip.CRC32C;
  *
  * <h2>Racing creates</h2>
  *
- * A probe can show that a race was lost by the server, never that none can be: a server that applied one
- * write of each race here may still apply two in a race it times otherwise. What the probe can do is
- * race as a publish would, so that a server whose check and write stand apart shows it: {@value
+ * A probe can show that a race was won twice, never that none can be: a server that let one write of
+ * each race here succeed may still let two succeed in a race timed otherwise. What the probe can do is
+ * race as publishes do, so that a server whose check and write stand apart shows it: {@value
  * #RACE_ROUNDS} rounds, stopping at the first race more than one write won, each round racing {@value
  * #RACE_WRITERS} CompleteMultipartUpload requests with {@code If-None-Match: *} onto one fresh key, then
  * {@value #RACE_WRITERS} PutObject requests with {@code If-None-Match: *} onto another, released together
  * on the store's threads once every upload is ready. A server that checks the key and then stores the
  * object has a window that grows with the bytes it stores after the check (moto copies the parts into
- * the object, and writes a PUT's body, between the two), so each write carries 5 MiB: S3's smallest part,
- * and smaller than any part or single PUT near the multipart threshold that a publish sends (moto applies
- * two racing completions of a 5 MiB part nearly every time, and of a few hundred KiB rarely). So the probe
- * costs, where no race is won twice (AWS S3, S3Proxy), {@value #RACE_ROUNDS} × 2 × {@value
- * #RACE_WRITERS} writes of 5 MiB (40 MiB) in {@value #RACE_ROUNDS} × (5 × {@value #RACE_WRITERS} + 1)
- * requests: per writer of a completion race a CreateMultipartUpload, an UploadPart, the completion and
+ * the object, and writes a PUT's body, between the two), so each write carries 5 MiB, S3's smallest part:
+ * no more than any part a publish sends, and far less than a single PUT near the multipart threshold
+ * (moto lets two racing completions of a 5 MiB part succeed nearly every time, of a few hundred KiB
+ * rarely). Two writers make the smallest race. A round's races can all miss on a server that does race
+ * (moto, now and then, its threads scheduled apart), so further rounds give it more
+ * chances, each as good as the first; the rounds are bounded so that what a server where no race is won
+ * twice (AWS S3, S3Proxy) pays is fixed, while one that shows a race stops at once. That cost is {@value
+ * #RACE_ROUNDS} × 2 × {@value #RACE_WRITERS} writes of 5 MiB (60 MiB) in {@value #RACE_ROUNDS} × (5 ×
+ * {@value #RACE_WRITERS} + 1) requests: per writer of a completion race a CreateMultipartUpload, an UploadPart, the completion and
  * an abort (or, for the winner, the delete of its version), per writer of a PUT race the PUT, and the
  * delete of the winner's version; once per store, when its marker is created, and on each {@code idem
- * doctor}. Each write's version is deleted
- * by its id where the reply names one, so in a versioned bucket no 5 MiB version stays behind.
+ * doctor}. Each write's version is deleted by its id where the reply names one, so in a versioned bucket
+ * no 5 MiB version stays behind.
  *
  * <h2>Failure states</h2>
  *
@@ -136,7 +140,7 @@ public final class S3StoreProver implements StoreProver {
   private static final String OTHER_SHA256 = Sha256.of("other bytes".getBytes(StandardCharsets.US_ASCII));
   private static final String RACING_CREATES = "if-none-match-atomic";
   /** Rounds of racing creates, each a race of completions and a race of PUTs; see the class comment. */
-  static final int RACE_ROUNDS = 2;
+  static final int RACE_ROUNDS = 3;
   /** Writers in each race. */
   static final int RACE_WRITERS = 2;
   /** The bytes of each racing write: S3's smallest multipart part. */
@@ -421,7 +425,7 @@ public final class S3StoreProver implements StoreProver {
       }
     }
     return ProbeResult.held(RACING_CREATES, test, !versioned, "one write of each of its " + 2 * RACE_ROUNDS
-        + " races succeeded (a race not lost twice here is no proof that none can be)", reliance);
+        + " races succeeded (a race not won twice here is no proof that none can be)", reliance);
   }
 
   /**

@@ -197,7 +197,7 @@ class S3RacingCreatesTest {
 
       assertTrue(race.held(), race.toString());
       assertFalse(race.required(), "a versioned bucket would let publishes give way: " + race);
-      assertTrue(race.observed().contains("a race not lost twice here is no proof"), race.observed());
+      assertTrue(race.observed().contains("a race not won twice here is no proof"), race.observed());
     }
     int writers = S3StoreProver.RACE_WRITERS;
     assertEquals(S3StoreProver.RACE_ROUNDS * (5 * writers + 1), sent.size(), sent.toString());

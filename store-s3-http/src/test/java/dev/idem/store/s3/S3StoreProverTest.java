@@ -191,7 +191,7 @@ class S3StoreProverTest {
   /**
    * On an unversioned bucket nothing shows a publish that a racing one replaced, so a server whose racing
    * creates all succeed is refused there, naming the guarantee, with nothing written: moto (its
-   * completions race within the probe's first round nearly every time, and the probe races four times).
+   * completions race within the probe's first round nearly every time, and the probe races up to six times).
    * S3Proxy's are atomic as far as the probe can tell: held, and required on this bucket.
    */
   @Test
