@@ -11,7 +11,6 @@ import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
-import java.net.SocketException;
 import java.net.URI;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
@@ -94,6 +93,9 @@ public final class FakeS3Server implements AutoCloseable {
     }
   }
 
+  /** How long a connection may stay silent before its request line: a client sends at once. */
+  private static final int HEAD_WAIT_MS = 5_000;
+
   private final ServerSocket socket;
   private final Thread acceptor;
   private final BlockingQueue<Action> script = new LinkedBlockingQueue<>();
@@ -173,22 +175,35 @@ public final class FakeS3Server implements AutoCloseable {
 
   private void acceptLoop() {
     while (!socket.isClosed()) {
-      try (Socket s = socket.accept()) {
-        serve(s);
-      } catch (SocketException e) {
-        return;
+      Socket s;
+      try {
+        s = socket.accept();
       } catch (IOException e) {
-        // a client that went away; serve the next one
+        return; // the server socket was closed
+      }
+      try (s) {
+        serve(s);
+      } catch (IOException e) {
+        // a client that reset or went away (a cancelled read-ahead does): serve the next one
       }
     }
   }
 
   private void serve(Socket s) throws IOException {
     InputStream in = s.getInputStream();
-    String head = readHead(in);
+    // One connection at a time: a connection the client opened and then abandoned before sending its
+    // request (a read-ahead cancelled mid-connect) must not hold every later request back.
+    s.setSoTimeout(HEAD_WAIT_MS);
+    String head;
+    try {
+      head = readHead(in);
+    } catch (java.net.SocketTimeoutException e) {
+      return;
+    }
     if (head == null) {
       return;
     }
+    s.setSoTimeout(0);
     String[] lines = head.split("\r\n");
     String[] requestLine = lines[0].split(" ");
     Map<String, String> headers = new LinkedHashMap<>();
