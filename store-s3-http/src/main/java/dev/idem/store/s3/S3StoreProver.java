@@ -445,12 +445,12 @@ public final class S3StoreProver implements StoreProver {
             crc)));
       }
       List<String> checksums = List.of(RequestBody.crc32cBase64(crc));
-      done.addAll(atOnce(w -> client.completeMultipartUpload(location.bucket(), key, uploads.get(w),
-          List.of(etags.get(w)), checksums, Condition.ifNoneMatch())));
+      atOnce(w -> client.completeMultipartUpload(location.bucket(), key, uploads.get(w), List.of(etags.get(w)),
+          checksums, Condition.ifNoneMatch()), done);
       return race(scratch, "completions", done);
     } finally {
       for (int w = 0; w < uploads.size(); w++) {
-        if (w >= done.size() || done.get(w).status() != WriteResult.Status.WRITTEN) {
+        if (w >= done.size() || !written(done.get(w))) {
           String uploadId = uploads.get(w);
           cleanUp(() -> client.abortMultipartUpload(location.bucket(), key, uploadId));
         }
@@ -465,7 +465,7 @@ public final class S3StoreProver implements StoreProver {
     RequestBody body = RequestBody.ofBytes(bytes);
     List<WriteResult> done = new ArrayList<>();
     try {
-      done.addAll(atOnce(w -> client.put(location.bucket(), key, body, Condition.ifNoneMatch(), Map.of())));
+      atOnce(w -> client.put(location.bucket(), key, body, Condition.ifNoneMatch(), Map.of()), done);
       return race(scratch, "PUTs", done);
     } finally {
       removeWritten(key, done);
@@ -473,14 +473,14 @@ public final class S3StoreProver implements StoreProver {
   }
 
   private static Race race(String scratch, String writes, List<WriteResult> done) {
-    List<WriteResult> won = done.stream().filter(w -> w.status() == WriteResult.Status.WRITTEN).toList();
+    List<WriteResult> won = done.stream().filter(S3StoreProver::written).toList();
     return new Race(scratch, writes, won.size(), won.stream().allMatch(w -> w.versionId() != null));
   }
 
   /** Deletes what the race wrote: each version by its id, or the key where a reply named none. */
   private void removeWritten(String key, List<WriteResult> done) {
     for (WriteResult w : done) {
-      if (w.status() == WriteResult.Status.WRITTEN) {
+      if (written(w)) {
         cleanUp(() -> {
           if (w.versionId() != null) {
             client.deleteVersion(location.bucket(), key, w.versionId());
@@ -498,13 +498,19 @@ public final class S3StoreProver implements StoreProver {
     WriteResult send(int writer) throws IOException;
   }
 
+  /** Whether a racing write succeeded; null for a writer that failed. */
+  private static boolean written(WriteResult w) {
+    return w != null && w.status() == WriteResult.Status.WRITTEN;
+  }
+
   /**
-   * {@value #RACE_WRITERS} writes on the store's threads, released together; their results in writer
-   * order, once every one has ended.
+   * {@value #RACE_WRITERS} writes on the store's threads, released together, their results added to
+   * {@code into} in writer order once every one has ended (null for a writer that failed), so that the
+   * caller removes what was written even when one failed.
    *
    * @throws IOException the first writer's failure, after every writer ended
    */
-  private List<WriteResult> atOnce(Write write) throws IOException {
+  private void atOnce(Write write, List<WriteResult> into) throws IOException {
     CountDownLatch go = new CountDownLatch(1);
     List<Future<WriteResult>> writers = new ArrayList<>();
     try {
@@ -525,19 +531,18 @@ public final class S3StoreProver implements StoreProver {
     } finally {
       go.countDown();
     }
-    List<WriteResult> results = new ArrayList<>();
     IOException failed = null;
     for (Future<WriteResult> f : writers) {
       try {
-        results.add(Futures.join(f));
+        into.add(Futures.join(f));
       } catch (IOException e) {
+        into.add(null);
         failed = failed == null ? e : failed;
       }
     }
     if (failed != null) {
       throw failed;
     }
-    return results;
   }
 
   /**

@@ -22,6 +22,7 @@ import dev.idem.store.s3.client.S3Client;
 import dev.idem.store.s3.testing.InterceptingHttpClient;
 import dev.idem.store.s3.testing.QuirkProxy;
 import dev.idem.store.s3.testing.QuirkProxy.Quirk;
+import dev.idem.store.s3.testing.QuirkProxy.Reply;
 import dev.idem.store.s3.testing.QuirkProxy.Request;
 import dev.idem.store.s3.testing.S3ProxyServer;
 import java.io.IOException;
@@ -201,6 +202,29 @@ class S3RacingCreatesTest {
     }
     int writers = S3StoreProver.RACE_WRITERS;
     assertEquals(S3StoreProver.RACE_ROUNDS * (5 * writers + 1), sent.size(), sent.toString());
+    assertEquals(List.of(), versions(bucket, "p/_idem/probe/"));
+    assertEquals(List.of(), s3.client().listMultipartUploads(bucket, "", null, null).uploads());
+  }
+
+  /**
+   * A racing write that fails (here the first of the racing PUTs refused with 400): the probe fails with
+   * that error once both writes ended, and the write that succeeded is removed all the same, so no 5 MiB
+   * version stays behind. Before, the other PUT's version was left under {@code _idem/probe/}.
+   */
+  @Test
+  void racingCreates_oneWriteFails_failureThrownAndTheOtherWriteRemoved() throws Exception {
+    String bucket = s3.createBucket(true);
+    AtomicInteger puts = new AtomicInteger();
+    Quirk refusesFirstPut = (request, next) -> !request.isPart() && probeRaces("PUT").test(request)
+        && puts.incrementAndGet() == 1 ? Reply.error(400, "InvalidRequest", "refused by the test gateway")
+        : next.send(request);
+    try (QuirkProxy gateway = new QuirkProxy(s3, refusesFirstPut);
+        S3ObjectStore store = open(gateway.endpoint(), bucket, null)) {
+      IOException e = assertThrows(IOException.class,
+          () -> S3StoreProver.of(store).racingCreates("_idem/probe/scratch"));
+      assertTrue(e.getMessage().contains("InvalidRequest"), e.getMessage());
+    }
+    assertEquals(2, puts.get(), "both PUTs were sent");
     assertEquals(List.of(), versions(bucket, "p/_idem/probe/"));
     assertEquals(List.of(), s3.client().listMultipartUploads(bucket, "", null, null).uploads());
   }
