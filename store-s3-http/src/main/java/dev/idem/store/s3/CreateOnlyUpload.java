@@ -73,14 +73,28 @@ final class CreateOnlyUpload {
   final class Sent implements AutoCloseable {
     private final Outcome outcome;
     private final String versionId;
+    private final boolean retried;
     private final String objectKey;
     private String openUploadId;
 
     private Sent(Outcome outcome, String versionId, String objectKey, String openUploadId) {
+      this(outcome, versionId, false, objectKey, openUploadId);
+    }
+
+    private Sent(Outcome outcome, String versionId, boolean retried, String objectKey, String openUploadId) {
       this.outcome = outcome;
       this.versionId = versionId;
+      this.retried = retried;
       this.objectKey = objectKey;
       this.openUploadId = openUploadId;
+    }
+
+    /**
+     * Whether the write was sent more than once: its reply may then name no version even in a versioned
+     * bucket (S3Proxy answers a completion repeated after its first reply was lost so).
+     */
+    boolean retried() {
+      return retried;
     }
 
     Outcome outcome() {
@@ -203,7 +217,7 @@ final class CreateOnlyUpload {
         : RequestBody.ofStream(payload::open, size, digest.sha256(), digest.crc32c(1), payload.toString());
     WriteResult w = client.put(bucket, objectKey, body, Condition.ifNoneMatch(), metadata);
     return switch (w.status()) {
-      case WRITTEN -> new Sent(Outcome.CREATED, w.versionId(), objectKey, null);
+      case WRITTEN -> new Sent(Outcome.CREATED, w.versionId(), w.attempts() > 1, objectKey, null);
       case PRECONDITION_FAILED -> new Sent(Outcome.EXISTS, null, objectKey, null);
       case NOT_FOUND -> throw new IOException("PUT " + bucket + "/" + objectKey + " with If-None-Match answered 404");
     };
@@ -229,7 +243,7 @@ final class CreateOnlyUpload {
           Condition.ifNoneMatch());
       settled = true;
       return switch (w.status()) {
-        case WRITTEN -> new Sent(Outcome.CREATED, w.versionId(), objectKey, null);
+        case WRITTEN -> new Sent(Outcome.CREATED, w.versionId(), w.attempts() > 1, objectKey, null);
         // The upload is gone: an earlier attempt of this Complete succeeded (its reply was lost), or
         // someone aborted it. The caller reads the key to tell which.
         case NOT_FOUND -> new Sent(Outcome.EXISTS, null, objectKey, null);

@@ -351,18 +351,23 @@ public final class S3ObjectStore implements ObjectStore {
           knownKeys.put(key, Boolean.TRUE);
           PutOutcome created = new PutOutcome(PutStatus.CREATED, new ObjectInfo(key, sha, size, writerId, published),
               sha, size, null);
-          // A multipart completion may land on top of another anywhere, a single PUT where the server was
-          // seen to apply racing creates; only a version under this one shows it (below).
-          if (!answers.appliesRacingCreates() && size <= options.multipartThreshold()) {
+          if (!mayLandOnAnother(size)) {
             return created;
           }
-          if (sent.versionId() == null) {
+          String own = sent.versionId();
+          if (own == null && sent.retried()) {
+            own = ownCurrentVersion(objectKey, attempt);
+            if (own == null) {
+              return created;
+            }
+          }
+          if (own == null) {
             if (answers.appliesRacingCreates()) {
               throw unversionedOnRacingServer(key);
             }
             return created;
           }
-          return firstInLife(key, sent.versionId(), payload, digest, meta, attempt).orElse(created);
+          return firstInLife(key, own, payload, digest, meta, attempt).orElse(created);
         }
         Optional<ObjectHead> head = client.head(location.bucket(), objectKey, null);
         Optional<PutOutcome> decided = head.isEmpty() ? Optional.empty()
@@ -370,6 +375,12 @@ public final class S3ObjectStore implements ObjectStore {
         if (decided.isPresent()) {
           if (decided.get().status() == PutStatus.CREATED) {
             sent.keep();
+            // This call's earlier try landed and only its reply was lost: it may have landed on another
+            // write as well, which only a version under it shows.
+            String own = head.get().versionId();
+            if (own != null && mayLandOnAnother(size)) {
+              return firstInLife(key, own, payload, digest, meta, attempt).orElse(decided.get());
+            }
           } else if (sent.abort()) {
             requireKeptAfterAbort(key, objectKey);
           }
@@ -382,6 +393,26 @@ public final class S3ObjectStore implements ObjectStore {
     throw new IOException("publish of " + key + " to " + describe() + " met an object that was gone when read "
         + MAX_REPUBLISH + " times in a row in a window the retirement mark covers (deleted concurrently?); nothing"
         + " was published by this call");
+  }
+
+  /**
+   * The version this call's write created, learnt from the key's current version when the write's reply
+   * named none because the write was sent again (S3Proxy answers a completion repeated after its first
+   * reply was lost without a version): that version, when it carries this call's attempt; else null (an
+   * unversioned bucket, or another write on top, which gives way to this one).
+   */
+  private String ownCurrentVersion(String objectKey, String attempt) throws IOException {
+    return client.head(location.bucket(), objectKey, null).filter(h -> attempt.equals(h.meta(IdemMetadata.ATTEMPT)))
+        .map(ObjectHead::versionId).orElse(null);
+  }
+
+  /**
+   * Whether this store's create-only write of {@code size} bytes may have landed on another write: a
+   * multipart completion anywhere, a single PUT where the server was seen to apply racing creates. Only a
+   * version under the write's own shows it ({@link #firstInLife}).
+   */
+  private boolean mayLandOnAnother(long size) {
+    return answers.appliesRacingCreates() || size > options.multipartThreshold();
   }
 
   /**
