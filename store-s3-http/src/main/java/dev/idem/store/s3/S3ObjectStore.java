@@ -16,7 +16,6 @@ import dev.idem.core.store.PointerState;
 import dev.idem.core.store.PutOutcome;
 import dev.idem.core.store.PutStatus;
 import dev.idem.core.store.Retirement;
-import dev.idem.store.s3.auth.CredentialChain;
 import dev.idem.store.s3.auth.CredentialsProvider;
 import dev.idem.store.s3.client.ObjectHead;
 import dev.idem.store.s3.client.ObjectSummary;
@@ -207,22 +206,6 @@ public final class S3ObjectStore implements ObjectStore {
     return new S3ObjectStore(clientFor(location, credentials).build(), location, options);
   }
 
-  /**
-   * A store for a URI such as {@code s3://bucket/prefix}, configured from the process environment: the
-   * endpoint and region as {@link S3Location#parse(String, Map)} reads them, credentials from the AWS
-   * default chain ({@link CredentialChain#fromSystem()}), pointer mode from {@code IDEM_S3_POINTER_MODE}
-   * ({@code cas} or {@code log}, default {@code cas}).
-   */
-  public static S3ObjectStore fromUri(String uri) {
-    Map<String, String> env = System.getenv();
-    S3StoreOptions.Builder b = S3StoreOptions.builder();
-    String mode = env.get("IDEM_S3_POINTER_MODE");
-    if (mode != null && !mode.isBlank()) {
-      b.pointerMode(PointerMode.parse(mode));
-    }
-    return open(S3Location.parse(uri, env), CredentialChain.fromSystem(), b.build());
-  }
-
   /** A client builder for {@code location}'s endpoint, region and addressing style. */
   public static S3Client.Builder clientFor(S3Location location, CredentialsProvider credentials) {
     return S3Client.builder(location.endpoint(), location.region(), credentials).pathStyle(location.pathStyle());
@@ -353,36 +336,17 @@ public final class S3ObjectStore implements ObjectStore {
           knownKeys.put(key, Boolean.TRUE);
           PutOutcome created = new PutOutcome(PutStatus.CREATED, new ObjectInfo(key, sha, size, writerId, published),
               sha, size, null);
-          if (!mayLandOnAnother(size)) {
-            return created;
-          }
-          String own = sent.versionId();
-          if (own == null && sent.retried()) {
-            own = ownCurrentVersion(objectKey, attempt);
-            if (own == null) {
-              return created;
-            }
-          }
-          if (own == null) {
-            if (answers.appliesRacingCreates()) {
-              throw unversionedOnRacingServer(key);
-            }
-            return created;
-          }
-          return firstInLife(key, own, payload, digest, meta, attempt).orElse(created);
+          return ownWrite(key, sent.versionId(), sent.retried(), created, payload, digest, meta, attempt);
         }
         Optional<ObjectHead> head = client.head(location.bucket(), objectKey, null);
         Optional<PutOutcome> decided = head.isEmpty() ? Optional.empty()
             : decide(key, head.get(), null, payload, digest, meta, attempt);
         if (decided.isPresent()) {
           if (decided.get().status() == PutStatus.CREATED) {
+            // This call's own object, written by an attempt whose reply was lost: it may still have
+            // landed over another write's version, exactly as a completion whose reply arrived.
             sent.keep();
-            // This call's earlier try landed and only its reply was lost: it may have landed on another
-            // write as well, which only a version under it shows.
-            String own = head.get().versionId();
-            if (own != null && mayLandOnAnother(size)) {
-              return firstInLife(key, own, payload, digest, meta, attempt).orElse(decided.get());
-            }
+            return ownWrite(key, head.get().versionId(), false, decided.get(), payload, digest, meta, attempt);
           } else if (sent.abort()) {
             requireKeptAfterAbort(key, objectKey);
           }
@@ -405,7 +369,7 @@ public final class S3ObjectStore implements ObjectStore {
    */
   private String ownCurrentVersion(String objectKey, String attempt) throws IOException {
     return client.head(location.bucket(), objectKey, null).filter(h -> attempt.equals(h.meta(IdemMetadata.ATTEMPT)))
-        .map(ObjectHead::versionId).orElse(null);
+        .map(ObjectHead::versionId).filter(v -> !v.equals("null")).orElse(null);
   }
 
   /**
@@ -428,6 +392,34 @@ public final class S3ObjectStore implements ObjectStore {
         + " write, and its reply named no version; the store's marker records that this server lets racing"
         + " create-only writes both succeed, which only versions let a publish see, so whether this write replaced"
         + " another publish's object cannot be told (is the bucket's versioning suspended? 'idem doctor' probes it)");
+  }
+
+  /**
+   * This call's write created {@code versionId} ({@code null} when the reply named none): {@code created},
+   * unless the write may have landed on another ({@link #mayLandOnAnother}) and a version under its own
+   * shows it did (then decided as {@link #firstInLife} says). A write sent more than once whose reply
+   * named no version learns it from the key ({@link #ownCurrentVersion}).
+   */
+  private PutOutcome ownWrite(String key, String versionId, boolean retried, PutOutcome created, Payload payload,
+      ContentChecksums.Digest digest, Map<String, String> meta, String attempt) throws IOException {
+    if (!mayLandOnAnother(digest.size())) {
+      return created;
+    }
+    // An unversioned bucket's replies may name the literal "null" (moto): no version.
+    String version = "null".equals(versionId) ? null : versionId;
+    if (version == null && retried) {
+      version = ownCurrentVersion(layout.object(key), attempt);
+      if (version == null) {
+        return created;
+      }
+    }
+    if (version == null) {
+      if (answers.appliesRacingCreates()) {
+        throw unversionedOnRacingServer(key);
+      }
+      return created;
+    }
+    return firstInLife(key, version, payload, digest, meta, attempt).orElse(created);
   }
 
   /**
@@ -614,7 +606,7 @@ public final class S3ObjectStore implements ObjectStore {
    * conditional PUT, its retries and backoffs, the re-reads and checks after it) ending by {@code
    * maxWait} plus one request timeout ({@link S3Client#within}). S3's 409 ConditionalRequestConflict
    * until the deadline is BUSY; a deadline that runs out on 503s or a stalled server throws {@link
-   * dev.idem.store.s3.client.DeadlineExceededException} naming the request and what it last met. The
+   * dev.idem.core.store.DeadlineExceededException} naming the request and what it last met. The
    * pointer then holds the old or the new document, whole.
    */
   @Override
