@@ -407,14 +407,13 @@ public final class S3ObjectStore implements ObjectStore {
     }
     // An unversioned bucket's replies may name the literal "null" (moto): no version.
     String version = "null".equals(versionId) ? null : versionId;
-    if (version == null && retried) {
+    if (version == null) {
+      // The reply named none: a repeated completion's reply may not (S3Proxy), nor a reply a gateway
+      // rewrote; the key's HEAD shows this call's version where it is current.
       version = ownCurrentVersion(layout.object(key), attempt);
-      if (version == null) {
-        return created;
-      }
     }
     if (version == null) {
-      if (answers.appliesRacingCreates()) {
+      if (answers.appliesRacingCreates() && !retried) {
         throw unversionedOnRacingServer(key);
       }
       return created;
