@@ -89,8 +89,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>A create landed over an earlier version: some servers let racing {@code If-None-Match: *} writes
  * all succeed and keep each as a version (moto: completions nearly always, PUTs of a few MiB often). When
- * the write's reply names the version it created (or, for a write sent more than once, whose repeat's
- * reply names none or found the upload gone, a HEAD shows this call's attempt current), the key's life is
+ * the write's reply names the version it created (or, where it names none or a repeat found the upload
+ * gone, a HEAD shows this call's attempt current with its version), the key's life is
  * listed ({@link KeyLife}: one
  * ListObjectVersions page) after every multipart completion, and after a single PUT too where the store's
  * marker records that the server let two racing creates succeed ({@link ProbeAnswers}); none on an
