@@ -80,7 +80,7 @@ final class DoctorCommand implements Callable<Integer> {
       StoreProver prover = proven.prover();
       Optional<StoreMarker> marker = prover.readMarker();
       if (marker.isPresent() && !prover.pointerModeChosen()) {
-        prover.adopt(marker.get()); // no mode set: the store's is the marker's, probed and shown as such
+        prover.followMarkerMode(marker.get()); // no mode set: the store's is the marker's, probed and shown as such
       }
       Map<String, String> environment = prover.environment();
       if (noProbe && marker.isEmpty()) {

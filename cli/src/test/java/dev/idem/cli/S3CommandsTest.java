@@ -90,8 +90,9 @@ class S3CommandsTest {
 
   /**
    * The store probe decides on each server before the first write: S3Proxy and moto hold every guarantee
-   * idem needs; Adobe S3Mock deletes the object at a key when an upload of the key is aborted, so doctor
-   * and publish exit 8 naming that guarantee ({@code abort-keeps-object}) and nothing is published.
+   * idem needs on a versioned bucket (moto's racing creates all succeed, which publishes there check for:
+   * recorded, not required); Adobe S3Mock deletes the object at a key when an upload of the key is aborted,
+   * so doctor and publish exit 8 naming that guarantee ({@code abort-keeps-object}) and nothing is published.
    */
   @Test
   void doctorAndPublish_eachServer_acceptedOrRefusedByItsProbe() throws Exception {
@@ -112,12 +113,44 @@ class S3CommandsTest {
     }
     assertEquals(0, doctor.code(), doctor.describe());
     assertTrue(doctor.out().contains("\n  HELD abort-keeps-object: "), doctor.describe());
+    assertTrue(doctor.out().contains(implementation == S3Implementation.MOTO
+        ? "\n  ABSENT if-none-match-atomic (not required): " : "\n  HELD if-none-match-atomic (not required): "),
+        doctor.describe());
     // The probe passes If-Match on S3Proxy too, whose If-Match is not atomic: doctor must say it did not
     // check what cas mode relies on.
     assertTrue(doctor.out().contains("\nnot checked:\n  if-match atomicity: "), doctor.describe());
     assertTrue(doctor.out().contains("IDEM_S3_POINTER_MODE=log"), doctor.describe());
     assertEquals(0, published.code(), published.describe());
     assertTrue(published.out().startsWith("CREATED border-state/1725999960/state-"), published.describe());
+  }
+
+  /**
+   * On an unversioned bucket a server whose racing creates all succeed is refused: moto's doctor and
+   * publish exit 8 naming {@code if-none-match-atomic}, and nothing is published. S3Proxy's are atomic as
+   * far as its probe can tell, which an unversioned bucket requires.
+   */
+  @Test
+  void doctorAndPublish_unversionedBucket_refusedWhereRacingCreatesAllSucceed() throws Exception {
+    String bucket = server.createBucket(false);
+    store = "s3://" + bucket + "/exports";
+
+    Cli.Result doctor = cli().run("doctor", "--store", store);
+    Cli.Result published = publish("rows\n");
+
+    if (implementation == S3Implementation.MOTO) {
+      assertEquals(ExitCodes.STORE_REFUSED, doctor.code(), doctor.describe());
+      assertTrue(doctor.out().contains("\n  MISSING if-none-match-atomic: "), doctor.describe());
+      assertEquals(ExitCodes.STORE_REFUSED, published.code(), published.describe());
+      assertEquals(1, published.errLines().length, published.describe());
+      assertTrue(published.err().contains(" does not apply If-None-Match: * atomically (if-none-match-atomic): "),
+          published.describe());
+      assertEquals(List.of(), server.client().listObjects(bucket, "exports/border-state/", null, null, 1000).objects(),
+          "nothing published");
+      return;
+    }
+    assertEquals(0, doctor.code(), doctor.describe());
+    assertTrue(doctor.out().contains("\n  HELD if-none-match-atomic: "), doctor.describe());
+    assertEquals(0, published.code(), published.describe());
   }
 
   @Test

@@ -35,8 +35,9 @@ import java.util.Optional;
  *       as unreachable.
  *   <li>All held: create the marker create-only. Another process created one first: read that one and
  *       check it as in step 1 (two racing first writers both probe; one marker wins).
- *   <li>Hand the trusted marker to the prover ({@link StoreProver#adopt}), so the store can use what it
- *       records about the server.
+ *   <li>Hand the trusted marker to the prover ({@link StoreProver#adopt}), which returns the store to
+ *       write through, configured with what the marker records about the server. Every write of this
+ *       instance goes there; reads go to the wrapped store.
  * </ol>
  *
  * Writes are {@link #putIfAbsent}, {@link #compareAndSetPointer} and {@link #raiseRetirement}; {@link
@@ -68,8 +69,8 @@ public final class ProvenStore implements ObjectStore {
   private final String createdBy;
   private final Clock clock;
   private final Object proving = new Object();
-  /** The marker this instance trusts for writing; null until proven. */
-  private volatile StoreMarker trusted;
+  /** The marker this instance trusts for writing and the store its prover configured by it; null until proven. */
+  private volatile Proof proof;
   /** The marker as read for readers: null until read, empty when the store has none. */
   private volatile Optional<StoreMarker> readMarker;
   /** Whether {@link #proveAndMark} is probing the store now. */
@@ -109,20 +110,27 @@ public final class ProvenStore implements ObjectStore {
    *     mode or kind; nothing was written at any key
    */
   public StoreMarker requireWritable() throws IOException {
-    StoreMarker m = trusted;
-    if (m != null) {
-      return m;
+    return proven().marker();
+  }
+
+  /** The marker trusted for writing, and the store to write through. */
+  private record Proof(StoreMarker marker, ObjectStore writer) {}
+
+  private Proof proven() throws IOException {
+    Proof p = proof;
+    if (p != null) {
+      return p;
     }
     synchronized (proving) {
-      if (trusted == null) {
+      if (proof == null) {
         Optional<StoreMarker> existing = prover.readMarker();
         StoreMarker marker = existing.isPresent() ? existing.get() : proveAndMark();
         requireSameMode(marker);
-        prover.adopt(marker);
+        ObjectStore writer = Objects.requireNonNull(prover.adopt(marker, store), "the store the prover adopted");
         readMarker = Optional.of(marker);
-        trusted = marker;
+        proof = new Proof(marker, writer);
       }
-      return trusted;
+      return proof;
     }
   }
 
@@ -177,7 +185,7 @@ public final class ProvenStore implements ObjectStore {
           + " or misplaced store");
     }
     if (!marker.pointerMode().equals(prover.pointerMode()) && !prover.pointerModeChosen()) {
-      prover.adopt(marker); // no mode chosen: the marker's is the store's
+      prover.followMarkerMode(marker); // no mode chosen: the marker's is the store's
     }
     if (!marker.pointerMode().equals(prover.pointerMode())) {
       throw new StoreRefusedException(store.describe() + " uses pointer mode " + marker.pointerMode()
@@ -203,8 +211,7 @@ public final class ProvenStore implements ObjectStore {
 
   @Override
   public PutOutcome putIfAbsent(String key, Payload payload, String writerId) throws IOException {
-    requireWritable();
-    return store.putIfAbsent(key, payload, writerId);
+    return proven().writer().putIfAbsent(key, payload, writerId);
   }
 
   /**
@@ -213,67 +220,58 @@ public final class ProvenStore implements ObjectStore {
    */
   @Override
   public void checkWritable() throws IOException {
-    requireWritable();
-    store.checkWritable();
+    proven().writer().checkWritable();
   }
 
   @Override
   public CasResult compareAndSetPointer(String pipeline, String expectedToken, Pointer next) throws IOException {
-    requireWritable();
-    return store.compareAndSetPointer(pipeline, expectedToken, next);
+    return proven().writer().compareAndSetPointer(pipeline, expectedToken, next);
   }
 
   @Override
   public CasResult compareAndSetPointer(String pipeline, String expectedToken, Pointer next, Duration maxWait)
       throws IOException {
-    requireWritable();
-    return store.compareAndSetPointer(pipeline, expectedToken, next, maxWait);
+    return proven().writer().compareAndSetPointer(pipeline, expectedToken, next, maxWait);
   }
 
   @Override
   public boolean delete(String key) throws IOException {
-    requireMarkedMode();
-    return store.delete(key);
+    return deleter().delete(key);
   }
 
   @Override
   public int deleteRecords(String key) throws IOException {
-    requireMarkedMode();
-    return store.deleteRecords(key);
+    return deleter().deleteRecords(key);
   }
 
   /**
-   * Before a delete: a store with a marker is trusted for writing as {@link #requireWritable} does (its
-   * kind and pointer mode checked); one without is left unmarked and unprobed, since deleting relies on
-   * none of the guarantees probed and must not create a store where there was none.
+   * The store a delete goes through: on a store with a marker, the one written through once the marker
+   * is trusted as {@link #requireWritable} trusts it (its kind and pointer mode checked); on one without,
+   * the wrapped store, unmarked and unprobed, since deleting relies on none of the guarantees probed and
+   * must not create a store where there was none.
    */
-  private void requireMarkedMode() throws IOException {
-    if (trusted != null) {
-      return;
+  private ObjectStore deleter() throws IOException {
+    Proof p = proof;
+    if (p != null) {
+      return p.writer();
     }
     Optional<StoreMarker> m = readMarker;
     if (m == null) {
       m = prover.readMarker();
       readMarker = m;
     }
-    if (m.isPresent()) {
-      requireWritable();
-    }
+    return m.isPresent() ? proven().writer() : store;
   }
 
   @Override
   public Optional<Retirement> raiseRetirement(Retirement proposed) throws IOException {
-    requireWritable();
-    return store.raiseRetirement(proposed);
+    return proven().writer().raiseRetirement(proposed);
   }
 
   /** Only deletes, so as {@link #delete}; a dry run deletes nothing and reads no marker. */
   @Override
   public List<String> sweep(Duration grace, boolean dryRun) throws IOException {
-    if (!dryRun) {
-      requireMarkedMode();
-    }
-    return store.sweep(grace, dryRun);
+    return (dryRun ? store : deleter()).sweep(grace, dryRun);
   }
 
   // ---------------------------------------------------------------- reads: never probe

@@ -1,5 +1,6 @@
 package dev.idem.core.proof;
 
+import dev.idem.core.store.ObjectStore;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
@@ -87,13 +88,26 @@ public interface StoreProver {
 
   /**
    * Called by {@link ProvenStore} once it trusts {@code marker} for writing (read or just created), before
-   * its first write, and with a marker of another pointer mode than this process's when the mode was not
-   * chosen ({@link #pointerModeChosen}), before a read or write: the store may use what the marker
-   * records about the server, and a prover whose mode was not chosen takes the marker's. The S3 store,
-   * for one, sends a single PUT's SHA-256 in a checksum header instead of signing the payload only where
-   * the marker records that the server verifies that header. Does nothing by default; writes nothing.
+   * its first write: the store to write through, configured with what the marker records about the
+   * server. The S3 store, for one, sends a single PUT's SHA-256 in a checksum header instead of signing
+   * the payload only where the marker records that the server verifies that header, and checks every
+   * publish for an earlier version under its own where it records that racing create-only writes both
+   * succeeded. The store returned shares {@code store}'s resources: {@link ProvenStore} closes only
+   * {@code store}. By default {@code store} itself. Writes nothing.
+   *
+   * @param store the store {@link ProvenStore} wraps, which is the one this prover proves
    */
-  default void adopt(StoreMarker marker) {}
+  default ObjectStore adopt(StoreMarker marker, ObjectStore store) {
+    return store;
+  }
+
+  /**
+   * Called by {@link ProvenStore} when this process chose no pointer mode ({@link #pointerModeChosen})
+   * and {@code marker} names another than the default: the prover and its store take the marker's, before
+   * the store's first pointer read or write. A mode this idem does not know is not taken (the store is
+   * then refused for the mismatch). Does nothing by default; writes nothing.
+   */
+  default void followMarkerMode(StoreMarker marker) {}
 
   /**
    * What idem relies on in this store, in this pointer mode, that no probe can show, one line each,

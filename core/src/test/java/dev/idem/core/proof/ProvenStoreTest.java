@@ -8,8 +8,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.idem.core.RunSpec;
 import dev.idem.core.Window;
+import dev.idem.core.store.CasResult;
+import dev.idem.core.store.ObjectStore;
 import dev.idem.core.store.Payload;
+import dev.idem.core.store.Pointer;
+import dev.idem.core.store.PutOutcome;
 import dev.idem.core.store.PutStatus;
+import dev.idem.core.testing.ForwardingObjectStore;
 import dev.idem.core.testing.InMemoryObjectStore;
 import dev.idem.core.testing.Race;
 import java.io.IOException;
@@ -87,8 +92,9 @@ class ProvenStoreTest {
     }
 
     @Override
-    public void adopt(StoreMarker m) {
+    public ObjectStore adopt(StoreMarker m, ObjectStore store) {
       adopted.add(m);
+      return store;
     }
   }
 
@@ -256,6 +262,67 @@ class ProvenStoreTest {
     assertEquals(List.of(StoreMarker.parse(slot.get(), "slot")), prover.adopted);
   }
 
+  /**
+   * Every write goes to the store the prover configured by the trusted marker, handed the wrapped store;
+   * reads, and a dry-run sweep, which writes nothing, go to the wrapped one.
+   */
+  @Test
+  void writes_throughTheStoreTheProverConfigured_readsThroughTheWrappedOne() throws Exception {
+    InMemoryObjectStore mem = new InMemoryObjectStore(CLOCK);
+    List<String> written = new java.util.concurrent.CopyOnWriteArrayList<>();
+    ObjectStore configured = new ForwardingObjectStore(mem) {
+      @Override
+      public PutOutcome putIfAbsent(String key, Payload payload, String writerId) throws IOException {
+        written.add("put " + key);
+        return super.putIfAbsent(key, payload, writerId);
+      }
+
+      @Override
+      public CasResult compareAndSetPointer(String pipeline, String expectedToken, Pointer next) throws IOException {
+        written.add("cas " + pipeline);
+        return super.compareAndSetPointer(pipeline, expectedToken, next);
+      }
+
+      @Override
+      public boolean delete(String key) throws IOException {
+        written.add("delete " + key);
+        return super.delete(key);
+      }
+
+      @Override
+      public List<String> sweep(Duration grace, boolean dryRun) throws IOException {
+        written.add("sweep");
+        return super.sweep(grace, dryRun);
+      }
+
+      @Override
+      public boolean exists(String key) throws IOException {
+        written.add("read " + key);
+        return super.exists(key);
+      }
+    };
+    AtomicReference<ObjectStore> handed = new AtomicReference<>();
+    ScriptedProver prover = new ScriptedProver(new AtomicReference<>(), "cas", List.of(good())) {
+      @Override
+      public ObjectStore adopt(StoreMarker m, ObjectStore store) {
+        handed.set(store);
+        return configured;
+      }
+    };
+    ProvenStore store = ProvenStore.wrap(mem, prover, "idem test", CLOCK);
+
+    assertEquals(List.of(), store.sweep(Duration.ZERO, true));
+    assertEquals(PutStatus.CREATED, store.putIfAbsent(KEY, text("a"), "w").status());
+    assertTrue(store.exists(KEY));
+    Pointer p = Pointer.to(store.stat(KEY).orElseThrow(), 60, 1, "w", Instant.EPOCH);
+    assertEquals(CasResult.SWAPPED, store.compareAndSetPointer("orders", null, p));
+    assertTrue(store.delete(KEY));
+    store.sweep(Duration.ZERO, false);
+
+    assertSame(mem, handed.get());
+    assertEquals(List.of("put " + KEY, "cas orders", "delete " + KEY, "sweep"), written);
+  }
+
   @Test
   void writesAndReads_markerNamesOtherPointerMode_refusedNamingBothModes() throws Exception {
     AtomicReference<byte[]> slot = new AtomicReference<>(
@@ -294,8 +361,7 @@ class ProvenStoreTest {
     }
 
     @Override
-    public void adopt(StoreMarker m) {
-      super.adopt(m);
+    public void followMarkerMode(StoreMarker m) {
       current = m.pointerMode();
     }
   }

@@ -26,7 +26,7 @@ import java.util.concurrent.ExecutorService;
  *       in {@code x-amz-content-sha256} (S3 rejects bytes that do not match) and the body streamed from
  *       the payload on each attempt, its length and CRC32C checked before the last byte leaves ({@link
  *       RequestBody#ofStream}), so a changed payload is refused on a server that checks nothing too. On a
- *       server proven to verify {@code x-amz-checksum-sha256} ({@link #serverVerifiesChecksumSha256}) the
+ *       server proven to verify {@code x-amz-checksum-sha256} ({@link ProbeAnswers#verifiesChecksumSha256}) the
  *       same SHA-256 travels in that signed header instead, the payload {@code UNSIGNED-PAYLOAD} ({@link
  *       RequestBody#ofStreamWithChecksum}): the server still refuses other bytes, and one that buffers a
  *       signed body whole to hash it (S3Proxy) checks this one as it arrives.
@@ -75,14 +75,28 @@ final class CreateOnlyUpload {
   final class Sent implements AutoCloseable {
     private final Outcome outcome;
     private final String versionId;
+    private final boolean retried;
     private final String objectKey;
     private String openUploadId;
 
     private Sent(Outcome outcome, String versionId, String objectKey, String openUploadId) {
+      this(outcome, versionId, false, objectKey, openUploadId);
+    }
+
+    private Sent(Outcome outcome, String versionId, boolean retried, String objectKey, String openUploadId) {
       this.outcome = outcome;
       this.versionId = versionId;
+      this.retried = retried;
       this.objectKey = objectKey;
       this.openUploadId = openUploadId;
+    }
+
+    /**
+     * Whether the write was sent more than once: its reply may then name no version even in a versioned
+     * bucket (S3Proxy answers a completion repeated after its first reply was lost so).
+     */
+    boolean retried() {
+      return retried;
     }
 
     Outcome outcome() {
@@ -134,15 +148,19 @@ final class CreateOnlyUpload {
   /** How parts travel to this client's endpoint: fixed by its scheme. */
   private final PartUploads.Transfer transfer;
   /** Whether the server is proven to refuse a body whose {@code x-amz-checksum-sha256} does not match it. */
-  private volatile boolean checksumHeader;
+  private final boolean checksumHeader;
 
   /**
    * @param parallelism parts of one upload in flight at once
    * @param executor runs the parts; it must start each task without waiting for another to end (an
    *     unbounded pool: {@link PartUploads} bounds the parts itself)
+   * @param checksumHeader whether single PUTs may carry their SHA-256 in {@code x-amz-checksum-sha256}
+   *     instead of a signed payload hash: only when the server was proven to verify that header (a
+   *     marker's {@code put-checksum-sha256} probe held), since on a plain-http endpoint nothing else
+   *     would stop bytes rewritten in transit
    */
   CreateOnlyUpload(S3Client client, String bucket, long threshold, long partSize, int parallelism,
-      ExecutorService executor) {
+      ExecutorService executor, boolean checksumHeader) {
     this.client = client;
     this.bucket = bucket;
     this.threshold = threshold;
@@ -150,16 +168,7 @@ final class CreateOnlyUpload {
     this.parallelism = parallelism;
     this.executor = executor;
     this.transfer = PartUploads.Transfer.to(client.endpoint());
-  }
-
-  /**
-   * Whether single PUTs may carry their SHA-256 in {@code x-amz-checksum-sha256} instead of a signed
-   * payload hash: only when the server was proven to verify that header (a marker's {@code
-   * put-checksum-sha256} probe held), since on a plain-http endpoint nothing else would stop bytes
-   * rewritten in transit. Off until set.
-   */
-  void serverVerifiesChecksumSha256(boolean verified) {
-    this.checksumHeader = verified;
+    this.checksumHeader = checksumHeader;
   }
 
   /**
@@ -232,7 +241,7 @@ final class CreateOnlyUpload {
         : RequestBody.ofStream(sending, size, digest.sha256(), digest.crc32c(1), payload.toString());
     WriteResult w = client.put(bucket, objectKey, body, Condition.ifNoneMatch(), metadata);
     return switch (w.status()) {
-      case WRITTEN -> new Sent(Outcome.CREATED, w.versionId(), objectKey, null);
+      case WRITTEN -> new Sent(Outcome.CREATED, w.versionId(), w.attempts() > 1, objectKey, null);
       case PRECONDITION_FAILED -> new Sent(Outcome.EXISTS, null, objectKey, null);
       case NOT_FOUND -> throw new IOException("PUT " + bucket + "/" + objectKey + " with If-None-Match answered 404");
     };
@@ -258,7 +267,7 @@ final class CreateOnlyUpload {
           Condition.ifNoneMatch());
       settled = true;
       return switch (w.status()) {
-        case WRITTEN -> new Sent(Outcome.CREATED, w.versionId(), objectKey, null);
+        case WRITTEN -> new Sent(Outcome.CREATED, w.versionId(), w.attempts() > 1, objectKey, null);
         // The upload is gone: an earlier attempt of this Complete succeeded (its reply was lost), or
         // someone aborted it. The caller reads the key to tell which.
         case NOT_FOUND -> new Sent(Outcome.EXISTS, null, objectKey, null);

@@ -11,9 +11,9 @@ import java.util.Optional;
 
 /**
  * Which version was first in the life of a key that a create-only write just added a version to. It
- * exists because some servers apply two concurrent {@code If-None-Match: *} multipart completions and
- * keep both as versions (moto does); the later one then learns it lost only by looking under its own
- * version.
+ * exists because some servers let racing {@code If-None-Match: *} writes all succeed (moto: multipart
+ * completions nearly always, PUTs of a few MiB often) and keep each as a version; the later one then
+ * learns it lost only by looking under its own version.
  *
  * <h2>Protocol</h2>
  *

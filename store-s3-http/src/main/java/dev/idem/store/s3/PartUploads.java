@@ -54,7 +54,8 @@ import java.util.zip.CRC32C;
  *
  * The first failure stops new parts from starting; the parts already in flight are waited for (so none
  * lands after the caller aborts the upload), and the failure is thrown naming the part, its byte range
- * and the object. An interrupt of the calling thread interrupts the parts in flight and is rethrown as
+ * and the object. A part's thread that ends by an {@link Error} fails the upload the same way (an
+ * {@link IOException} caused by it), never leaving the wait for it open. An interrupt of the calling thread interrupts the parts in flight and is rethrown as
  * {@link InterruptedIOException}. A store closed while its parts are sent (the executor takes no more
  * tasks) fails the upload the same way, once the parts in flight have ended. Nothing here completes or
  * aborts the upload: the caller does.
@@ -288,26 +289,31 @@ final class PartUploads {
     }
   }
 
-  /** One part's task on its executor thread: the work, then its buffer back and the count down. */
+  /**
+   * One part's task on its executor thread: the work, then, however it ended, its buffer back and the
+   * count down, so the wait for the parts in flight always ends. An {@link Error} fails the upload like
+   * any other failure and is rethrown to the executor's thread too.
+   */
   private void run(int part, byte[] buffer, PartTask task) {
-    if (enter()) {
-      try {
-        task.run();
-      } catch (IOException | RuntimeException e) {
-        fail(part, e);
-      } catch (Error e) {
-        fail(part, e);
-        throw e;
-      }
-    }
-    release(buffer);
-    lock.lock();
     try {
-      workers.remove(Thread.currentThread());
-      inFlight--;
-      changed.signalAll();
+      if (enter()) {
+        task.run();
+      }
+    } catch (IOException | RuntimeException e) {
+      fail(part, e);
+    } catch (Error e) {
+      fail(part, e);
+      throw e;
     } finally {
-      lock.unlock();
+      release(buffer);
+      lock.lock();
+      try {
+        workers.remove(Thread.currentThread());
+        inFlight--;
+        changed.signalAll();
+      } finally {
+        lock.unlock();
+      }
     }
   }
 

@@ -66,9 +66,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       S3StoreOptions#uploadParallelism()} at a time; a single PUT's SHA-256 signed as the payload hash, or
  *       in {@code x-amz-checksum-sha256} where the store's marker records that the server verifies it),
  *       tagged with {@code idem-sha256}, {@code idem-writer},
- *       {@code idem-published} and a random {@code idem-attempt}. Success: CREATED, unless a multipart
- *       completion created a version in a versioned bucket and another version sits under it in the key's
- *       life (below).
+ *       {@code idem-published} and a random {@code idem-attempt}. Success: CREATED, unless the write
+ *       created a version in a versioned bucket and another version sits under it in the key's life
+ *       (below).
  *   <li>412: the key holds something. HEAD it. If its {@code idem-attempt} is this call's, an earlier
  *       attempt of this very call landed and only its reply was lost: CREATED. Otherwise compare its
  *       {@code idem-sha256} (computed with a GET for objects idem did not write) with the payload's:
@@ -89,16 +89,22 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@value #MAX_REPUBLISH} rounds in all); anywhere else, and for keys outside idem's layout, which have
  * no mark, it fails with an {@link IOException} naming what happened.
  *
- * <p>A completion landed over an earlier version: some servers apply two concurrent {@code
- * If-None-Match: *} completions and keep both as versions (moto). When a multipart completion's reply
- * names the version it created, the key's life is listed ({@link KeyLife}: one ListObjectVersions page;
- * none on an unversioned bucket, whose replies name no version, and none after a single PUT, whose
- * condition moto does apply atomically). A version under this call's means it lost: its own version is
- * deleted, so the first is current again, and the publish is decided against the first as after a 412.
- * Exactly one of N concurrent publishers gets CREATED because S3 applies {@code If-None-Match: *}
- * atomically, and where a server does not for completions, because the later versions give way (P3; a
- * loser stopped between its completion and that delete leaves its version current, and the scan reports
- * two contents in one life).
+ * <p>A create landed over an earlier version: some servers let racing {@code If-None-Match: *} writes
+ * all succeed and keep each as a version (moto: completions nearly always, PUTs of a few MiB often). When
+ * the write's reply names the version it created (or, where it names none or a repeat found the upload
+ * gone, a HEAD shows this call's attempt current with its version), the key's life is
+ * listed ({@link KeyLife}: one
+ * ListObjectVersions page) after every multipart completion, and after a single PUT too where the store's
+ * marker records that the server let two racing creates succeed ({@link ProbeAnswers}); none on an
+ * unversioned bucket, whose replies name no version (a server seen to let racing creates succeed is
+ * refused there by its probe, and a publish whose reply names no version on it fails). A version under
+ * this call's means it lost: its own version is deleted, so the first is current again, and the publish
+ * is decided against the first as after a 412. Exactly one of N concurrent publishers gets CREATED
+ * because S3 applies {@code If-None-Match: *} atomically, and where a server does not, because the later
+ * versions give way (P3; a loser stopped between its write and that delete leaves its version current,
+ * and the scan reports two contents in one life). Single PUTs on a server whose probe saw no race won
+ * twice are not checked: a race not seen is no proof, but checking every publish on every server would
+ * cost a listing each where S3's condition is atomic.
  *
  * <h2>Reads</h2>
  *
@@ -118,7 +124,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Every write is one atomic S3 operation (PutObject, CompleteMultipartUpload), so a failure at any point
  * leaves each key either as it was or holding a complete object (P1). An {@link IOException} from
  * {@link #putIfAbsent} leaves the key holding nothing or this call's complete object (on a server that
- * applied this call's completion over an earlier version and the check or the delete of its own version
+ * applied this call's write over an earlier version and the check or the delete of its own version
  * failed, that object may be current over the first; the scan then finds two contents in one life); a
  * retry then returns CREATED (it recognises its own object only within one call, so across calls IDENTICAL). Once
  * a call knows the key holds other bytes, a failure to record it is not thrown: a marker that cannot be
@@ -151,6 +157,7 @@ public final class S3ObjectStore implements ObjectStore {
   private final RetirementObjects retirements;
   private final ExecutorService executor;
   private final Cache<String, Boolean> knownKeys;
+  private final ProbeAnswers answers;
 
   private S3ObjectStore(S3Client client, S3Location location, S3StoreOptions options) {
     this.client = Objects.requireNonNull(client, "client");
@@ -158,8 +165,8 @@ public final class S3ObjectStore implements ObjectStore {
     this.options = Objects.requireNonNull(options, "options");
     this.layout = new KeyLayout(location.prefix());
     this.executor = Executors.newCachedThreadPool(daemonThreads("idem-s3-" + location.bucket()));
-    this.uploader = new CreateOnlyUpload(client, location.bucket(), options.multipartThreshold(), options.partSize(),
-        options.uploadParallelism(), executor);
+    this.answers = ProbeAnswers.NONE;
+    this.uploader = uploader(answers);
     this.pointerMode = options.pointerMode();
     this.pointers = protocol(pointerMode);
     this.walk = new HistoryWalk(client, location.bucket(), layout, options.pageSize(), options.historyParallelism(),
@@ -190,6 +197,28 @@ public final class S3ObjectStore implements ObjectStore {
       pointers = protocol(mode);
       pointerMode = mode;
     }
+  }
+
+  /** {@code base} writing as {@code answers} say: everything shared but the uploader. */
+  private S3ObjectStore(S3ObjectStore base, ProbeAnswers answers) {
+    this.client = base.client;
+    this.location = base.location;
+    this.options = base.options;
+    this.layout = base.layout;
+    this.executor = base.executor;
+    this.answers = Objects.requireNonNull(answers, "answers");
+    this.uploader = uploader(answers);
+    this.pointerMode = base.pointerMode;
+    this.pointers = base.pointers;
+    this.walk = base.walk;
+    this.retirements = base.retirements;
+    this.sweep = base.sweep;
+    this.knownKeys = base.knownKeys;
+  }
+
+  private CreateOnlyUpload uploader(ProbeAnswers answers) {
+    return new CreateOnlyUpload(client, location.bucket(), options.multipartThreshold(), options.partSize(),
+        options.uploadParallelism(), executor, answers.verifiesChecksumSha256());
   }
 
   /**
@@ -223,14 +252,18 @@ public final class S3ObjectStore implements ObjectStore {
     return client;
   }
 
+  /** The store's threads, for {@link S3StoreProver}'s racing writes. */
+  ExecutorService executor() {
+    return executor;
+  }
+
   /**
-   * Set by {@link S3StoreProver#adopt} from the marker this store's writer trusts: whether the server
-   * verifies {@code x-amz-checksum-sha256}, so single PUTs may carry their SHA-256 there instead of
-   * signing the payload ({@link CreateOnlyUpload#serverVerifiesChecksumSha256}). Off for a store no
-   * marker vouches for.
+   * This store writing as the server's recorded answers say ({@link S3StoreProver#adopt}, from the marker
+   * its writer trusts): a view sharing this store's client, threads and caches, so closing either closes
+   * both. A store opened directly writes as {@link ProbeAnswers#NONE} says.
    */
-  void serverVerifiesChecksumSha256(boolean verified) {
-    uploader.serverVerifiesChecksumSha256(verified);
+  S3ObjectStore configuredBy(ProbeAnswers answers) {
+    return new S3ObjectStore(this, answers);
   }
 
   @Override
@@ -333,7 +366,7 @@ public final class S3ObjectStore implements ObjectStore {
           knownKeys.put(key, Boolean.TRUE);
           PutOutcome created = new PutOutcome(PutStatus.CREATED, new ObjectInfo(key, sha, size, writerId, published),
               sha, size, null);
-          return ownWrite(key, sent.versionId(), created, payload, digest, meta, attempt);
+          return ownWrite(key, sent.versionId(), sent.retried(), created, payload, digest, meta, attempt);
         }
         // Refused: the key holds an object (its bytes were sent all the same).
         payload.progress().phase(WriteProgress.Phase.SKIPPING);
@@ -345,7 +378,7 @@ public final class S3ObjectStore implements ObjectStore {
             // This call's own object, written by an attempt whose reply was lost: it may still have
             // landed over another write's version, exactly as a completion whose reply arrived.
             sent.keep();
-            return ownWrite(key, head.get().versionId(), decided.get(), payload, digest, meta, attempt);
+            return ownWrite(key, head.get().versionId(), false, decided.get(), payload, digest, meta, attempt);
           } else if (sent.abort()) {
             requireKeptAfterAbort(key, objectKey);
           }
@@ -361,33 +394,70 @@ public final class S3ObjectStore implements ObjectStore {
   }
 
   /**
-   * This call's write created {@code versionId} ({@code null} when the reply named none, {@code "null"}
-   * on an unversioned bucket): {@code created}, unless a multipart completion landed on top of another
-   * write's version, which only a versioned bucket keeps (then decided as {@link #firstInLife} says).
+   * The version this call's write created, learnt from the key's current version when the write's reply
+   * named none because the write was sent again (S3Proxy answers a completion repeated after its first
+   * reply was lost without a version): that version, when it carries this call's attempt; else null (an
+   * unversioned bucket, or another write on top, which gives way to this one).
    */
-  private PutOutcome ownWrite(String key, String versionId, PutOutcome created, Payload payload,
-      ContentChecksums.Digest digest, Map<String, String> meta, String attempt) throws IOException {
-    if (digest.size() <= options.multipartThreshold()) {
-      return created;
-    }
-    String version = versionId;
-    if (version == null) {
-      // A completion retried after its reply was lost can be answered 200 again without the version it
-      // created (S3Proxy): learn the version from the key, where this call's object is current.
-      Optional<ObjectHead> head = client.head(location.bucket(), layout.object(key), null);
-      if (head.isPresent() && attempt.equals(head.get().meta(IdemMetadata.ATTEMPT))) {
-        version = head.get().versionId();
-      }
-    }
-    boolean versioned = version != null && !version.equals("null");
-    return versioned ? firstInLife(key, version, payload, digest, meta, attempt).orElse(created) : created;
+  private String ownCurrentVersion(String objectKey, String attempt) throws IOException {
+    return client.head(location.bucket(), objectKey, null).filter(h -> attempt.equals(h.meta(IdemMetadata.ATTEMPT)))
+        .map(ObjectHead::versionId).filter(v -> !v.equals("null")).orElse(null);
   }
 
   /**
-   * After this call's multipart completion created {@code versionId}: whether a version of another write
-   * sits under it in the key's life, as on a server that applies concurrent {@code If-None-Match}
-   * completions and keeps both (moto). Then this call lost: its own version is deleted, so that the
-   * first one is current again, and the publish is decided against the first one like a refused write.
+   * Whether this store's create-only write of {@code size} bytes may have landed on another write: a
+   * multipart completion anywhere, a single PUT where the server was seen to apply racing creates. Only a
+   * version under the write's own shows it ({@link #firstInLife}).
+   */
+  private boolean mayLandOnAnother(long size) {
+    return answers.appliesRacingCreates() || size > options.multipartThreshold();
+  }
+
+  /**
+   * This call's create succeeded on a server whose marker records that it applied racing creates, and the
+   * reply named no version, so nothing can show whether it landed on another publisher's object (the
+   * bucket's versioning was suspended after the store was proven, say).
+   */
+  private IOException unversionedOnRacingServer(String key) {
+    knownKeys.invalidate(key);
+    return new IOException("publish of " + key + " to " + describe() + ": the server applied this publish's create-only"
+        + " write, and its reply named no version; the store's marker records that this server lets racing"
+        + " create-only writes both succeed, which only versions let a publish see, so whether this write replaced"
+        + " another publish's object cannot be told (is the bucket's versioning suspended? 'idem doctor' probes it)");
+  }
+
+  /**
+   * This call's write created {@code versionId} ({@code null} when the reply named none): {@code created},
+   * unless the write may have landed on another ({@link #mayLandOnAnother}) and a version under its own
+   * shows it did (then decided as {@link #firstInLife} says). A write sent more than once whose reply
+   * named no version learns it from the key ({@link #ownCurrentVersion}).
+   */
+  private PutOutcome ownWrite(String key, String versionId, boolean retried, PutOutcome created, Payload payload,
+      ContentChecksums.Digest digest, Map<String, String> meta, String attempt) throws IOException {
+    if (!mayLandOnAnother(digest.size())) {
+      return created;
+    }
+    // An unversioned bucket's replies may name the literal "null" (moto): no version.
+    String version = "null".equals(versionId) ? null : versionId;
+    if (version == null) {
+      // The reply named none: a repeated completion's reply may not (S3Proxy), nor a reply a gateway
+      // rewrote; the key's HEAD shows this call's version where it is current.
+      version = ownCurrentVersion(layout.object(key), attempt);
+    }
+    if (version == null) {
+      if (answers.appliesRacingCreates() && !retried) {
+        throw unversionedOnRacingServer(key);
+      }
+      return created;
+    }
+    return firstInLife(key, version, payload, digest, meta, attempt).orElse(created);
+  }
+
+  /**
+   * After this call's create-only write created {@code versionId}: whether a version of another write
+   * sits under it in the key's life, as on a server that applies racing {@code If-None-Match} writes and
+   * keeps both (moto). Then this call lost: its own version is deleted, so that the first one is current
+   * again, and the publish is decided against the first one like a refused write.
    *
    * @return empty when this call's version is the first of its life (CREATED)
    */
@@ -402,16 +472,16 @@ public final class S3ObjectStore implements ObjectStore {
       client.deleteVersion(location.bucket(), objectKey, versionId);
     } catch (IOException e) {
       throw new IOException("publish of " + key + " to " + describe() + ": the server applied this publish's"
-          + " create-only completion over version " + first.get() + " (it does not apply If-None-Match to"
-          + " completions atomically), and removing this publish's version " + versionId + " failed, so its bytes"
-          + " stay current until that version is deleted: " + e.getMessage(), e);
+          + " create-only write over version " + first.get() + " (it does not apply If-None-Match atomically),"
+          + " and removing this publish's version " + versionId + " failed, so its bytes stay current until that"
+          + " version is deleted: " + e.getMessage(), e);
     }
     Optional<ObjectHead> head = client.head(location.bucket(), objectKey, first.get());
     Optional<PutOutcome> decided = head.isEmpty() ? Optional.empty()
         : decide(key, head.get(), first.get(), payload, digest, meta, attempt);
     if (decided.isEmpty()) {
       throw new IOException("publish of " + key + " to " + describe() + ": the server applied this publish's"
-          + " create-only completion over version " + first.get() + ", which was gone when read; this publish's"
+          + " create-only write over version " + first.get() + ", which was gone when read; this publish's"
           + " version " + versionId + " was removed and nothing was published by this call");
     }
     return decided;

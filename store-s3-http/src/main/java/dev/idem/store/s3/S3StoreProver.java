@@ -4,6 +4,7 @@ import dev.idem.core.Sha256;
 import dev.idem.core.proof.ProbeResult;
 import dev.idem.core.proof.StoreMarker;
 import dev.idem.core.proof.StoreProver;
+import dev.idem.core.store.ObjectStore;
 import dev.idem.store.s3.client.RequestBody;
 import dev.idem.store.s3.client.S3Client;
 import dev.idem.store.s3.client.S3Client.Condition;
@@ -15,6 +16,7 @@ import dev.idem.store.s3.client.WriteResult;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.time.Clock;
@@ -27,6 +29,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Consumer;
 import java.util.zip.CRC32C;
 
@@ -35,7 +40,8 @@ import java.util.zip.CRC32C;
  * If-None-Match: *} (older MinIO releases, some gateways, a proxy that strips headers) would make two
  * replicas both report CREATED and the second silently replace the first.
  *
- * <h2>Probes, on one scratch key {@code _idem/probe/RANDOM} (and {@code RANDOM-abort}, {@code RANDOM-checksum})</h2>
+ * <h2>Probes, on one scratch key {@code _idem/probe/RANDOM} (and {@code RANDOM-abort}, {@code RANDOM-checksum},
+ * {@code RANDOM-raceN-multipart}, {@code RANDOM-raceN-put})</h2>
  *
  * Each probe reads the answer S3 gives; a server that answers otherwise (a 304 where S3 answers 412, a
  * 400 or 501 for a header it does not know) is recorded as not keeping the guarantee, since idem's
@@ -75,11 +81,44 @@ import java.util.zip.CRC32C;
  *       ({@link #adopt}), which the server then verifies as the body arrives (S3Proxy buffers a signed
  *       body whole to hash it). Where it does not, single PUTs keep the signed payload hash: on plain
  *       http that signature is what stops bytes rewritten in transit.
+ *   <li>{@code if-none-match-atomic}: create-only writes racing onto one fresh key, of which at most one
+ *       may succeed ({@link #racingCreates}). Where more than one succeeded (moto applies racing
+ *       completions nearly always, and racing PUTs of a few MiB often: its condition is a look-up, then
+ *       a write, in a threaded server), a later publish can replace an earlier one without a 412. Required
+ *       unless the winners' replies named versions (a versioned bucket): there every publish then lists
+ *       its key's versions and gives way to a version under its own ({@link #adopt}, {@link KeyLife}), so
+ *       the server is accepted; on an unversioned bucket nothing could see the replaced write, and the
+ *       store is refused. Only probed where the probes above showed create-only writes refused one at a
+ *       time: where they are not, the store is refused anyway.
  * </ol>
  *
  * The scratch keys are deleted afterwards, whatever the answers (in a versioned bucket their versions
  * stay behind a delete marker). The marker is created with {@code If-None-Match: *}, which the first
  * probe has just shown to work.
+ *
+ * <h2>Racing creates</h2>
+ *
+ * A probe can show that a race was won twice, never that none can be: a server that let one write of
+ * each race here succeed may still let two succeed in a race timed otherwise. What the probe can do is
+ * race as publishes do, so that a server whose check and write stand apart shows it: {@value
+ * #RACE_ROUNDS} rounds, stopping at the first race more than one write won, each round racing {@value
+ * #RACE_WRITERS} CompleteMultipartUpload requests with {@code If-None-Match: *} onto one fresh key, then
+ * {@value #RACE_WRITERS} PutObject requests with {@code If-None-Match: *} onto another, released together
+ * on the store's threads once every upload is ready. A server that checks the key and then stores the
+ * object has a window that grows with the bytes it stores after the check (moto copies the parts into
+ * the object, and writes a PUT's body, between the two), so each write carries 5 MiB, S3's smallest part:
+ * no more than any part a publish sends, and far less than a single PUT near the multipart threshold
+ * (moto lets two racing completions of a 5 MiB part succeed nearly every time, of a few hundred KiB
+ * rarely). Two writers make the smallest race. A round's races can all miss on a server that does race
+ * (moto, now and then, its threads scheduled apart), so further rounds give it more
+ * chances, each as good as the first; the rounds are bounded so that what a server where no race is won
+ * twice (AWS S3, S3Proxy) pays is fixed, while one that shows a race stops at once. That cost is {@value
+ * #RACE_ROUNDS} × 2 × {@value #RACE_WRITERS} writes of 5 MiB (60 MiB) in {@value #RACE_ROUNDS} × (5 ×
+ * {@value #RACE_WRITERS} + 1) requests: per writer of a completion race a CreateMultipartUpload, an UploadPart, the completion and
+ * an abort (or, for the winner, the delete of its version), per writer of a PUT race the PUT, and the
+ * delete of the winner's version; once per store, when its marker is created, and on each {@code idem
+ * doctor}. Each write's version is deleted by its id where the reply names one, so in a versioned bucket
+ * no 5 MiB version stays behind.
  *
  * <h2>Failure states</h2>
  *
@@ -99,6 +138,13 @@ public final class S3StoreProver implements StoreProver {
   private static final String ABORT_KEEPS_OBJECT = "abort-keeps-object";
   private static final String ABORT = "AbortMultipartUpload";
   private static final String OTHER_SHA256 = Sha256.of("other bytes".getBytes(StandardCharsets.US_ASCII));
+  private static final String RACING_CREATES = "if-none-match-atomic";
+  /** Rounds of racing creates, each a race of completions and a race of PUTs; see the class comment. */
+  static final int RACE_ROUNDS = 3;
+  /** Writers in each race. */
+  static final int RACE_WRITERS = 2;
+  /** The bytes of each racing write: S3's smallest multipart part. */
+  private static final int RACE_BYTES = Math.toIntExact(S3StoreOptions.MIN_PART_SIZE);
 
   private final S3ObjectStore store;
   private final S3Client client;
@@ -120,19 +166,30 @@ public final class S3StoreProver implements StoreProver {
   }
 
   /**
-   * Tells the store whether the marker records that the server verifies {@code x-amz-checksum-sha256},
-   * and, when its options chose no pointer mode, to use the marker's (a mode this idem does not know is
-   * not taken, and the store is then refused for the mismatch).
+   * The store configured with what the trusted marker records about the server ({@link ProbeAnswers}):
+   * whether it verifies {@code x-amz-checksum-sha256} (single PUTs then carry their SHA-256 there), and
+   * whether it applied two racing create-only writes (every publish then checks the versions under its
+   * own). A marker without an answer (written before that probe existed) records neither.
+   *
+   * @param wrapped the store {@link dev.idem.core.proof.ProvenStore} wraps, which must be this prover's
+   * @return a view of this prover's store that shares its client, threads, caches and pointer mode
    */
   @Override
-  public void adopt(StoreMarker marker) {
-    store.serverVerifiesChecksumSha256(marker.probe(CHECKSUM_SHA256).map(ProbeResult::held).orElse(false));
-    if (!pointerModeChosen()) {
-      try {
-        store.followPointerMode(PointerMode.parse(marker.pointerMode()));
-      } catch (IllegalArgumentException unknown) {
-        // left as it is: ProvenStore refuses the store, naming both modes
-      }
+  public ObjectStore adopt(StoreMarker marker, ObjectStore wrapped) {
+    if (wrapped != store) {
+      throw new IllegalArgumentException("the prover of " + store + " was asked to configure " + wrapped);
+    }
+    boolean verifiesChecksum = marker.probe(CHECKSUM_SHA256).map(ProbeResult::held).orElse(false);
+    boolean racing = marker.probe(RACING_CREATES).map(r -> !r.held()).orElse(false);
+    return store.configuredBy(new ProbeAnswers(verifiesChecksum, racing));
+  }
+
+  @Override
+  public void followMarkerMode(StoreMarker marker) {
+    try {
+      store.followPointerMode(PointerMode.parse(marker.pointerMode()));
+    } catch (IllegalArgumentException unknown) {
+      // left as it is: ProvenStore refuses the store, naming both modes
     }
   }
 
@@ -203,14 +260,19 @@ public final class S3StoreProver implements StoreProver {
         throw new IOException("create-only PUT of the fresh scratch key " + scratch + " at " + location
             + " answered " + first.status() + "; cannot probe the store");
       }
-      answer.accept(ifNoneMatch(key, scratch));
+      ProbeResult createOnly = ifNoneMatch(key, scratch);
+      answer.accept(createOnly);
       // Before anything aborts an upload to the scratch key: on a server whose abort deletes the object
       // at the key, a later If-Match would meet no object and its 404 would pass for a refusal.
       answer.accept(ifMatch(key, scratch));
-      answer.accept(multipartIfNoneMatch(key, scratch));
+      ProbeResult multipartCreateOnly = multipartIfNoneMatch(key, scratch);
+      answer.accept(multipartCreateOnly);
       answer.accept(abortKeepsObject(scratch + "-abort"));
       answer.accept(partChecksum(key, scratch));
       answer.accept(checksumSha256(scratch + "-checksum"));
+      if (createOnly.held() && multipartCreateOnly.held()) {
+        answer.accept(racingCreates(scratch));
+      }
     } finally {
       cleanUp(() -> client.delete(location.bucket(), key));
     }
@@ -355,6 +417,161 @@ public final class S3StoreProver implements StoreProver {
       if (pending) {
         cleanUp(() -> client.abortMultipartUpload(location.bucket(), key, uploadId));
       }
+    }
+  }
+
+  /** One race of create-only writes onto a fresh scratch key: how many succeeded, and whether each reply named a version. */
+  private record Race(String scratch, String writes, int won, boolean versioned) {}
+
+  /**
+   * Create-only writes racing onto fresh keys {@code scratch-raceN-multipart} and {@code scratch-raceN-put}
+   * (see the class comment): held when no race was won by more than one write. Where one was, the answer
+   * is required unless every winner's reply named a version. Package-private for tests.
+   */
+  ProbeResult racingCreates(String scratch) throws IOException {
+    String test = "up to " + RACE_ROUNDS + " rounds of " + RACE_WRITERS + " one-part multipart uploads (" + RACE_BYTES
+        / (1024 * 1024) + " MiB parts) to a fresh key under _idem/probe/ completed at once with If-None-Match: *,"
+        + " then " + RACE_WRITERS + " PUTs of as many bytes at once with If-None-Match: * to another";
+    String reliance = "concurrent publishes of one key must leave one CREATED and the first one's bytes; where"
+        + " racing creates can both succeed, only a versioned bucket lets the later one find the earlier under its"
+        + " own and give way";
+    byte[] bytes = new byte[RACE_BYTES];
+    int crc = crc32c(bytes);
+    boolean versioned = true;
+    for (int round = 1; round <= RACE_ROUNDS; round++) {
+      for (Race race : List.of(raceCompletions(scratch + "-race" + round + "-multipart", bytes, crc),
+          racePuts(scratch + "-race" + round + "-put", bytes))) {
+        versioned &= race.versioned();
+        if (race.won() > 1) {
+          String observed = "does not apply If-None-Match: * atomically (" + RACING_CREATES + "): " + race.won()
+              + " of " + RACE_WRITERS + " create-only " + race.writes() + " racing onto " + race.scratch()
+              + " succeeded; " + (race.versioned()
+                  ? "their replies named versions, so every publish lists its key's versions and gives way to"
+                      + " one under its own"
+                  : "their replies named no version (an unversioned bucket), so a later write would replace an"
+                      + " earlier one unseen");
+          return ProbeResult.missing(RACING_CREATES, test, !race.versioned(), observed, reliance);
+        }
+      }
+    }
+    return ProbeResult.held(RACING_CREATES, test, !versioned, "one write of each of its " + 2 * RACE_ROUNDS
+        + " races succeeded (a race not won twice here is no proof that none can be)", reliance);
+  }
+
+  /**
+   * {@value #RACE_WRITERS} one-part multipart uploads to the fresh {@code scratch}, each completed with
+   * {@code If-None-Match: *} at once. Afterwards the uploads not completed are aborted and every version
+   * created is deleted.
+   */
+  private Race raceCompletions(String scratch, byte[] part, int crc) throws IOException {
+    String key = layout.object(scratch);
+    List<String> uploads = new ArrayList<>();
+    List<String> etags = new ArrayList<>();
+    List<WriteResult> done = new ArrayList<>();
+    try {
+      for (int w = 0; w < RACE_WRITERS; w++) {
+        uploads.add(client.createMultipartUpload(location.bucket(), key, Map.of()));
+        etags.add(client.uploadPart(location.bucket(), key, uploads.get(w), 1, RequestBody.ofPart(part, 0, part.length,
+            crc)));
+      }
+      List<String> checksums = List.of(RequestBody.crc32cBase64(crc));
+      atOnce(w -> client.completeMultipartUpload(location.bucket(), key, uploads.get(w), List.of(etags.get(w)),
+          checksums, Condition.ifNoneMatch()), done);
+      return race(scratch, "completions", done);
+    } finally {
+      for (int w = 0; w < uploads.size(); w++) {
+        if (w >= done.size() || !written(done.get(w))) {
+          String uploadId = uploads.get(w);
+          cleanUp(() -> client.abortMultipartUpload(location.bucket(), key, uploadId));
+        }
+      }
+      removeWritten(key, done);
+    }
+  }
+
+  /** {@value #RACE_WRITERS} PUTs of {@code bytes} to the fresh {@code scratch} with {@code If-None-Match: *} at once. */
+  private Race racePuts(String scratch, byte[] bytes) throws IOException {
+    String key = layout.object(scratch);
+    RequestBody body = RequestBody.ofBytes(bytes);
+    List<WriteResult> done = new ArrayList<>();
+    try {
+      atOnce(w -> client.put(location.bucket(), key, body, Condition.ifNoneMatch(), Map.of()), done);
+      return race(scratch, "PUTs", done);
+    } finally {
+      removeWritten(key, done);
+    }
+  }
+
+  private static Race race(String scratch, String writes, List<WriteResult> done) {
+    List<WriteResult> won = done.stream().filter(S3StoreProver::written).toList();
+    return new Race(scratch, writes, won.size(), won.stream().allMatch(w -> w.versionId() != null));
+  }
+
+  /** Deletes what the race wrote: each version by its id, or the key where a reply named none. */
+  private void removeWritten(String key, List<WriteResult> done) {
+    for (WriteResult w : done) {
+      if (written(w)) {
+        cleanUp(() -> {
+          if (w.versionId() != null) {
+            client.deleteVersion(location.bucket(), key, w.versionId());
+          } else {
+            client.delete(location.bucket(), key);
+          }
+        });
+      }
+    }
+  }
+
+  /** One racing writer's request, by its index. */
+  @FunctionalInterface
+  private interface Write {
+    WriteResult send(int writer) throws IOException;
+  }
+
+  /** Whether a racing write succeeded; null for a writer that failed. */
+  private static boolean written(WriteResult w) {
+    return w != null && w.status() == WriteResult.Status.WRITTEN;
+  }
+
+  /**
+   * {@value #RACE_WRITERS} writes on the store's threads, released together, their results added to
+   * {@code into} in writer order once every one has ended (null for a writer that failed), so that the
+   * caller removes what was written even when one failed.
+   *
+   * @throws IOException the first writer's failure, after every writer ended
+   */
+  private void atOnce(Write write, List<WriteResult> into) throws IOException {
+    CountDownLatch go = new CountDownLatch(1);
+    List<Future<WriteResult>> writers = new ArrayList<>();
+    try {
+      for (int w = 0; w < RACE_WRITERS; w++) {
+        int writer = w;
+        writers.add(store.executor().submit(() -> {
+          go.await();
+          try {
+            return write.send(writer);
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
+        }));
+      }
+    } catch (RejectedExecutionException e) {
+      writers.forEach(f -> f.cancel(true));
+      throw new IOException("the store was closed while probing " + location, e);
+    } finally {
+      go.countDown();
+    }
+    IOException failed = null;
+    for (Future<WriteResult> f : writers) {
+      try {
+        into.add(Futures.join(f));
+      } catch (IOException e) {
+        into.add(null);
+        failed = failed == null ? e : failed;
+      }
+    }
+    if (failed != null) {
+      throw failed;
     }
   }
 

@@ -195,8 +195,8 @@ class S3ChangedPayloadTest {
           flip(file, 12_345);
         }
       });
-      try (S3ObjectStore st = open(clientOf(endpoint).httpClient(http), singlePut())) {
-        st.serverVerifiesChecksumSha256(checksumHeader);
+      try (S3ObjectStore st = open(clientOf(endpoint).httpClient(http), singlePut())
+          .configuredBy(new ProbeAnswers(checksumHeader, false))) {
         Payload.ChangedWhileReadingException e = assertThrows(Payload.ChangedWhileReadingException.class,
             () -> st.putIfAbsent(key(), Payload.ofFile(file), "h"));
         assertTrue(e.getMessage().contains("crc32c"), e.getMessage());
@@ -212,8 +212,7 @@ class S3ChangedPayloadTest {
     byte[] bytes = random(3 * MIB, 2);
     Path file = Files.write(dir.resolve("mid-stream.bin"), bytes);
     onBoth(viaGateway, endpoint -> {
-      try (S3ObjectStore st = open(clientOf(endpoint), singlePut())) {
-        st.serverVerifiesChecksumSha256(checksumHeader);
+      try (S3ObjectStore st = open(clientOf(endpoint), singlePut()).configuredBy(new ProbeAnswers(checksumHeader, false))) {
         Payload moving = changingMidStream(file, MIB, 2L * MIB + 7);
         assertThrows(Payload.ChangedWhileReadingException.class, () -> st.putIfAbsent(key(), moving, "h"));
       }

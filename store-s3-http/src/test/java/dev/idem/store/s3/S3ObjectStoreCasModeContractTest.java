@@ -14,7 +14,9 @@ import org.junit.jupiter.params.Parameter;
  * condition and the write one step. S3Proxy's is documented not to be (several writers can win); moto
  * checks the condition and stores the object in separate steps of a threaded server with no lock
  * between them; S3Mock checks it in its service layer before the store takes the object's lock. Every
- * sequential pointer case runs.
+ * sequential pointer case runs. The store is configured by the server's probe answers as idem writes
+ * there ({@link ProbedServers}); on a server idem refuses on an unversioned bucket (moto, whose racing
+ * creates can all succeed) it is the bare store, and the concurrent publish cases are refused there.
  */
 @OnEachS3Server
 class S3ObjectStoreCasModeContractTest extends ObjectStoreContract {
@@ -24,7 +26,9 @@ class S3ObjectStoreCasModeContractTest extends ObjectStoreContract {
   @Override
   protected ObjectStore newStore() throws Exception {
     S3TestServer s3 = implementation.shared();
-    return S3ObjectStore.open(s3.location(s3.createBucket(false), ""), s3.credentials(), S3StoreOptions.defaults());
+    S3ObjectStore store = S3ObjectStore.open(s3.location(s3.createBucket(false), ""), s3.credentials(),
+        S3StoreOptions.defaults());
+    return ProbedServers.asProven(store, implementation, false);
   }
 
   @Override

@@ -32,10 +32,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * P7, one create per publish: a create-only write the server refused is never followed by another create
@@ -45,7 +48,8 @@ import org.junit.jupiter.api.Test;
  * the refused upload is aborted), and moto, which applies concurrent {@code If-None-Match} completions
  * and keeps each as a version (here: a gateway that drops {@code If-None-Match} from completions, so the
  * second completion always lands). The cost side: the version check after a multipart completion is
- * one listing on a versioned bucket, none on an unversioned one or after a single PUT.
+ * one listing on a versioned bucket, none on an unversioned one, and none after a single PUT unless the
+ * store's marker records that the server let racing creates succeed.
  */
 class S3OneCreatePerPublishTest {
   private static final int MIB = 1024 * 1024;
@@ -262,6 +266,50 @@ class S3OneCreatePerPublishTest {
     assertEquals(1, versions(bucket, "p/" + key(60)).size(), "B's version is gone");
   }
 
+  /**
+   * B's completion lands over A's and its reply is lost (a 500 after the server applied it), so B's
+   * client sends it again, and the repeat is answered as S3Proxy answers it (200 naming no version) or
+   * as a server that has forgotten the upload does (404 NoSuchUpload, then B's HEAD finds its own attempt
+   * at the key). Either way B must still look under its own version: A's is there, so B gives way,
+   * DIVERGENT, and A's bytes are current again. Before, B was CREATED: two CREATED for one key, B's bytes
+   * current.
+   */
+  @ParameterizedTest(name = "repeated completion answered {0}")
+  @ValueSource(ints = {200, 404})
+  void putIfAbsent_completionOverEarlierVersionReplyLost_divergentAndFirstBytesCurrentAgain(int repeated)
+      throws IOException {
+    String bucket = s3.createBucket(true);
+    byte[] first = random(6 * MIB, 31);
+    byte[] second = random(6 * MIB, 32);
+    AtomicBoolean loseCompletionReply = new AtomicBoolean();
+    AtomicBoolean repeat = new AtomicBoolean();
+    QuirkProxy.Quirk losesReply = (request, next) -> {
+      if (request.isCompletion() && repeated == 404 && repeat.getAndSet(false)) {
+        return QuirkProxy.Reply.error(404, "NoSuchUpload", "completed before, by the test gateway");
+      }
+      QuirkProxy.Reply reply = next.send(request);
+      if (request.isCompletion() && loseCompletionReply.getAndSet(false)) {
+        repeat.set(true);
+        return QuirkProxy.Reply.error(500, "InternalError", "reply lost by the test gateway");
+      }
+      return reply;
+    };
+    try (QuirkProxy gateway = new QuirkProxy(s3, losesReply,
+            QuirkProxy.Quirk.strips("POST", Set.of("If-None-Match"), new AtomicInteger()));
+        S3ObjectStore a = open(bucket, gateway.endpoint(), null, multipart());
+        S3ObjectStore b = open(bucket, gateway.endpoint(), null, multipart())) {
+      assertEquals(PutStatus.CREATED, a.putIfAbsent(key(70), Payload.ofBytes(first), "host-a").status());
+      loseCompletionReply.set(true);
+      PutOutcome out = b.putIfAbsent(key(70), Payload.ofBytes(second), "host-b");
+      assertFalse(loseCompletionReply.get(), "B's completion reply was lost");
+      assertFalse(repeat.get() && repeated == 404, "B's completion was sent again");
+      assertEquals(PutStatus.DIVERGENT, out.status(), out.toString());
+      assertEquals("host-a", out.stored().writer());
+      assertArrayEquals(first, read(b, key(70)), "P2: the first bytes are current again");
+    }
+    assertEquals(1, versions(bucket, "p/" + key(70)).size(), "B's version is gone");
+  }
+
   @Test
   void putIfAbsent_secondCompletionOfSameBytes_identicalOneVersionLeft() throws IOException {
     String bucket = s3.createBucket(true);
@@ -374,13 +422,17 @@ class S3OneCreatePerPublishTest {
   // --- what the check costs
 
   private static List<String> versionListings(String bucket, boolean versioned, int size) throws IOException {
+    return versionListings(bucket, size, ProbeAnswers.NONE);
+  }
+
+  private static List<String> versionListings(String bucket, int size, ProbeAnswers answers) throws IOException {
     List<String> listings = Collections.synchronizedList(new ArrayList<>());
     InterceptingHttpClient http = new InterceptingHttpClient(r -> {
       if (isVersionListing(r)) {
         listings.add(r.uri().getRawQuery());
       }
     });
-    try (S3ObjectStore st = open(bucket, s3.endpoint(), http, multipart())) {
+    try (S3ObjectStore st = open(bucket, s3.endpoint(), http, multipart()).configuredBy(answers)) {
       assertEquals(PutStatus.CREATED, st.putIfAbsent(key(60), Payload.ofBytes(random(size, 10)), "h").status());
     }
     return listings;
@@ -399,5 +451,11 @@ class S3OneCreatePerPublishTest {
   @Test
   void putIfAbsent_singlePutOnVersionedBucket_noVersionListing() throws IOException {
     assertEquals(List.of(), versionListings(s3.createBucket(true), true, MIB));
+  }
+
+  @Test
+  void putIfAbsent_singlePutOnVersionedBucketOfServerWhoseRacingCreatesSucceed_oneVersionListing()
+      throws IOException {
+    assertEquals(1, versionListings(s3.createBucket(true), MIB, new ProbeAnswers(false, true)).size());
   }
 }

@@ -3,8 +3,10 @@ package dev.idem.store.s3;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.idem.core.RunSpec;
@@ -304,6 +306,31 @@ class S3UploadTest {
       assertTrue(e.getMessage().startsWith("part 2 of 3 (bytes 5242880-10485759) of s3://" + bucket + "/p/"
           + key(60) + ": "), e.getMessage());
       assertTrue(e.getMessage().contains("connection reset (injected)"), e.getMessage());
+      assertFalse(st.exists(key(60)), "nothing published");
+    }
+    assertTrue(noUploadsLeft(), "the upload was aborted");
+  }
+
+  /**
+   * An {@link Error} in a part's thread (a part buffer the heap cannot hold, say) ends the upload like any
+   * other failure: the wait for the parts in flight ends, the upload is aborted and the caller learns
+   * which part failed. Bounded: a publish still waiting after a minute fails the test.
+   */
+  @Test
+  void putIfAbsent_partThreadThrowsError_failsNamingThePartAndAborts() throws IOException {
+    InterceptingHttpClient http = new InterceptingHttpClient(request -> {
+      if (InterceptingHttpClient.isPart(request, 2)) {
+        throw new OutOfMemoryError("part buffer (injected)");
+      }
+    });
+    byte[] bytes = random(13 * MIB, 11);
+    try (S3ObjectStore st = open(clientVia(s3.endpoint()).httpClient(http).build(), multipart().build())) {
+      IOException e = assertTimeoutPreemptively(Duration.ofMinutes(1),
+          () -> assertThrows(IOException.class, () -> st.putIfAbsent(key(60), Payload.ofBytes(bytes), "h")),
+          "the publish still waits for a part whose thread died");
+      assertTrue(e.getMessage().startsWith("part 2 of 3 (bytes 5242880-10485759) of s3://" + bucket + "/p/"
+          + key(60) + ": "), e.getMessage());
+      assertInstanceOf(OutOfMemoryError.class, e.getCause());
       assertFalse(st.exists(key(60)), "nothing published");
     }
     assertTrue(noUploadsLeft(), "the upload was aborted");

@@ -19,14 +19,19 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -34,7 +39,8 @@ import java.util.regex.Pattern;
  * An S3 gateway on 127.0.0.1 in front of the real S3Proxy that answers some requests the way other S3
  * implementations do ({@link Quirk}): an abort that deletes the object at the key, a conditional
  * completion answered 304, an abort of a finished upload answered 405, reply roots spelled otherwise,
- * a page's versions listed before its delete markers, conditional headers dropped. Everything else is S3Proxy's own answer, so a test runs idem against a
+ * a page's versions listed before its delete markers, conditional headers dropped, racing creates all
+ * applied. Everything else is S3Proxy's own answer, so a test runs idem against a
  * whole, stateful server that differs from S3 only where the named implementation does.
  *
  * <p>The client signed what it sent, so each forwarded request is re-signed with the test credentials
@@ -245,6 +251,53 @@ public final class QuirkProxy implements AutoCloseable {
         String rest = entry.matcher(body).replaceAll("");
         return new Reply(r.status(), r.headers(), (rest.substring(0, at) + versions + markers + rest.substring(at))
             .getBytes(StandardCharsets.UTF_8));
+      };
+    }
+
+    /**
+     * moto under concurrent writers (and any server whose create-only condition is a look-up followed by
+     * a write): creates racing onto one key all succeed, each having found the key empty before any
+     * wrote. Made certain here: a create ({@code If-None-Match: *} on a PutObject or a
+     * CompleteMultipartUpload) that {@code racing} selects is held until {@code together} creates to its
+     * key have arrived, then all of them are written without the condition, so each succeeds; creates to
+     * that key arriving later meet the server's own condition. {@code applied} counts the creates written
+     * unconditionally. A group still short of {@code together} after a minute is let through with its
+     * condition, so a test that sends fewer ends (and fails on what it then finds).
+     */
+    static Quirk checksCreatesBeforeWriting(int together, Predicate<Request> racing, AtomicInteger applied) {
+      Map<String, CountDownLatch> groups = new HashMap<>();
+      Set<String> released = new HashSet<>();
+      return (request, next) -> {
+        boolean create = request.headers().containsKey("if-none-match") && (request.isCompletion()
+            || request.method().equals("PUT") && !request.isPart());
+        if (!create || !racing.test(request)) {
+          return next.send(request);
+        }
+        String key = request.bucket() + "/" + request.key();
+        CountDownLatch group;
+        synchronized (groups) {
+          if (released.contains(key)) {
+            return next.send(request);
+          }
+          group = groups.computeIfAbsent(key, k -> new CountDownLatch(together));
+          group.countDown();
+          if (group.getCount() == 0) {
+            groups.remove(key);
+            released.add(key);
+          }
+        }
+        boolean all;
+        try {
+          all = group.await(1, TimeUnit.MINUTES);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new IOException("interrupted holding a create to " + key, e);
+        }
+        if (!all) {
+          return next.send(request);
+        }
+        applied.incrementAndGet();
+        return next.send(request.without(Set.of("if-none-match")));
       };
     }
 
