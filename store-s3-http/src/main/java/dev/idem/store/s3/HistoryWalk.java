@@ -52,9 +52,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *       ETags may differ for identical bytes (multipart versus single PUT, SSE-KMS), so HEAD one version
  *       per distinct ETag;
  *   <li>the key is an idem key that shares its window ({@code pipeline/window_start/}) with the key
- *       listed before or after it: HEAD one version per distinct ETag, for the schema version idem
- *       recorded ({@code idem-schema}), which the scan needs to tell a schema bump's overlap from keying
- *       drift (a window holds one key in the steady state, so this costs nothing there);
+ *       listed before or after it, and the keys of the window read so far have not yet shown drift: HEAD
+ *       it for the schema version idem recorded ({@code idem-schema}), which the scan needs to tell a
+ *       schema bump's overlap from keying drift; at most {@link SchemaReads#PER_WINDOW} keys a window,
+ *       and none once two share a schema or one has none ({@link SchemaReads}), so a window of a
+ *       thousand partitions costs two HEADs and a window of one key (the steady state) none;
  *   <li>otherwise (one version, or all versions with one ETag, or a legacy key): no request; the
  *       entries carry ETags only, which the scan compares the way the reference scan does, and no
  *       schema.
@@ -168,6 +170,7 @@ final class HistoryWalk {
             new Marker(range.after(), null, null), range), ObjectSummary::key, evidenceRanges, executor, parallel,
             "ListObjectsV2 of " + source(evidencePrefix))) {
       String previousWindow = null;
+      SchemaReads schemas = new SchemaReads();
       String[] windowMemo = new String[2]; // each key's window is asked for twice: as the next key, then as itself
       while (true) {
         if (query.expired()) {
@@ -181,11 +184,12 @@ final class HistoryWalk {
           if (query.expired()) {
             return false;
           }
+          previousWindow = windowOf(e.key, windowMemo);
           // Evidence is HEADed anyway, and carries the schema.
-          if (query.accepts(e.key) && !visitor.visit(new KeyHistory(e.key, resolve(e.key, List.of(), group, false)))) {
+          if (query.accepts(e.key) && !visit(visitor, schemas, previousWindow,
+              new KeyHistory(e.key, resolve(e.key, List.of(), group, false)), false)) {
             return false;
           }
-          previousWindow = windowOf(e.key, windowMemo);
         }
         if (key == null) {
           return true;
@@ -205,8 +209,12 @@ final class HistoryWalk {
         boolean sharesWindow = window != null && (window.equals(previousWindow)
             || (v != null && window.equals(windowOf(layout.logical(v.key()), windowMemo)))
             || (nextEvidence != null && window.equals(windowOf(nextEvidence.key, windowMemo))));
-        if (query.accepts(key) && !visitor.visit(new KeyHistory(key, resolve(key, group, attempts, sharesWindow)))) {
-          return false;
+        if (query.accepts(key)) {
+          boolean readSchema = schemas.wanted(window, sharesWindow);
+          if (!visit(visitor, schemas, window, new KeyHistory(key, resolve(key, group, attempts, readSchema)),
+              readSchema && !deletedOnly(group))) {
+            return false;
+          }
         }
         previousWindow = window;
       }
@@ -549,9 +557,27 @@ final class HistoryWalk {
     return memo[1] = OutputKey.looksLikeKey(key) ? key.substring(0, key.lastIndexOf('/')) : null;
   }
 
+  /** Hands {@code history} on, after telling {@code schemas} what it says of its schema. */
+  private static boolean visit(HistoryVisitor visitor, SchemaReads schemas, String window, KeyHistory history,
+      boolean read) throws IOException {
+    schemas.learned(window, history.schema(), read);
+    return visitor.visit(history);
+  }
+
+  /** Whether the listing shows the key only as delete markers: nothing to HEAD, so its schema is not read. */
+  private static boolean deletedOnly(List<ObjectVersion> versions) {
+    for (ObjectVersion v : versions) {
+      if (!v.deleteMarker()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   /**
    * The key's entries, HEADing versions when evidence or several ETags ask for SHA-256s, or when
-   * {@code needSchema} (the key shares its window) asks for the recorded schema.
+   * {@code needSchema} asks for the recorded schema ({@link SchemaReads}: the key shares its window, and
+   * the window's drift is not yet known).
    */
   private List<HistoryEntry> resolve(String key, List<ObjectVersion> versions, List<Evidence> listedEvidence,
       boolean needSchema) throws IOException {

@@ -11,7 +11,6 @@ import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
-import java.net.SocketException;
 import java.net.URI;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
@@ -175,10 +174,11 @@ public final class FakeS3Server implements AutoCloseable {
     while (!socket.isClosed()) {
       try (Socket s = socket.accept()) {
         serve(s);
-      } catch (SocketException e) {
-        return;
       } catch (IOException e) {
-        // a client that went away; serve the next one
+        if (socket.isClosed()) {
+          return;
+        }
+        // a client that went away (a reset while the reply was written is a SocketException too); serve the next
       }
     }
   }
