@@ -27,6 +27,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -52,11 +53,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *       ETags may differ for identical bytes (multipart versus single PUT, SSE-KMS), so HEAD one version
  *       per distinct ETag;
  *   <li>the key is an idem key that shares its window ({@code pipeline/window_start/}) with the key
- *       listed before or after it, and the keys of the window read so far have not yet shown drift: HEAD
- *       it for the schema version idem recorded ({@code idem-schema}), which the scan needs to tell a
- *       schema bump's overlap from keying drift; at most {@link SchemaReads#PER_WINDOW} keys a window,
- *       and none once two share a schema or one has none ({@link SchemaReads}), so a window of a
- *       thousand partitions costs two HEADs and a window of one key (the steady state) none;
+ *       listed before or after it, and is one of the window's first two, or its third when the first two
+ *       do not share a schema ({@link SchemaReads}): HEAD it for the schema version idem recorded ({@code
+ *       idem-schema}), which the scan needs to tell a schema bump's overlap from keying drift; so a window
+ *       of a thousand partitions costs two HEADs and a window of one key (the steady state) none;
  *   <li>otherwise (one version, or all versions with one ETag, or a legacy key): no request; the
  *       entries carry ETags only, which the scan compares the way the reference scan does, and no
  *       schema.
@@ -186,8 +186,8 @@ final class HistoryWalk {
           }
           previousWindow = windowOf(e.key, windowMemo);
           // Evidence is HEADed anyway, and carries the schema.
-          if (query.accepts(e.key) && !visit(visitor, schemas, previousWindow,
-              new KeyHistory(e.key, resolve(e.key, List.of(), group, false)), false)) {
+          if (query.accepts(e.key) && !visit(visitor, schemas.next(previousWindow, true, true), e.key, List.of(),
+              group)) {
             return false;
           }
         }
@@ -209,12 +209,9 @@ final class HistoryWalk {
         boolean sharesWindow = window != null && (window.equals(previousWindow)
             || (v != null && window.equals(windowOf(layout.logical(v.key()), windowMemo)))
             || (nextEvidence != null && window.equals(windowOf(nextEvidence.key, windowMemo))));
-        if (query.accepts(key)) {
-          boolean readSchema = schemas.wanted(window, sharesWindow);
-          if (!visit(visitor, schemas, window, new KeyHistory(key, resolve(key, group, attempts, readSchema)),
-              readSchema && !deletedOnly(group))) {
-            return false;
-          }
+        if (query.accepts(key) && !visit(visitor, schemas.next(window, sharesWindow,
+            !attempts.isEmpty() || !deletedOnly(group)), key, group, attempts)) {
+          return false;
         }
         previousWindow = window;
       }
@@ -557,14 +554,15 @@ final class HistoryWalk {
     return memo[1] = OutputKey.looksLikeKey(key) ? key.substring(0, key.lastIndexOf('/')) : null;
   }
 
-  /** Hands {@code history} on, after telling {@code schemas} what it says of its schema. */
-  private static boolean visit(HistoryVisitor visitor, SchemaReads schemas, String window, KeyHistory history,
-      boolean read) throws IOException {
-    schemas.learned(window, history.schema(), read);
+  /** Resolves the key's history, reading its schema as {@code read} says, and hands it on. */
+  private boolean visit(HistoryVisitor visitor, SchemaReads.Read read, String key, List<ObjectVersion> versions,
+      List<Evidence> evidence) throws IOException {
+    KeyHistory history = new KeyHistory(key, resolve(key, versions, evidence, read.wanted()));
+    read.resolvedBy(CompletableFuture.completedFuture(history));
     return visitor.visit(history);
   }
 
-  /** Whether the listing shows the key only as delete markers: nothing to HEAD, so its schema is not read. */
+  /** Whether the listing shows the key only as delete markers: no content, so not in its window for the scan. */
   private static boolean deletedOnly(List<ObjectVersion> versions) {
     for (ObjectVersion v : versions) {
       if (!v.deleteMarker()) {
@@ -576,8 +574,7 @@ final class HistoryWalk {
 
   /**
    * The key's entries, HEADing versions when evidence or several ETags ask for SHA-256s, or when
-   * {@code needSchema} asks for the recorded schema ({@link SchemaReads}: the key shares its window, and
-   * the window's drift is not yet known).
+   * {@code needSchema} asks for the recorded schema ({@link SchemaReads}).
    */
   private List<HistoryEntry> resolve(String key, List<ObjectVersion> versions, List<Evidence> listedEvidence,
       boolean needSchema) throws IOException {
