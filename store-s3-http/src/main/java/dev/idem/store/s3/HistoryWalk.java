@@ -558,7 +558,9 @@ final class HistoryWalk {
   private boolean visit(HistoryVisitor visitor, SchemaReads.Read read, String key, List<ObjectVersion> versions,
       List<Evidence> evidence) throws IOException {
     KeyHistory history = new KeyHistory(key, resolve(key, versions, evidence, read.wanted()));
-    read.resolvedBy(CompletableFuture.completedFuture(history));
+    if (read != SchemaReads.Read.NO) {
+      read.resolvedBy(CompletableFuture.completedFuture(history));
+    }
     return visitor.visit(history);
   }
 

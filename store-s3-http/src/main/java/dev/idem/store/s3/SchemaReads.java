@@ -44,20 +44,18 @@ final class SchemaReads {
 
   /** Whether one key's schema is read: decided at once, or from the schemas of its window's first two keys. */
   static final class Read {
-    static final Read NO = new Read(false, null);
+    static final Read NO = new Read(null);
 
-    private final boolean maybe;
     private final List<Future<KeyHistory>> firstTwo;
     private List<Future<KeyHistory>> sink;
 
-    private Read(boolean maybe, List<Future<KeyHistory>> firstTwo) {
-      this.maybe = maybe;
+    private Read(List<Future<KeyHistory>> firstTwo) {
       this.firstTwo = firstTwo;
     }
 
     /** Whether the schema may be read: {@link #wanted} can be true. */
     boolean maybe() {
-      return maybe;
+      return this != NO;
     }
 
     /**
@@ -65,8 +63,8 @@ final class SchemaReads {
      * for them), unless they share a schema.
      */
     boolean wanted() throws IOException {
-      if (!maybe || firstTwo == null || firstTwo.size() < 2) {
-        return maybe;
+      if (firstTwo == null || firstTwo.size() < 2) {
+        return maybe();
       }
       Integer a = Futures.join(firstTwo.get(0)).schema();
       Integer b = Futures.join(firstTwo.get(1)).schema();
@@ -98,14 +96,14 @@ final class SchemaReads {
       position = 0;
       firstTwo.clear();
     }
-    if (window == null || !content) {
-      return Read.NO;
+    if (window == null || !content || !sharesWindow) {
+      return Read.NO; // alone in its window (the steady state): nothing to track
     }
     int at = position++;
     if (at >= PER_WINDOW) {
       return Read.NO;
     }
-    Read read = new Read(sharesWindow, at < 2 ? null : List.copyOf(firstTwo));
+    Read read = new Read(at < 2 ? null : List.copyOf(firstTwo));
     if (at < 2) {
       read.sink = firstTwo;
     }
