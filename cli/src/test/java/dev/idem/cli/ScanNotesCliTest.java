@@ -6,6 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.idem.core.RunSpec;
 import dev.idem.core.Sha256;
 import dev.idem.core.Window;
+import dev.idem.core.store.Payload;
+import dev.idem.core.store.Retirement;
+import dev.idem.store.fs.FsObjectStore;
 import dev.idem.store.s3.S3ObjectStore;
 import dev.idem.store.s3.S3StoreOptions;
 import dev.idem.store.s3.client.RetryPolicy;
@@ -13,6 +16,7 @@ import dev.idem.store.s3.testing.FakeS3Server;
 import dev.idem.store.s3.testing.ListingBucket;
 import dev.idem.store.s3.testing.ListingBucket.Version;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -22,6 +26,7 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * What a gate's log shows of a scan with many notes: stdout keeps the reference lines (one DIVERGENT line
@@ -30,7 +35,8 @@ import org.junit.jupiter.api.Test;
  * always has every one. The bucket (a versioned one on a fake S3 server) holds every kind: legacy fixed
  * paths written over with other bytes (divergent, compared by ETag), windows of several keys of one schema
  * (drift), windows where a key's schema is not recorded (drift, judged whole), schema bumps' overlaps,
- * and keys published again after gc deleted them.
+ * and keys published again after gc deleted them. A filesystem store holding the kinds it can hold
+ * (its contents are always compared by SHA-256) gives the same lines.
  */
 class ScanNotesCliTest {
   static final int LEGACY = 120;
@@ -163,6 +169,64 @@ class ScanNotesCliTest {
     assertEquals(Map.of("divergent", LEGACY, "drift", DRIFT + WHOLE, "schema_overlap", OVERLAP,
         "republished", REPUBLISHED, "summary", 1), types, r.describe());
     assertEquals("", r.err(), "--json writes its notes to stdout only: " + r.describe());
+  }
+
+  @Test
+  void scan_fileStoreWithManyNotes_sameLinesAsOnS3(@TempDir Path dir) throws Exception {
+    int divergent = 15;
+    try (FsObjectStore fs = FsObjectStore.open(dir)) {
+      for (int w = 0; w < divergent; w++) { // a second build's other bytes at one key: recorded, divergent
+        fs.putIfAbsent(key("sums", w, 1, null), bytes("sums " + w).withSchema(1), "a");
+        fs.putIfAbsent(key("sums", w, 1, null), bytes("sums " + w + " other").withSchema(1), "b");
+      }
+      for (int w = 0; w < DRIFT; w++) {
+        for (int part = 0; part < 3; part++) {
+          fs.putIfAbsent(key("orders", w, 1, "p" + part), bytes("orders " + w + " " + part).withSchema(1), "w");
+        }
+      }
+      for (int w = 0; w < WHOLE; w++) {
+        fs.putIfAbsent(key("older", w, 1, "a"), bytes("older a " + w).withSchema(1), "w");
+        fs.putIfAbsent(key("older", w, 1, "b"), bytes("older b " + w), "old-build");
+      }
+      for (int w = 0; w < OVERLAP; w++) {
+        fs.putIfAbsent(key("bumped", w, 1, null), bytes("bumped " + w).withSchema(1), "w");
+        fs.putIfAbsent(key("bumped", w, 2, null), bytes("bumped " + w + " v2").withSchema(2), "w");
+      }
+      for (int w = 0; w < REPUBLISHED; w++) {
+        fs.putIfAbsent(key("again", w, 1, null), bytes("again " + w).withSchema(1), "w");
+      }
+      // What gc does: the mark raised over the windows, then their objects and records removed.
+      fs.raiseRetirement(new Retirement("again", 1_725_000_000L + 3_600L * (REPUBLISHED - 1),
+          Instant.ofEpochSecond(1_726_000_000L), "gc"));
+      for (int w = 0; w < REPUBLISHED; w++) {
+        fs.delete(key("again", w, 1, null));
+        fs.deleteRecords(key("again", w, 1, null));
+        fs.putIfAbsent(key("again", w, 1, null), bytes("again " + w + " later").withSchema(1), "w");
+      }
+    }
+    Cli.Result r = new Cli().run("scan", "--store", "file:" + dir);
+    assertEquals(ExitCodes.DIVERGENT, r.code(), r.describe());
+    assertEquals(divergent + 1, r.outLines().length, r.describe());
+    String[] err = r.errLines();
+    assertTrue(err.length <= 6, "one line per kind, not one per key: " + err.length + " lines\n" + r.err());
+    assertEquals(0, Arrays.stream(err).filter(l -> l.contains("compared by ETag")).count(), r.describe());
+    assertOneLine(r, "idem scan: drift: " + DRIFT + " windows hold several keys of one schema",
+        "e.g. orders window_start=1725000000 schema=1: ");
+    assertOneLine(r, "idem scan: drift: " + WHOLE + " windows of several keys judged whole", "e.g. older ");
+    assertOneLine(r, "idem scan: notes: " + OVERLAP + " windows hold one key per schema", "e.g. bumped ");
+    assertOneLine(r, "idem scan: notes: " + REPUBLISHED + " keys republished after gc removed them", "e.g. again/");
+
+    Cli.Result verbose = new Cli().run("scan", "--store", "file:" + dir, "-v");
+    List<String> lines = Arrays.asList(verbose.errLines());
+    assertEquals(DRIFT + WHOLE, lines.stream().filter(l -> l.startsWith("idem scan: DRIFT ")).count(), verbose.describe());
+    assertEquals(OVERLAP, lines.stream().filter(l -> l.startsWith("idem scan: SCHEMA-OVERLAP ")).count(),
+        verbose.describe());
+    assertEquals(REPUBLISHED, lines.stream().filter(l -> l.startsWith("idem scan: REPUBLISHED ")).count(),
+        verbose.describe());
+  }
+
+  private static Payload bytes(String content) {
+    return Payload.ofBytes(content.getBytes(StandardCharsets.UTF_8));
   }
 
   private static void assertOneLine(Cli.Result r, String start, String example) {
