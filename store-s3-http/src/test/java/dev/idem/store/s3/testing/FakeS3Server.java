@@ -175,13 +175,16 @@ public final class FakeS3Server implements AutoCloseable {
 
   private void acceptLoop() {
     while (!socket.isClosed()) {
-      try (Socket s = socket.accept()) {
+      Socket s;
+      try {
+        s = socket.accept();
+      } catch (IOException e) {
+        return; // the server socket was closed
+      }
+      try (s) {
         serve(s);
       } catch (IOException e) {
-        if (socket.isClosed()) {
-          return;
-        }
-        // a client that went away (a reset while the reply was written is a SocketException too); serve the next
+        // a client that reset or went away (a cancelled read-ahead does): serve the next one
       }
     }
   }
