@@ -14,6 +14,8 @@ import dev.idem.core.store.HistoryEntry;
 import dev.idem.core.store.HistoryQuery;
 import dev.idem.core.store.ObjectStore;
 import dev.idem.store.fs.FsObjectStore;
+import dev.idem.store.s3.S3ObjectStore;
+import dev.idem.store.s3.client.RequestCounts;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -275,7 +277,7 @@ final class ScanCommand implements Callable<Integer> {
       int code = (summary.clean() && !driftFails) || passEmpty ? ExitCodes.OK
           : summary.examinedNothing() ? ExitCodes.NOTHING_EXAMINED : ExitCodes.DIVERGENT;
       if (output.json) {
-        out.println(summaryJson(summary, code));
+        out.println(summaryJson(summary, code).putIfPresent("requests", requestsJson(st)));
       } else if (!output.quiet) {
         out.println(summary.referenceLine());
         err.println("idem scan: examined " + summary.keys() + " keys (" + summary.entries()
@@ -377,6 +379,20 @@ final class ScanCommand implements Callable<Integer> {
           + ") but no _idem/ directory; an idem store holds <pipeline>/<window_start>/state-<sha256> objects "
           + "and _idem/ (created by the first publish)");
     }
+  }
+
+  /**
+   * What the scan asked of an S3 store (listing requests, entries those listings held, HEADs, GETs),
+   * or {@code null} for a store that counts none: the cost the design document's model bounds.
+   */
+  private static Json requestsJson(ObjectStore st) {
+    ObjectStore inner = st instanceof ProvenStore p ? p.store() : st;
+    if (!(inner instanceof S3ObjectStore s3)) {
+      return null;
+    }
+    RequestCounts.Snapshot c = s3.requestCounts();
+    return Json.object().put("list", c.listRequests()).put("entries_listed", c.entriesListed())
+        .put("head", c.heads()).put("get", c.gets());
   }
 
   private static Json summaryJson(ScanSummary summary, int code) {

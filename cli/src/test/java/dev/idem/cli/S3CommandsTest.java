@@ -234,4 +234,26 @@ class S3CommandsTest {
     assertEquals("DIVERGENT " + key + " writes=2 payloads=2\nscanned prefix= divergent_keys=1\n", scan.out(),
         scan.describe());
   }
+
+  /**
+   * The summary of {@code scan --json} says what the scan asked of the store: its listings and the
+   * entries they held, HEADs and GETs. One clean key needs no HEAD; the object its pipeline's pointer
+   * names is HEADed once, to check it is there with the pointer's SHA-256.
+   */
+  @Test
+  void scan_json_summaryCountsTheRequests() throws Exception {
+    assertEquals(0, publish("rows\n").code());
+
+    Cli.Result scan = cli().run("scan", "--store", store, "--pipeline", "border-state", "--json");
+
+    assertEquals(0, scan.code(), scan.describe());
+    String summary = scan.out().lines().filter(l -> l.contains("\"type\":\"summary\"")).findFirst().orElseThrow();
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile(
+        "\"requests\":\\{\"list\":(\\d+),\"entries_listed\":(\\d+),\"head\":(\\d+),\"get\":(\\d+)}").matcher(summary);
+    assertTrue(m.find(), scan.describe());
+    assertTrue(Long.parseLong(m.group(1)) >= 2, "the version listing and the evidence listing: " + summary);
+    assertTrue(Long.parseLong(m.group(2)) >= 1, "the key's version: " + summary);
+    assertTrue(summary.contains("\"pointers\":1,"), summary);
+    assertEquals("1", m.group(3), "one HEAD, for the object the pointer names, none for the clean key: " + summary);
+  }
 }

@@ -22,15 +22,12 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The history the divergence scan reads, streamed key by key from two listings merged in key order:
@@ -65,20 +62,23 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * HEADs for one key run in parallel (bounded); the next listing page is fetched while the current one is
  * processed ({@link PageCursor}).
  *
- * <h2>Listing at S3 latency</h2>
+ * <h2>Listing at S3 latency, at a stated cost</h2>
  *
- * A query's listing is cut into key ranges ({@link KeyRanges}: the pipelines and directories a delimiter
- * listing finds, each listed by its prefix when they hold every key, a pipeline's windows split by start
- * time) and up to {@link
- * HistoryQuery#listParallelism()} ranges are listed at once, read in key order ({@link RangeCursor}); the
- * evidence listing is cut at the same keys when it spans more than one page. Keys outside any layout
- * are listed like the others, in whichever range holds them. Memory holds at most two pages per open
- * range (so {@code 2 × listParallelism} pages per listing) plus one key's history.
+ * The versions are listed by a {@link SplitListing}: prefix ranges, each split by what its first page
+ * shows (a pipeline's window digits, numbered names), up to {@link HistoryQuery#listParallelism()}
+ * requests at once, read in key order, each starting only at a position every server honours (a prefix's
+ * start, just after a version listed, or a common prefix in a delimiter listing), so every version is
+ * read once. The first page is listed alone: a listing of one page costs one request. A window query
+ * whose first page lies below its first window lists the prefixes that hold the windows from it on
+ * ({@link #windowsFrom}). Evidence (rare: divergent attempts only) is one ListObjectsV2 listing from the
+ * first window. Memory holds at most {@code 2 × listParallelism + 1} version pages, one evidence page ahead
+ * and one key's history. What a walk may cost is written out in the design document (C2) and checked
+ * over generated bucket shapes by {@code ScanCostProperties}.
  *
- * <p>Keys under {@code _idem/} are skipped without a key-marker of idem's own making ({@link
- * #afterOwnArea}), since servers differ on markers that are no keys. Servers that cannot list versions
- * (501 NotImplemented) are read with ListObjectsV2, one version per key. S3Proxy and AWS answer
- * ListObjectVersions on unversioned buckets too (every version id is {@code null}).
+ * <p>Keys under {@code _idem/} are passed by a delimiter listing from the own area's directory, never a
+ * key-marker of idem's own making, since servers differ on markers that are no keys. Servers that cannot
+ * list versions (501 NotImplemented) are read with ListObjectsV2, one version per key. S3Proxy and AWS
+ * answer ListObjectVersions on unversioned buckets too (every version id is {@code null}).
  */
 final class HistoryWalk {
   private final S3Client client;
@@ -117,58 +117,16 @@ final class HistoryWalk {
    * one page request after it passes.
    */
   boolean history(HistoryQuery query, HistoryVisitor visitor) throws IOException {
-    String from = query.listFrom();
     String listPrefix = layout.object(query.prefix());
-    String start = from == null ? null : layout.object(from);
-    // The first page is fetched once: it tells whether the listing is worth cutting (a one-page listing
-    // is not), how dense a pipeline's windows are, and it is the first range's first page.
-    Marker startMarker = new Marker(start, null, null);
-    VersionsPage first = firstPage(listPrefix, start);
-    boolean cut = first != null && first.truncated() && !first.versions().isEmpty();
+    String from = query.listFrom();
     String evidencePrefix = layout.evidencePrefix() + query.prefix();
-    String evidenceStart = start == null ? null : layout.evidenceMarker(start);
-    // Evidence is rare (only divergent attempts): cut its listing too only when it spans pages, since
-    // every range costs a request even when it is empty. Whether it does is asked while the listing is
-    // planned, not after: one round trip less before the ranges start.
-    Future<Boolean> evidenceSpansPages = cut ? executor.submit(() -> {
-      try {
-        return client.listObjects(bucket, evidencePrefix, evidenceStart, null, pageSize).truncated();
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    }) : null;
-    KeyRanges.Plan plan;
-    try {
-      plan = cut ? plan(listPrefix, start, first, query) : KeyRanges.Plan.SEQUENTIAL;
-    } catch (IOException | RuntimeException e) {
-      evidenceSpansPages.cancel(true);
-      throw e;
-    }
-    List<String> markers = plan.markers();
-    if (markers.isEmpty() && evidenceSpansPages != null) {
-      evidenceSpansPages.cancel(true);
-    }
-    // The store's own area is skipped anyway: a directory that is all of it is not listed at all.
-    List<RangeCursor.Range> ranges = plan.ranges(start).stream()
-        .filter(r -> r.prefix() == null || !layout.isInternal(r.prefix())).toList();
-    // The first page is the first range's first page when the range starts where it does (a listing
-    // that is cut has a first page with versions).
-    RangeCursor.Range firstRange = ranges.isEmpty() ? null : ranges.get(0);
-    AtomicBoolean firstUnused = new AtomicBoolean(first != null && firstRange != null
-        && Objects.equals(firstRange.after(), start)
-        && (firstRange.prefix() == null || first.versions().get(0).key().startsWith(firstRange.prefix())));
-    // (A directory that holds the start is a marker below it: evidence is cut only above the start.)
-    List<RangeCursor.Range> evidenceRanges = RangeCursor.Range.between(evidenceStart,
-        markers.isEmpty() || !Futures.join(evidenceSpansPages) ? List.of() : markers.stream()
-            .filter(m -> start == null || KeyOrder.compare(m, start) > 0).map(layout::evidenceMarker).toList());
-    int parallel = query.listParallelism();
-    RangeCursor.Opener<ObjectVersion> opener = range -> range == firstRange && firstUnused.getAndSet(false)
-        ? versions(listPrefix, first, range) : versions(listPrefix, range);
-    try (RangeCursor<ObjectVersion> versions = new RangeCursor<>(opener, ObjectVersion::key, ranges, executor,
-            parallel, "ListObjectVersions of " + source(listPrefix));
-        RangeCursor<ObjectSummary> evidence = new RangeCursor<>(range -> objects(evidencePrefix,
-            new Marker(range.after(), null, null), range), ObjectSummary::key, evidenceRanges, executor, parallel,
-            "ListObjectsV2 of " + source(evidencePrefix))) {
+    // ListObjectsV2 takes any string as start-after: the evidence listing may start at the window.
+    String evidenceStart = from == null ? null : layout.evidenceMarker(layout.object(from));
+    VersionsPage first = firstPage(listPrefix);
+    try (VersionSource versions = first == null ? withoutVersions(listPrefix)
+            : split(listPrefix, first, from == null ? null : layout.object(from), query.listParallelism());
+        PageCursor<Marker, ObjectSummary> evidence = objects(evidencePrefix, new Marker(evidenceStart, null, null));
+        InOrder inOrder = new InOrder(visitor, query)) {
       String previousWindow = null;
       SchemaReads schemas = new SchemaReads();
       String[] windowMemo = new String[2]; // each key's window is asked for twice: as the next key, then as itself
@@ -176,7 +134,7 @@ final class HistoryWalk {
         if (query.expired()) {
           return false;
         }
-        ObjectVersion v = skipInternal(versions, listPrefix);
+        ObjectVersion v = versions.peek();
         String key = v == null ? null : layout.logical(v.key());
         for (Evidence e = peekEvidence(evidence); e != null && (key == null || KeyOrder.compare(e.key, key) < 0);
             e = peekEvidence(evidence)) {
@@ -186,13 +144,13 @@ final class HistoryWalk {
           }
           previousWindow = windowOf(e.key, windowMemo);
           // Evidence is HEADed anyway, and carries the schema.
-          if (query.accepts(e.key) && !visit(visitor, schemas.next(previousWindow, true, true), e.key, List.of(),
-              group)) {
+          if (query.accepts(e.key)
+              && !inOrder.visit(e.key, List.of(), group, schemas.next(previousWindow, true, true))) {
             return false;
           }
         }
         if (key == null) {
-          return true;
+          return inOrder.finish();
         }
         List<ObjectVersion> group = new ArrayList<>();
         String objectKey = v.key(); // the listing's own string: a key's versions share it, so equals is ==
@@ -209,8 +167,8 @@ final class HistoryWalk {
         boolean sharesWindow = window != null && (window.equals(previousWindow)
             || (v != null && window.equals(windowOf(layout.logical(v.key()), windowMemo)))
             || (nextEvidence != null && window.equals(windowOf(nextEvidence.key, windowMemo))));
-        if (query.accepts(key) && !visit(visitor, schemas.next(window, sharesWindow,
-            !attempts.isEmpty() || !deletedOnly(group)), key, group, attempts)) {
+        if (query.accepts(key) && !inOrder.visit(key, group, attempts, schemas.next(window, sharesWindow,
+            !attempts.isEmpty() || !deletedOnly(group)))) {
           return false;
         }
         previousWindow = window;
@@ -218,9 +176,101 @@ final class HistoryWalk {
     }
   }
 
+  /**
+   * Hands keys to the visitor in key order while the HEADs some of them need run in the background, so
+   * a key that needs a request costs the walk no round trip of its own: at most {@code keys} keys are
+   * being resolved at once, and at most {@link #WAITING_PER_KEY}{@code  × keys} histories wait to be
+   * visited (enough for the keys listed while a HEAD is out, when one key in a hundred needs one).
+   * Closing it cancels what is still running.
+   */
+  private final class InOrder implements AutoCloseable {
+    private static final int WAITING_PER_KEY = 64;
+    private final HistoryVisitor visitor;
+    private final int keys;
+    /** A queued history, and whether it is resolved in the background. */
+    private record Pending(Future<KeyHistory> history, boolean background) {}
+
+    private final java.util.ArrayDeque<Pending> pending = new java.util.ArrayDeque<>();
+    private int resolving;
+
+    private final HistoryQuery query;
+
+    InOrder(HistoryVisitor visitor, HistoryQuery query) {
+      this.visitor = visitor;
+      this.query = query;
+      this.keys = query.listParallelism();
+    }
+
+    /**
+     * Queues the key's history, its schema read as {@code read} says; visits every history ready before
+     * it; false when the visitor stopped.
+     */
+    boolean visit(String key, List<ObjectVersion> versions, List<Evidence> evidence, SchemaReads.Read read)
+        throws IOException {
+      Pending queued;
+      if (!needsHeads(key, versions, evidence, read.maybe())) {
+        queued = new Pending(CompletableFuture.completedFuture(new KeyHistory(key, listedOnly(key, versions))), false);
+      } else {
+        while (resolving >= keys || pending.size() >= WAITING_PER_KEY * keys) {
+          if (!visitHead()) {
+            return false;
+          }
+        }
+        resolving++;
+        // A key whose schema read waits for its window's first two keys waits here, in the background:
+        // they were queued before it, so they are resolving or resolved.
+        queued = new Pending(executor.submit(() -> {
+          try {
+            return new KeyHistory(key, resolve(key, versions, evidence, read.wanted()));
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
+        }), true);
+      }
+      read.resolvedBy(queued.history());
+      pending.add(queued);
+      while (!pending.isEmpty() && pending.peek().history().isDone()) {
+        if (!visitHead()) {
+          return false;
+        }
+      }
+      return true;
+    }
+
+    /** Visits every queued history; false when the visitor stopped. */
+    boolean finish() throws IOException {
+      while (!pending.isEmpty()) {
+        if (!visitHead()) {
+          return false;
+        }
+      }
+      return true;
+    }
+
+    /** Visits the oldest queued history; false when the visitor stopped or the deadline has passed. */
+    private boolean visitHead() throws IOException {
+      if (query.expired()) {
+        return false; // the deadline holds for keys resolved in the background too
+      }
+      Pending head = pending.poll();
+      KeyHistory h = Futures.join(head.history());
+      if (head.background()) {
+        resolving--;
+      }
+      return visitor.visit(h);
+    }
+
+    @Override
+    public void close() {
+      for (Pending p : pending) {
+        p.history().cancel(true);
+      }
+      pending.clear();
+    }
+  }
+
   boolean list(String prefix, ListingVisitor visitor) throws IOException {
-    try (PageCursor<Marker, ObjectSummary> objects = objects(layout.object(prefix), Marker.START,
-        RangeCursor.Range.ALL)) {
+    try (PageCursor<Marker, ObjectSummary> objects = objects(layout.object(prefix), Marker.START)) {
       for (ObjectSummary o = objects.peek(); o != null; o = objects.peek()) {
         if (layout.isInternal(o.key())) {
           objects.restart(new Marker(layout.afterInternal(), null, null));
@@ -237,51 +287,75 @@ final class HistoryWalk {
 
   // ---------------------------------------------------------------- listings
 
-  /**
-   * Where to cut the listing of {@code listPrefix} for the query's parallelism ({@link KeyRanges}); no
-   * cut for a server that cannot list versions (it is then read with ListObjectsV2, one range).
-   */
-  private KeyRanges.Plan plan(String listPrefix, String start, VersionsPage first, HistoryQuery query)
-      throws IOException {
-    List<ObjectVersion> v = first.versions();
-    String[] span = {v.get(0).key(), v.get(v.size() - 1).key()};
-    try {
-      return KeyRanges.plan(listPrefix, start, span, layout.prefix(), query.clock().instant().getEpochSecond(),
-          query.listParallelism(), new KeyRanges.Discovery() {
-            @Override
-            public KeyRanges.Directories directories(String prefix, String startAfter, int pages)
-                throws IOException {
-              List<String> out = new ArrayList<>();
-              boolean ownKeys = false;
-              String key = startAfter;
-              String versionId = null;
-              for (int i = 0; i < pages; i++) {
-                VersionsPage p = client.listVersions(bucket, prefix, "/", key, versionId, pageSize);
-                out.addAll(p.commonPrefixes());
-                ownKeys |= !p.versions().isEmpty();
-                if (!p.truncated()) {
-                  return new KeyRanges.Directories(out, true, ownKeys);
-                }
-                key = p.nextKeyMarker();
-                versionId = p.nextVersionIdMarker();
-              }
-              return new KeyRanges.Directories(out, false, ownKeys);
-            }
+  /** The versions of one walk, in key order, the store's own area left out. */
+  interface VersionSource extends AutoCloseable {
+    ObjectVersion peek() throws IOException;
 
-            @Override
-            public String[] firstPageSpan(String prefix, String startAfter) throws IOException {
-              VersionsPage first = client.listVersions(bucket, prefix, startAfter, null, pageSize);
-              List<ObjectVersion> v = first.versions();
-              return !first.truncated() || v.isEmpty() ? null
-                  : new String[] {v.get(0).key(), v.get(v.size() - 1).key()};
-            }
-          });
-    } catch (S3Exception e) {
-      if (versionsUnsupported(e)) {
-        return KeyRanges.Plan.SEQUENTIAL;
+    ObjectVersion next() throws IOException;
+
+    @Override
+    void close();
+  }
+
+  /**
+   * The versions under {@code listPrefix} as a {@link SplitListing} starting with {@code first}, the
+   * prefix's first page. A window query ({@code start}, the first window's {@code P/<start>}) whose first
+   * page lies wholly below its first window lists instead the prefixes that hold every window from it on
+   * ({@link #windowsFrom}), so a pipeline's history before {@code --since} costs one page.
+   */
+  private VersionSource split(String listPrefix, VersionsPage first, String start, int parallelism) {
+    String listing = "ListObjectVersions of " + source(listPrefix);
+    SplitListing.Lister lister = (prefix, delimiter, keyMarker, versionIdMarker, maxKeys) ->
+        client.listVersions(bucket, prefix, delimiter, keyMarker, versionIdMarker, maxKeys);
+    List<ObjectVersion> v = first.versions();
+    String min = start == null ? null : start.substring(listPrefix.length());
+    if (min != null && first.truncated() && !v.isEmpty()) {
+      String last = v.get(v.size() - 1).key().substring(listPrefix.length());
+      int slash = last.indexOf('/');
+      String window = slash < 0 ? last : last.substring(0, slash);
+      if (window.length() == min.length() && window.chars().allMatch(Character::isDigit)
+          && window.compareTo(min) < 0) {
+        return source(SplitListing.ofPrefixes(lister, executor, pageSize, parallelism, windowsFrom(listPrefix, min),
+            layout.internalPrefix(), listing));
       }
-      throw e;
     }
+    return source(new SplitListing(lister, executor, pageSize, parallelism, listPrefix, null, first,
+        layout.internalPrefix(), listing));
+  }
+
+  /**
+   * The ascending prefixes under {@code pipelinePrefix} that hold every decimal of {@code min}'s length
+   * from {@code min} on: {@code min} itself, then for each digit from the last, the same leading digits
+   * with a greater one there (at most {@code 1 + 9 × length}).
+   */
+  static List<String> windowsFrom(String pipelinePrefix, String min) {
+    List<String> out = new ArrayList<>();
+    out.add(pipelinePrefix + min);
+    for (int i = min.length() - 1; i >= 0; i--) {
+      for (char d = (char) (min.charAt(i) + 1); d <= '9'; d++) {
+        out.add(pipelinePrefix + min.substring(0, i) + d);
+      }
+    }
+    return out;
+  }
+
+  private static VersionSource source(SplitListing listing) {
+    return new VersionSource() {
+      @Override
+      public ObjectVersion peek() throws IOException {
+        return listing.peek();
+      }
+
+      @Override
+      public ObjectVersion next() throws IOException {
+        return listing.next();
+      }
+
+      @Override
+      public void close() {
+        listing.close();
+      }
+    };
   }
 
   private static boolean versionsUnsupported(S3Exception e) {
@@ -289,9 +363,9 @@ final class HistoryWalk {
   }
 
   /** The listing's first page, or {@code null} when the server cannot list versions. */
-  private VersionsPage firstPage(String listPrefix, String start) throws IOException {
+  private VersionsPage firstPage(String listPrefix) throws IOException {
     try {
-      return client.listVersions(bucket, listPrefix, start, null, pageSize);
+      return client.listVersions(bucket, listPrefix, null, null, pageSize);
     } catch (S3Exception e) {
       if (versionsUnsupported(e)) {
         return null;
@@ -301,78 +375,49 @@ final class HistoryWalk {
   }
 
   /**
-   * The pages of one range's version listing, listed with the range's prefix when it has one. A range
-   * bounded by a marker asks for its second page with max-keys 1: such ranges are cut at directories and
-   * windows, so a range's first page often ends where the range's keys do, and a full second page would
-   * then be the next range's first, listed, parsed and dropped (99 of a 100-directory scan's 205
-   * requests, each 1,000 versions, before directories were listed by prefix). One version tells whether
-   * the range goes on; when it does, the pages after it are full again. Only the page size changes,
-   * never where a page starts, so every version is listed once either way.
+   * For servers without versions: each current object under {@code listPrefix} as the key's only version,
+   * one ListObjectsV2 page after the other, the own area passed by a start-after (which ListObjectsV2 takes
+   * for any string).
    */
-  private PageCursor.Fetch<Marker, ObjectVersion> versionsFetch(String listPrefix, RangeCursor.Range range) {
-    String prefix = range.prefix() != null ? range.prefix() : listPrefix;
-    return (m, page) -> page(client.listVersions(bucket, prefix, m.key, m.versionId, pageSizeAt(page, range.upTo())),
-        range);
-  }
-
-  /** Max-keys of a range's {@code page}-th page: 1 for a bounded range's second, else the page size. */
-  int pageSizeAt(int page, String upTo) {
-    return upTo != null && page == 1 ? 1 : pageSize;
-  }
-
-  private static PageCursor.Page<Marker, ObjectVersion> page(VersionsPage p, RangeCursor.Range range) {
-    return RangeCursor.cut(new PageCursor.Page<>(p.versions(),
-        p.truncated() ? new Marker(p.nextKeyMarker(), p.nextVersionIdMarker(), null) : null), range,
-        ObjectVersion::key);
-  }
-
-  /**
-   * A range's cursor starting with {@code first}, the listing's first page, already fetched: its
-   * position is one of the key order, so the range's own listing continues from it.
-   */
-  private PageCursor<Marker, ObjectVersion> versions(String listPrefix, VersionsPage first, RangeCursor.Range range)
-      throws IOException {
-    return new PageCursor<>(versionsFetch(listPrefix, range), page(first, range), executor,
-        "ListObjectVersions of " + source(range.prefix() != null ? range.prefix() : listPrefix));
-  }
-
-  private PageCursor<Marker, ObjectVersion> versions(String listPrefix, RangeCursor.Range range) throws IOException {
-    String prefix = range.prefix() != null ? range.prefix() : listPrefix;
-    Marker start = new Marker(range.after(), null, null);
-    PageCursor.Fetch<Marker, ObjectVersion> fetch = versionsFetch(listPrefix, range);
-    PageCursor.Page<Marker, ObjectVersion> first;
-    try {
-      first = fetch.fetch(start, 0);
-    } catch (S3Exception e) {
-      if (versionsUnsupported(e)) {
-        return currentOnly(prefix, start, range);
-      }
-      throw e;
-    }
-    return new PageCursor<>(fetch, first, executor, "ListObjectVersions of " + source(prefix));
-  }
-
-  /** For servers without versions: each current object as the key's only version. */
-  private PageCursor<Marker, ObjectVersion> currentOnly(String listPrefix, Marker start, RangeCursor.Range range)
-      throws IOException {
+  private VersionSource withoutVersions(String listPrefix) throws IOException {
     PageCursor.Fetch<Marker, ObjectVersion> fetch = (m, page) -> {
       ObjectsPage p = client.listObjects(bucket, listPrefix, m.key, m.token, pageSize);
       List<ObjectVersion> out = new ArrayList<>(p.objects().size());
       for (ObjectSummary o : p.objects()) {
         out.add(new ObjectVersion(o.key(), null, true, false, o.lastModified(), o.etag(), o.size()));
       }
-      return RangeCursor.cut(new PageCursor.Page<>(out, p.truncated() ? new Marker(null, null, p.nextContinuationToken()) : null),
-          range, ObjectVersion::key);
+      return new PageCursor.Page<>(out, p.truncated() ? new Marker(null, null, p.nextContinuationToken()) : null);
     };
-    return PageCursor.open(fetch, start, executor, "ListObjectsV2 of " + source(listPrefix));
+    PageCursor<Marker, ObjectVersion> cursor = PageCursor.open(fetch, Marker.START, executor,
+        "ListObjectsV2 of " + source(listPrefix));
+    return new VersionSource() {
+      @Override
+      public ObjectVersion peek() throws IOException {
+        ObjectVersion v = cursor.peek();
+        while (v != null && layout.isInternal(v.key())) {
+          cursor.restart(new Marker(layout.afterInternal(), null, null));
+          v = cursor.peek();
+        }
+        return v;
+      }
+
+      @Override
+      public ObjectVersion next() throws IOException {
+        ObjectVersion v = peek();
+        return v == null ? null : cursor.next();
+      }
+
+      @Override
+      public void close() {
+        cursor.close();
+      }
+    };
   }
 
-  private PageCursor<Marker, ObjectSummary> objects(String listPrefix, Marker start, RangeCursor.Range range)
-      throws IOException {
+  private PageCursor<Marker, ObjectSummary> objects(String listPrefix, Marker start) throws IOException {
     PageCursor.Fetch<Marker, ObjectSummary> fetch = (m, page) -> {
       ObjectsPage p = client.listObjects(bucket, listPrefix, m.key, m.token, pageSize);
-      return RangeCursor.cut(new PageCursor.Page<>(p.objects(),
-          p.truncated() ? new Marker(null, null, p.nextContinuationToken()) : null), range, ObjectSummary::key);
+      return new PageCursor.Page<>(p.objects(), p.truncated() ? new Marker(null, null, p.nextContinuationToken()) : null);
     };
     return PageCursor.open(fetch, start, executor, "ListObjectsV2 of " + source(listPrefix));
   }
@@ -381,145 +426,7 @@ final class HistoryWalk {
     return "s3://" + bucket + "/" + listPrefix;
   }
 
-  /**
-   * The next version outside {@code _idem/}. The own area is passed through the entries the range's
-   * cursor holds; when it runs on past them, the rest of the range is listed by {@link #afterOwnArea}.
-   */
-  private ObjectVersion skipInternal(RangeCursor<ObjectVersion> versions, String listPrefix) throws IOException {
-    ObjectVersion v = versions.peek();
-    while (v != null && layout.isInternal(v.key())) {
-      versions.skipWhile(layout::isInternal, range -> afterOwnArea(listPrefix, range));
-      v = versions.peek();
-    }
-    return v;
-  }
-
-  /**
-   * Where the listing after the own area stands: {@code items} from {@code index} on are what is left to
-   * give of the delimiter pages read so far, {@code outer} is where the delimiter listing's next page
-   * starts ({@code null}: there is none), {@code directories} the directories it named that are not yet
-   * given (a server may name them before it reaches them), {@code lastDirectory} the last one given;
-   * {@code directory}, when set, is being listed by its prefix, its next page starting at {@code inner}.
-   */
-  private record Beyond(List<Item> items, int index, Marker outer, List<String> directories, String lastDirectory,
-      String directory, Marker inner) {}
-
-  /** A key of the delimiter listing's own, with one of its versions, or a directory ({@code version} null). */
-  private record Item(String key, ObjectVersion version) {}
-
-  /**
-   * The versions of {@code range} after the store's own area, listed with a prefix and a delimiter only:
-   * a delimiter ({@code /}) listing of the range's prefix from its first key names the keys of its own
-   * (their versions come with it) and its directories, of which the own area is one; the keys and
-   * directories after the own area are taken in key order, each directory listed by its prefix. Every
-   * key-marker sent is a position the server handed out. S3 would take any string as a key-marker, but
-   * moto drops the first version after one that is not a key, and LocalS3 refuses it with 404, so a
-   * marker of idem's own making (the own area's prefix followed by the highest code point) is not used.
-   *
-   * <p>Servers differ in where a delimiter page names directories: AWS and moto name each once, in key
-   * order, counted in the page; S3Proxy and S3Mock name every directory on every page, whatever its
-   * position. So a directory is given only once the listing's position has passed it (every key of the
-   * listing's own below it has been given) or the listing has ended, and only once: memory holds the
-   * directories named and not yet given, besides one delimiter page and one directory page.
-   *
-   * <p>It ends on every server: its positions are the server's own, so a server that ignores the one it
-   * is asked to start at hands the same one back and the cursor's guard stops it ({@link ListingGuard});
-   * it gives no key of the own area, so a server that lists the own area again (ignoring a directory's
-   * prefix) has the range restarted a second time, which {@link RangeCursor#skipWhile} refuses.
-   */
-  private PageCursor<?, ObjectVersion> afterOwnArea(String listPrefix, RangeCursor.Range range)
-      throws IOException {
-    String prefix = range.prefix() != null ? range.prefix() : listPrefix;
-    PageCursor.Fetch<Beyond, ObjectVersion> fetch = new PageCursor.Fetch<>() {
-      @Override
-      public PageCursor.Page<Beyond, ObjectVersion> fetch(Beyond at, int page) throws IOException {
-        if (at.directory() != null) {
-          VersionsPage p = client.listVersions(bucket, at.directory(), at.inner().key(), at.inner().versionId(),
-              pageSize);
-          Beyond next = new Beyond(at.items(), at.index(), at.outer(), at.directories(), at.lastDirectory(),
-              p.truncated() ? at.directory() : null,
-              p.truncated() ? new Marker(p.nextKeyMarker(), p.nextVersionIdMarker(), null) : null);
-          return RangeCursor.cut(new PageCursor.Page<>(p.versions(), more(next) ? next : null), range,
-              ObjectVersion::key);
-        }
-        List<Item> items = at.items();
-        int i = at.index();
-        if (i < items.size() && items.get(i).version() == null) { // a directory: list it by its prefix
-          return fetch(new Beyond(items, i + 1, at.outer(), at.directories(), at.lastDirectory(), items.get(i).key(),
-              Marker.START), page);
-        }
-        if (i < items.size()) { // the versions of the keys of its own up to the next directory
-          List<ObjectVersion> own = new ArrayList<>();
-          for (; i < items.size() && items.get(i).version() != null; i++) {
-            own.add(items.get(i).version());
-          }
-          Beyond next = new Beyond(items, i, at.outer(), at.directories(), at.lastDirectory(), null, null);
-          return new PageCursor.Page<>(own, more(next) ? next : null);
-        }
-        return delimiterPage(at);
-      }
-
-      /** The next delimiter page, as items in key order: own keys' versions, and the directories passed. */
-      private PageCursor.Page<Beyond, ObjectVersion> delimiterPage(Beyond at) throws IOException {
-        VersionsPage p = client.listVersions(bucket, prefix, "/", at.outer().key(), at.outer().versionId(), pageSize);
-        TreeSet<String> named = new TreeSet<>(KeyOrder::compare);
-        named.addAll(at.directories());
-        for (String d : p.commonPrefixes()) {
-          if (at.lastDirectory() == null || KeyOrder.compare(d, at.lastDirectory()) > 0) {
-            named.add(d);
-          }
-        }
-        List<Item> ordered = new ArrayList<>();
-        for (ObjectVersion v : p.versions()) {
-          while (!named.isEmpty() && KeyOrder.compare(named.first(), v.key()) < 0) {
-            ordered.add(new Item(named.pollFirst(), null));
-          }
-          ordered.add(new Item(v.key(), v));
-        }
-        String position = p.truncated() ? p.nextKeyMarker() : null;
-        while (!named.isEmpty() && (position == null || KeyOrder.compare(named.first(), position) <= 0)) {
-          ordered.add(new Item(named.pollFirst(), null));
-        }
-        String lastDirectory = at.lastDirectory();
-        List<Item> page = new ArrayList<>();
-        boolean ended = !p.truncated();
-        for (Item item : ordered) {
-          if (range.upTo() != null && KeyOrder.compare(item.key(), range.upTo()) > 0) {
-            ended = true; // everything from here on lies above the range
-            break;
-          }
-          if (item.version() == null) {
-            lastDirectory = item.key();
-          }
-          if (!layout.isInternal(item.key()) && KeyOrder.compare(item.key(), layout.internalPrefix()) > 0) {
-            page.add(item);
-          }
-        }
-        Beyond next = new Beyond(page, 0,
-            ended ? null : new Marker(p.nextKeyMarker(), p.nextVersionIdMarker(), null),
-            ended ? List.of() : List.copyOf(named), lastDirectory, null, null);
-        return new PageCursor.Page<>(List.of(), more(next) ? next : null);
-      }
-    };
-    Beyond start = new Beyond(List.of(), 0, Marker.START, List.of(), null, null, null);
-    try {
-      return new PageCursor<>(fetch, fetch.fetch(start, 0), executor, "ListObjectVersions of " + source(prefix)
-          + " after " + layout.internalPrefix());
-    } catch (S3Exception e) {
-      if (versionsUnsupported(e)) {
-        // ListObjectsV2 takes any string as start-after where ListObjectVersions' key-marker may not.
-        return currentOnly(prefix, new Marker(layout.afterInternal(), null, null), range);
-      }
-      throw e;
-    }
-  }
-
-  /** Whether the listing after the own area has more to give from {@code at}. */
-  private static boolean more(Beyond at) {
-    return at.directory() != null || at.index() < at.items().size() || at.outer() != null;
-  }
-
-  private Evidence peekEvidence(RangeCursor<ObjectSummary> evidence) throws IOException {
+  private Evidence peekEvidence(PageCursor<Marker, ObjectSummary> evidence) throws IOException {
     for (ObjectSummary o = evidence.peek(); o != null; o = evidence.peek()) {
       KeyLayout.Evidence parsed = layout.parseEvidence(o.key());
       if (parsed != null) {
@@ -530,7 +437,7 @@ final class HistoryWalk {
     return null;
   }
 
-  private List<Evidence> takeEvidence(RangeCursor<ObjectSummary> evidence, String key)
+  private List<Evidence> takeEvidence(PageCursor<Marker, ObjectSummary> evidence, String key)
       throws IOException {
     List<Evidence> out = new ArrayList<>();
     for (Evidence e = peekEvidence(evidence); e != null && e.key.equals(key); e = peekEvidence(evidence)) {
@@ -554,16 +461,6 @@ final class HistoryWalk {
     return memo[1] = OutputKey.looksLikeKey(key) ? key.substring(0, key.lastIndexOf('/')) : null;
   }
 
-  /** Resolves the key's history, reading its schema as {@code read} says, and hands it on. */
-  private boolean visit(HistoryVisitor visitor, SchemaReads.Read read, String key, List<ObjectVersion> versions,
-      List<Evidence> evidence) throws IOException {
-    KeyHistory history = new KeyHistory(key, resolve(key, versions, evidence, read.wanted()));
-    if (read != SchemaReads.Read.NO) {
-      read.resolvedBy(CompletableFuture.completedFuture(history));
-    }
-    return visitor.visit(history);
-  }
-
   /** Whether the listing shows the key only as delete markers: no content, so not in its window for the scan. */
   private static boolean deletedOnly(List<ObjectVersion> versions) {
     for (ObjectVersion v : versions) {
@@ -581,7 +478,7 @@ final class HistoryWalk {
   private List<HistoryEntry> resolve(String key, List<ObjectVersion> versions, List<Evidence> listedEvidence,
       boolean needSchema) throws IOException {
     List<Evidence> evidence = attempts(listedEvidence);
-    if (evidence.isEmpty() && !needSchema && !(distinctEtags(versions) && OutputKey.looksLikeKey(key))) {
+    if (!needsHeads(key, versions, evidence, needSchema)) {
       return listedOnly(key, versions); // nothing to HEAD: most keys, so no maps for them
     }
     Map<String, ObjectVersion> byEtag = new LinkedHashMap<>();
@@ -637,6 +534,12 @@ final class HistoryWalk {
           h.map(IdemMetadata::storedSha256).orElse(null)));
     }
     return out;
+  }
+
+  /** Whether {@link #resolve} HEADs anything for this key. */
+  private static boolean needsHeads(String key, List<ObjectVersion> versions, List<Evidence> evidence,
+      boolean needSchema) {
+    return !evidence.isEmpty() || needSchema || (distinctEtags(versions) && OutputKey.looksLikeKey(key));
   }
 
   /**

@@ -17,7 +17,7 @@ import java.util.Set;
  * forever; so would one that ignores where it is asked to start, since the loop then meets the keys it
  * skipped again and restarts at the same place. This guard turns either into an {@link IOException}
  * naming the listing, before the repeated page is requested again. It is the only such check: the
- * history walk's page and range cursors ({@link PageCursor}, {@link RangeCursor}), the pointer log, the
+ * history walk's page cursors and split listing ({@link PageCursor}, {@link SplitListing}), the pointer log, the
  * sweeps, the retirement marks and the records gc deletes all page through it.
  *
  * <p>Positions are the server's, never a count of pages, so a repeat is seen as one. Memory: one entry

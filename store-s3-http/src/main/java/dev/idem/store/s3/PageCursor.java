@@ -5,7 +5,6 @@ import java.io.UncheckedIOException;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
-import java.util.function.Predicate;
 
 /**
  * Walks a paginated S3 listing one entry at a time, holding one page and fetching the next one in the
@@ -87,18 +86,6 @@ final class PageCursor<C, E> implements AutoCloseable {
       index++;
     }
     return e;
-  }
-
-  /**
-   * Consumes the buffered entries that {@code skip} accepts, up to the first it does not, without
-   * fetching: true when the next entry is buffered (one {@code skip} does not accept) or the listing has
-   * ended, false when the buffer ran out with pages still to come.
-   */
-  boolean skipBuffered(Predicate<E> skip) {
-    while (index < entries.size() && skip.test(entries.get(index))) {
-      index++;
-    }
-    return index < entries.size() || !more;
   }
 
   /** Drops what is buffered and continues from {@code position} (to skip a range of keys). */

@@ -21,6 +21,7 @@ import dev.idem.store.s3.client.ObjectHead;
 import dev.idem.store.s3.client.ObjectSummary;
 import dev.idem.store.s3.client.ObjectsPage;
 import dev.idem.store.s3.client.RequestBody;
+import dev.idem.store.s3.client.RequestCounts;
 import dev.idem.store.s3.client.S3Client;
 import dev.idem.store.s3.client.S3Client.Condition;
 import dev.idem.store.s3.client.S3Client.ObjectStream;
@@ -572,6 +573,15 @@ public final class S3ObjectStore implements ObjectStore {
   @Override
   public boolean history(HistoryQuery query, HistoryVisitor visitor) throws IOException {
     return walk.history(Objects.requireNonNull(query, "query"), visitor);
+  }
+
+  /**
+   * The listing requests, entries listed, HEADs and GETs this store has made so far (retries counted
+   * once): what a scan cost, for its summary and metrics, and what the scan's cost model is checked
+   * against.
+   */
+  public RequestCounts.Snapshot requestCounts() {
+    return client.counts().snapshot();
   }
 
   @Override

@@ -94,7 +94,8 @@ class DriftHeadsProperties {
   /** A pipeline: its windows, each the keys written to it. */
   record Pipeline(String name, List<List<Key>> windows) {}
 
-  record Shape(String storePrefix, List<Pipeline> pipelines, int legacy, int pageSize) {}
+  /** A bucket and how it is scanned: its page size, and how many keys and listings are in flight at once. */
+  record Shape(String storePrefix, List<Pipeline> pipelines, int legacy, int pageSize, int parallelism) {}
 
   @Provide
   Arbitrary<Shape> shapes() {
@@ -111,7 +112,7 @@ class DriftHeadsProperties {
         window.list().ofMinSize(1).ofMaxSize(25)).as(Pipeline::new);
     return Combinators.combine(Arbitraries.of("", "st/"),
         pipeline.list().ofMinSize(1).ofMaxSize(3).uniqueElements(Pipeline::name), Arbitraries.integers().between(0, 8),
-        Arbitraries.of(3, 7, 25, 1000)).as(Shape::new);
+        Arbitraries.of(3, 7, 25, 1000), Arbitraries.integers().between(1, 4)).as(Shape::new);
   }
 
   @Property(tries = 80)
@@ -140,7 +141,7 @@ class DriftHeadsProperties {
         partitioned.add(Collections.nCopies(perWindow[i], partition));
         lone.add(List.of(partition));
       }
-      Shape shape = new Shape("", List.of(new Pipeline("orders", partitioned), new Pipeline("zz-top", lone)), 0, 25);
+      Shape shape = new Shape("", List.of(new Pipeline("orders", partitioned), new Pipeline("zz-top", lone)), 0, 25, 4);
       Reported r = scan(build(shape).bucket, shape);
       assertEquals(12, r.windows.size(), "every window of partitions is drift: " + r.windows);
       heads[i] = r.heads;
@@ -199,7 +200,8 @@ class DriftHeadsProperties {
     S3Client client = server.clientBuilder().retry(new RetryPolicy(1, Duration.ZERO, Duration.ZERO)).build();
     try (S3ObjectStore store = S3ObjectStore.open(client, server.location(shape.storePrefix),
         S3StoreOptions.builder().pageSize(shape.pageSize).build())) {
-      new DivergenceScan(CLOCK, 0, null).run(store, HistoryQuery.under("").withListParallelism(1).until(CLOCK, null),
+      HistoryQuery query = HistoryQuery.under("").withListParallelism(shape.parallelism).until(CLOCK, null);
+      new DivergenceScan(CLOCK, 0, null).run(store, query,
           Set.of(), new DivergenceScan.Listener() {
             @Override
             public void divergent(KeyVerdict v) {

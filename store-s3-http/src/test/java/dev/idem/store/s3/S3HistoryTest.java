@@ -20,6 +20,7 @@ import dev.idem.store.s3.auth.AwsCredentials;
 import dev.idem.store.s3.auth.CredentialsProvider;
 import dev.idem.store.s3.client.KeyOrder;
 import dev.idem.store.s3.client.RequestBody;
+import dev.idem.store.s3.client.RequestCounts;
 import dev.idem.store.s3.testing.OnEachS3Server;
 import dev.idem.store.s3.testing.S3Implementation;
 import dev.idem.store.s3.testing.S3TestServer;
@@ -184,12 +185,11 @@ class S3HistoryTest {
   }
 
   /**
-   * Directory ranges whose first page ends exactly at the directory's end (and one that runs on for a
-   * second and third page): a bounded range asks for its second page with one version, then full pages
-   * again. Every version is listed once, in order, as by one page that holds everything.
+   * Directories whose pages end exactly at the directory's end (and one that runs on for a second and
+   * third page): every version is listed once, in order, as by one page that holds everything.
    */
   @Test
-  void history_directoryRangesOfExactlyOnePage_secondPageProbedAndEveryVersionOnce() throws IOException {
+  void history_directoriesOfExactlyOnePage_everyVersionOnce() throws IOException {
     String own = s3.createBucket(true); // the other tests expect the shared bucket's keys exactly
     int[] versions = {PAGE, 2 * PAGE + 3, PAGE, 1, PAGE};
     for (int d = 0; d < versions.length; d++) {
@@ -204,20 +204,15 @@ class S3HistoryTest {
     assertEquals(13, ranged.size(), "3 keys in four directories, 1 in the fourth");
     assertEquals(2 * PAGE + 3, ranged.keySet().stream().filter(k -> k.startsWith("dirs/d1/"))
         .mapToInt(k -> ranged.get(k).entries().size()).sum(), "every version of the three-page directory");
-    HistoryWalk walk = new HistoryWalk(s3.client(), own, new KeyLayout("p/"), PAGE, 4, null);
-    assertEquals(1, walk.pageSizeAt(1, "p/dirs/d1/"), "a bounded range's second page: one version");
-    assertEquals(PAGE, walk.pageSizeAt(0, "p/dirs/d1/"), "its first page: full");
-    assertEquals(PAGE, walk.pageSizeAt(2, "p/dirs/d1/"), "after the probe: full again");
-    assertEquals(PAGE, walk.pageSizeAt(1, null), "the last range, unbounded: nothing to probe for");
   }
 
   /**
-   * Directories that hold every key are listed by their prefix: a directory of one page costs one
-   * request, not a page and a request past its end. Objects named like a directory ({@code d2/}) are
-   * listed once, where the key order puts them.
+   * Keys that all lie in directories, each directory exactly one page: every version is listed once,
+   * never a page of the next directory read and dropped; objects named like a directory ({@code d2/})
+   * are listed once, where the key order puts them.
    */
   @Test
-  void history_everyKeyInDirectories_oneRequestPerDirectoryOfOnePage() throws IOException {
+  void history_everyKeyInDirectories_everyVersionListedOnce() throws IOException {
     String own = s3.createBucket(true);
     int directories = 6;
     for (int d = 0; d < directories; d++) {
@@ -226,15 +221,19 @@ class S3HistoryTest {
         s3.client().put(own, key, RequestBody.ofBytes(("v" + v).getBytes(StandardCharsets.UTF_8)), null, Map.of());
       }
     }
-    AtomicInteger counted = new AtomicInteger();
-    Map<String, KeyHistory> ranged = historyIn(own, PAGE, counted);
     Map<String, KeyHistory> onePage = historyIn(own, 1000, new AtomicInteger());
+    Map<String, KeyHistory> ranged = new TreeMap<>();
+    RequestCounts.Snapshot cost;
+    try (S3ObjectStore store = S3ObjectStore.open(s3.location(own, "p"),
+        () -> AwsCredentials.of(S3TestServer.ACCESS_KEY, S3TestServer.SECRET_KEY),
+        S3StoreOptions.defaults().toBuilder().pageSize(PAGE).build())) {
+      assertTrue(store.history("dirs/", h -> ranged.put(h.key(), h) == null));
+      cost = store.requestCounts();
+    }
     assertEquals(onePage, ranged);
     assertTrue(ranged.containsKey("dirs/d2/"), "the object named like its directory");
     assertEquals(directories * PAGE, ranged.values().stream().mapToInt(h -> h.entries().size()).sum());
-    // The first page, the delimiter listing, the evidence listing and its probe, then one request per
-    // directory (the first page is the first directory's; its continuation finds the directory's end).
-    assertEquals(4 + directories, counted.get(), "requests");
+    assertEquals(directories * PAGE, cost.entriesListed(), "every version listed once (no evidence): " + cost);
   }
 
   private static Map<String, KeyHistory> historyIn(String bucketName, int pageSize) throws IOException {

@@ -79,12 +79,14 @@ public final class S3Client {
   private final S3Transport transport;
   private final CredentialsProvider credentials;
   private final Set<String> knownBuckets;
+  private final RequestCounts counts;
 
   private S3Client(Builder b) {
     this.addressing = new S3Addressing(b.endpoint, b.pathStyle);
     this.region = b.region;
     this.credentials = b.credentials;
     this.knownBuckets = ConcurrentHashMap.newKeySet();
+    this.counts = new RequestCounts();
     HttpClient http = b.http != null ? b.http : HttpClients.forEndpoint(b.endpoint)
         .version(HttpClient.Version.HTTP_1_1)
         .connectTimeout(b.connectTimeout)
@@ -99,6 +101,7 @@ public final class S3Client {
     this.region = base.region;
     this.credentials = base.credentials;
     this.knownBuckets = base.knownBuckets;
+    this.counts = base.counts;
     this.transport = transport;
   }
 
@@ -120,6 +123,11 @@ public final class S3Client {
       throw new IllegalArgumentException("maxWait must be >= 0, was " + maxWait);
     }
     return new S3Client(this, transport.within(maxWait));
+  }
+
+  /** What this client (and every view of it) has asked of its server so far. */
+  public RequestCounts counts() {
+    return counts;
   }
 
   /**
@@ -265,6 +273,7 @@ public final class S3Client {
       query.put("versionId", versionId);
     }
     Reply r = transport.exchange(new Call("HEAD", bucket, key, query, Map.of(), RequestBody.empty(), Set.of(404)));
+    counts.head();
     if (r.status() == 404) {
       confirmBucketAfter404(bucket, r);
       return Optional.empty();
@@ -294,6 +303,7 @@ public final class S3Client {
     }
     Reply r = transport.exchange(
         new Call("GET", bucket, key, query, Map.of(), RequestBody.empty(), Set.of(404)).asStream());
+    counts.get();
     if (r.status() == 404) {
       confirmBucketAfter404(bucket, r);
       return Optional.empty();
@@ -310,6 +320,7 @@ public final class S3Client {
   public Optional<ObjectBytes> getBytes(String bucket, String key, int maxBytes) throws IOException {
     Reply r = transport.exchange(new Call("GET", bucket, key, new TreeMap<>(), Map.of(), RequestBody.empty(),
         Set.of(404)).withMaxBody(maxBytes));
+    counts.get();
     if (r.status() == 404) {
       confirmBucketAfter404(bucket, r);
       return Optional.empty();
@@ -484,6 +495,7 @@ public final class S3Client {
           + " asked for at most " + maxKeys + " (max-keys); a server that pages ListObjectVersions so may leave"
           + " versions out of the listing");
     }
+    counts.listed(page.versions().size() + page.commonPrefixes().size());
     return page;
   }
 
@@ -498,8 +510,10 @@ public final class S3Client {
     putIf(query, "start-after", startAfter);
     putIf(query, "continuation-token", continuationToken);
     String what = addressing.describe("GET", bucket, null, query);
-    return transport.exchange(new Call("GET", bucket, null, query, Map.of(), RequestBody.empty(), Set.of()),
-        body -> S3Xml.parseObjects(body, what));
+    ObjectsPage page = transport.exchange(new Call("GET", bucket, null, query, Map.of(), RequestBody.empty(),
+        Set.of()), body -> S3Xml.parseObjects(body, what));
+    counts.listed(page.objects().size());
+    return page;
   }
 
   // ---------------------------------------------------------------- buckets
