@@ -108,9 +108,10 @@ final class Reports {
     Pointer at = a.current();
     return "KEYING DRIFT: the pointer of " + at.pipeline() + " already names " + at.key() + " for window_start="
         + at.windowStart() + " schema=" + at.schemaVersion() + ", another key than this one's ("
-        + a.requested().key() + "): two builds declare different inputs for one window and schema. Readers get "
-        + "the other key's generation; bump --schema when an input changes ('idem scan --fail-on-drift' fails "
-        + "a gate on this)";
+        + a.requested().key() + "): two builds declare different inputs for one window and schema, or the "
+        + "pipeline publishes several outputs a window. Readers get the other key's generation; bump --schema when "
+        + "an input changes, and give each output of a window a pipeline of its own ('idem scan --fail-on-drift' "
+        + "fails a gate on this)";
   }
 
   /**

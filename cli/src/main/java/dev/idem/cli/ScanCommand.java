@@ -6,6 +6,7 @@ import dev.idem.core.scan.Basis;
 import dev.idem.core.scan.DivergenceScan;
 import dev.idem.core.scan.KeyVerdict;
 import dev.idem.core.scan.PointerTarget;
+import dev.idem.core.scan.SchemaOverlap;
 import dev.idem.core.scan.ScanSummary;
 import dev.idem.core.scan.WindowDrift;
 import dev.idem.core.store.DeadlineExceededException;
@@ -25,6 +26,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
@@ -36,7 +39,9 @@ import picocli.CommandLine.Spec;
 /**
  * {@code idem scan}: the deploy gate. Stdout keeps the reference script's lines byte for byte
  * ({@link KeyVerdict#referenceLine()}, {@link ScanSummary#referenceLine()}); everything else goes to
- * stderr, so gates that parse the reference output keep working.
+ * stderr, so gates that parse the reference output keep working. Stderr stays a few lines however many
+ * keys the scan notes something about: one line per kind of note with a count and an example ({@link
+ * ScanNotes}); {@code -v} lists each note, and {@code --json} has every one.
  *
  * <p>The gate fails closed (E2): a {@code file:} root that does not exist is a store failure (exit 4),
  * a directory with files but no {@code _idem/} is not scanned as if its files were keys (exit 9), and
@@ -57,15 +62,20 @@ import picocli.CommandLine.Spec;
             + "directory or the bucket does not exist. --json prints one JSON object per line: each divergent "
             + "key with its versions, then a summary. A pointer an operator rewound ('idem pointer rewind') is "
             + "shown (POINTER-REWOUND on stderr, pointer_rewinds in --json); it does not fail the gate.",
-        "A position (window and schema) holding more than one key is listed (DRIFT on stderr, type drift "
-            + "in --json): two builds that declared different inputs for one window without bumping --schema "
-            + "(keying drift). Stores record each key's schema, so the overlap of a --schema bump (one key per "
-            + "schema) is not drift. A window with a key whose schema is not recorded (written by an older "
+        "A position (window and schema) holding more than one key is drift (type drift in --json): two "
+            + "builds that declared different inputs for one window without bumping --schema (keying drift), or "
+            + "several outputs of one window published under one pipeline; the pointer names one of them. "
+            + "Stores record each key's schema, so the overlap of a --schema bump (one key per schema) is not "
+            + "drift (type schema_overlap). A window with a key whose schema is not known (written by an older "
             + "idem or another tool) is judged whole: schema=unknown. --fail-on-drift makes drift exit 1.",
         "A key published again after 'idem gc' removed it is compared life by life (a delete marker, or the "
-            + "pipeline's retirement mark, separates the lives) and listed as REPUBLISHED (stderr; type "
-            + "republished in --json; republished_keys in the summary), not as divergent; it does not fail the "
-            + "gate. Different bytes within one life still do.",
+            + "pipeline's retirement mark, separates the lives) and reported as republished (type republished in "
+            + "--json; republished_keys in the summary), not as divergent; it does not fail the gate. Different "
+            + "bytes within one life still do.",
+        "Stderr gives one line per kind of note (divergent keys compared by ETag, drift, windows judged whole, "
+            + "schema bumps' overlaps, republished keys) with how many and one example, so a gate's log stays "
+            + "short on a million keys; -v also lists every one as it is found (note:, DRIFT, SCHEMA-OVERLAP, "
+            + "REPUBLISHED lines); --json always has every one.",
         ""
     })
 final class ScanCommand implements Callable<Integer> {
@@ -120,6 +130,12 @@ final class ScanCommand implements Callable<Integer> {
           + "changed without a --schema bump), or a window of several keys has one whose schema is not recorded.")
   boolean failOnDrift;
 
+  @Option(names = {"-v", "--verbose"},
+      description = "Also list every note on stderr as it is found: each divergent key compared by ETag, each "
+          + "DRIFT position, each SCHEMA-OVERLAP window and each REPUBLISHED key. Without it stderr gives one "
+          + "line per kind of note with its count and one example. --json always has every one.")
+  boolean verbose;
+
   @Mixin
   StoreOption store;
 
@@ -166,11 +182,14 @@ final class ScanCommand implements Callable<Integer> {
       DivergenceScan scan = new DivergenceScan(ctx.clock(), maxKeys, null).within(store.deadline());
       List<String> cutBy = new ArrayList<>();
       ScanSummary summary;
+      ScanNotes notes = new ScanNotes(err, verbose);
       String where = st.describe() + " prefix=" + prefix;
       Progress progress = Progress.start(err, !output.quiet, Progress.onTerminal(), ctx.progressAfter(), progressEvery.toMillis(),
           elapsed -> status(where, keysSeen, entriesSeen, elapsed));
       try {
         summary = scan.run(st, query, pointersToCheck(pipeline, prefix), new DivergenceScan.Listener() {
+          private String lastDriftWindow;
+
           @Override
           public void divergent(KeyVerdict v) {
             if (output.json) {
@@ -178,8 +197,8 @@ final class ScanCommand implements Callable<Integer> {
             } else if (!output.quiet) {
               out.println(v.referenceLine());
               if (v.basis() != Basis.SHA256) {
-                err.println("idem scan: note: " + v.key() + " compared by " + v.basis()
-                    + " (ETags are not content hashes for multipart or SSE-KMS objects)");
+                notes.add(ScanNotes.Kind.ETAG_DIVERGENT, v.key(), () -> "idem scan: note: " + v.key() + " compared by "
+                    + v.basis() + " (ETags are not content hashes for multipart or SSE-KMS objects)");
               }
             }
             out.flush();
@@ -191,7 +210,8 @@ final class ScanCommand implements Callable<Integer> {
               out.println(json(v, "republished").put("lives", v.lives()));
               out.flush();
             } else if (!output.quiet) {
-              err.println("idem scan: " + v.republishedLine() + " (published again after idem gc removed it)");
+              notes.add(ScanNotes.Kind.REPUBLISHED, v.key() + " lives=" + v.lives() + " payloads=" + v.payloads(),
+                  () -> "idem scan: " + v.republishedLine() + " (published again after idem gc removed it)");
             }
           }
 
@@ -199,13 +219,42 @@ final class ScanCommand implements Callable<Integer> {
           public void drift(WindowDrift w) {
             if (output.json) {
               out.println(Json.object().put("type", "drift").put("pipeline", w.pipeline())
-                  .put("window_start", w.windowStart()).put("schema", w.schema()).put("keys", w.keys()));
+                  .put("window_start", w.windowStart()).put("schema", w.schema()).put("keys", w.keys())
+                  .put("keys_of_unknown_schema", w.unplaced()));
+              out.flush();
+              return;
+            }
+            if (output.quiet) {
+              return;
+            }
+            Supplier<String> line = () -> "idem scan: DRIFT " + w.pipeline() + " window_start=" + w.windowStart()
+                + " schema=" + (w.schemaUnknown() ? "unknown" : w.schema()) + " holds " + w.keys().size() + " keys: "
+                + String.join(" ", w.keys())
+                + (w.schemaUnknown() ? " (a key's schema is not known: the window is judged whole)"
+                    : w.unplaced().isEmpty() ? "" : " (the window's keys of unknown schema, which may hold it too: "
+                        + String.join(" ", w.unplaced()) + ")");
+            String window = w.pipeline() + "/" + w.windowStart();
+            if (window.equals(lastDriftWindow)) {
+              notes.detail(line); // another position of a window already counted
+              return;
+            }
+            lastDriftWindow = window;
+            notes.add(w.schemaUnknown() ? ScanNotes.Kind.DRIFT_WHOLE : ScanNotes.Kind.DRIFT, w.pipeline()
+                + " window_start=" + w.windowStart() + " schema=" + (w.schemaUnknown() ? "unknown" : w.schema()) + ": "
+                + ScanNotes.someKeys(w.keys()), line);
+          }
+
+          @Override
+          public void schemaOverlap(SchemaOverlap w) {
+            if (output.json) {
+              out.println(Json.object().put("type", "schema_overlap").put("pipeline", w.pipeline())
+                  .put("window_start", w.windowStart()).put("schemas", w.schemas()).put("keys", w.keys()));
               out.flush();
             } else if (!output.quiet) {
-              err.println("idem scan: DRIFT " + w.pipeline() + " window_start=" + w.windowStart() + " schema="
-                  + (w.schemaUnknown() ? "unknown" : w.schema()) + " holds " + w.keys().size() + " keys: "
-                  + String.join(" ", w.keys())
-                  + (w.schemaUnknown() ? " (a key's schema is not recorded: the window is judged whole)" : ""));
+              notes.add(ScanNotes.Kind.SCHEMA_OVERLAP, w.pipeline() + " window_start=" + w.windowStart() + " schemas "
+                  + w.schemas().stream().sorted().map(String::valueOf).collect(Collectors.joining(" ")),
+                  () -> "idem scan: SCHEMA-OVERLAP " + w.pipeline() + " window_start=" + w.windowStart()
+                      + " holds one key per schema: " + overlapKeys(w) + " (a --schema bump's overlap, not drift)");
             }
           }
 
@@ -237,6 +286,7 @@ final class ScanCommand implements Callable<Integer> {
             + summary.divergentKeys() + " divergent, " + summary.driftPositions()
             + " positions with more than one key" + (driftFails ? " (failing: --fail-on-drift)" : "")
             + ", " + summary.republishedKeys() + " republished after gc");
+        notes.summarize();
         if (!summary.complete()) {
           boolean byKeys = maxKeys > 0 && summary.keys() >= maxKeys;
           err.println("idem scan: stopped early by " + (byKeys ? "--max-keys " + maxKeys : store.deadline().describe())
@@ -263,6 +313,15 @@ final class ScanCommand implements Callable<Integer> {
       }
       return code;
     }
+  }
+
+  /** An overlap's keys, each after its schema: {@code 1=KEY 2=KEY}. */
+  private static String overlapKeys(SchemaOverlap w) {
+    List<String> out = new ArrayList<>();
+    for (int i = 0; i < w.keys().size(); i++) {
+      out.add(w.schemas().get(i) + "=" + w.keys().get(i));
+    }
+    return String.join(" ", out);
   }
 
   /** The progress line: keys and versions seen, the rate, and the time since the scan started. */

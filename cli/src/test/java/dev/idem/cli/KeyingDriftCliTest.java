@@ -87,8 +87,12 @@ class KeyingDriftCliTest {
     Cli.Result r = new Cli().run("scan", "--pipeline", "border-state", "--store", store);
     assertEquals(0, r.code(), r.describe());
     assertEquals("scanned prefix=border-state/ divergent_keys=0\n", r.out(), "stdout keeps the reference lines: " + r.describe());
-    assertTrue(r.err().contains("idem scan: DRIFT border-state window_start=1725999960 schema=3 holds 2 keys: "), r.describe());
+    assertTrue(r.err().contains("idem scan: drift: 1 window holds several keys of one schema ("), r.describe());
+    assertTrue(r.err().contains("e.g. border-state window_start=1725999960 schema=3: "), r.describe());
     assertTrue(r.err().contains(key("snapshot=v1")) && r.err().contains(key("snapshot=v1", "columns=v2")), r.describe());
+    Cli.Result verbose = new Cli().run("scan", "--pipeline", "border-state", "--store", store, "-v");
+    assertTrue(verbose.err().contains("idem scan: DRIFT border-state window_start=1725999960 schema=3 holds 2 keys: "),
+        verbose.describe());
 
     Cli.Result gate = new Cli().run("scan", "--pipeline", "border-state", "--store", store, "--fail-on-drift");
     assertEquals(ExitCodes.DIVERGENT, gate.code(), gate.describe());
@@ -116,10 +120,14 @@ class KeyingDriftCliTest {
     assertEquals(0, publishSchema("2", "rows,cols", "snapshot=v1", "columns=v2").code());
     Cli.Result r = new Cli().run("scan", "--pipeline", "border-state", "--store", store, "--fail-on-drift");
     assertEquals(0, r.code(), r.describe());
-    assertTrue(!r.err().contains("DRIFT"), r.describe());
+    assertTrue(!r.err().contains("DRIFT") && !r.err().contains("idem scan: drift:"), r.describe());
+    assertTrue(r.err().contains("idem scan: notes: 1 window holds one key per schema ("), r.describe());
     Cli.Result json = new Cli().run("scan", "--pipeline", "border-state", "--store", store, "--json", "--fail-on-drift");
     assertEquals(0, json.code(), json.describe());
-    assertEquals(1, json.outLines().length, "no drift object, only the summary: " + json.describe());
+    assertEquals(2, json.outLines().length, "no drift object: the overlap, then the summary: " + json.describe());
+    Map<String, Object> overlap = MiniJson.object(json.outLines()[0]);
+    assertEquals("schema_overlap", overlap.get("type"), json.describe());
+    assertEquals(List.of(1L, 2L), overlap.get("schemas"), json.describe());
   }
 
   @Test
@@ -129,14 +137,16 @@ class KeyingDriftCliTest {
       fs.putIfAbsent(key("snapshot=v1"), Payload.ofBytes(new byte[] {1}), "old-build");
       fs.putIfAbsent(key("snapshot=v2"), Payload.ofBytes(new byte[] {2}), "old-build");
     }
-    Cli.Result r = new Cli().run("scan", "--pipeline", "border-state", "--store", store, "--fail-on-drift");
+    Cli.Result r = new Cli().run("scan", "--pipeline", "border-state", "--store", store, "--fail-on-drift", "-v");
     assertEquals(ExitCodes.DIVERGENT, r.code(), r.describe());
     assertTrue(r.err().contains("idem scan: DRIFT border-state window_start=1725999960 schema=unknown holds 2 keys: "),
         r.describe());
-    assertTrue(r.err().contains("(a key's schema is not recorded: the window is judged whole)"), r.describe());
+    assertTrue(r.err().contains("(a key's schema is not known: the window is judged whole)"), r.describe());
+    assertTrue(r.err().contains("idem scan: drift: 1 window of several keys judged whole ("), r.describe());
     Cli.Result json = new Cli().run("scan", "--pipeline", "border-state", "--store", store, "--json");
     Map<String, Object> drift = MiniJson.object(json.outLines()[0]);
     assertTrue(drift.containsKey("schema") && drift.get("schema") == null, json.describe());
+    assertEquals(2, ((List<?>) drift.get("keys_of_unknown_schema")).size(), json.describe());
   }
 
   @Test

@@ -121,8 +121,10 @@ class RepublishAfterGcTest {
     Cli.Result scan = cli(store).run("scan", "--pipeline", "p", "--store", store);
     assertEquals(0, scan.code(), scan.describe());
     assertEquals("scanned prefix=p/ divergent_keys=0\n", scan.out(), scan.describe());
-    assertTrue(scan.err().contains("idem scan: REPUBLISHED " + key(0) + " lives="), scan.describe());
+    assertTrue(scan.err().contains("idem scan: notes: 2 keys republished after gc removed them ("), scan.describe());
     assertTrue(scan.err().contains("2 republished after gc"), scan.describe());
+    Cli.Result verbose = cli(store).run("scan", "--pipeline", "p", "--store", store, "-v");
+    assertTrue(verbose.err().contains("idem scan: REPUBLISHED " + key(0) + " lives="), verbose.describe());
 
     Cli.Result scanJson = cli(store).run("scan", "--pipeline", "p", "--store", store, "--json");
     assertEquals(0, scanJson.code(), scanJson.describe());

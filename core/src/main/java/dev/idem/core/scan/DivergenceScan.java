@@ -36,8 +36,12 @@ import java.util.TreeSet;
  * stops early; the summary then says the scan was incomplete, and an incomplete scan is never reported
  * clean. Neither is a scan that met no key and no pointer ({@link ScanSummary#examinedNothing()}).
  * Positions (window and schema) holding more than one key are reported as {@link WindowDrift} and
- * counted; a window whose keys do not all have a recorded schema is judged whole. Whether drift fails
- * a gate is the caller's choice.
+ * counted; a window where no two keys are known to share a schema and a key's schema is unknown is
+ * judged whole. A window of keys of one schema each is reported as a {@link SchemaOverlap}. Every window
+ * of more than one key is thus reported one way or the other, which is what lets a store spend a
+ * request on a key's schema only in a window of several keys (S3, where a listing carries no metadata):
+ * the requests stay within a bound per window reported. Whether drift fails a gate is the caller's
+ * choice.
  *
  * <p>Keys published again after retention removed them are judged life by life ({@link KeyVerdict}):
  * the retirement mark of each pipeline met is read once, when its first key is listed, and a
@@ -62,6 +66,12 @@ public final class DivergenceScan {
      * schema is unknown; reported once the listing has moved past the window.
      */
     default void drift(WindowDrift window) throws IOException {}
+
+    /**
+     * A window of more than one key, one per schema, every schema known: a schema bump's overlap, not
+     * drift; reported once the listing has moved past the window.
+     */
+    default void schemaOverlap(SchemaOverlap window) throws IOException {}
 
     /**
      * A key published again after retention removed it ({@link KeyVerdict#republished()}): reported,
@@ -228,22 +238,35 @@ public final class DivergenceScan {
     }
 
     int flush(Listener listener) throws IOException {
-      List<WindowDrift> drifts = new ArrayList<>();
-      if (keys.size() > 1 && schemas.contains(null)) {
-        drifts.add(new WindowDrift(pipeline, windowStart, null, keys));
-      } else if (keys.size() > 1) {
-        SortedMap<Integer, List<String>> positions = new TreeMap<>();
-        for (int i = 0; i < keys.size(); i++) {
-          positions.computeIfAbsent(schemas.get(i), s -> new ArrayList<>()).add(keys.get(i));
+      if (keys.size() < 2) {
+        keys.clear();
+        schemas.clear();
+        return 0;
+      }
+      SortedMap<Integer, List<String>> positions = new TreeMap<>();
+      List<String> unplaced = new ArrayList<>();
+      for (int i = 0; i < keys.size(); i++) {
+        Integer schema = schemas.get(i);
+        if (schema == null) {
+          unplaced.add(keys.get(i));
+        } else {
+          positions.computeIfAbsent(schema, s -> new ArrayList<>()).add(keys.get(i));
         }
-        positions.forEach((schema, held) -> {
-          if (held.size() > 1) {
-            drifts.add(new WindowDrift(pipeline, windowStart, schema, held));
-          }
-        });
+      }
+      List<WindowDrift> drifts = new ArrayList<>();
+      positions.forEach((schema, held) -> {
+        if (held.size() > 1) {
+          drifts.add(new WindowDrift(pipeline, windowStart, schema, held, unplaced));
+        }
+      });
+      if (drifts.isEmpty() && !unplaced.isEmpty()) {
+        drifts.add(new WindowDrift(pipeline, windowStart, null, keys, unplaced));
       }
       for (WindowDrift d : drifts) {
         listener.drift(d);
+      }
+      if (drifts.isEmpty()) {
+        listener.schemaOverlap(new SchemaOverlap(pipeline, windowStart, schemas, keys));
       }
       keys.clear();
       schemas.clear();

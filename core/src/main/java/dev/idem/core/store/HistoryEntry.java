@@ -18,7 +18,7 @@ import java.util.Objects;
  * @param schema the schema version idem recorded with the publish ({@link Payload#schema()}), or {@code
  *     null} when unknown: objects idem did not write, publishes by a version of idem that recorded none,
  *     records lost to a crash, and on S3 entries whose metadata the listing did not read (the S3 store
- *     reads it for keys that share their window with another key, where the scan needs it)
+ *     reads it only in windows of several keys, until the window's drift is known, where the scan needs it)
  * @param metSha256 for a DIVERGENT_ATTEMPT, the SHA-256 of the stored object the attempt met, as its
  *     divergence marker recorded it (P8); {@code null} for every other entry and where no marker says
  *     (evidence written before markers existed, a record torn by a crash). The scan counts that object as

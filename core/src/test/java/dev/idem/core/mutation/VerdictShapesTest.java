@@ -2,10 +2,12 @@ package dev.idem.core.mutation;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.idem.core.scan.Basis;
 import dev.idem.core.scan.KeyVerdict;
+import dev.idem.core.scan.SchemaOverlap;
 import dev.idem.core.scan.WindowDrift;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -13,7 +15,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The verdict shapes the scan reports: a verdict made without lives counts one life when the key was
  * written at all, and one divergent life when it held more than one content; a drifted window says
- * whether its schema was unknown.
+ * whether its schema was unknown; a schema overlap holds one key per schema.
  */
 class VerdictShapesTest {
   @Test
@@ -34,5 +36,14 @@ class VerdictShapesTest {
   void windowDrift_schemaUnknownOnlyWithoutASchema() {
     assertTrue(new WindowDrift("p", 60, null, List.of("a", "b")).schemaUnknown());
     assertFalse(new WindowDrift("p", 60, 2, List.of("a", "b")).schemaUnknown());
+    assertEquals(List.of(), new WindowDrift("p", 60, 2, List.of("a", "b")).unplaced());
+  }
+
+  @Test
+  void schemaOverlap_oneKeyPerSchemaOnly() {
+    assertEquals(List.of(1, 2), new SchemaOverlap("p", 60, List.of(1, 2), List.of("a", "b")).schemas());
+    assertThrows(IllegalArgumentException.class, () -> new SchemaOverlap("p", 60, List.of(1, 1), List.of("a", "b")));
+    assertThrows(IllegalArgumentException.class, () -> new SchemaOverlap("p", 60, List.of(1), List.of("a")));
+    assertThrows(IllegalArgumentException.class, () -> new SchemaOverlap("p", 60, List.of(1, 2), List.of("a")));
   }
 }

@@ -334,6 +334,12 @@ class DivergenceScanTest {
   }
 
   private static List<WindowDrift> drifts(InMemoryObjectStore store, ScanSummary[] summary) throws Exception {
+    return drifts(store, summary, new ArrayList<>());
+  }
+
+  /** The drifts a scan of {@code store} reports; the schema overlaps it reports go to {@code overlaps}. */
+  private static List<WindowDrift> drifts(InMemoryObjectStore store, ScanSummary[] summary,
+      List<SchemaOverlap> overlaps) throws Exception {
     List<WindowDrift> drifts = new ArrayList<>();
     summary[0] = new DivergenceScan().run(store, "", new DivergenceScan.Listener() {
       @Override
@@ -345,19 +351,58 @@ class DivergenceScanTest {
       public void drift(WindowDrift window) {
         drifts.add(window);
       }
+
+      @Override
+      public void schemaOverlap(SchemaOverlap window) {
+        overlaps.add(window);
+      }
     });
     return drifts;
   }
 
   @Test
-  void run_oneWindowTwoSchemas_noDrift() throws Exception {
+  void run_oneWindowTwoSchemas_noDriftReportedAsSchemaOverlap() throws Exception {
     // The overlap of a --schema bump: the old and the new build each publish their own position.
     InMemoryObjectStore store = new InMemoryObjectStore();
-    publish(store, RunSpec.of("p", new Window(120, 60), 1).withInput("snapshot", "v1"));
-    publish(store, RunSpec.of("p", new Window(120, 60), 2).withInput("snapshot", "v1").withInput("columns", "v2"));
+    RunSpec oldBuild = RunSpec.of("p", new Window(120, 60), 1).withInput("snapshot", "v1");
+    RunSpec newBuild = RunSpec.of("p", new Window(120, 60), 2).withInput("snapshot", "v1").withInput("columns", "v2");
+    publish(store, oldBuild);
+    publish(store, newBuild);
+    publish(store, RunSpec.of("p", new Window(180, 60), 2));
     ScanSummary[] s = new ScanSummary[1];
-    assertEquals(List.of(), drifts(store, s));
+    List<SchemaOverlap> overlaps = new ArrayList<>();
+    assertEquals(List.of(), drifts(store, s, overlaps));
     assertEquals(0, s[0].driftPositions());
+    assertEquals(1, overlaps.size(), "the window of one key is not reported: " + overlaps);
+    SchemaOverlap o = overlaps.get(0);
+    assertEquals(120, o.windowStart());
+    java.util.Map<String, Integer> bySchema = new java.util.HashMap<>();
+    for (int i = 0; i < o.keys().size(); i++) {
+      bySchema.put(o.keys().get(i), o.schemas().get(i));
+    }
+    assertEquals(java.util.Map.of(oldBuild.outputKey().toString(), 1, newBuild.outputKey().toString(), 2), bySchema);
+  }
+
+  @Test
+  void run_twoKeysShareASchemaBesideAKeyOfUnknownSchema_positionReportedWithTheUnplacedKey() throws Exception {
+    // The position is proven by the two keys of known schema; the third could be anywhere, and is named.
+    InMemoryObjectStore store = new InMemoryObjectStore();
+    RunSpec a = RunSpec.of("p", new Window(120, 60), 2).withInput("part", "a");
+    RunSpec b = RunSpec.of("p", new Window(120, 60), 2).withInput("part", "b");
+    String unknown = RunSpec.of("p", new Window(120, 60), 2).withInput("part", "c").outputKey().toString();
+    publish(store, a);
+    publish(store, b);
+    store.putIfAbsent(unknown, Payload.ofBytes(new byte[] {1}), "w");
+    ScanSummary[] s = new ScanSummary[1];
+    List<SchemaOverlap> overlaps = new ArrayList<>();
+    List<WindowDrift> drifts = drifts(store, s, overlaps);
+    assertEquals(1, drifts.size(), drifts.toString());
+    WindowDrift d = drifts.get(0);
+    assertEquals(Integer.valueOf(2), d.schema());
+    assertEquals(java.util.Set.of(a.outputKey().toString(), b.outputKey().toString()), java.util.Set.copyOf(d.keys()));
+    assertEquals(List.of(unknown), d.unplaced());
+    assertEquals(1, s[0].driftPositions());
+    assertEquals(List.of(), overlaps);
   }
 
   @Test
@@ -391,6 +436,7 @@ class DivergenceScanTest {
     assertEquals(1, drifts.size(), drifts.toString());
     assertEquals(null, drifts.get(0).schema());
     assertEquals(java.util.Set.of(known.outputKey().toString(), legacy), java.util.Set.copyOf(drifts.get(0).keys()));
+    assertEquals(List.of(legacy), drifts.get(0).unplaced());
   }
 
   @Test

@@ -25,6 +25,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 
@@ -49,9 +50,10 @@ import java.util.concurrent.Future;
  *       ETags may differ for identical bytes (multipart versus single PUT, SSE-KMS), so HEAD one version
  *       per distinct ETag;
  *   <li>the key is an idem key that shares its window ({@code pipeline/window_start/}) with the key
- *       listed before or after it: HEAD one version per distinct ETag, for the schema version idem
- *       recorded ({@code idem-schema}), which the scan needs to tell a schema bump's overlap from keying
- *       drift (a window holds one key in the steady state, so this costs nothing there);
+ *       listed before or after it, and is one of the window's first two, or its third when the first two
+ *       do not share a schema ({@link SchemaReads}): HEAD it for the schema version idem recorded ({@code
+ *       idem-schema}), which the scan needs to tell a schema bump's overlap from keying drift; so a window
+ *       of a thousand partitions costs two HEADs and a window of one key (the steady state) none;
  *   <li>otherwise (one version, or all versions with one ETag, or a legacy key): no request; the
  *       entries carry ETags only, which the scan compares the way the reference scan does, and no
  *       schema.
@@ -126,6 +128,7 @@ final class HistoryWalk {
         PageCursor<Marker, ObjectSummary> evidence = objects(evidencePrefix, new Marker(evidenceStart, null, null));
         InOrder inOrder = new InOrder(visitor, query)) {
       String previousWindow = null;
+      SchemaReads schemas = new SchemaReads();
       String[] windowMemo = new String[2]; // each key's window is asked for twice: as the next key, then as itself
       while (true) {
         if (query.expired()) {
@@ -139,11 +142,12 @@ final class HistoryWalk {
           if (query.expired()) {
             return false;
           }
+          previousWindow = windowOf(e.key, windowMemo);
           // Evidence is HEADed anyway, and carries the schema.
-          if (query.accepts(e.key) && !inOrder.visit(e.key, List.of(), group, false)) {
+          if (query.accepts(e.key)
+              && !inOrder.visit(e.key, List.of(), group, schemas.next(previousWindow, true, true))) {
             return false;
           }
-          previousWindow = windowOf(e.key, windowMemo);
         }
         if (key == null) {
           return inOrder.finish();
@@ -163,7 +167,8 @@ final class HistoryWalk {
         boolean sharesWindow = window != null && (window.equals(previousWindow)
             || (v != null && window.equals(windowOf(layout.logical(v.key()), windowMemo)))
             || (nextEvidence != null && window.equals(windowOf(nextEvidence.key, windowMemo))));
-        if (query.accepts(key) && !inOrder.visit(key, group, attempts, sharesWindow)) {
+        if (query.accepts(key) && !inOrder.visit(key, group, attempts, schemas.next(window, sharesWindow,
+            !attempts.isEmpty() || !deletedOnly(group)))) {
           return false;
         }
         previousWindow = window;
@@ -196,12 +201,15 @@ final class HistoryWalk {
       this.keys = query.listParallelism();
     }
 
-    /** Queues the key's history; visits every history ready before it; false when the visitor stopped. */
-    boolean visit(String key, List<ObjectVersion> versions, List<Evidence> evidence, boolean needSchema)
+    /**
+     * Queues the key's history, its schema read as {@code read} says; visits every history ready before
+     * it; false when the visitor stopped.
+     */
+    boolean visit(String key, List<ObjectVersion> versions, List<Evidence> evidence, SchemaReads.Read read)
         throws IOException {
-      if (!needsHeads(key, versions, evidence, needSchema)) {
-        pending.add(new Pending(java.util.concurrent.CompletableFuture.completedFuture(
-            new KeyHistory(key, listedOnly(key, versions))), false));
+      Pending queued;
+      if (!needsHeads(key, versions, evidence, read.maybe())) {
+        queued = new Pending(CompletableFuture.completedFuture(new KeyHistory(key, listedOnly(key, versions))), false);
       } else {
         while (resolving >= keys || pending.size() >= WAITING_PER_KEY * keys) {
           if (!visitHead()) {
@@ -209,14 +217,18 @@ final class HistoryWalk {
           }
         }
         resolving++;
-        pending.add(new Pending(executor.submit(() -> {
+        // A key whose schema read waits for its window's first two keys waits here, in the background:
+        // they were queued before it, so they are resolving or resolved.
+        queued = new Pending(executor.submit(() -> {
           try {
-            return new KeyHistory(key, resolve(key, versions, evidence, needSchema));
+            return new KeyHistory(key, resolve(key, versions, evidence, read.wanted()));
           } catch (IOException e) {
             throw new UncheckedIOException(e);
           }
-        }), true));
+        }), true);
       }
+      read.resolvedBy(queued.history());
+      pending.add(queued);
       while (!pending.isEmpty() && pending.peek().history().isDone()) {
         if (!visitHead()) {
           return false;
@@ -449,9 +461,19 @@ final class HistoryWalk {
     return memo[1] = OutputKey.looksLikeKey(key) ? key.substring(0, key.lastIndexOf('/')) : null;
   }
 
+  /** Whether the listing shows the key only as delete markers: no content, so not in its window for the scan. */
+  private static boolean deletedOnly(List<ObjectVersion> versions) {
+    for (ObjectVersion v : versions) {
+      if (!v.deleteMarker()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   /**
    * The key's entries, HEADing versions when evidence or several ETags ask for SHA-256s, or when
-   * {@code needSchema} (the key shares its window) asks for the recorded schema.
+   * {@code needSchema} asks for the recorded schema ({@link SchemaReads}).
    */
   private List<HistoryEntry> resolve(String key, List<ObjectVersion> versions, List<Evidence> listedEvidence,
       boolean needSchema) throws IOException {

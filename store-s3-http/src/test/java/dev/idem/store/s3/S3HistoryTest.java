@@ -454,6 +454,40 @@ class S3HistoryTest {
   }
 
   @Test
+  void history_windowOfManyKeysOfOneSchema_twoSchemaReads() throws IOException {
+    // Six outputs of one window under one schema (partitions, or drift): the first two keys read show
+    // they share a position, so the window is drift whatever the other four hold, and they are not read.
+    String partitions = s3.createBucket(true);
+    AtomicInteger used = new AtomicInteger();
+    CredentialsProvider counting = () -> {
+      used.incrementAndGet();
+      return AwsCredentials.of(S3TestServer.ACCESS_KEY, S3TestServer.SECRET_KEY);
+    };
+    List<String> keys = new ArrayList<>();
+    try (S3ObjectStore store = S3ObjectStore.open(s3.location(partitions, ""), counting, S3StoreOptions.defaults())) {
+      for (int part = 0; part < 6; part++) {
+        RunSpec spec = RunSpec.of("orders", new Window(60, 60), 3).withInput("part", "p" + part);
+        keys.add(spec.outputKey().toString());
+        store.putIfAbsent(spec.outputKey().toString(), text("part " + part).withSchema(3), "host-a");
+      }
+      keys.sort(KeyOrder::compare);
+      Map<String, Integer> seen = new TreeMap<>(KeyOrder::compare);
+      used.set(0);
+      store.history("orders/", h -> {
+        seen.put(h.key(), h.schema());
+        return true;
+      });
+      assertEquals(6, seen.size(), seen.toString());
+      assertEquals(Integer.valueOf(3), seen.get(keys.get(0)));
+      assertEquals(Integer.valueOf(3), seen.get(keys.get(1)));
+      for (String k : keys.subList(2, 6)) {
+        assertEquals(null, seen.get(k), "not read: the window's drift was proven by the first two");
+      }
+      assertEquals(2 + 2, used.get(), "one page of versions, one of evidence, and the two HEADs");
+    }
+  }
+
+  @Test
   void history_schemaReadOnlyForKeysSharingAWindow() throws IOException {
     // A schema bump's overlap (window 60: schemas 1 and 2) among windows of one key each: the walk
     // HEADs the two keys that share a window, for their idem-schema, and nothing else.

@@ -9,6 +9,7 @@ import dev.idem.core.Window;
 import dev.idem.core.scan.DivergenceScan;
 import dev.idem.core.scan.KeyVerdict;
 import dev.idem.core.scan.ScanSummary;
+import dev.idem.core.scan.SchemaOverlap;
 import dev.idem.core.scan.WindowDrift;
 import dev.idem.core.store.HistoryQuery;
 import dev.idem.store.s3.client.RetryPolicy;
@@ -24,6 +25,7 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -56,8 +58,9 @@ import net.jqwik.api.statistics.Statistics;
  *       first page besides;
  *   <li>list requests: the sequential listing's pages, plus one per part, at most {@code 10 ×}
  *       {@link SplitListing#MAX_LEVELS}{@code  + 1} parts per full page;
- *   <li>HEADs: only for keys the scan reports (their distinct contents and attempts), besides today's
- *       schema HEADs for keys sharing a window; never per key.
+ *   <li>HEADs: only for what the scan reports: a divergent or republished key's distinct contents and
+ *       attempts, and the schemas of at most three keys of each window of several keys (drift or a
+ *       schema bump's overlap); never per key.
  * </ul>
  */
 class ScanCostProperties {
@@ -169,7 +172,7 @@ class ScanCostProperties {
         + " ListObjectsV2 requests for " + evidence + " evidence objects and " + pipelines + " pipelines: " + c);
     assertTrue(c.gets() <= pipelines, c.gets() + " GETs for " + pipelines + " pipelines: " + c);
     assertTrue(c.heads() <= split.headAllowance, c.heads() + " HEADs, " + split.headAllowance
-        + " allowed for the keys reported and the keys sharing a window: " + c);
+        + " allowed for the keys and windows reported: " + c);
     Statistics.label("version listings per sequential page").collect(
         c.versionListings() <= pages ? "1" : c.versionListings() <= 2 * pages ? "up to 2" : c.versionListings() <= 4 * pages
             ? "up to 4" : "more");
@@ -184,6 +187,7 @@ class ScanCostProperties {
     ListingBucket.Counts before = bucket.counts();
     List<String> verdicts = new ArrayList<>();
     long[] allowance = {0};
+    Set<String> windows = new HashSet<>();
     S3Client client = server.clientBuilder().retry(new RetryPolicy(1, Duration.ZERO, Duration.ZERO)).build();
     ScanSummary summary;
     try (S3ObjectStore store = S3ObjectStore.open(client, server.location(shape.storePrefix),
@@ -205,6 +209,13 @@ class ScanCostProperties {
             @Override
             public void drift(WindowDrift w) {
               verdicts.add("DRIFT " + w);
+              windows.add(w.pipeline() + "/" + w.windowStart());
+            }
+
+            @Override
+            public void schemaOverlap(SchemaOverlap w) {
+              verdicts.add("OVERLAP " + w);
+              windows.add(w.pipeline() + "/" + w.windowStart());
             }
           });
     }
@@ -216,33 +227,7 @@ class ScanCostProperties {
     String s = "keys=" + summary.keys() + " entries=" + summary.entries() + " benign=" + summary.benignDuplicateKeys()
         + " divergent=" + summary.divergentKeys() + " drift=" + summary.driftPositions() + " republished="
         + summary.republishedKeys() + " complete=" + summary.complete();
-    return new Outcome(verdicts, s, cost, allowance[0] + sharedWindowHeads(bucket, shape.storePrefix));
-  }
-
-  /**
-   * The HEADs the walk makes today for the schema of keys that share their window with a neighbour (one
-   * per distinct ETag): a term of the model that goes once drift is judged without HEADs.
-   */
-  private static long sharedWindowHeads(ListingBucket bucket, String storePrefix) {
-    Map<String, Integer> perWindow = new HashMap<>();
-    Map<String, Long> etags = new HashMap<>();
-    for (Map.Entry<String, List<Version>> e : bucket.keys().entrySet()) {
-      String key = e.getKey().substring(storePrefix.length());
-      if (!e.getKey().startsWith(storePrefix) || !dev.idem.core.OutputKey.looksLikeKey(key)) {
-        continue;
-      }
-      String window = key.substring(0, key.lastIndexOf('/'));
-      perWindow.merge(window, 1, Integer::sum);
-      etags.put(key, e.getValue().stream().filter(v -> !v.deleteMarker()).map(Version::etag).distinct().count());
-    }
-    long heads = 0;
-    for (Map.Entry<String, Long> e : etags.entrySet()) {
-      String window = e.getKey().substring(0, e.getKey().lastIndexOf('/'));
-      if (perWindow.get(window) > 1) {
-        heads += e.getValue();
-      }
-    }
-    return heads;
+    return new Outcome(verdicts, s, cost, allowance[0] + (long) SchemaReads.PER_WINDOW * windows.size());
   }
 
   private static HistoryQuery query(Shape shape) {
