@@ -1,5 +1,6 @@
 package dev.idem.core.proof;
 
+import dev.idem.core.store.Acknowledgement;
 import dev.idem.core.store.CasResult;
 import dev.idem.core.store.HistoryQuery;
 import dev.idem.core.store.ObjectInfo;
@@ -17,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.SortedSet;
 
 /**
  * A store that idem writes to only once it is proven (S1): wraps any {@link ObjectStore} and, before
@@ -39,7 +41,7 @@ import java.util.Optional;
  * </ol>
  *
  * Writes are {@link #putIfAbsent}, {@link #compareAndSetPointer}, {@link #delete}, {@link
- * #deleteRecords}, {@link #raiseRetirement} and {@link #sweep}
+ * #deleteRecords}, {@link #raiseRetirement}, {@link #acknowledge} and {@link #sweep}
  * unless a dry run; {@link #checkWritable} proves too. Reads never probe and never create anything; {@link #readPointer} reads the marker
  * once, when there is one, and refuses a store whose marker names another pointer mode, since a reader
  * in the other mode would follow a pointer that writers no longer move. A store without a marker is
@@ -241,6 +243,12 @@ public final class ProvenStore implements ObjectStore {
     return store.raiseRetirement(proposed);
   }
 
+  @Override
+  public void acknowledge(Acknowledgement ack) throws IOException {
+    requireWritable();
+    store.acknowledge(ack);
+  }
+
   /** A dry run writes nothing, so it neither probes nor needs a marker. */
   @Override
   public List<String> sweep(Duration grace, boolean dryRun) throws IOException {
@@ -261,6 +269,16 @@ public final class ProvenStore implements ObjectStore {
   @Override
   public Optional<Retirement> readRetirement(String pipeline) throws IOException {
     return store.readRetirement(pipeline);
+  }
+
+  @Override
+  public List<Acknowledgement> acknowledgements(String prefix) throws IOException {
+    return store.acknowledgements(prefix);
+  }
+
+  @Override
+  public SortedSet<String> pipelines() throws IOException {
+    return store.pipelines();
   }
 
   @Override

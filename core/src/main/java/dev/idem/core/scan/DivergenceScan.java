@@ -1,6 +1,7 @@
 package dev.idem.core.scan;
 
 import dev.idem.core.OutputKey;
+import dev.idem.core.store.Acknowledgement;
 import dev.idem.core.store.HistoryQuery;
 import dev.idem.core.store.KeyHistory;
 import dev.idem.core.store.Pointer;
@@ -41,6 +42,11 @@ import java.util.TreeSet;
  * the retirement mark of each pipeline met is read once, when its first key is listed, and a
  * republished key is reported ({@link Listener#republished}) and counted, not failed.
  *
+ * <p>A divergent key that an operator acknowledged ({@link Acknowledgement}) is reported apart ({@link
+ * Listener#acknowledged}) and does not count as divergent while the acknowledgement covers it. The
+ * acknowledgements under the prefix are read once, when the first divergent key is met, so a scan that
+ * meets none costs nothing more.
+ *
  * <p>An {@link IOException} from the store ends the scan with no verdict; nothing is written either way.
  */
 public final class DivergenceScan {
@@ -61,6 +67,12 @@ public final class DivergenceScan {
      * not a failure.
      */
     default void republished(KeyVerdict verdict) throws IOException {}
+
+    /**
+     * A divergent key that an operator's acknowledgement still covers ({@link KeyVerdict#acknowledgedBy}):
+     * reported, counted apart, not a failure. {@code ack} is the newest acknowledgement that covers it.
+     */
+    default void acknowledged(KeyVerdict verdict, Acknowledgement ack) throws IOException {}
 
     /** Called after each key; cheap enough to ignore. */
     default void progress(long keys, long entries) {}
@@ -105,9 +117,11 @@ public final class DivergenceScan {
     String prefix = query.prefix();
     Set<String> pipelines = new TreeSet<>(alsoCheck);
     Instant deadline = maxTime == null ? null : clock.instant().plus(maxTime);
-    long[] counts = new long[6]; // keys, entries, benign, divergent, drift positions, republished
+    long[] counts = new long[7]; // keys, entries, benign, divergent, drift positions, republished, acknowledged
     WindowKeys window = new WindowKeys();
     Map<String, Optional<Retirement>> retired = new HashMap<>();
+    Map<String, List<Acknowledgement>> acks = new HashMap<>();
+    boolean[] acksRead = {false};
     boolean complete = store.history(query.until(clock, deadline), (KeyHistory h) -> {
       Retirement mark = null;
       if (OutputKey.looksLikeKey(h.key())) {
@@ -126,7 +140,20 @@ public final class DivergenceScan {
       }
       counts[0]++;
       counts[1] += h.entries().size();
+      Acknowledgement ack = null;
       if (v.divergent()) {
+        if (!acksRead[0]) {
+          for (Acknowledgement a : store.acknowledgements(prefix)) { // once, at the first divergent key
+            acks.computeIfAbsent(a.key(), k -> new ArrayList<>()).add(a);
+          }
+          acksRead[0] = true;
+        }
+        ack = covering(v, acks.getOrDefault(h.key(), List.of()));
+      }
+      if (ack != null) {
+        counts[6]++;
+        listener.acknowledged(v, ack);
+      } else if (v.divergent()) {
         counts[3]++;
         listener.divergent(v);
       } else if (v.republished()) {
@@ -158,7 +185,18 @@ public final class DivergenceScan {
       }
     }
     return new ScanSummary(prefix, counts[0], counts[1], counts[2], counts[3], complete, pointers, problems, rewinds,
-        counts[4], counts[5]);
+        counts[4], counts[5], counts[6]);
+  }
+
+  /** The newest of {@code acks} that still covers {@code v}, or {@code null}. */
+  private static Acknowledgement covering(KeyVerdict v, List<Acknowledgement> acks) {
+    Acknowledgement newest = null;
+    for (Acknowledgement a : acks) {
+      if (v.acknowledgedBy(a) && (newest == null || a.at().isAfter(newest.at()))) {
+        newest = a;
+      }
+    }
+    return newest;
   }
 
   /**
