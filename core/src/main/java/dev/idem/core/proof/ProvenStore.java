@@ -297,6 +297,11 @@ public final class ProvenStore implements ObjectStore {
   }
 
   @Override
+  public Optional<Integer> schemaOf(String key) throws IOException {
+    return store.schemaOf(key);
+  }
+
+  @Override
   public Optional<InputStream> open(String key) throws IOException {
     return store.open(key);
   }

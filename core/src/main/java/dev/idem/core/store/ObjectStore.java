@@ -58,6 +58,23 @@ public interface ObjectStore extends Closeable {
   /** Metadata of the object at {@code key}, or empty when there is none. */
   Optional<ObjectInfo> stat(String key) throws IOException;
 
+  /**
+   * The schema version idem recorded with the object at {@code key} ({@link Payload#schema()}), or empty
+   * when there is no object or none was recorded. This default reads the key's history ({@link
+   * KeyHistory#schema()}); a store whose history does not always carry the schema overrides it.
+   */
+  default Optional<Integer> schemaOf(String key) throws IOException {
+    Integer[] schema = {null};
+    history(key, h -> {
+      if (h.key().equals(key)) {
+        schema[0] = h.holdsObject() ? h.schema() : null;
+        return false;
+      }
+      return true;
+    });
+    return Optional.ofNullable(schema[0]);
+  }
+
   /** The object's content, or empty when there is none. The caller closes the stream. */
   Optional<InputStream> open(String key) throws IOException;
 

@@ -468,6 +468,17 @@ public abstract class ObjectStoreContract {
   }
 
   @Test
+  void schemaOf_theSchemaThePublishDeclared() throws IOException {
+    String k = key("orders", 780);
+    assertEquals(Optional.empty(), store.schemaOf(k));
+    store.putIfAbsent(k, bytes("alpha").withSchema(7), "writer-a");
+    assertEquals(Optional.of(7), store.schemaOf(k));
+    String none = key("orders", 840);
+    store.putIfAbsent(none, bytes("beta"), "writer-a");
+    assertEquals(Optional.empty(), store.schemaOf(none), "a publish that declared none");
+  }
+
+  @Test
   void pipelines_pointersAndObjects_ascendingOnceEach() throws IOException {
     assertEquals(List.of(), List.copyOf(store.pipelines()));
     store.putIfAbsent(key("orders", 60), bytes("o"), "writer-a");

@@ -30,6 +30,7 @@ public class ForwardingObjectStore implements ObjectStore {
   @Override public String describe() { return d.describe(); }
   @Override public boolean exists(String key) throws IOException { return d.exists(key); }
   @Override public Optional<ObjectInfo> stat(String key) throws IOException { return d.stat(key); }
+  @Override public Optional<Integer> schemaOf(String key) throws IOException { return d.schemaOf(key); }
   @Override public Optional<InputStream> open(String key) throws IOException { return d.open(key); }
   @Override public PutOutcome putIfAbsent(String key, Payload payload, String writerId) throws IOException { return d.putIfAbsent(key, payload, writerId); }
   @Override public void checkWritable() throws IOException { d.checkWritable(); }

@@ -260,6 +260,13 @@ public final class S3ObjectStore implements ObjectStore {
     return found;
   }
 
+  /** One HEAD: the {@code idem-schema} metadata the publish wrote (a listing does not carry it). */
+  @Override
+  public Optional<Integer> schemaOf(String key) throws IOException {
+    Names.requireSafeKey(key);
+    return client.head(location.bucket(), layout.object(key), null).map(IdemMetadata::schema);
+  }
+
   /**
    * HEAD, and the SHA-256 from idem's metadata; for an object idem did not write, a GET of the whole
    * object to hash it.
