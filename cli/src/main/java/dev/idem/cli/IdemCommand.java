@@ -43,7 +43,10 @@ public final class IdemCommand implements Callable<Integer> {
       PublishCommand.class,
       GetCommand.class,
       PointerCommand.class,
+      HistoryCommand.class,
+      PipelinesCommand.class,
       ScanCommand.class,
+      AckCommand.class,
       GcCommand.class,
       DemoCommand.class,
       DoctorCommand.class);

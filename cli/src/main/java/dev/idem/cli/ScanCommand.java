@@ -8,6 +8,7 @@ import dev.idem.core.scan.KeyVerdict;
 import dev.idem.core.scan.PointerTarget;
 import dev.idem.core.scan.ScanSummary;
 import dev.idem.core.scan.WindowDrift;
+import dev.idem.core.store.Acknowledgement;
 import dev.idem.core.store.HistoryEntry;
 import dev.idem.core.store.HistoryQuery;
 import dev.idem.core.store.ObjectStore;
@@ -63,6 +64,9 @@ import picocli.CommandLine.Spec;
             + "pipeline's retirement mark, separates the lives) and listed as REPUBLISHED (stderr; type "
             + "republished in --json; republished_keys in the summary), not as divergent; it does not fail the "
             + "gate. Different bytes within one life still do.",
+        "A divergent key an operator acknowledged ('idem ack') is listed as ACKNOWLEDGED (stderr; type "
+            + "acknowledged in --json; acknowledged_keys in the summary) and passes, until a new content or "
+            + "divergent attempt is written there.",
         ""
     })
 final class ScanCommand implements Callable<Integer> {
@@ -199,6 +203,17 @@ final class ScanCommand implements Callable<Integer> {
           }
 
           @Override
+          public void acknowledged(KeyVerdict v, Acknowledgement a) {
+            if (output.json) {
+              out.println(json(v, "acknowledged").put("acknowledgement", AckCommand.json(a)));
+              out.flush();
+            } else if (!output.quiet) {
+              err.println("idem scan: ACKNOWLEDGED " + v.key() + " writes=" + v.writes() + " payloads=" + v.payloads()
+                  + " by " + a.by() + " at " + a.at() + ": " + a.reason());
+            }
+          }
+
+          @Override
           public void drift(WindowDrift w) {
             if (output.json) {
               out.println(Json.object().put("type", "drift").put("pipeline", w.pipeline())
@@ -234,7 +249,8 @@ final class ScanCommand implements Callable<Integer> {
             + summary.benignDuplicateKeys() + " benign duplicate keys (same bytes written again), "
             + summary.divergentKeys() + " divergent, " + summary.driftPositions()
             + " positions with more than one key" + (driftFails ? " (failing: --fail-on-drift)" : "")
-            + ", " + summary.republishedKeys() + " republished after gc");
+            + ", " + summary.republishedKeys() + " republished after gc"
+            + (summary.acknowledgedKeys() > 0 ? ", " + summary.acknowledgedKeys() + " acknowledged divergent" : ""));
         if (!summary.complete()) {
           err.println("idem scan: stopped early by --max-keys/--max-time: not a clean result");
         }
@@ -254,7 +270,7 @@ final class ScanCommand implements Callable<Integer> {
         err.println("idem scan: nothing examined: no key under prefix=" + prefix
             + (pipeline != null ? " and no pointer for " + pipeline : "") + " in " + st.describe()
             + "; a gate never passes on nothing (check --store, --pipeline, --prefix; --allow-empty passes "
-            + "the first rollout of a new pipeline)");
+            + "the first rollout of a new pipeline)" + (pipeline != null ? Pipelines.didYouMean(st, pipeline) : ""));
       }
       return code;
     }
@@ -345,6 +361,7 @@ final class ScanCommand implements Callable<Integer> {
         .put("nothing_examined", summary.examinedNothing())
         .put("drift_positions", summary.driftPositions())
         .put("republished_keys", summary.republishedKeys())
+        .put("acknowledged_keys", summary.acknowledgedKeys())
         .put("clean", summary.clean())
         .put("exit_code", code);
   }

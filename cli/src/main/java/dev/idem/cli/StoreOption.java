@@ -18,7 +18,8 @@ import picocli.CommandLine.Spec;
  */
 final class StoreOption {
   /** Commands that write to the store, by qualified name. */
-  private static final Set<String> WRITING = Set.of("idem run", "idem publish", "idem pointer advance", "idem pointer rewind", "idem gc");
+  private static final Set<String> WRITING = Set.of("idem run", "idem publish", "idem pointer advance", "idem pointer rewind", "idem gc",
+      "idem ack");
 
   @Spec(Spec.Target.MIXEE)
   CommandSpec mixee;
