@@ -94,6 +94,9 @@ public final class FakeS3Server implements AutoCloseable {
     }
   }
 
+  /** How long a connection may stay silent before its request line: a client sends at once. */
+  private static final int HEAD_WAIT_MS = 5_000;
+
   private final ServerSocket socket;
   private final Thread acceptor;
   private final BlockingQueue<Action> script = new LinkedBlockingQueue<>();
@@ -185,10 +188,19 @@ public final class FakeS3Server implements AutoCloseable {
 
   private void serve(Socket s) throws IOException {
     InputStream in = s.getInputStream();
-    String head = readHead(in);
+    // One connection at a time: a connection the client opened and then abandoned before sending its
+    // request (a read-ahead cancelled mid-connect) must not hold every later request back.
+    s.setSoTimeout(HEAD_WAIT_MS);
+    String head;
+    try {
+      head = readHead(in);
+    } catch (java.net.SocketTimeoutException e) {
+      return;
+    }
     if (head == null) {
       return;
     }
+    s.setSoTimeout(0);
     String[] lines = head.split("\r\n");
     String[] requestLine = lines[0].split(" ");
     Map<String, String> headers = new LinkedHashMap<>();
