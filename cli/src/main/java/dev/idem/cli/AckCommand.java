@@ -35,8 +35,9 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "ack", mixinStandardHelpOptions = true, versionProvider = IdemCommand.Version.class,
     description = {
-        "Acknowledge a divergent key an operator has reviewed (the keying bug behind it is fixed): 'idem scan' "
-            + "then reports it as ACKNOWLEDGED and passes, and keeps every record and the evidence.",
+        "Acknowledge a reviewed divergent key: the scan passes it until something new is written there.",
+        "Once the keying bug behind a divergence is fixed, 'idem scan' reports the key as ACKNOWLEDGED and "
+            + "passes; every record and the evidence stay.",
         "The acknowledgement covers what the key holds now: its distinct contents and its divergent attempts. "
             + "A new content or one more divergent attempt at the key fails the gate again. It is recorded "
             + "create-only under _idem/acks/ with who (--writer), when and why (--reason), and shown by 'idem "

@@ -11,7 +11,7 @@ import java.util.Objects;
 
 /**
  * What a command needs from the world besides its arguments: raw stdin/stdout for payload bytes
- * (picocli's writers carry text), the environment, the clock, how store URIs become stores, and how
+ * (picocli's writers carry text), the environment (with the configuration file under it), the clock, how store URIs become stores, and how
  * long work runs before it reports progress on stderr. {@link Main} builds the real one; tests build
  * their own, so no command touches {@code System.*} and no test's stderr depends on how loaded the
  * machine is.
@@ -26,7 +26,7 @@ public final class CliContext {
 
   private final InputStream stdin;
   private final OutputStream stdout;
-  private final Map<String, String> env;
+  private final Settings settings;
   private final Clock clock;
   private final StoreOpener opener;
   private final Duration progressAfter;
@@ -38,9 +38,14 @@ public final class CliContext {
 
   private CliContext(InputStream stdin, OutputStream stdout, Map<String, String> env, Clock clock, StoreOpener opener,
       Duration progressAfter) {
+    this(stdin, stdout, Settings.load(env), clock, opener, progressAfter);
+  }
+
+  private CliContext(InputStream stdin, OutputStream stdout, Settings settings, Clock clock, StoreOpener opener,
+      Duration progressAfter) {
     this.stdin = Objects.requireNonNull(stdin, "stdin");
     this.stdout = Objects.requireNonNull(stdout, "stdout");
-    this.env = Map.copyOf(env);
+    this.settings = settings;
     this.clock = Objects.requireNonNull(clock, "clock");
     this.opener = opener;
     this.progressAfter = Objects.requireNonNull(progressAfter, "progressAfter");
@@ -54,7 +59,7 @@ public final class CliContext {
     if (after.isNegative() || after.isZero()) {
       throw new IllegalArgumentException("progress delay must be positive, was " + after);
     }
-    return new CliContext(stdin, stdout, env, clock, opener, after);
+    return new CliContext(stdin, stdout, settings, clock, opener, after);
   }
 
   /** The real process: System streams, the real environment, the UTC clock, {@link StoreUris}. */
@@ -71,12 +76,18 @@ public final class CliContext {
     return stdout;
   }
 
+  /** The environment, with the configuration file's settings under it ({@link Settings}). */
   public Map<String, String> env() {
-    return env;
+    return settings.env();
+  }
+
+  /** The environment and the configuration file, and where each setting came from. */
+  Settings settings() {
+    return settings;
   }
 
   public String env(String name) {
-    String v = env.get(name);
+    String v = settings.env().get(name);
     return v == null || v.isEmpty() ? null : v;
   }
 
@@ -94,7 +105,7 @@ public final class CliContext {
    * file:.idem}.
    */
   public ObjectStore openStore(String uri) throws IOException {
-    String chosen = StoreUris.choose(uri, env);
-    return opener != null ? opener.open(chosen) : StoreUris.open(chosen, env);
+    String chosen = StoreUris.choose(uri, env());
+    return opener != null ? opener.open(chosen) : StoreUris.open(chosen, env());
   }
 }

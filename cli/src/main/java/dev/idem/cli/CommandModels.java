@@ -54,11 +54,11 @@ final class CommandModels {
         return s;
       case 5:
         s.name("history");
-        s.usageMessage().description("List a pipeline's generations, oldest first: window start, schema, size, writer, publish time, outcome (CREATED, IDENTICAL: the same bytes written again, DIVERGENT with its attempts, ACKNOWLEDGED, REPUBLISHED after gc), writes, and where each stands against the pointer (latest, behind, ahead, rewound: the key the last rewind moved away from). Then the pointer and its last rewind. Read-only.", "--json prints one object per generation, then a summary. Exit 7 when the store holds no generation and no pointer of the pipeline (with the pipelines it does hold, for a typo).", "").hidden(false);
+        s.usageMessage().description("List a pipeline's generations, oldest first, and where each stands against its pointer.", "Each line: window start, schema, size, writer, publish time, outcome (CREATED, IDENTICAL: the same bytes written again, DIVERGENT with its attempts, ACKNOWLEDGED, REPUBLISHED after gc), writes, and where each stands against the pointer (latest, behind, ahead, rewound: the key the last rewind moved away from). Then the pointer and its last rewind. Read-only.", "--json prints one object per generation, then a summary. Exit 7 when the store holds no generation and no pointer of the pipeline (with the pipelines it does hold, for a typo).", "").hidden(false);
         return s;
       case 6:
         s.name("pipelines");
-        s.usageMessage().description("List the pipelines a store holds (a pointer, or objects under the pipeline's name), one per line, with the key, window and schema its pointer names ('no pointer' when it has none). Read-only.", "--json prints one object per pipeline. Exit 0, also for a store that holds none.", "").hidden(false);
+        s.usageMessage().description("List the pipelines a store holds, with where each pointer stands.", "One line per pipeline (a pointer, or objects under the pipeline's name) with the key, window and schema its pointer names ('no pointer' when it has none). Read-only.", "--json prints one object per pipeline. Exit 0, also for a store that holds none.", "").hidden(false);
         return s;
       case 7:
         s.name("scan");
@@ -66,7 +66,7 @@ final class CommandModels {
         return s;
       case 8:
         s.name("ack");
-        s.usageMessage().description("Acknowledge a divergent key an operator has reviewed (the keying bug behind it is fixed): 'idem scan' then reports it as ACKNOWLEDGED and passes, and keeps every record and the evidence.", "The acknowledgement covers what the key holds now: its distinct contents and its divergent attempts. A new content or one more divergent attempt at the key fails the gate again. It is recorded create-only under _idem/acks/ with who (--writer), when and why (--reason), and shown by 'idem scan' and 'idem history'. Exit 2 when the key is not divergent, 7 when nothing was published there.", "").hidden(false);
+        s.usageMessage().description("Acknowledge a reviewed divergent key: the scan passes it until something new is written there.", "Once the keying bug behind a divergence is fixed, 'idem scan' reports the key as ACKNOWLEDGED and passes; every record and the evidence stay.", "The acknowledgement covers what the key holds now: its distinct contents and its divergent attempts. A new content or one more divergent attempt at the key fails the gate again. It is recorded create-only under _idem/acks/ with who (--writer), when and why (--reason), and shown by 'idem scan' and 'idem history'. Exit 2 when the key is not divergent, 7 when nothing was published there.", "").hidden(false);
         return s;
       case 9:
         s.name("gc");
@@ -78,7 +78,7 @@ final class CommandModels {
         return s;
       case 11:
         s.name("doctor");
-        s.usageMessage().description("Check a store before trusting it: print each guarantee idem relies on (create-only writes, the pointer's compare-and-swap, hard links, directory fsync, file locks), how it was tested and the answer; how the store is reached (S3: endpoint, region, addressing, credentials source (never the secret), bucket versioning, clock skew against the server's Date); and the store marker, which fixes the store's pointer mode.", "", "By default doctor probes the store now: it writes scratch objects under _idem/probe/ and removes them (on a file: store this creates the directory if missing). It never writes the marker; the first writing command does. With --no-probe it only reads, and reports the answers the marker recorded.", "", "Exit 0 when every required guarantee holds, 8 when one is missing or the marker names another pointer mode, 7 with --no-probe on a store without a marker. When a probe fails (the store unreachable, credentials refused) the guarantees judged before it are still listed, and the exit is 8 if one of them is missing, else that failure's.", "").hidden(false);
+        s.usageMessage().description("Check a store before trusting it: print each guarantee idem relies on (create-only writes, the pointer's compare-and-swap, hard links, directory fsync, file locks), how it was tested and the answer; how the store is reached (S3: endpoint, region, addressing, credentials source (never the secret), bucket versioning, clock skew against the server's Date); and the store marker, which fixes the store's pointer mode.", "", "By default doctor probes the store now: it writes scratch objects under _idem/probe/ and removes them (on a file: store this creates the directory if missing). It never writes the marker; the first writing command does. With --no-probe it only reads, and reports the answers the marker recorded.", "", "It also shows the configuration file read (IDEM_CONFIG_FILE, else $XDG_CONFIG_HOME/idem/config, else ~/.config/idem/config; the section IDEM_PROFILE names, else [default]) and every setting in force with where it came from: a flag, the environment, or the file (flag over environment over file).", "", "Exit 0 when every required guarantee holds, 8 when one is missing or the marker names another pointer mode, 7 with --no-probe on a store without a marker. When a probe fails (the store unreachable, credentials refused) the guarantees judged before it are still listed, and the exit is 8 if one of them is missing, else that failure's.", "").hidden(false);
         return s;
       default: throw new IndexOutOfBoundsException(i);
     }
@@ -113,7 +113,7 @@ final class CommandModels {
     s.versionProvider(new IdemCommand.Version());
     s.usageMessage()
         .description("Makes a scheduled task safe to run twice: the output key comes from the inputs, publishing is create-only, readers follow a monotonic 'latest' pointer, and a divergence scan finds keys written with different bytes.", "")
-        .footer("  file:PATH           a local or shared directory (default: file:.idem)", "  s3://bucket/prefix  S3, configured by AWS_ENDPOINT_URL, AWS_REGION,", "                      AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,", "                      AWS_SESSION_TOKEN, AWS_PROFILE", "  Pick one with --store URI on any command, or IDEM_STORE.")
+        .footer("  file:PATH           a local or shared directory (default: file:.idem)", "  s3://bucket/prefix  S3, configured by AWS_ENDPOINT_URL, AWS_REGION,", "                      AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,", "                      AWS_SESSION_TOKEN, AWS_PROFILE", "  Pick one with --store URI on any command, or IDEM_STORE, or store = in the", "  configuration file (~/.config/idem/config; idem doctor shows it).")
         .footerHeading("%nStores:%n");
     o.spec = s;
     s.addMixin("mixinStandardHelpOptions", standardHelpOptions());
@@ -403,7 +403,7 @@ final class CommandModels {
     s.name("history");
     s.versionProvider(new IdemCommand.Version());
     s.usageMessage()
-        .description("List a pipeline's generations, oldest first: window start, schema, size, writer, publish time, outcome (CREATED, IDENTICAL: the same bytes written again, DIVERGENT with its attempts, ACKNOWLEDGED, REPUBLISHED after gc), writes, and where each stands against the pointer (latest, behind, ahead, rewound: the key the last rewind moved away from). Then the pointer and its last rewind. Read-only.", "--json prints one object per generation, then a summary. Exit 7 when the store holds no generation and no pointer of the pipeline (with the pipelines it does hold, for a typo).", "");
+        .description("List a pipeline's generations, oldest first, and where each stands against its pointer.", "Each line: window start, schema, size, writer, publish time, outcome (CREATED, IDENTICAL: the same bytes written again, DIVERGENT with its attempts, ACKNOWLEDGED, REPUBLISHED after gc), writes, and where each stands against the pointer (latest, behind, ahead, rewound: the key the last rewind moved away from). Then the pointer and its last rewind. Read-only.", "--json prints one object per generation, then a summary. Exit 7 when the store holds no generation and no pointer of the pipeline (with the pipelines it does hold, for a typo).", "");
     o.spec = s;
     s.addOption(option(OptionSpec.builder(new String[] {"--pipeline"}).paramLabel("P").required(true)
         .description("Pipeline name.")
@@ -432,7 +432,7 @@ final class CommandModels {
     s.name("pipelines");
     s.versionProvider(new IdemCommand.Version());
     s.usageMessage()
-        .description("List the pipelines a store holds (a pointer, or objects under the pipeline's name), one per line, with the key, window and schema its pointer names ('no pointer' when it has none). Read-only.", "--json prints one object per pipeline. Exit 0, also for a store that holds none.", "");
+        .description("List the pipelines a store holds, with where each pointer stands.", "One line per pipeline (a pointer, or objects under the pipeline's name) with the key, window and schema its pointer names ('no pointer' when it has none). Read-only.", "--json prints one object per pipeline. Exit 0, also for a store that holds none.", "");
     o.spec = s;
     if (o.store == null) { o.store = new StoreOption(); }
     s.addMixin("store", storeOption(o.store).withToString("mixin from member dev.idem.cli.StoreOption dev.idem.cli.PipelinesCommand.store"));
@@ -449,7 +449,7 @@ final class CommandModels {
     s.name("ack");
     s.versionProvider(new IdemCommand.Version());
     s.usageMessage()
-        .description("Acknowledge a divergent key an operator has reviewed (the keying bug behind it is fixed): 'idem scan' then reports it as ACKNOWLEDGED and passes, and keeps every record and the evidence.", "The acknowledgement covers what the key holds now: its distinct contents and its divergent attempts. A new content or one more divergent attempt at the key fails the gate again. It is recorded create-only under _idem/acks/ with who (--writer), when and why (--reason), and shown by 'idem scan' and 'idem history'. Exit 2 when the key is not divergent, 7 when nothing was published there.", "");
+        .description("Acknowledge a reviewed divergent key: the scan passes it until something new is written there.", "Once the keying bug behind a divergence is fixed, 'idem scan' reports the key as ACKNOWLEDGED and passes; every record and the evidence stay.", "The acknowledgement covers what the key holds now: its distinct contents and its divergent attempts. A new content or one more divergent attempt at the key fails the gate again. It is recorded create-only under _idem/acks/ with who (--writer), when and why (--reason), and shown by 'idem scan' and 'idem history'. Exit 2 when the key is not divergent, 7 when nothing was published there.", "");
     o.spec = s;
     s.addPositional(positional(PositionalParamSpec.builder().index("0").paramLabel("KEY").required(true)
         .description("The divergent key, as 'idem scan' prints it.")
@@ -529,7 +529,7 @@ final class CommandModels {
     s.name("doctor");
     s.versionProvider(new IdemCommand.Version());
     s.usageMessage()
-        .description("Check a store before trusting it: print each guarantee idem relies on (create-only writes, the pointer's compare-and-swap, hard links, directory fsync, file locks), how it was tested and the answer; how the store is reached (S3: endpoint, region, addressing, credentials source (never the secret), bucket versioning, clock skew against the server's Date); and the store marker, which fixes the store's pointer mode.", "", "By default doctor probes the store now: it writes scratch objects under _idem/probe/ and removes them (on a file: store this creates the directory if missing). It never writes the marker; the first writing command does. With --no-probe it only reads, and reports the answers the marker recorded.", "", "Exit 0 when every required guarantee holds, 8 when one is missing or the marker names another pointer mode, 7 with --no-probe on a store without a marker. When a probe fails (the store unreachable, credentials refused) the guarantees judged before it are still listed, and the exit is 8 if one of them is missing, else that failure's.", "");
+        .description("Check a store before trusting it: print each guarantee idem relies on (create-only writes, the pointer's compare-and-swap, hard links, directory fsync, file locks), how it was tested and the answer; how the store is reached (S3: endpoint, region, addressing, credentials source (never the secret), bucket versioning, clock skew against the server's Date); and the store marker, which fixes the store's pointer mode.", "", "By default doctor probes the store now: it writes scratch objects under _idem/probe/ and removes them (on a file: store this creates the directory if missing). It never writes the marker; the first writing command does. With --no-probe it only reads, and reports the answers the marker recorded.", "", "It also shows the configuration file read (IDEM_CONFIG_FILE, else $XDG_CONFIG_HOME/idem/config, else ~/.config/idem/config; the section IDEM_PROFILE names, else [default]) and every setting in force with where it came from: a flag, the environment, or the file (flag over environment over file).", "", "Exit 0 when every required guarantee holds, 8 when one is missing or the marker names another pointer mode, 7 with --no-probe on a store without a marker. When a probe fails (the store unreachable, credentials refused) the guarantees judged before it are still listed, and the exit is 8 if one of them is missing, else that failure's.", "");
     o.spec = s;
     if (o.store == null) { o.store = new StoreOption(); }
     s.addMixin("store", storeOption(o.store).withToString("mixin from member dev.idem.cli.StoreOption dev.idem.cli.DoctorCommand.store"));

@@ -43,6 +43,10 @@ import picocli.CommandLine.Spec;
             + "the first writing command does. With --no-probe it only reads, and reports the answers the "
             + "marker recorded.",
         "",
+        "It also shows the configuration file read (IDEM_CONFIG_FILE, else $XDG_CONFIG_HOME/idem/config, else "
+            + "~/.config/idem/config; the section IDEM_PROFILE names, else [default]) and every setting in force "
+            + "with where it came from: a flag, the environment, or the file (flag over environment over file).",
+        "",
         "Exit 0 when every required guarantee holds, 8 when one is missing or the marker names another "
             + "pointer mode, 7 with --no-probe on a store without a marker. When a probe fails (the store "
             + "unreachable, credentials refused) the guarantees judged before it are still listed, and the "
@@ -103,9 +107,11 @@ final class DoctorCommand implements Callable<Integer> {
         problems.add(modeProblem);
       }
       if (output.json) {
-        out.println(json(environment, marker, results, noProbe, problems, stopped));
+        out.println(json(environment, marker, results, noProbe, problems, stopped)
+            .put("config", ctx.settings().json(store.uri)));
       } else if (!output.quiet) {
         environment.forEach((name, value) -> out.println(name + ": " + value));
+        ctx.settings().describe(store.uri).forEach(out::println);
         out.println("marker: " + marker.map(m -> prover.markerLocation() + ", pointer mode " + m.pointerMode()
             + ", created " + m.createdAt() + " by " + m.createdBy())
             .orElse("none yet (the first writing command probes the store and creates " + prover.markerLocation()

@@ -45,8 +45,8 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "history", mixinStandardHelpOptions = true, versionProvider = IdemCommand.Version.class,
     description = {
-        "List a pipeline's generations, oldest first: window start, schema, size, writer, publish time, "
-            + "outcome (CREATED, IDENTICAL: the same bytes written again, DIVERGENT with its attempts, "
+        "List a pipeline's generations, oldest first, and where each stands against its pointer.",
+        "Each line: window start, schema, size, writer, publish time, outcome (CREATED, IDENTICAL: the same bytes written again, DIVERGENT with its attempts, "
             + "ACKNOWLEDGED, REPUBLISHED after gc), writes, and where each stands against the pointer (latest, "
             + "behind, ahead, rewound: the key the last rewind moved away from). Then the pointer and its last "
             + "rewind. Read-only.",

@@ -19,8 +19,9 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "pipelines", mixinStandardHelpOptions = true, versionProvider = IdemCommand.Version.class,
     description = {
-        "List the pipelines a store holds (a pointer, or objects under the pipeline's name), one per line, "
-            + "with the key, window and schema its pointer names ('no pointer' when it has none). Read-only.",
+        "List the pipelines a store holds, with where each pointer stands.",
+        "One line per pipeline (a pointer, or objects under the pipeline's name) with the key, window and "
+            + "schema its pointer names ('no pointer' when it has none). Read-only.",
         "--json prints one object per pipeline. Exit 0, also for a store that holds none.",
         ""
     })
