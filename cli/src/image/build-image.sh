@@ -15,7 +15,7 @@
 #   /etc/nsswitch.conf                 hosts from /etc/hosts before DNS, as the container runtime
 #                                      writes them
 #   /tmp                               mode 1777: the JVM's java.io.tmpdir (publish spools stdin there)
-#   /usr/local/share/...               bash/zsh completion and the man pages
+#   /usr/local/share/...               bash, zsh and fish completion and the man pages
 # The entrypoint is the runtime's java with the flags bin/idem passes (exec form: no shell runs);
 # the image's user is 65532:65532.
 #
@@ -172,8 +172,11 @@ chmod 0700 "$base/home/nonroot"
 # 3. The runtime, and the application with its completion and man pages where a shell and man look.
 cp -a "$dist/runtime" "$runtime/opt/idem/runtime"
 cp -a "$dist/app" "$app/opt/idem/app"
-mkdir -p "$app/usr/local/share/bash-completion/completions" "$app/usr/local/share/man"
+mkdir -p "$app/usr/local/share/bash-completion/completions" "$app/usr/local/share/zsh/site-functions" \
+  "$app/usr/local/share/fish/vendor_completions.d" "$app/usr/local/share/man"
 cp "$dist/completion/idem.bash" "$app/usr/local/share/bash-completion/completions/idem"
+cp "$dist/completion/_idem" "$app/usr/local/share/zsh/site-functions/_idem"
+cp "$dist/completion/idem.fish" "$app/usr/local/share/fish/vendor_completions.d/idem.fish"
 cp -r "$dist/man/man1" "$app/usr/local/share/man/man1"
 # Readable by nonroot, writable only by root, whatever umask the dist was built under.
 chmod -R u+rwX,go+rX,go-w "$runtime" "$app"

@@ -231,6 +231,9 @@ class ImageE2E {
     assertTrue(home.isDirectory() && home.uid() == 65532 && home.gid() == 65532, "nonroot's home is its own: " + home);
     assertTrue(entry("opt/idem/runtime/lib/security/cacerts").size() > 50_000, "the runtime's CA certificates");
     assertTrue(entry("usr/local/share/bash-completion/completions/idem").text().contains("complete"), "completion");
+    assertTrue(entry("usr/local/share/zsh/site-functions/_idem").text().startsWith("#compdef idem"), "zsh completion");
+    assertTrue(entry("usr/local/share/fish/vendor_completions.d/idem.fish").text().contains("complete -c idem"),
+        "fish completion");
     assertTrue(entry("usr/local/share/man/man1/idem.1").size() > 0, "man page");
     assertTrue(entry("usr/local/share/man/man1/idem-publish.1").size() > 0, "man page");
   }
@@ -239,7 +242,7 @@ class ImageE2E {
   void layers_holdOnlyIdemAndTheCLibrariesItsRuntimeNeeds() {
     Set<String> exact = Set.of("etc/passwd", "etc/group", "etc/nsswitch.conf", "tmp", "home/nonroot");
     List<String> under = List.of("opt/idem/runtime/", "opt/idem/app/", "usr/local/share/bash-completion/completions/",
-        "usr/local/share/man/man1/", "usr/share/doc/", "lib/", "lib64/");
+        "usr/local/share/zsh/site-functions/", "usr/local/share/fish/vendor_completions.d/", "usr/local/share/man/man1/", "usr/share/doc/", "lib/", "lib64/");
     for (OciImage.Entry e : byPath.values()) {
       String p = e.path().replaceAll("/$", "");
       if (e.isDirectory() && byPath.keySet().stream().anyMatch(q -> q.startsWith(p + "/"))) {
