@@ -6,6 +6,8 @@
 # What the image holds, and nothing else (no shell, no package manager):
 #   /opt/idem/runtime, /opt/idem/app   the dist's jlink'd runtime (its lib/security/cacerts is the CA
 #                                      set TLS to S3 is verified with), jar, libraries and AOT cache
+#   /opt/idem/bin/idem                 the dist's sh launcher, for a task image that copies /opt/idem
+#                                      (this image has no shell: its entrypoint is java itself)
 #   /lib..., /lib64/...                the C libraries the runtime links against, found with ldd on
 #                                      every binary and shared object of the runtime and taken from
 #                                      the Debian packages that own them on this (Debian) build host
@@ -172,6 +174,9 @@ chmod 0700 "$base/home/nonroot"
 # 3. The runtime, and the application with its completion and man pages where a shell and man look.
 cp -a "$dist/runtime" "$runtime/opt/idem/runtime"
 cp -a "$dist/app" "$app/opt/idem/app"
+# The dist's POSIX sh launcher, for task images that copy /opt/idem out of this one: this image has no
+# shell to run it (its entrypoint starts java directly), a task image built on a distribution does.
+cp -a "$dist/bin" "$app/opt/idem/bin"
 mkdir -p "$app/usr/local/share/bash-completion/completions" "$app/usr/local/share/zsh/site-functions" \
   "$app/usr/local/share/fish/vendor_completions.d" "$app/usr/local/share/man"
 cp "$dist/completion/idem.bash" "$app/usr/local/share/bash-completion/completions/idem"

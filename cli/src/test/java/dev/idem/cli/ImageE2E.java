@@ -240,7 +240,7 @@ class ImageE2E {
 
   @Test
   void layers_holdOnlyIdemAndTheCLibrariesItsRuntimeNeeds() {
-    Set<String> exact = Set.of("etc/passwd", "etc/group", "etc/nsswitch.conf", "tmp", "home/nonroot");
+    Set<String> exact = Set.of("etc/passwd", "etc/group", "etc/nsswitch.conf", "tmp", "home/nonroot", "opt/idem/bin/idem");
     List<String> under = List.of("opt/idem/runtime/", "opt/idem/app/", "usr/local/share/bash-completion/completions/",
         "usr/local/share/zsh/site-functions/", "usr/local/share/fish/vendor_completions.d/", "usr/local/share/man/man1/", "usr/share/doc/", "lib/", "lib64/");
     for (OciImage.Entry e : byPath.values()) {
