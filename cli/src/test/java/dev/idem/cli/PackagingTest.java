@@ -8,11 +8,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The release pipeline's and CI's files agree with the build they drive: every Maven command in
@@ -150,5 +152,48 @@ class PackagingTest {
     assertTrue(lines.stream().anyMatch(l -> l.startsWith("COPY --from=build") && l.contains("ca-certificates")), "CA certificates");
     assertTrue(lines.stream().anyMatch(l -> l.startsWith("COPY --from=build") && l.contains("bash-completion")), "completion");
     assertTrue(lines.stream().anyMatch(l -> l.startsWith("COPY --from=build") && l.contains("/man/")), "man pages");
+  }
+
+  @Test
+  void buildWorkflow_runsTheReadmeTestCommandOnJdk17And25WithMoto() throws IOException {
+    String workflow = read(ROOT.resolve(".github/workflows/build.yml"));
+    assertTrue(workflow.contains("pull_request:"), "runs on pull requests");
+    assertTrue(workflow.contains("java: [\"17\", \"25\"]") && workflow.contains("uses: actions/setup-java@"),
+        "a JDK 17 and a JDK 25 job");
+    assertEquals(List.of("./mvnw -B verify"), mavenCommands(workflow), "the README's test command, nothing else");
+    assertTrue(read(ROOT.resolve("README.md")).contains("./mvnw -B verify"), "the README gives that command");
+    assertTrue(workflow.contains("moto[server]=="), "moto installed for the S3 suites");
+  }
+
+  /** The function {@code .ci/run} finds JDK 25 with, run by bash with {@code env} and nothing else set. */
+  private static String findJdk25(Map<String, String> env) throws IOException, InterruptedException {
+    String ci = read(ROOT.resolve(".ci/run"));
+    Matcher m = Pattern.compile("(?ms)^find_jdk25\\(\\) \\{.*?^}").matcher(ci);
+    assertTrue(m.find(), ".ci/run defines find_jdk25");
+    ProcessBuilder pb = new ProcessBuilder("bash", "-c", m.group() + "\nfind_jdk25");
+    pb.environment().keySet().removeIf(k -> k.equals("JDK25") || k.startsWith("JAVA_HOME_25"));
+    pb.environment().putAll(env);
+    pb.redirectErrorStream(true);
+    Process p = pb.start();
+    String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).strip();
+    return p.waitFor() == 0 ? out : "none: " + out;
+  }
+
+  private static Path fakeJdk(Path dir, String version) throws IOException {
+    Path java = Files.createDirectories(dir.resolve("bin")).resolve("java");
+    Files.writeString(java, "#!/bin/sh\necho 'openjdk version \"" + version + "\" 2025-10-21 LTS' >&2\n");
+    assertTrue(java.toFile().setExecutable(true), "executable " + java);
+    return dir;
+  }
+
+  @Test
+  void ciRun_findsJdk25WithoutAFixedPath(@TempDir Path tmp) throws IOException, InterruptedException {
+    Path jdk25 = fakeJdk(tmp.resolve("setup-java-25"), "25.0.1");
+    Path jdk21 = fakeJdk(tmp.resolve("jdk-21"), "21.0.5");
+    assertEquals(jdk25.toString(), findJdk25(Map.of("JAVA_HOME_25_X64", jdk25.toString())));
+    assertEquals(jdk25.toString(), findJdk25(Map.of("JDK25", jdk21.toString(), "JAVA_HOME_25_X64", jdk25.toString())),
+        "a JDK25 that is not version 25 is passed over");
+    assertTrue(read(ROOT.resolve(".ci/run")).contains("no JDK 25 found (set JDK25="), "says so when none is there");
+    assertTrue(!read(ROOT.resolve(".ci/run")).contains("JDK25=/usr/lib/jvm/"), "no path fixed in the script");
   }
 }

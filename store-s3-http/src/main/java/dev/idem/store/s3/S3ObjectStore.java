@@ -17,7 +17,6 @@ import dev.idem.core.store.PointerState;
 import dev.idem.core.store.PutOutcome;
 import dev.idem.core.store.PutStatus;
 import dev.idem.core.store.Retirement;
-import dev.idem.store.s3.auth.CredentialChain;
 import dev.idem.store.s3.auth.CredentialsProvider;
 import dev.idem.store.s3.client.ObjectHead;
 import dev.idem.store.s3.client.ObjectSummary;
@@ -181,22 +180,6 @@ public final class S3ObjectStore implements ObjectStore {
   /** A store at {@code location} with a default client signing with {@code credentials}. */
   public static S3ObjectStore open(S3Location location, CredentialsProvider credentials, S3StoreOptions options) {
     return new S3ObjectStore(clientFor(location, credentials).build(), location, options);
-  }
-
-  /**
-   * A store for a URI such as {@code s3://bucket/prefix}, configured from the process environment: the
-   * endpoint and region as {@link S3Location#parse(String, Map)} reads them, credentials from the AWS
-   * default chain ({@link CredentialChain#fromSystem()}), pointer mode from {@code IDEM_S3_POINTER_MODE}
-   * ({@code cas} or {@code log}, default {@code cas}).
-   */
-  public static S3ObjectStore fromUri(String uri) {
-    Map<String, String> env = System.getenv();
-    S3StoreOptions.Builder b = S3StoreOptions.builder();
-    String mode = env.get("IDEM_S3_POINTER_MODE");
-    if (mode != null && !mode.isBlank()) {
-      b.pointerMode(PointerMode.parse(mode));
-    }
-    return open(S3Location.parse(uri, env), CredentialChain.fromSystem(), b.build());
   }
 
   /** A client builder for {@code location}'s endpoint, region and addressing style. */

@@ -11,7 +11,6 @@ import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
-import java.net.SocketException;
 import java.net.URI;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
@@ -176,12 +175,16 @@ public final class FakeS3Server implements AutoCloseable {
 
   private void acceptLoop() {
     while (!socket.isClosed()) {
-      try (Socket s = socket.accept()) {
-        serve(s);
-      } catch (SocketException e) {
-        return;
+      Socket s;
+      try {
+        s = socket.accept();
       } catch (IOException e) {
-        // a client that went away; serve the next one
+        return; // the server socket was closed
+      }
+      try (s) {
+        serve(s);
+      } catch (IOException e) {
+        // a client that reset or went away (a cancelled read-ahead does): serve the next one
       }
     }
   }
