@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `idem run` start under four JIT and AOT-cache set-ups, side by side (BENCHMARKS.md, issue 14 item 4):
+# `idem run` start under four JIT and AOT-cache set-ups, side by side (BENCHMARKS.md):
 # whether a cache trained with C2 in the mix, its method profiles replayed (JDK 25), starts `run` faster
 # than the launcher's choice (C2 for hashing, training not replayed) or C1 alone. Two caches are made
 # first from the distribution's own training workload (dev.idem.cli.Training, file: store only), one

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Which payload checks does an S3 server enforce on PutObject? (issue 14, item 3: a one-pass upload)
+"""Which payload checks does an S3 server enforce on PutObject? (what a one-pass upload can rely on)
 
 Sends five PUTs to ENDPOINT/BUCKET, each signed with SigV4 by botocore (the AWS CLI's library) with the
 x-amz-content-sha256 value given here, and prints the server's answer:

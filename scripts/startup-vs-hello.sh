@@ -18,7 +18,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 dist="${1:-}"
 rounds="${2:-21}"
 if [ -z "$dist" ]; then
-  dist="$(ls -d "$root"/cli/target/dist/idem-*/ 2>/dev/null | head -n 1)"
+  dist="$(ls -d "$root"/cli/target/dist/idem-*/ 2>/dev/null | head -n 1 || true)"
 fi
 if [ -z "$dist" ] || [ ! -x "$dist/bin/idem" ]; then
   echo "startup-vs-hello: no distribution; build one with" >&2

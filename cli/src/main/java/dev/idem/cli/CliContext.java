@@ -8,11 +8,12 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.LongSupplier;
 
 /**
  * What a command needs from the world besides its arguments: raw stdin/stdout for payload bytes
- * (picocli's writers carry text), the environment (with the configuration file under it), the clock, how store URIs become stores, and how
- * long work runs before it reports progress on stderr. {@link Main} builds the real one; tests build
+ * (picocli's writers carry text), the environment (with the configuration file under it), the clock,
+ * the monotonic ticker that deadlines read, how store URIs become stores, and how long work runs before it reports progress on stderr. {@link Main} builds the real one; tests build
  * their own, so no command touches {@code System.*} and no test's stderr depends on how loaded the
  * machine is.
  */
@@ -30,25 +31,27 @@ public final class CliContext {
   private final Clock clock;
   private final StoreOpener opener;
   private final Duration progressAfter;
+  private final LongSupplier ticker;
 
   /** The first progress report {@link #PROGRESS_AFTER} after long work starts. */
   public CliContext(InputStream stdin, OutputStream stdout, Map<String, String> env, Clock clock, StoreOpener opener) {
-    this(stdin, stdout, env, clock, opener, PROGRESS_AFTER);
+    this(stdin, stdout, env, clock, opener, PROGRESS_AFTER, System::nanoTime);
   }
 
   private CliContext(InputStream stdin, OutputStream stdout, Map<String, String> env, Clock clock, StoreOpener opener,
-      Duration progressAfter) {
-    this(stdin, stdout, Settings.load(env), clock, opener, progressAfter);
+      Duration progressAfter, LongSupplier ticker) {
+    this(stdin, stdout, Settings.load(env), clock, opener, progressAfter, ticker);
   }
 
   private CliContext(InputStream stdin, OutputStream stdout, Settings settings, Clock clock, StoreOpener opener,
-      Duration progressAfter) {
+      Duration progressAfter, LongSupplier ticker) {
     this.stdin = Objects.requireNonNull(stdin, "stdin");
     this.stdout = Objects.requireNonNull(stdout, "stdout");
     this.settings = settings;
     this.clock = Objects.requireNonNull(clock, "clock");
     this.opener = opener;
     this.progressAfter = Objects.requireNonNull(progressAfter, "progressAfter");
+    this.ticker = Objects.requireNonNull(ticker, "ticker");
   }
 
   /** How long a command works before its first progress line: quick commands print none. */
@@ -59,7 +62,15 @@ public final class CliContext {
     if (after.isNegative() || after.isZero()) {
       throw new IllegalArgumentException("progress delay must be positive, was " + after);
     }
-    return new CliContext(stdin, stdout, settings, clock, opener, after);
+    return new CliContext(stdin, stdout, settings, clock, opener, after, ticker);
+  }
+
+  /**
+   * This context with deadlines ({@code --max-time}) read from {@code ticker} (nanoseconds, as {@link
+   * System#nanoTime}), so a test can let time pass where it happens without waiting for it.
+   */
+  public CliContext withTicker(LongSupplier ticker) {
+    return new CliContext(stdin, stdout, settings, clock, opener, progressAfter, ticker);
   }
 
   /** The real process: System streams, the real environment, the UTC clock, {@link StoreUris}. */
@@ -95,6 +106,11 @@ public final class CliContext {
     return clock;
   }
 
+  /** The monotonic ticker the command's deadline reads (nanoseconds, as {@link System#nanoTime}). */
+  public LongSupplier ticker() {
+    return ticker;
+  }
+
   /** How long work runs before {@link Progress} first reports it. */
   public Duration progressAfter() {
     return progressAfter;
@@ -102,10 +118,15 @@ public final class CliContext {
 
   /**
    * Opens the store named by {@code uri}, or by {@code IDEM_STORE}, or the default {@code
-   * file:.idem}.
+   * file:.idem}, with the default waits (a deadline of {@link StoreWaits#MAX_TIME} from now).
    */
   public ObjectStore openStore(String uri) throws IOException {
+    return openStore(uri, StoreWaits.defaults());
+  }
+
+  /** As {@link #openStore(String)}, waiting on the store as {@code waits} says. */
+  ObjectStore openStore(String uri, StoreWaits waits) throws IOException {
     String chosen = StoreUris.choose(uri, env());
-    return opener != null ? opener.open(chosen) : StoreUris.open(chosen, env());
+    return opener != null ? opener.open(chosen) : StoreUris.open(chosen, env(), waits);
   }
 }

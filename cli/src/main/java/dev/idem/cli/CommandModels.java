@@ -158,6 +158,15 @@ final class CommandModels {
     s.addOption(option(OptionSpec.builder(new String[] {"--store"}).paramLabel("URI")
         .description("Store: file:PATH or s3://bucket/prefix (S3 reads the AWS_* environment). Default: $IDEM_STORE, else file:.idem (writing commands then say so on stderr)")
         .type(String.class).withToString("field String dev.idem.cli.StoreOption.uri"), o, 6));
+    s.addOption(option(OptionSpec.builder(new String[] {"--connect-timeout"}).paramLabel("D")
+        .description("How long each attempt waits for a connection to the store's endpoint (S3). Default: $IDEM_CONNECT_TIMEOUT, else 10s")
+        .type(Duration.class).converters(new Durations()).withToString("field java.time.Duration dev.idem.cli.StoreOption.connectTimeout"), o, 7));
+    s.addOption(option(OptionSpec.builder(new String[] {"--read-timeout"}).paramLabel("D")
+        .description("How long each attempt waits for the store's reply (S3): for its headers, and for its body the same plus 1 s per MiB. Default: $IDEM_READ_TIMEOUT, else 60s")
+        .type(Duration.class).converters(new Durations()).withToString("field java.time.Duration dev.idem.cli.StoreOption.readTimeout"), o, 8));
+    s.addOption(option(OptionSpec.builder(new String[] {"--max-time"}).paramLabel("D")
+        .description("The command's overall deadline: its store work ends within D, retries, lock waits and the request in flight included; giving up exits 4 naming the deadline (scan: stops, exit 1; run: checked before CMD starts, and CMD's own runtime does not count, nor does publish's wait for stdin). Default: $IDEM_MAX_TIME, else 2m; scan and gc: 1h; get, publish and run: 2m plus 1 s per MiB of the payload")
+        .type(Duration.class).converters(new Durations()).withToString("field java.time.Duration dev.idem.cli.StoreOption.maxTime"), o, 9));
     return s;
   }
 
@@ -166,7 +175,7 @@ final class CommandModels {
     CommandSpec s = CommandSpec.wrapWithoutInspection(o);
     s.addOption(option(OptionSpec.builder(new String[] {"--writer"}).paramLabel("ID")
         .description("Writer id recorded with what this replica publishes. Default: $IDEM_WRITER, else HOST:PID")
-        .type(String.class).withToString("field String dev.idem.cli.WriterOption.writer"), o, 7));
+        .type(String.class).withToString("field String dev.idem.cli.WriterOption.writer"), o, 10));
     return s;
   }
 
@@ -175,10 +184,10 @@ final class CommandModels {
     CommandSpec s = CommandSpec.wrapWithoutInspection(o);
     s.addOption(option(OptionSpec.builder(new String[] {"--json"}).paramLabel("<json>")
         .description("Print a machine-readable JSON report on stdout instead of human lines.")
-        .type(boolean.class).withToString("field boolean dev.idem.cli.OutputOptions.json"), o, 8));
+        .type(boolean.class).withToString("field boolean dev.idem.cli.OutputOptions.json"), o, 11));
     s.addOption(option(OptionSpec.builder(new String[] {"-q", "--quiet"}).paramLabel("<quiet>")
         .description("Print nothing but errors (the exit code tells the outcome).")
-        .type(boolean.class).withToString("field boolean dev.idem.cli.OutputOptions.quiet"), o, 9));
+        .type(boolean.class).withToString("field boolean dev.idem.cli.OutputOptions.quiet"), o, 12));
     return s;
   }
 
@@ -187,7 +196,7 @@ final class CommandModels {
     CommandSpec s = CommandSpec.wrapWithoutInspection(o);
     s.addOption(option(OptionSpec.builder(new String[] {"--pointer-timeout"}).paramLabel("D").defaultValue("30s")
         .description("Give up moving the pointer after D in all, lock waits and retries included: BUSY when the pointer's lock was not obtained in time (on S3: conditional writes kept conflicting), CONFLICT when other writers kept moving the pointer (both exit 3; nothing is lost, run again to complete it). 0s tries once without waiting. Default: ${DEFAULT-VALUE}")
-        .type(Duration.class).converters(new Durations()).withToString("field java.time.Duration dev.idem.cli.PointerTimeoutOption.timeout"), o, 10));
+        .type(Duration.class).converters(new Durations()).withToString("field java.time.Duration dev.idem.cli.PointerTimeoutOption.timeout"), o, 13));
     return s;
   }
 
@@ -196,13 +205,13 @@ final class CommandModels {
     CommandSpec s = CommandSpec.wrapWithoutInspection(o);
     s.addOption(option(OptionSpec.builder(new String[] {"--metrics-file"}).paramLabel("F")
         .description("When the command ends, write its outcome to F in the Prometheus text format (replaced atomically; name it *.prom in node-exporter's textfile directory). A failure to write only warns: the exit code is unchanged.")
-        .type(String.class).withToString("field String dev.idem.cli.MetricsOptions.metricsFile"), o, 11));
+        .type(String.class).withToString("field String dev.idem.cli.MetricsOptions.metricsFile"), o, 14));
     s.addOption(option(OptionSpec.builder(new String[] {"--push-metrics"}).paramLabel("URL")
         .description("When the command ends, PUT its outcome to the Pushgateway at URL, under URL/metrics/job/idem/pipeline/PIPELINE/writer/WRITER (one group per writer: replicas do not replace each other's outcome). A failure to push only warns: the exit code is unchanged.")
-        .type(String.class).withToString("field String dev.idem.cli.MetricsOptions.pushUrl"), o, 12));
+        .type(String.class).withToString("field String dev.idem.cli.MetricsOptions.pushUrl"), o, 15));
     s.addOption(option(OptionSpec.builder(new String[] {"--push-timeout"}).paramLabel("D").defaultValue("5s")
         .description("Give up the push after D in all (connect, reply). Default: ${DEFAULT-VALUE}")
-        .type(Duration.class).converters(new Durations()).withToString("field java.time.Duration dev.idem.cli.MetricsOptions.pushTimeout"), o, 13));
+        .type(Duration.class).converters(new Durations()).withToString("field java.time.Duration dev.idem.cli.MetricsOptions.pushTimeout"), o, 16));
     return s;
   }
 
@@ -211,7 +220,7 @@ final class CommandModels {
     CommandSpec s = CommandSpec.wrapWithoutInspection(o);
     s.addOption(option(OptionSpec.builder(new String[] {"--max-clock-skew"}).paramLabel("D").defaultValue("5m")
         .description("Refuse (exit 2) a window that ends more than D after now: it has not closed, and a pointer moved to it would stay ahead of every later generation. Default: ${DEFAULT-VALUE}")
-        .type(Duration.class).converters(new Durations()).withToString("field java.time.Duration dev.idem.cli.ClockSkewOption.maxClockSkew"), o, 15));
+        .type(Duration.class).converters(new Durations()).withToString("field java.time.Duration dev.idem.cli.ClockSkewOption.maxClockSkew"), o, 18));
     return s;
   }
 
@@ -238,18 +247,18 @@ final class CommandModels {
     s.addMixin("metrics", metricsOptions(o.metrics).withToString("mixin from member dev.idem.cli.MetricsOptions dev.idem.cli.RunCommand.metrics"));
     s.addOption(option(OptionSpec.builder(new String[] {"--stdout"}).paramLabel("<stdoutResult>")
         .description("Publish CMD's standard output instead of the file at $IDEM_OUTPUT.")
-        .type(boolean.class).withToString("field boolean dev.idem.cli.RunCommand.stdoutResult"), o, 14));
+        .type(boolean.class).withToString("field boolean dev.idem.cli.RunCommand.stdoutResult"), o, 17));
     if (o.skew == null) { o.skew = new ClockSkewOption(); }
     s.addMixin("skew", clockSkewOption(o.skew).withToString("mixin from member dev.idem.cli.ClockSkewOption dev.idem.cli.RunCommand.skew"));
     s.addOption(option(OptionSpec.builder(new String[] {"--allow-empty"}).paramLabel("<allowEmpty>")
         .description("Publish a 0-byte result. Without it, an empty result (CMD wrote nothing to $IDEM_OUTPUT, or nothing to stdout with --stdout) is refused with exit 6.")
-        .type(boolean.class).withToString("field boolean dev.idem.cli.RunCommand.allowEmpty"), o, 16));
+        .type(boolean.class).withToString("field boolean dev.idem.cli.RunCommand.allowEmpty"), o, 19));
     s.addOption(option(OptionSpec.builder(new String[] {"--grace"}).paramLabel("D").defaultValue("10s")
         .description("After forwarding SIGTERM, how long CMD may take to exit before SIGKILL. Default: ${DEFAULT-VALUE}")
-        .type(Duration.class).converters(new Durations()).withToString("field java.time.Duration dev.idem.cli.RunCommand.grace"), o, 17));
+        .type(Duration.class).converters(new Durations()).withToString("field java.time.Duration dev.idem.cli.RunCommand.grace"), o, 20));
     s.addPositional(positional(PositionalParamSpec.builder().index("*").paramLabel("CMD").arity("1..*").required(true)
         .description("The command and its arguments (put them after --, or after the last idem option).")
-        .type(List.class).auxiliaryTypes(String.class).withToString("field java.util.List<String> dev.idem.cli.RunCommand.command"), o, 18));
+        .type(List.class).auxiliaryTypes(String.class).withToString("field java.util.List<String> dev.idem.cli.RunCommand.command"), o, 21));
     s.addMixin("mixinStandardHelpOptions", standardHelpOptions());
     return s;
   }
@@ -283,10 +292,10 @@ final class CommandModels {
     o.spec = s;
     s.addOption(option(OptionSpec.builder(new String[] {"--file"}).paramLabel("F").required(true)
         .description("The result to publish; - reads stdin (spooled to a temporary file first).")
-        .type(String.class).withToString("field String dev.idem.cli.PublishCommand.file"), o, 19));
+        .type(String.class).withToString("field String dev.idem.cli.PublishCommand.file"), o, 22));
     s.addOption(option(OptionSpec.builder(new String[] {"--allow-empty"}).paramLabel("<allowEmpty>")
         .description("Publish the file even when it is empty (0 bytes).")
-        .type(boolean.class).withToString("field boolean dev.idem.cli.PublishCommand.allowEmpty"), o, 20));
+        .type(boolean.class).withToString("field boolean dev.idem.cli.PublishCommand.allowEmpty"), o, 23));
     if (o.specOptions == null) { o.specOptions = new SpecOptions(); }
     s.addMixin("specOptions", specOptions(o.specOptions).withToString("mixin from member dev.idem.cli.SpecOptions dev.idem.cli.PublishCommand.specOptions"));
     if (o.skew == null) { o.skew = new ClockSkewOption(); }
@@ -316,7 +325,7 @@ final class CommandModels {
     o.spec = s;
     s.addOption(option(OptionSpec.builder(new String[] {"--pipeline"}).paramLabel("P").required(true)
         .description("Pipeline name.")
-        .type(String.class).withToString("field String dev.idem.cli.PointerShowCommand.pipeline"), o, 21));
+        .type(String.class).withToString("field String dev.idem.cli.PointerShowCommand.pipeline"), o, 24));
     if (o.store == null) { o.store = new StoreOption(); }
     s.addMixin("store", storeOption(o.store).withToString("mixin from member dev.idem.cli.StoreOption dev.idem.cli.PointerShowCommand.store"));
     o.store.mixee = s;
@@ -363,10 +372,10 @@ final class CommandModels {
     s.addMixin("specOptions", specOptions(o.specOptions).withToString("mixin from member dev.idem.cli.SpecOptions dev.idem.cli.PointerRewindCommand.specOptions"));
     s.addOption(option(OptionSpec.builder(new String[] {"--expect"}).paramLabel("KEY").required(true)
         .description("The key the pointer names now (from 'idem pointer show'); anything else refuses the rewind.")
-        .type(String.class).withToString("field String dev.idem.cli.PointerRewindCommand.expect"), o, 22));
+        .type(String.class).withToString("field String dev.idem.cli.PointerRewindCommand.expect"), o, 25));
     s.addOption(option(OptionSpec.builder(new String[] {"--reason"}).paramLabel("TEXT").required(true)
         .description("Why, recorded in the pointer: one line, at most 500 characters.")
-        .type(String.class).withToString("field String dev.idem.cli.PointerRewindCommand.reason"), o, 23));
+        .type(String.class).withToString("field String dev.idem.cli.PointerRewindCommand.reason"), o, 26));
     if (o.skew == null) { o.skew = new ClockSkewOption(); }
     s.addMixin("skew", clockSkewOption(o.skew).withToString("mixin from member dev.idem.cli.ClockSkewOption dev.idem.cli.PointerRewindCommand.skew"));
     if (o.pointerTimeout == null) { o.pointerTimeout = new PointerTimeoutOption(); }
@@ -407,16 +416,16 @@ final class CommandModels {
     o.spec = s;
     s.addOption(option(OptionSpec.builder(new String[] {"--pipeline"}).paramLabel("P").required(true)
         .description("Pipeline name.")
-        .type(String.class).withToString("field String dev.idem.cli.HistoryCommand.pipeline"), o, 24));
+        .type(String.class).withToString("field String dev.idem.cli.HistoryCommand.pipeline"), o, 27));
     s.addOption(option(OptionSpec.builder(new String[] {"--since"}).paramLabel("D")
         .description("Only windows that started within D before now (e.g. 7d); pushed into the store's listing.")
-        .type(Duration.class).converters(new Durations()).withToString("field java.time.Duration dev.idem.cli.HistoryCommand.since"), o, 25));
+        .type(Duration.class).converters(new Durations()).withToString("field java.time.Duration dev.idem.cli.HistoryCommand.since"), o, 28));
     s.addOption(option(OptionSpec.builder(new String[] {"--schema"}).paramLabel("N")
         .description("Only generations of schema version N.")
-        .type(Integer.class).withToString("field Integer dev.idem.cli.HistoryCommand.schema"), o, 26));
+        .type(Integer.class).withToString("field Integer dev.idem.cli.HistoryCommand.schema"), o, 29));
     s.addOption(option(OptionSpec.builder(new String[] {"--limit"}).paramLabel("N").defaultValue("20")
         .description("Show the newest N generations (default ${DEFAULT-VALUE}; 0: all). The summary counts all.")
-        .type(int.class).withToString("field int dev.idem.cli.HistoryCommand.limit"), o, 27));
+        .type(int.class).withToString("field int dev.idem.cli.HistoryCommand.limit"), o, 30));
     if (o.store == null) { o.store = new StoreOption(); }
     s.addMixin("store", storeOption(o.store).withToString("mixin from member dev.idem.cli.StoreOption dev.idem.cli.HistoryCommand.store"));
     o.store.mixee = s;
@@ -453,10 +462,10 @@ final class CommandModels {
     o.spec = s;
     s.addPositional(positional(PositionalParamSpec.builder().index("0").paramLabel("KEY").required(true)
         .description("The divergent key, as 'idem scan' prints it.")
-        .type(String.class).withToString("field String dev.idem.cli.AckCommand.key"), o, 28));
+        .type(String.class).withToString("field String dev.idem.cli.AckCommand.key"), o, 31));
     s.addOption(option(OptionSpec.builder(new String[] {"--reason"}).paramLabel("TEXT").required(true)
         .description("Why, recorded with the acknowledgement: one line, at most 500 characters.")
-        .type(String.class).withToString("field String dev.idem.cli.AckCommand.reason"), o, 29));
+        .type(String.class).withToString("field String dev.idem.cli.AckCommand.reason"), o, 32));
     if (o.store == null) { o.store = new StoreOption(); }
     s.addMixin("store", storeOption(o.store).withToString("mixin from member dev.idem.cli.StoreOption dev.idem.cli.AckCommand.store"));
     o.store.mixee = s;
@@ -478,22 +487,22 @@ final class CommandModels {
     o.spec = s;
     s.addOption(option(OptionSpec.builder(new String[] {"--pipeline"}).paramLabel("P").required(true)
         .description("Pipeline name.")
-        .type(String.class).withToString("field String dev.idem.cli.GcCommand.pipeline"), o, 30));
+        .type(String.class).withToString("field String dev.idem.cli.GcCommand.pipeline"), o, 33));
     s.addOption(option(OptionSpec.builder(new String[] {"--keep"}).paramLabel("N").required(true)
         .description("Keep the newest N generations, N >= 1 (the pointer's and newer ones are always kept).")
-        .type(int.class).withToString("field int dev.idem.cli.GcCommand.keep"), o, 31));
+        .type(int.class).withToString("field int dev.idem.cli.GcCommand.keep"), o, 34));
     s.addOption(option(OptionSpec.builder(new String[] {"--older-than"}).paramLabel("D")
         .description("Only remove generations whose window ended at least D ago.")
-        .type(Duration.class).converters(new Durations()).withToString("field java.time.Duration dev.idem.cli.GcCommand.olderThan"), o, 32));
+        .type(Duration.class).converters(new Durations()).withToString("field java.time.Duration dev.idem.cli.GcCommand.olderThan"), o, 35));
     s.addOption(option(OptionSpec.builder(new String[] {"--grace"}).paramLabel("D").defaultValue("1h")
         .description("Leave alone objects and leftovers (temporaries, incomplete uploads) written within D. Default: ${DEFAULT-VALUE}")
-        .type(Duration.class).converters(new Durations()).withToString("field java.time.Duration dev.idem.cli.GcCommand.grace"), o, 33));
+        .type(Duration.class).converters(new Durations()).withToString("field java.time.Duration dev.idem.cli.GcCommand.grace"), o, 36));
     s.addOption(option(OptionSpec.builder(new String[] {"--dry-run"}).paramLabel("<dryRun>")
         .description("Print what would be removed; remove nothing.")
-        .type(boolean.class).withToString("field boolean dev.idem.cli.GcCommand.dryRun"), o, 34));
+        .type(boolean.class).withToString("field boolean dev.idem.cli.GcCommand.dryRun"), o, 37));
     s.addOption(option(OptionSpec.builder(new String[] {"--drop-divergent-evidence"}).paramLabel("<dropDivergentEvidence>")
         .description("Also remove the publish records and kept bytes of divergent generations (by default they outlive retention, and 'idem scan' keeps reporting the key).")
-        .type(boolean.class).withToString("field boolean dev.idem.cli.GcCommand.dropDivergentEvidence"), o, 35));
+        .type(boolean.class).withToString("field boolean dev.idem.cli.GcCommand.dropDivergentEvidence"), o, 38));
     if (o.store == null) { o.store = new StoreOption(); }
     s.addMixin("store", storeOption(o.store).withToString("mixin from member dev.idem.cli.StoreOption dev.idem.cli.GcCommand.store"));
     o.store.mixee = s;
@@ -513,10 +522,10 @@ final class CommandModels {
     o.spec = s;
     s.addOption(option(OptionSpec.builder(new String[] {"--store"}).paramLabel("URI")
         .description("Play on this store instead of a fresh temporary one (use an empty one: outcomes depend on what is there).")
-        .type(String.class).withToString("field String dev.idem.cli.DemoCommand.storeUri"), o, 36));
+        .type(String.class).withToString("field String dev.idem.cli.DemoCommand.storeUri"), o, 39));
     s.addOption(option(OptionSpec.builder(new String[] {"--keep-store"}).paramLabel("<keepStore>")
         .description("Keep the temporary store afterwards and print how to look at it.")
-        .type(boolean.class).withToString("field boolean dev.idem.cli.DemoCommand.keepStore"), o, 37));
+        .type(boolean.class).withToString("field boolean dev.idem.cli.DemoCommand.keepStore"), o, 40));
     if (o.output == null) { o.output = new OutputOptions(); }
     s.addMixin("output", outputOptions(o.output).withToString("mixin from member dev.idem.cli.OutputOptions dev.idem.cli.DemoCommand.output"));
     s.addMixin("mixinStandardHelpOptions", standardHelpOptions());
@@ -538,7 +547,7 @@ final class CommandModels {
     s.addMixin("output", outputOptions(o.output).withToString("mixin from member dev.idem.cli.OutputOptions dev.idem.cli.DoctorCommand.output"));
     s.addOption(option(OptionSpec.builder(new String[] {"--no-probe"}).paramLabel("<noProbe>")
         .description("Read only: report the answers recorded in the store marker instead of probing now.")
-        .type(boolean.class).withToString("field boolean dev.idem.cli.DoctorCommand.noProbe"), o, 38));
+        .type(boolean.class).withToString("field boolean dev.idem.cli.DoctorCommand.noProbe"), o, 41));
     s.addMixin("mixinStandardHelpOptions", standardHelpOptions());
     return s;
   }
@@ -588,38 +597,41 @@ final class CommandModels {
         case 4: return (T) (Object) ((WindowOptions) o).schema;
         case 5: return (T) (Object) ((WindowOptions) o).inputs;
         case 6: return (T) (Object) ((StoreOption) o).uri;
-        case 7: return (T) (Object) ((WriterOption) o).writer;
-        case 8: return (T) (Object) ((OutputOptions) o).json;
-        case 9: return (T) (Object) ((OutputOptions) o).quiet;
-        case 10: return (T) (Object) ((PointerTimeoutOption) o).timeout;
-        case 11: return (T) (Object) ((MetricsOptions) o).metricsFile;
-        case 12: return (T) (Object) ((MetricsOptions) o).pushUrl;
-        case 13: return (T) (Object) ((MetricsOptions) o).pushTimeout;
-        case 14: return (T) (Object) ((RunCommand) o).stdoutResult;
-        case 15: return (T) (Object) ((ClockSkewOption) o).maxClockSkew;
-        case 16: return (T) (Object) ((RunCommand) o).allowEmpty;
-        case 17: return (T) (Object) ((RunCommand) o).grace;
-        case 18: return (T) (Object) ((RunCommand) o).command;
-        case 19: return (T) (Object) ((PublishCommand) o).file;
-        case 20: return (T) (Object) ((PublishCommand) o).allowEmpty;
-        case 21: return (T) (Object) ((PointerShowCommand) o).pipeline;
-        case 22: return (T) (Object) ((PointerRewindCommand) o).expect;
-        case 23: return (T) (Object) ((PointerRewindCommand) o).reason;
-        case 24: return (T) (Object) ((HistoryCommand) o).pipeline;
-        case 25: return (T) (Object) ((HistoryCommand) o).since;
-        case 26: return (T) (Object) ((HistoryCommand) o).schema;
-        case 27: return (T) (Object) ((HistoryCommand) o).limit;
-        case 28: return (T) (Object) ((AckCommand) o).key;
-        case 29: return (T) (Object) ((AckCommand) o).reason;
-        case 30: return (T) (Object) ((GcCommand) o).pipeline;
-        case 31: return (T) (Object) ((GcCommand) o).keep;
-        case 32: return (T) (Object) ((GcCommand) o).olderThan;
-        case 33: return (T) (Object) ((GcCommand) o).grace;
-        case 34: return (T) (Object) ((GcCommand) o).dryRun;
-        case 35: return (T) (Object) ((GcCommand) o).dropDivergentEvidence;
-        case 36: return (T) (Object) ((DemoCommand) o).storeUri;
-        case 37: return (T) (Object) ((DemoCommand) o).keepStore;
-        case 38: return (T) (Object) ((DoctorCommand) o).noProbe;
+        case 7: return (T) (Object) ((StoreOption) o).connectTimeout;
+        case 8: return (T) (Object) ((StoreOption) o).readTimeout;
+        case 9: return (T) (Object) ((StoreOption) o).maxTime;
+        case 10: return (T) (Object) ((WriterOption) o).writer;
+        case 11: return (T) (Object) ((OutputOptions) o).json;
+        case 12: return (T) (Object) ((OutputOptions) o).quiet;
+        case 13: return (T) (Object) ((PointerTimeoutOption) o).timeout;
+        case 14: return (T) (Object) ((MetricsOptions) o).metricsFile;
+        case 15: return (T) (Object) ((MetricsOptions) o).pushUrl;
+        case 16: return (T) (Object) ((MetricsOptions) o).pushTimeout;
+        case 17: return (T) (Object) ((RunCommand) o).stdoutResult;
+        case 18: return (T) (Object) ((ClockSkewOption) o).maxClockSkew;
+        case 19: return (T) (Object) ((RunCommand) o).allowEmpty;
+        case 20: return (T) (Object) ((RunCommand) o).grace;
+        case 21: return (T) (Object) ((RunCommand) o).command;
+        case 22: return (T) (Object) ((PublishCommand) o).file;
+        case 23: return (T) (Object) ((PublishCommand) o).allowEmpty;
+        case 24: return (T) (Object) ((PointerShowCommand) o).pipeline;
+        case 25: return (T) (Object) ((PointerRewindCommand) o).expect;
+        case 26: return (T) (Object) ((PointerRewindCommand) o).reason;
+        case 27: return (T) (Object) ((HistoryCommand) o).pipeline;
+        case 28: return (T) (Object) ((HistoryCommand) o).since;
+        case 29: return (T) (Object) ((HistoryCommand) o).schema;
+        case 30: return (T) (Object) ((HistoryCommand) o).limit;
+        case 31: return (T) (Object) ((AckCommand) o).key;
+        case 32: return (T) (Object) ((AckCommand) o).reason;
+        case 33: return (T) (Object) ((GcCommand) o).pipeline;
+        case 34: return (T) (Object) ((GcCommand) o).keep;
+        case 35: return (T) (Object) ((GcCommand) o).olderThan;
+        case 36: return (T) (Object) ((GcCommand) o).grace;
+        case 37: return (T) (Object) ((GcCommand) o).dryRun;
+        case 38: return (T) (Object) ((GcCommand) o).dropDivergentEvidence;
+        case 39: return (T) (Object) ((DemoCommand) o).storeUri;
+        case 40: return (T) (Object) ((DemoCommand) o).keepStore;
+        case 41: return (T) (Object) ((DoctorCommand) o).noProbe;
         default: throw new IllegalStateException("no field " + field);
       }
     }
@@ -635,38 +647,41 @@ final class CommandModels {
         case 4: ((WindowOptions) o).schema = (Integer) value; break;
         case 5: ((WindowOptions) o).inputs = (List<String>) value; break;
         case 6: ((StoreOption) o).uri = (String) value; break;
-        case 7: ((WriterOption) o).writer = (String) value; break;
-        case 8: ((OutputOptions) o).json = (Boolean) value; break;
-        case 9: ((OutputOptions) o).quiet = (Boolean) value; break;
-        case 10: ((PointerTimeoutOption) o).timeout = (Duration) value; break;
-        case 11: ((MetricsOptions) o).metricsFile = (String) value; break;
-        case 12: ((MetricsOptions) o).pushUrl = (String) value; break;
-        case 13: ((MetricsOptions) o).pushTimeout = (Duration) value; break;
-        case 14: ((RunCommand) o).stdoutResult = (Boolean) value; break;
-        case 15: ((ClockSkewOption) o).maxClockSkew = (Duration) value; break;
-        case 16: ((RunCommand) o).allowEmpty = (Boolean) value; break;
-        case 17: ((RunCommand) o).grace = (Duration) value; break;
-        case 18: ((RunCommand) o).command = (List<String>) value; break;
-        case 19: ((PublishCommand) o).file = (String) value; break;
-        case 20: ((PublishCommand) o).allowEmpty = (Boolean) value; break;
-        case 21: ((PointerShowCommand) o).pipeline = (String) value; break;
-        case 22: ((PointerRewindCommand) o).expect = (String) value; break;
-        case 23: ((PointerRewindCommand) o).reason = (String) value; break;
-        case 24: ((HistoryCommand) o).pipeline = (String) value; break;
-        case 25: ((HistoryCommand) o).since = (Duration) value; break;
-        case 26: ((HistoryCommand) o).schema = (Integer) value; break;
-        case 27: ((HistoryCommand) o).limit = (Integer) value; break;
-        case 28: ((AckCommand) o).key = (String) value; break;
-        case 29: ((AckCommand) o).reason = (String) value; break;
-        case 30: ((GcCommand) o).pipeline = (String) value; break;
-        case 31: ((GcCommand) o).keep = (Integer) value; break;
-        case 32: ((GcCommand) o).olderThan = (Duration) value; break;
-        case 33: ((GcCommand) o).grace = (Duration) value; break;
-        case 34: ((GcCommand) o).dryRun = (Boolean) value; break;
-        case 35: ((GcCommand) o).dropDivergentEvidence = (Boolean) value; break;
-        case 36: ((DemoCommand) o).storeUri = (String) value; break;
-        case 37: ((DemoCommand) o).keepStore = (Boolean) value; break;
-        case 38: ((DoctorCommand) o).noProbe = (Boolean) value; break;
+        case 7: ((StoreOption) o).connectTimeout = (Duration) value; break;
+        case 8: ((StoreOption) o).readTimeout = (Duration) value; break;
+        case 9: ((StoreOption) o).maxTime = (Duration) value; break;
+        case 10: ((WriterOption) o).writer = (String) value; break;
+        case 11: ((OutputOptions) o).json = (Boolean) value; break;
+        case 12: ((OutputOptions) o).quiet = (Boolean) value; break;
+        case 13: ((PointerTimeoutOption) o).timeout = (Duration) value; break;
+        case 14: ((MetricsOptions) o).metricsFile = (String) value; break;
+        case 15: ((MetricsOptions) o).pushUrl = (String) value; break;
+        case 16: ((MetricsOptions) o).pushTimeout = (Duration) value; break;
+        case 17: ((RunCommand) o).stdoutResult = (Boolean) value; break;
+        case 18: ((ClockSkewOption) o).maxClockSkew = (Duration) value; break;
+        case 19: ((RunCommand) o).allowEmpty = (Boolean) value; break;
+        case 20: ((RunCommand) o).grace = (Duration) value; break;
+        case 21: ((RunCommand) o).command = (List<String>) value; break;
+        case 22: ((PublishCommand) o).file = (String) value; break;
+        case 23: ((PublishCommand) o).allowEmpty = (Boolean) value; break;
+        case 24: ((PointerShowCommand) o).pipeline = (String) value; break;
+        case 25: ((PointerRewindCommand) o).expect = (String) value; break;
+        case 26: ((PointerRewindCommand) o).reason = (String) value; break;
+        case 27: ((HistoryCommand) o).pipeline = (String) value; break;
+        case 28: ((HistoryCommand) o).since = (Duration) value; break;
+        case 29: ((HistoryCommand) o).schema = (Integer) value; break;
+        case 30: ((HistoryCommand) o).limit = (Integer) value; break;
+        case 31: ((AckCommand) o).key = (String) value; break;
+        case 32: ((AckCommand) o).reason = (String) value; break;
+        case 33: ((GcCommand) o).pipeline = (String) value; break;
+        case 34: ((GcCommand) o).keep = (Integer) value; break;
+        case 35: ((GcCommand) o).olderThan = (Duration) value; break;
+        case 36: ((GcCommand) o).grace = (Duration) value; break;
+        case 37: ((GcCommand) o).dryRun = (Boolean) value; break;
+        case 38: ((GcCommand) o).dropDivergentEvidence = (Boolean) value; break;
+        case 39: ((DemoCommand) o).storeUri = (String) value; break;
+        case 40: ((DemoCommand) o).keepStore = (Boolean) value; break;
+        case 41: ((DoctorCommand) o).noProbe = (Boolean) value; break;
         default: throw new IllegalStateException("no field " + field);
       }
       return old;

@@ -49,7 +49,11 @@ public final class ExitCodes implements IExitCodeExceptionMapper {
    * moving the pointer (CONFLICT); the message says which. Nothing was lost, retry later.
    */
   public static final int CONTENDED = 3;
-  /** The store could not be read or written (I/O error, unreachable, corrupt reply). */
+  /**
+   * The store could not be read or written (I/O error, unreachable, corrupt reply), or did not answer in
+   * time: a connect or read timeout on every attempt, or the command's overall deadline ({@code
+   * --max-time}) ran out; the message names the wait.
+   */
   public static final int STORE_UNAVAILABLE = 4;
   /** Credentials are missing, broken or refused by the store. */
   public static final int AUTH = 5;
@@ -78,8 +82,8 @@ public final class ExitCodes implements IExitCodeExceptionMapper {
     m.put(" " + OK, "success (also: run found the key already published and skipped CMD; a publish re-created a window gc had removed, REPUBLISHED)");
     m.put(" " + DIVERGENT, "divergence: different bytes met at one key (also when the store could not record it: stderr says why), or a scan found divergent keys, a pointer whose object is missing or holds other bytes, a window with two keys under --fail-on-drift (or was cut short)");
     m.put(" " + USAGE, "usage error: bad flag, value, name, store URI or file, an empty file to publish, a window not yet closed (beyond --max-clock-skew), or an ack of a key that is not divergent; nothing written");
-    m.put(" " + CONTENDED, "contention: the pointer's lock was not obtained (BUSY) or others kept moving the pointer (CONFLICT) within --pointer-timeout; safe to retry (pointer rewind: the pointer is not at --expect)");
-    m.put(" " + STORE_UNAVAILABLE, "store unavailable: I/O error, unreachable store, unwritable path (run checks before starting CMD), corrupt object");
+    m.put(" " + CONTENDED, "contention: the pointer's lock was not obtained (BUSY) or others kept moving the pointer (CONFLICT) within --pointer-timeout, or what --max-time left (the message names which); safe to retry (pointer rewind: the pointer is not at --expect)");
+    m.put(" " + STORE_UNAVAILABLE, "store unavailable: I/O error, unreachable store, unwritable path (run checks before starting CMD), corrupt object, or no answer in time: a connect or read timeout on every attempt, or --max-time ran out (the message names the wait)");
     m.put(" " + AUTH, "auth failure: no usable credentials, or the store refused them");
     m.put(" " + TASK_FAILED, "task failed: run could not start CMD, or CMD wrote no result or an empty one (--allow-empty publishes it; CMD's own non-zero code is passed through)");
     m.put(" " + NOT_FOUND, "not found: no pointer for the pipeline, no object at the key, no generation of the pipeline or schema");

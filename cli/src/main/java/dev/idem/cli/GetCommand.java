@@ -112,6 +112,7 @@ final class GetCommand implements Callable<Integer> {
         sha = p.sha256();
         size = p.size();
       }
+      store.allowFor(size);
       Optional<InputStream> body = st.open(key);
       if (body.isEmpty()) {
         throw new NotFoundException("the pointer names " + key + " but no object is there in " + st.describe());

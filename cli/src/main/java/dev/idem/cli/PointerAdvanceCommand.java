@@ -64,7 +64,7 @@ final class PointerAdvanceCommand implements Callable<Integer> {
       ObjectInfo info = st.stat(key).orElseThrow(
           () -> new NotFoundException("nothing is published at " + key + " in " + st.describe() + "; publish it first"));
       Pointer next = Pointer.to(info, runSpec.window().lengthSeconds(), runSpec.schemaVersion(), writerId, ctx.clock().instant());
-      AdvanceReport r = pointerTimeout.advancer(st).withClosedWindowGuard(windows).advance(next);
+      AdvanceReport r = pointerTimeout.advancer(st, store.deadline()).withClosedWindowGuard(windows).advance(next);
       if (output.json) {
         out.println(Json.object().put("pipeline", runSpec.pipeline()).put("key", key)
             .put("pointer", Reports.pointerJson(r)));
@@ -79,7 +79,7 @@ final class PointerAdvanceCommand implements Callable<Integer> {
       if (r.status().gaveUp()) {
         // An outcome, not a failure: the report above already said it (one JSON object under --json).
         if (!output.quiet) {
-          spec.commandLine().getErr().println("idem pointer advance: " + Reports.whyGaveUp(r)
+          spec.commandLine().getErr().println("idem pointer advance: " + Reports.whyGaveUp(r, pointerTimeout.ranOut(store.deadline()))
               + "; nothing was written, retry later");
         }
         return ExitCodes.CONTENDED;

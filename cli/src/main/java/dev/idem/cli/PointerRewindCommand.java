@@ -93,7 +93,7 @@ final class PointerRewindCommand implements Callable<Integer> {
       ObjectInfo info = st.stat(key).orElseThrow(
           () -> new NotFoundException("nothing is published at " + key + " in " + st.describe() + "; a rewind names a published object"));
       Pointer target = Pointer.to(info, runSpec.window().lengthSeconds(), runSpec.schemaVersion(), operator, ctx.clock().instant());
-      RewindReport r = pointerTimeout.rewinder(st, windows).rewind(target, expect, operator, reason);
+      RewindReport r = pointerTimeout.rewinder(st, windows, store.deadline()).rewind(target, expect, operator, reason);
       return switch (r.status()) {
         case REWOUND -> {
           Pointer.Rewind rec = r.current().rewind();
@@ -112,9 +112,8 @@ final class PointerRewindCommand implements Callable<Integer> {
             + (r.current() == null ? "nothing" : r.current().key()) + ", not at --expect " + expect
             + "; nothing written (re-read it with 'idem pointer show' and decide again)");
         case BUSY -> throw new ContendedException("the pointer lock of " + runSpec.pipeline()
-            + " was not obtained within " + Durations.format(r.elapsed()) + " (--pointer-timeout "
-            + Durations.format(pointerTimeout.timeout) + "): another writer holds it and has not let go (a stopped "
-            + "or hung process?); nothing written, retry later");
+            + " was not obtained within " + Durations.format(r.elapsed()) + " (" + pointerTimeout.ranOut(store.deadline())
+            + "): another writer holds it and has not let go (a stopped or hung process?); nothing written, retry later");
       };
     }
   }

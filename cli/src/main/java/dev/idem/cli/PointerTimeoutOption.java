@@ -3,6 +3,7 @@ package dev.idem.cli;
 import dev.idem.core.publish.ClosedWindowGuard;
 import dev.idem.core.publish.PointerAdvancer;
 import dev.idem.core.publish.PointerRewinder;
+import dev.idem.core.store.Deadline;
 import dev.idem.core.store.ObjectStore;
 import java.time.Duration;
 import picocli.CommandLine.Option;
@@ -10,8 +11,8 @@ import picocli.CommandLine.Option;
 /**
  * {@code --pointer-timeout}: the one total deadline of a command's pointer move (B1), shared by every
  * command that moves a pointer, forward or back, so that a lock nobody releases costs the same bounded
- * wait everywhere. Parsing only; the deadline itself is {@link PointerAdvancer}'s or {@link
- * PointerRewinder}'s.
+ * wait everywhere, and never past the command's overall deadline ({@code --max-time}). Parsing only; the
+ * deadline itself is {@link PointerAdvancer}'s or {@link PointerRewinder}'s.
  */
 final class PointerTimeoutOption {
   @Option(names = "--pointer-timeout", paramLabel = "D", converter = Durations.class,
@@ -22,13 +23,21 @@ final class PointerTimeoutOption {
           + "it). 0s tries once without waiting. Default: ${DEFAULT-VALUE}")
   Duration timeout;
 
-  /** The advancer that honours this deadline on {@code store}. */
-  PointerAdvancer advancer(ObjectStore store) {
-    return new PointerAdvancer(store).withDeadline(timeout);
+  /** The advancer that honours this deadline on {@code store}, ending by {@code overall} too. */
+  PointerAdvancer advancer(ObjectStore store, Deadline overall) {
+    return new PointerAdvancer(store).withDeadline(timeout).within(overall);
   }
 
-  /** The rewinder that honours this deadline on {@code store}. */
-  PointerRewinder rewinder(ObjectStore store, ClosedWindowGuard windows) {
-    return new PointerRewinder(store, windows).withDeadline(timeout);
+  /**
+   * Which bound a pointer move that gave up ran out of, for its message: what was left of {@code overall}
+   * once that has passed, else this option.
+   */
+  String ranOut(Deadline overall) {
+    return overall.passed() ? "what was left of " + overall.describe() : "--pointer-timeout " + Durations.format(timeout);
+  }
+
+  /** The rewinder that honours this deadline on {@code store}, ending by {@code overall} too. */
+  PointerRewinder rewinder(ObjectStore store, ClosedWindowGuard windows, Deadline overall) {
+    return new PointerRewinder(store, windows).withDeadline(timeout).within(overall);
   }
 }

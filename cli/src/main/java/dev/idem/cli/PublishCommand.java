@@ -84,8 +84,12 @@ final class PublishCommand implements Callable<Integer> {
       if (source == null) {
         // A store may read the payload twice (hash, then upload): stdin can be read only once.
         spool = TempPaths.createFile(null, "idem-publish-", ".stdin");
+        // A slow producer upstream is not the store's wait: --max-time does not run while stdin is read.
+        store.deadline().pause();
         try (InputStream in = ctx.stdin()) {
           TempPaths.copyInto(in, spool);
+        } finally {
+          store.deadline().resume();
         }
         source = spool;
         requireResult(source, "stdin");
@@ -93,20 +97,22 @@ final class PublishCommand implements Callable<Integer> {
       PublishReport report;
       CountingPayload payload = new CountingPayload(Payload.ofFile(source));
       long total = Files.size(source);
+      store.allowFor(total);
       String publishing = "publishing " + runSpec.outputKey() + " to " + st.describe() + ": ";
       Progress progress = Progress.start(spec.commandLine().getErr(), !output.quiet, Progress.onTerminal(),
           ctx.progressAfter(), 5000, elapsed -> publishing + (st instanceof ProvenStore proven && proven.probing()
               ? "probing the store's guarantees before its first write (" + elapsed / 1000 + "s)"
               : CountingPayload.status(payload.bytesRead(), total, elapsed)));
       try {
-        report = Publisher.create(st, writerId, ctx.clock(), pointerTimeout.advancer(st), true)
+        report = Publisher.create(st, writerId, ctx.clock(), pointerTimeout.advancer(st, store.deadline()), true)
             .withMaxClockSkew(skew.maxClockSkew)
             .withEmptyResults(allowEmpty)
             .publish(runSpec, payload);
       } finally {
         progress.close();
       }
-      Reports.print(spec.commandLine().getOut(), spec.commandLine().getErr(), output, runSpec, report, writerId);
+      Reports.print(spec.commandLine().getOut(), spec.commandLine().getErr(), output, runSpec, report, writerId,
+          pointerTimeout.ranOut(store.deadline()));
       outcome.published(report, Reports.exitCode(report));
       return Reports.exitCode(report);
     } catch (IOException | RuntimeException e) {

@@ -46,7 +46,13 @@ final class Reports {
     return ExitCodes.OK;
   }
 
-  static void print(PrintWriter out, PrintWriter err, OutputOptions o, RunSpec spec, PublishReport r, String writer) {
+  /**
+   * Prints a publish's report.
+   *
+   * @param ranOut which bound a pointer advance that gave up ran out of ({@link PointerTimeoutOption#ranOut})
+   */
+  static void print(PrintWriter out, PrintWriter err, OutputOptions o, RunSpec spec, PublishReport r, String writer,
+      String ranOut) {
     if (o.json) {
       out.println(json(spec, r, writer));
     } else if (!o.quiet) {
@@ -68,7 +74,7 @@ final class Reports {
       err.println("idem: " + driftLine(r.pointer()));
     }
     if (r.pointer() != null && r.pointer().status().gaveUp() && !o.quiet) {
-      err.println("idem: the object is published but " + whyGaveUp(r.pointer())
+      err.println("idem: the object is published but " + whyGaveUp(r.pointer(), ranOut)
           + "; running the same command again completes it");
     }
   }
@@ -107,10 +113,13 @@ final class Reports {
         + "a gate on this)";
   }
 
-  /** Which wait ran out in an advance that gave up, in words: the lock wait (BUSY) or the race (CONFLICT). */
-  static String whyGaveUp(AdvanceReport a) {
+  /**
+   * Which wait ran out in an advance that gave up, in words: the lock wait (BUSY) or the race (CONFLICT),
+   * and the bound it ran out of ({@code ranOut}: {@code --pointer-timeout} or {@code --max-time}).
+   */
+  static String whyGaveUp(AdvanceReport a, String ranOut) {
     String within = " within " + Durations.format(a.elapsed()) + " (" + a.attempts()
-        + (a.attempts() == 1 ? " attempt" : " attempts") + ")";
+        + (a.attempts() == 1 ? " attempt; " : " attempts; ") + ranOut + ")";
     if (a.status() == AdvanceStatus.BUSY) {
       return "the pointer lock of " + a.requested().pipeline() + " was not obtained" + within
           + ": another writer holds it and has not let go (a stopped or hung process?)";

@@ -6,6 +6,7 @@ import dev.idem.core.publish.PublishReport;
 import dev.idem.core.publish.Publisher;
 import dev.idem.core.publish.TaskFailedException;
 import dev.idem.core.store.ObjectStore;
+import dev.idem.core.store.Payload;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.time.Duration;
@@ -102,10 +103,20 @@ final class RunCommand implements Callable<Integer> {
             ctx.progressAfter()).arm()) {
       PublishReport report;
       try {
-        report = Publisher.create(st, writerId, ctx.clock(), pointerTimeout.advancer(st), true)
+        report = Publisher.create(st, writerId, ctx.clock(), pointerTimeout.advancer(st, store.deadline()), true)
             .withMaxClockSkew(skew.maxClockSkew)
             .withEmptyResults(allowEmpty)
-            .publish(runSpec, task::produce);
+            .publish(runSpec, (s, k) -> {
+              // CMD's runtime is its own: the deadline counts only idem's store work, before and after it.
+              store.deadline().pause();
+              try {
+                Payload result = task.produce(s, k);
+                store.allowFor(result.size());
+                return result;
+              } finally {
+                store.deadline().resume();
+              }
+            });
       } catch (EmptyResultException e) {
         throw new EmptyResultException("CMD exited 0 but its result is empty (0 bytes); nothing published for "
             + runSpec.outputKey() + " (pass --allow-empty if an empty result is a result)");
@@ -122,7 +133,7 @@ final class RunCommand implements Callable<Integer> {
         }
         throw e;
       }
-      Reports.print(out, err, output, runSpec, report, writerId);
+      Reports.print(out, err, output, runSpec, report, writerId, pointerTimeout.ranOut(store.deadline()));
       outcome.published(report, Reports.exitCode(report));
       return Reports.exitCode(report);
     } catch (Exception e) {

@@ -8,6 +8,7 @@ import dev.idem.store.s3.S3StoreOptions;
 import dev.idem.store.s3.S3StoreProver;
 import dev.idem.store.s3.auth.CredentialChain;
 import dev.idem.store.s3.auth.CredentialsException;
+import dev.idem.store.s3.client.S3Client;
 import dev.idem.store.s3.client.S3Exception;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -39,10 +40,13 @@ final class S3Stores {
    * so tests and embedders can pass their own), proven before its first write. Credentials are resolved
    * lazily, on the first request: a missing or refused credential surfaces there as an auth failure.
    *
+   * Every request waits for its connection and reply as {@code waits} says, and every request, retry
+   * and credential fetch ends by its deadline.
+   *
    * @throws IllegalArgumentException for a bad location, {@code IDEM_S3_POINTER_MODE} or {@code
    *     IDEM_S3_UPLOAD_PARALLELISM} (multipart parts sent at once, 1-64, default 4), with a one-line reason
    */
-  static ProvenStore open(String uri, Map<String, String> env, String creator) {
+  static ProvenStore open(String uri, Map<String, String> env, String creator, StoreWaits waits) {
     S3Location location = S3Location.parse(uri, env);
     S3StoreOptions.Builder options = S3StoreOptions.builder();
     String mode = env.get("IDEM_S3_POINTER_MODE");
@@ -56,7 +60,9 @@ final class S3Stores {
     String home = env.getOrDefault("HOME", System.getProperty("user.home"));
     CredentialChain credentials = CredentialChain.standard(env, Path.of(home), CredentialChain.defaultHttp(),
         Clock.systemUTC());
-    S3ObjectStore s3 = S3ObjectStore.open(location, credentials, options.build());
+    S3Client client = S3ObjectStore.clientFor(location, credentials).connectTimeout(waits.connectTimeout())
+        .requestTimeout(waits.readTimeout()).deadline(waits.deadline()).build();
+    S3ObjectStore s3 = S3ObjectStore.open(client, location, options.build());
     return ProvenStore.wrap(s3, S3StoreProver.of(s3), creator, Clock.systemUTC());
   }
 

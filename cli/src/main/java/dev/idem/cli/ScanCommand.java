@@ -9,6 +9,7 @@ import dev.idem.core.scan.PointerTarget;
 import dev.idem.core.scan.ScanSummary;
 import dev.idem.core.scan.WindowDrift;
 import dev.idem.core.store.Acknowledgement;
+import dev.idem.core.store.DeadlineExceededException;
 import dev.idem.core.store.HistoryEntry;
 import dev.idem.core.store.HistoryQuery;
 import dev.idem.core.store.ObjectStore;
@@ -99,11 +100,6 @@ final class ScanCommand implements Callable<Integer> {
       description = "Stop after N keys (0: no bound). A cut-short scan is never reported clean.")
   long maxKeys;
 
-  @Option(names = "--max-time", paramLabel = "D", converter = Durations.class,
-      description = "Stop after D, checked for every listed key (in range or not), so the scan returns within D "
-          + "plus the listing request in flight. A cut-short scan is never reported clean, nor empty.")
-  Duration maxTime;
-
   @Option(names = "--list-parallelism", paramLabel = "N", defaultValue = "16",
       description = "Listing requests in flight at once (1-64, default ${DEFAULT-VALUE}). S3 lists the key "
           + "ranges of pipelines, windows and directories concurrently, output still in key order; memory grows "
@@ -141,9 +137,6 @@ final class ScanCommand implements Callable<Integer> {
     if (maxKeys < 0) {
       throw new UsageException("--max-keys must be >= 0, was " + maxKeys);
     }
-    if (maxTime != null && maxTime.isZero()) {
-      throw new UsageException("--max-time must be positive");
-    }
     if (progressEvery.isZero()) {
       throw new UsageException("--progress-every must be positive");
     }
@@ -171,7 +164,9 @@ final class ScanCommand implements Callable<Integer> {
         query = HistoryQuery.windows(pipeline, min);
       }
       query = query.until(ctx.clock(), null).withListParallelism(listParallelism);
-      DivergenceScan scan = new DivergenceScan(ctx.clock(), maxKeys, maxTime);
+      // --max-time (the store's deadline) is a hard limit: a listing request it cuts ends the scan incomplete.
+      DivergenceScan scan = new DivergenceScan(ctx.clock(), maxKeys, null).within(store.deadline());
+      List<String> cutBy = new ArrayList<>();
       ScanSummary summary;
       String where = st.describe() + " prefix=" + prefix;
       Progress progress = Progress.start(err, !output.quiet, Progress.onTerminal(), ctx.progressAfter(), progressEvery.toMillis(),
@@ -232,6 +227,11 @@ final class ScanCommand implements Callable<Integer> {
             keysSeen = keys;
             entriesSeen = entries;
           }
+
+          @Override
+          public void stopped(DeadlineExceededException cause) {
+            cutBy.add(ExitCodes.oneLine(cause));
+          }
         });
       } finally {
         progress.close();
@@ -252,7 +252,10 @@ final class ScanCommand implements Callable<Integer> {
             + ", " + summary.republishedKeys() + " republished after gc"
             + (summary.acknowledgedKeys() > 0 ? ", " + summary.acknowledgedKeys() + " acknowledged divergent" : ""));
         if (!summary.complete()) {
-          err.println("idem scan: stopped early by --max-keys/--max-time: not a clean result");
+          boolean byKeys = maxKeys > 0 && summary.keys() >= maxKeys;
+          err.println("idem scan: stopped early by " + (byKeys ? "--max-keys " + maxKeys : store.deadline().describe())
+              + ": not a clean result"
+              + (cutBy.isEmpty() ? "" : "; the request in flight was cut: " + cutBy.get(0)));
         }
         summary.pointerRewinds().forEach((p, r) -> err.println("idem scan: POINTER-REWOUND " + p
             + " from " + r.from() + " to " + r.to() + " by " + r.by() + " at " + r.at() + ": " + r.reason()));

@@ -96,17 +96,19 @@ public final class StoreUris {
   /**
    * Opens the store {@code uri} names, wrapped so that it is proven before its first write ({@link
    * ProvenStore}); see the class comment for the forms and environment. Opening reads and creates
-   * nothing.
+   * nothing. Every wait on the store ends by {@code waits}' deadline: each request, retry and
+   * credential fetch of an S3 store (whose connections and replies are waited for as {@code waits}
+   * says), each lock wait of a filesystem store.
    */
-  public static ProvenStore open(String uri, Map<String, String> env) throws IOException {
+  static ProvenStore open(String uri, Map<String, String> env, StoreWaits waits) throws IOException {
     StoreUri parsed = parse(uri);
     String creator = "idem " + IdemCommand.Version.version();
     if (parsed instanceof FileUri f) {
-      FsObjectStore fs = FsObjectStore.open(f.root());
+      FsObjectStore fs = FsObjectStore.open(f.root(), FsObjectStore.Options.defaults().withDeadline(waits.deadline()));
       return ProvenStore.wrap(fs, FsStoreProver.of(fs), creator, Clock.systemUTC());
     }
     try {
-      return S3Stores.open(((S3Uri) parsed).uri(), env, creator);
+      return S3Stores.open(((S3Uri) parsed).uri(), env, creator, waits);
     } catch (IllegalArgumentException e) {
       throw bad(uri, e.getMessage());
     }

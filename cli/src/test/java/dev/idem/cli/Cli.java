@@ -2,6 +2,7 @@ package dev.idem.cli;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
+import java.io.InputStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
@@ -9,14 +10,17 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.LongSupplier;
 
 /** Runs the idem command in-process with captured stdout, stderr and raw stdout bytes. */
 final class Cli {
   private final Map<String, String> env = new HashMap<>();
   private Duration progressAfter = Duration.ofDays(1);
   private byte[] stdin = new byte[0];
+  private InputStream stdinStream;
   private Clock clock = Clock.systemUTC();
   private CliContext.StoreOpener opener;
+  private LongSupplier ticker = System::nanoTime;
 
   /** Exit code and everything printed; {@link #describe()} goes into every assertion message. */
   record Result(int code, String out, String err, byte[] raw) {
@@ -44,6 +48,18 @@ final class Cli {
     return this;
   }
 
+  /** Stdin read from {@code in} (a producer that takes its time), for one run. */
+  Cli stdin(InputStream in) {
+    stdinStream = in;
+    return this;
+  }
+
+  /** The monotonic ticker deadlines read (nanoseconds, as {@link System#nanoTime}). */
+  Cli ticker(LongSupplier t) {
+    ticker = t;
+    return this;
+  }
+
   Cli clock(Clock c) {
     clock = c;
     return this;
@@ -67,8 +83,9 @@ final class Cli {
     ByteArrayOutputStream raw = new ByteArrayOutputStream();
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
-    CliContext ctx = new CliContext(new ByteArrayInputStream(stdin), raw, env, clock, opener)
-        .withProgressAfter(progressAfter);
+    CliContext ctx = new CliContext(stdinStream != null ? stdinStream : new ByteArrayInputStream(stdin), raw, env, clock,
+        opener)
+        .withProgressAfter(progressAfter).withTicker(ticker);
     int code = Main.execute(ctx, new PrintWriter(out), new PrintWriter(err), args);
     return new Result(code, out.toString(), err.toString(), raw.toByteArray());
   }

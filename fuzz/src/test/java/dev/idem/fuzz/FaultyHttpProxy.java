@@ -32,7 +32,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * JDK's client handles by opening a new connection for the next request. Request bodies are forwarded
  * verbatim (the SigV4 signature covers them and the {@code Host} header, which is also kept verbatim).
  * Replies are relayed as the server sent them, except under {@link S3Breakage#TRUSTS_COMPLETION}, where
- * a completion's reply loses its {@code x-amz-version-id} header.
+ * a completion's reply and an object's HEAD lose their {@code x-amz-version-id} header.
  */
 final class FaultyHttpProxy implements AutoCloseable {
   /** Operations the story can name. */
@@ -123,7 +123,8 @@ final class FaultyHttpProxy implements AutoCloseable {
         return;
       }
       byte[] reply = forward(req);
-      if (breakage == S3Breakage.TRUSTS_COMPLETION && op.equals("POST object") && req.target().contains("uploadId=")) {
+      if (breakage == S3Breakage.TRUSTS_COMPLETION
+          && (op.equals("POST object") && req.target().contains("uploadId=") || op.equals("HEAD object"))) {
         reply = withoutHeader(reply, "x-amz-version-id");
       }
       try {

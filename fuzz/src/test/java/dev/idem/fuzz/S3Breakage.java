@@ -10,8 +10,8 @@ enum S3Breakage {
   NONE,
   /**
    * "A completion's success is a creation": the proxy drops {@code x-amz-version-id} from every
-   * CompleteMultipartUpload reply, so the store cannot look under the version it created, as it never did
-   * before P7. On a server that applies every completion ({@link Scenario.Hazard#APPLIES_EVERY_COMPLETION})
+   * CompleteMultipartUpload reply and every HEAD of an object, so the store cannot learn the version it
+   * created and cannot look under it. On a server that applies every completion ({@link Scenario.Hazard#APPLIES_EVERY_COMPLETION})
    * a second publisher then reports CREATED over the first (P3) and its bytes stay current (P2).
    */
   TRUSTS_COMPLETION

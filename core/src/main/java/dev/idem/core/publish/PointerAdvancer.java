@@ -2,6 +2,7 @@ package dev.idem.core.publish;
 
 import dev.idem.core.Window;
 import dev.idem.core.store.CasResult;
+import dev.idem.core.store.Deadline;
 import dev.idem.core.store.ObjectInfo;
 import dev.idem.core.store.ObjectStore;
 import dev.idem.core.store.Pointer;
@@ -32,7 +33,8 @@ import java.util.function.LongSupplier;
  * <p>Waiting: the whole call, lock waits and backoffs included, ends by its deadline (default
  * {@value #DEFAULT_DEADLINE_SECONDS} s). Each compare-and-swap is given only the time left, so a lock
  * held by a process that never lets go costs one deadline, not one store lock timeout per attempt. The
- * first attempt is always made (a zero deadline tries once without waiting). Giving up is reported by
+ * first attempt is always made (a zero deadline tries once without waiting). Under a caller's overall
+ * deadline ({@link #within}) the call ends by whichever comes first. Giving up is reported by
  * what the last attempt met: BUSY (the lock wait ran out) or CONFLICT (the pointer kept moving under
  * this call); both leave the pointer as others wrote it, and a retry is safe.
  *
@@ -51,6 +53,8 @@ public final class PointerAdvancer {
   private final Duration deadline;
   private final LongSupplier nanoTime;
   private final ClosedWindowGuard windows;
+  /** The caller's overall deadline, or {@code null}: only {@link #deadline} bounds a call. */
+  private final Deadline overall;
 
   /**
    * @param maxAttempts compare-and-swap attempts before giving up, {@code >= 1}
@@ -58,7 +62,7 @@ public final class PointerAdvancer {
    */
   public PointerAdvancer(ObjectStore store, int maxAttempts, long baseBackoffMillis) {
     this(store, maxAttempts, baseBackoffMillis, Duration.ofSeconds(DEFAULT_DEADLINE_SECONDS), System::nanoTime,
-        ClosedWindowGuard.systemDefault());
+        ClosedWindowGuard.systemDefault(), null);
   }
 
   public PointerAdvancer(ObjectStore store) {
@@ -66,7 +70,7 @@ public final class PointerAdvancer {
   }
 
   private PointerAdvancer(ObjectStore store, int maxAttempts, long baseBackoffMillis, Duration deadline, LongSupplier nanoTime,
-      ClosedWindowGuard windows) {
+      ClosedWindowGuard windows, Deadline overall) {
     if (maxAttempts < 1) {
       throw new IllegalArgumentException("maxAttempts must be >= 1, was " + maxAttempts);
     }
@@ -83,6 +87,7 @@ public final class PointerAdvancer {
     this.deadline = deadline;
     this.nanoTime = nanoTime;
     this.windows = Objects.requireNonNull(windows, "windows");
+    this.overall = overall;
   }
 
   /**
@@ -91,7 +96,17 @@ public final class PointerAdvancer {
    * @param total {@code >= 0}; zero makes one attempt that does not wait for a lock
    */
   public PointerAdvancer withDeadline(Duration total) {
-    return new PointerAdvancer(store, maxAttempts, baseBackoffMillis, total, nanoTime, windows);
+    return new PointerAdvancer(store, maxAttempts, baseBackoffMillis, total, nanoTime, windows, overall);
+  }
+
+  /**
+   * This advancer with each {@link #advance} call also ending by {@code overall}, a command's deadline
+   * over all its store work (B2): a call gets the shorter of its own deadline and the time left of
+   * {@code overall} when it starts.
+   */
+  public PointerAdvancer within(Deadline overall) {
+    return new PointerAdvancer(store, maxAttempts, baseBackoffMillis, deadline, nanoTime, windows,
+        Objects.requireNonNull(overall, "overall"));
   }
 
   /** This advancer's total deadline per {@link #advance} call. */
@@ -101,12 +116,12 @@ public final class PointerAdvancer {
 
   /** For tests: the same advancer reading time from {@code ticker} (nanoseconds, as {@link System#nanoTime}). */
   PointerAdvancer withTicker(LongSupplier ticker) {
-    return new PointerAdvancer(store, maxAttempts, baseBackoffMillis, deadline, ticker, windows);
+    return new PointerAdvancer(store, maxAttempts, baseBackoffMillis, deadline, ticker, windows, overall);
   }
 
   /** The same advancer judging "closed" by {@code windows} (its clock and allowed skew) instead of the default. */
   public PointerAdvancer withClosedWindowGuard(ClosedWindowGuard windows) {
-    return new PointerAdvancer(store, maxAttempts, baseBackoffMillis, deadline, nanoTime, windows);
+    return new PointerAdvancer(store, maxAttempts, baseBackoffMillis, deadline, nanoTime, windows, overall);
   }
 
   /**
@@ -139,7 +154,7 @@ public final class PointerAdvancer {
           + " size " + next.size());
     }
     long start = nanoTime.getAsLong();
-    long end = start + deadline.toNanos();
+    long end = start + shorter(deadline, overall);
     Pointer seen = null;
     CasResult last = null;
     int attempt = 0;
@@ -172,6 +187,11 @@ public final class PointerAdvancer {
       }
     }
     return report(last == CasResult.BUSY ? AdvanceStatus.BUSY : AdvanceStatus.CONFLICT, next, seen, attempt, start);
+  }
+
+  /** The nanoseconds a call may take: {@code own}, or what is left of {@code overall} when that is less. */
+  static long shorter(Duration own, Deadline overall) {
+    return overall == null ? own.toNanos() : Math.min(own.toNanos(), Math.max(0, overall.nanosLeft()));
   }
 
   private AdvanceReport report(AdvanceStatus status, Pointer requested, Pointer current, int attempts, long start) {

@@ -3,6 +3,7 @@ package dev.idem.core.publish;
 import dev.idem.core.Names;
 import dev.idem.core.Window;
 import dev.idem.core.store.CasResult;
+import dev.idem.core.store.Deadline;
 import dev.idem.core.store.ObjectInfo;
 import dev.idem.core.store.ObjectStore;
 import dev.idem.core.store.Pointer;
@@ -29,7 +30,8 @@ import java.util.function.LongSupplier;
  * s, {@link #withDeadline}), the same as an advance's. The swap is given only the time left of it for
  * whatever the store waits on (the filesystem store's lock, S3's retries), so a lock held by a process
  * that never lets go ends the rewind as BUSY at the deadline, nothing written, instead of after the
- * store's own lock timeout; {@link RewindReport#elapsed()} says how long it waited.
+ * store's own lock timeout; {@link RewindReport#elapsed()} says how long it waited. Under a caller's
+ * overall deadline ({@link #within}) the call ends by whichever comes first.
  *
  * <p>Refused with {@link IllegalArgumentException} before anything is written: a target window that
  * has not closed (G5), a target object that is missing or differs from the pointer's hash and size
@@ -41,13 +43,16 @@ public final class PointerRewinder {
   private final ClosedWindowGuard windows;
   private final Duration deadline;
   private final LongSupplier nanoTime;
+  /** The caller's overall deadline, or {@code null}: only {@link #deadline} bounds a call. */
+  private final Deadline overall;
 
   /** @param windows judges whether the target's window has closed; its clock stamps the record */
   public PointerRewinder(ObjectStore store, ClosedWindowGuard windows) {
-    this(store, windows, Duration.ofSeconds(PointerAdvancer.DEFAULT_DEADLINE_SECONDS), System::nanoTime);
+    this(store, windows, Duration.ofSeconds(PointerAdvancer.DEFAULT_DEADLINE_SECONDS), System::nanoTime, null);
   }
 
-  private PointerRewinder(ObjectStore store, ClosedWindowGuard windows, Duration deadline, LongSupplier nanoTime) {
+  private PointerRewinder(ObjectStore store, ClosedWindowGuard windows, Duration deadline, LongSupplier nanoTime,
+      Deadline overall) {
     this.store = Objects.requireNonNull(store, "store");
     this.windows = Objects.requireNonNull(windows, "windows");
     Objects.requireNonNull(deadline, "deadline");
@@ -56,6 +61,7 @@ public final class PointerRewinder {
     }
     this.deadline = deadline;
     this.nanoTime = nanoTime;
+    this.overall = overall;
   }
 
   /**
@@ -64,7 +70,16 @@ public final class PointerRewinder {
    * @param total {@code >= 0}; zero tries the swap once without waiting for a lock
    */
   public PointerRewinder withDeadline(Duration total) {
-    return new PointerRewinder(store, windows, total, nanoTime);
+    return new PointerRewinder(store, windows, total, nanoTime, overall);
+  }
+
+  /**
+   * This rewinder with each {@link #rewind} call also ending by {@code overall}, a command's deadline
+   * over all its store work (B2): a call gets the shorter of its own deadline and the time left of
+   * {@code overall} when it starts.
+   */
+  public PointerRewinder within(Deadline overall) {
+    return new PointerRewinder(store, windows, deadline, nanoTime, Objects.requireNonNull(overall, "overall"));
   }
 
   /** This rewinder's total deadline per {@link #rewind} call. */
@@ -74,7 +89,7 @@ public final class PointerRewinder {
 
   /** For tests: the same rewinder reading time from {@code ticker} (nanoseconds, as {@link System#nanoTime}). */
   PointerRewinder withTicker(LongSupplier ticker) {
-    return new PointerRewinder(store, windows, deadline, ticker);
+    return new PointerRewinder(store, windows, deadline, ticker, overall);
   }
 
   /**
@@ -88,6 +103,7 @@ public final class PointerRewinder {
    */
   public RewindReport rewind(Pointer target, String expectedKey, String operator, String reason) throws IOException {
     long start = nanoTime.getAsLong();
+    long end = start + PointerAdvancer.shorter(deadline, overall);
     windows.requireClosed(new Window(target.windowStart(), target.windowLength()),
         "rewind " + target.pipeline() + " to");
     Names.requireWriterId(operator);
@@ -113,7 +129,7 @@ public final class PointerRewinder {
     }
     Pointer next = target.withRewind(
         new Pointer.Rewind(current.key(), target.key(), operator, windows.clock().instant(), reason));
-    Duration left = Duration.ofNanos(Math.max(0, start + deadline.toNanos() - nanoTime.getAsLong()));
+    Duration left = Duration.ofNanos(Math.max(0, end - nanoTime.getAsLong()));
     CasResult r = store.compareAndSetPointer(target.pipeline(), read.get().token(), next, left);
     return switch (r) {
       case SWAPPED -> report(RewindStatus.REWOUND, next, start);

@@ -2,6 +2,8 @@ package dev.idem.core.scan;
 
 import dev.idem.core.OutputKey;
 import dev.idem.core.store.Acknowledgement;
+import dev.idem.core.store.Deadline;
+import dev.idem.core.store.DeadlineExceededException;
 import dev.idem.core.store.HistoryQuery;
 import dev.idem.core.store.KeyHistory;
 import dev.idem.core.store.Pointer;
@@ -47,7 +49,12 @@ import java.util.TreeSet;
  * acknowledgements under the prefix are read once, when the first divergent key is met, so a scan that
  * meets none costs nothing more.
  *
- * <p>An {@link IOException} from the store ends the scan with no verdict; nothing is written either way.
+ * <p>A scan bounded by a {@link Deadline} that the store's requests end by too (a command's overall
+ * deadline, B2) is bounded hard, the request in flight included: a {@link DeadlineExceededException}
+ * naming that deadline ends the scan incomplete, as if it had stopped between two keys ({@link
+ * Listener#stopped} hears why), and once it has passed no further request is made (the pointers are
+ * not read). Any other {@link IOException} from the store ends the scan with no verdict; nothing is
+ * written either way.
  */
 public final class DivergenceScan {
 
@@ -76,11 +83,15 @@ public final class DivergenceScan {
 
     /** Called after each key; cheap enough to ignore. */
     default void progress(long keys, long entries) {}
+
+    /** The deadline cut the store's request in flight ({@code cause} names it); the scan ends incomplete. */
+    default void stopped(DeadlineExceededException cause) {}
   }
 
   private final Clock clock;
   private final long maxKeys;
   private final Duration maxTime;
+  private final Deadline deadline;
 
   /**
    * @param maxKeys stop after this many keys; {@code 0} for no bound
@@ -96,6 +107,23 @@ public final class DivergenceScan {
     this.clock = Objects.requireNonNull(clock, "clock");
     this.maxKeys = maxKeys;
     this.maxTime = maxTime;
+    this.deadline = null;
+  }
+
+  private DivergenceScan(Clock clock, long maxKeys, Duration maxTime, Deadline deadline) {
+    this.clock = clock;
+    this.maxKeys = maxKeys;
+    this.maxTime = maxTime;
+    this.deadline = deadline;
+  }
+
+  /**
+   * This scan stopping by {@code deadline} instead of its {@code maxTime}: the deadline the store's
+   * requests end by too (see the class comment), so a store request it cuts ends the scan incomplete
+   * rather than failed.
+   */
+  public DivergenceScan within(Deadline deadline) {
+    return new DivergenceScan(clock, maxKeys, null, Objects.requireNonNull(deadline, "deadline"));
   }
 
   public DivergenceScan() {
@@ -116,62 +144,72 @@ public final class DivergenceScan {
       throws IOException {
     String prefix = query.prefix();
     Set<String> pipelines = new TreeSet<>(alsoCheck);
-    Instant deadline = maxTime == null ? null : clock.instant().plus(maxTime);
+    Instant until = maxTime != null ? clock.instant().plus(maxTime)
+        : deadline != null ? clock.instant().plus(deadline.left()) : null;
     long[] counts = new long[7]; // keys, entries, benign, divergent, drift positions, republished, acknowledged
     WindowKeys window = new WindowKeys();
     Map<String, Optional<Retirement>> retired = new HashMap<>();
     Map<String, List<Acknowledgement>> acks = new HashMap<>();
     boolean[] acksRead = {false};
-    boolean complete = store.history(query.until(clock, deadline), (KeyHistory h) -> {
-      Retirement mark = null;
-      if (OutputKey.looksLikeKey(h.key())) {
-        String pipeline = h.key().substring(0, h.key().indexOf('/'));
-        if (!retired.containsKey(pipeline)) {
-          retired.put(pipeline, store.readRetirement(pipeline)); // once per pipeline met
-        }
-        mark = retired.get(pipeline).orElse(null);
-      }
-      KeyVerdict v = KeyVerdict.of(h, mark);
-      if (OutputKey.looksLikeKey(h.key())) {
-        pipelines.add(h.key().substring(0, h.key().indexOf('/')));
-        if (v.writes() > 0) {
-          counts[4] += window.add(OutputKey.parse(h.key()), h.schema(), listener);
-        }
-      }
-      counts[0]++;
-      counts[1] += h.entries().size();
-      Acknowledgement ack = null;
-      if (v.divergent()) {
-        if (!acksRead[0]) {
-          for (Acknowledgement a : store.acknowledgements(prefix)) { // once, at the first divergent key
-            acks.computeIfAbsent(a.key(), k -> new ArrayList<>()).add(a);
+    boolean complete;
+    try {
+      complete = store.history(query.until(clock, until), (KeyHistory h) -> {
+        Retirement mark = null;
+        if (OutputKey.looksLikeKey(h.key())) {
+          String pipeline = h.key().substring(0, h.key().indexOf('/'));
+          if (!retired.containsKey(pipeline)) {
+            retired.put(pipeline, store.readRetirement(pipeline)); // once per pipeline met
           }
-          acksRead[0] = true;
+          mark = retired.get(pipeline).orElse(null);
         }
-        ack = covering(v, acks.getOrDefault(h.key(), List.of()));
+        KeyVerdict v = KeyVerdict.of(h, mark);
+        if (OutputKey.looksLikeKey(h.key())) {
+          pipelines.add(h.key().substring(0, h.key().indexOf('/')));
+          if (v.writes() > 0) {
+            counts[4] += window.add(OutputKey.parse(h.key()), h.schema(), listener);
+          }
+        }
+        counts[0]++;
+        counts[1] += h.entries().size();
+        Acknowledgement ack = null;
+        if (v.divergent()) {
+          if (!acksRead[0]) {
+            for (Acknowledgement a : store.acknowledgements(prefix)) { // once, at the first divergent key
+              acks.computeIfAbsent(a.key(), k -> new ArrayList<>()).add(a);
+            }
+            acksRead[0] = true;
+          }
+          ack = covering(v, acks.getOrDefault(h.key(), List.of()));
+        }
+        if (ack != null) {
+          counts[6]++;
+          listener.acknowledged(v, ack);
+        } else if (v.divergent()) {
+          counts[3]++;
+          listener.divergent(v);
+        } else if (v.republished()) {
+          counts[5]++;
+          listener.republished(v);
+        } else if (v.benignDuplicate()) {
+          counts[2]++;
+        }
+        listener.progress(counts[0], counts[1]);
+        boolean keysLeft = maxKeys == 0 || counts[0] < maxKeys;
+        return keysLeft && timeLeft(until);
+      });
+    } catch (DeadlineExceededException e) {
+      if (deadline == null || e.deadline() != deadline) {
+        throw e;
       }
-      if (ack != null) {
-        counts[6]++;
-        listener.acknowledged(v, ack);
-      } else if (v.divergent()) {
-        counts[3]++;
-        listener.divergent(v);
-      } else if (v.republished()) {
-        counts[5]++;
-        listener.republished(v);
-      } else if (v.benignDuplicate()) {
-        counts[2]++;
-      }
-      listener.progress(counts[0], counts[1]);
-      boolean keysLeft = maxKeys == 0 || counts[0] < maxKeys;
-      boolean timeLeft = deadline == null || clock.instant().isBefore(deadline);
-      return keysLeft && timeLeft;
-    });
+      listener.stopped(e);
+      complete = false;
+    }
     counts[4] += window.flush(listener);
     List<PointerTarget> problems = new ArrayList<>();
     long pointers = 0;
     SortedMap<String, Pointer.Rewind> rewinds = new TreeMap<>();
-    for (String pipeline : pipelines) {
+    // Past the deadline no request is made: the store would refuse it, and an incomplete scan fails anyway.
+    for (String pipeline : timeLeft(until) ? pipelines : Set.<String>of()) {
       Optional<PointerState> p = store.readPointer(pipeline);
       if (p.isPresent()) {
         pointers++;
@@ -197,6 +235,10 @@ public final class DivergenceScan {
       }
     }
     return newest;
+  }
+
+  private boolean timeLeft(Instant until) {
+    return (until == null || clock.instant().isBefore(until)) && (deadline == null || !deadline.passed());
   }
 
   /**

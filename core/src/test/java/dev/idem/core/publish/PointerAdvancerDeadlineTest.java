@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.idem.core.store.CasResult;
+import dev.idem.core.store.Deadline;
 import dev.idem.core.store.Payload;
 import dev.idem.core.store.Pointer;
 import dev.idem.core.testing.ForwardingObjectStore;
@@ -56,6 +57,31 @@ class PointerAdvancerDeadlineTest {
     assertEquals(3, r.attempts());
     assertEquals(Duration.ofSeconds(25), r.elapsed());
     assertTrue(memory.readPointer("p").isEmpty(), "nothing written");
+  }
+
+  @Test
+  void advance_overallDeadlineShorter_busyWhenItRunsOut() throws IOException {
+    Pointer target = published(60);
+    Deadline overall = Deadline.after(Duration.ofSeconds(12), "--max-time", now::get);
+
+    AdvanceReport r = advancer(lockNeverFreed, Duration.ofSeconds(30)).within(overall).advance(target);
+
+    assertEquals(AdvanceStatus.BUSY, r.status());
+    assertEquals(List.of(Duration.ofSeconds(12), Duration.ofSeconds(2)), waitsGiven,
+        "each wait given only what the overall deadline left");
+    assertEquals(Duration.ofSeconds(12), r.elapsed());
+  }
+
+  @Test
+  void advance_overallDeadlineAlreadyPassed_oneAttemptThatDoesNotWait() throws IOException {
+    Pointer target = published(60);
+    Deadline overall = Deadline.after(Duration.ofSeconds(1), "--max-time", now::get);
+    now.addAndGet(Duration.ofSeconds(5).toNanos());
+
+    AdvanceReport r = advancer(lockNeverFreed, Duration.ofSeconds(30)).within(overall).advance(target);
+
+    assertEquals(AdvanceStatus.BUSY, r.status());
+    assertEquals(List.of(Duration.ZERO), waitsGiven);
   }
 
   @Test

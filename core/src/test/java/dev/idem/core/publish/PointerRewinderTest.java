@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.idem.core.RunSpec;
 import dev.idem.core.Window;
 import dev.idem.core.store.CasResult;
+import dev.idem.core.store.Deadline;
 import dev.idem.core.store.Payload;
 import dev.idem.core.store.Pointer;
 import dev.idem.core.store.PointerState;
@@ -179,6 +180,29 @@ class PointerRewinderTest {
     assertEquals(RewindStatus.BUSY, r.status());
     assertEquals(List.of(Duration.ofSeconds(5)), waitsGiven, "the swap waits only what the read left of 7 s");
     assertEquals(Duration.ofSeconds(7), r.elapsed());
+    assertEquals(bad.key(), store.readPointer("p").orElseThrow().pointer().key(), "nothing written");
+  }
+
+  @Test
+  void rewind_overallDeadlineShorter_swapGivenOnlyWhatItLeft() throws Exception {
+    Pointer good = published(1);
+    Pointer bad = published(2);
+    advancer().advance(bad);
+    AtomicLong now = new AtomicLong(1_000_000_000L);
+    List<Duration> waitsGiven = new ArrayList<>();
+    ForwardingObjectStore locked = new ForwardingObjectStore(store) {
+      @Override
+      public CasResult compareAndSetPointer(String pipeline, String expectedToken, Pointer next, Duration maxWait) {
+        waitsGiven.add(maxWait);
+        now.addAndGet(maxWait.toNanos());
+        return CasResult.BUSY;
+      }
+    };
+    Deadline overall = Deadline.after(Duration.ofSeconds(3), "--max-time", now::get);
+    RewindReport r = new PointerRewinder(locked, guard).withDeadline(Duration.ofSeconds(30)).withTicker(now::get)
+        .within(overall).rewind(good, bad.key(), "ops", "bad build");
+    assertEquals(RewindStatus.BUSY, r.status());
+    assertEquals(List.of(Duration.ofSeconds(3)), waitsGiven);
     assertEquals(bad.key(), store.readPointer("p").orElseThrow().pointer().key(), "nothing written");
   }
 

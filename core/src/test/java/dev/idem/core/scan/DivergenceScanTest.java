@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.idem.core.RunSpec;
 import dev.idem.core.Window;
+import dev.idem.core.store.Deadline;
+import dev.idem.core.store.DeadlineExceededException;
 import dev.idem.core.store.HistoryEntry;
 import dev.idem.core.store.HistoryEntry.Kind;
 import dev.idem.core.store.HistoryQuery;
@@ -424,6 +426,79 @@ class DivergenceScanTest {
     assertEquals(0, s.keys());
     assertFalse(s.complete());
     assertFalse(s.clean());
+  }
+
+  @Test
+  void run_requestInFlightCutByTheDeadline_incompleteAndNoPointerRead() throws Exception {
+    InMemoryObjectStore backing = new InMemoryObjectStore();
+    for (int i = 1; i <= 5; i++) {
+      backing.putIfAbsent(RunSpec.of("p", new Window(60L * i, 60), 1).outputKey().toString(),
+          Payload.ofBytes(new byte[] {1}), "w");
+    }
+    Instant[] now = {Instant.parse("2024-09-10T00:00:00Z")};
+    Clock clock = new Clock() {
+      @Override public java.time.ZoneId getZone() { return java.time.ZoneOffset.UTC; }
+      @Override public Clock withZone(java.time.ZoneId zone) { return this; }
+      @Override public Instant instant() { return now[0]; }
+    };
+    int[] pointerReads = {0};
+    long[] nanos = {0};
+    Deadline overall = Deadline.after(Duration.ofSeconds(10), "--max-time", () -> nanos[0]);
+    // Two keys come back, then the next listing request is cut where the store's deadline (the scan's own) ran out.
+    ObjectStore cut = new ForwardingObjectStore(backing) {
+      @Override
+      public boolean history(HistoryQuery query, HistoryVisitor visitor) throws IOException {
+        int[] seen = {0};
+        return backing.history(query, h -> {
+          if (++seen[0] == 3) {
+            now[0] = now[0].plusSeconds(10);
+            nanos[0] += Duration.ofSeconds(10).toNanos();
+            throw new DeadlineExceededException("GET /?versions: the 10s deadline ran out after 1 attempt", 1, null,
+                overall);
+          }
+          return visitor.visit(h);
+        });
+      }
+
+      @Override
+      public java.util.Optional<dev.idem.core.store.PointerState> readPointer(String pipeline) throws IOException {
+        pointerReads[0]++;
+        return super.readPointer(pipeline);
+      }
+    };
+    List<IOException> stops = new ArrayList<>();
+    ScanSummary s = new DivergenceScan(clock, 0, null).within(overall).run(cut, HistoryQuery.under("p/"),
+        java.util.Set.of("p"), new DivergenceScan.Listener() {
+          @Override
+          public void divergent(KeyVerdict v) {}
+
+          @Override
+          public void stopped(DeadlineExceededException cause) {
+            stops.add(cause);
+          }
+        });
+    assertEquals(2, s.keys());
+    assertFalse(s.complete());
+    assertFalse(s.clean());
+    assertEquals(0, pointerReads[0], "no request after the deadline");
+    assertEquals(1, stops.size());
+    assertTrue(stops.get(0).getMessage().contains("the 10s deadline ran out"), stops.toString());
+  }
+
+  @Test
+  void run_deadlineOfAnotherWait_isAFailure() throws Exception {
+    InMemoryObjectStore backing = new InMemoryObjectStore();
+    backing.putIfAbsent(RunSpec.of("p", new Window(60, 60), 1).outputKey().toString(), Payload.ofBytes(new byte[] {1}), "w");
+    ObjectStore failing = new ForwardingObjectStore(backing) {
+      @Override
+      public boolean history(HistoryQuery query, HistoryVisitor visitor) throws IOException {
+        throw new DeadlineExceededException("a lock's 1s wait ran out", 1, null, null);
+      }
+    };
+    Deadline overall = Deadline.after(Duration.ofHours(1), "--max-time");
+    IOException e = assertThrows(IOException.class, () -> new DivergenceScan(Clock.systemUTC(), 0, null).within(overall)
+        .run(failing, HistoryQuery.under(""), java.util.Set.of(), v -> {}));
+    assertEquals("a lock's 1s wait ran out", e.getMessage());
   }
 
   private static List<String> problemKeys(ScanSummary s) {

@@ -3,6 +3,7 @@ package dev.idem.store.fs;
 import dev.idem.core.Names;
 import dev.idem.core.store.Acknowledgement;
 import dev.idem.core.store.CasResult;
+import dev.idem.core.store.Deadline;
 import dev.idem.core.store.DivergenceRecord;
 import dev.idem.core.store.HistoryQuery;
 import dev.idem.core.store.ListedObject;
@@ -74,7 +75,7 @@ import java.util.concurrent.atomic.AtomicLong;
  *       it (one is created only after its object's directory fsync), write an {@code IDENTICAL} record,
  *       return IDENTICAL. A replica late to a key copies nothing and usually flushes nothing.
  *   <li>Take the key's publish lock ({@link KeyPublishLocks}, waiting at most {@link
- *       Options#lockTimeout()}). A publisher that had to wait looks again, as in step 2: the holder
+ *       Options#lockTimeout()}, or what is left of {@link Options#deadline()}). A publisher that had to wait looks again, as in step 2: the holder
  *       has usually published the object meanwhile. The lock only saves racing replicas a copy each;
  *       without it (timeout, no byte-range locks) the steps below are as safe.
  *   <li>Create {@code .tmp-<name>.<random>} beside the object ({@code O_EXCL}), copy the payload into
@@ -158,7 +159,7 @@ public final class FsObjectStore implements ObjectStore {
     this.knownKeys = new KnownKeys(options.existsCacheSize());
     this.createdHere = new KnownKeys(options.existsCacheSize());
     this.pointers = new PointerFiles(layout, paths, ops, options.lockTimeout(), createdHere::contains);
-    this.retirements = new RetirementFiles(layout, paths, ops, options.lockTimeout());
+    this.retirements = new RetirementFiles(layout, paths, ops);
     this.acks = new AcknowledgementFiles(layout, paths, ops);
   }
 
@@ -316,7 +317,7 @@ public final class FsObjectStore implements ObjectStore {
     // Replicas that reach an empty key together: one copies, the others wait for it and then find its
     // object (an economy only: link(2) below still decides who creates; see KeyPublishLocks).
     Path lockFile = records.resolve(KeyPublishLocks.FILE_NAME);
-    try (KeyPublishLocks.Held turn = KeyPublishLocks.acquire(ops, paths, lockFile, key, options.lockTimeout())) {
+    try (KeyPublishLocks.Held turn = KeyPublishLocks.acquire(ops, paths, lockFile, key, lockWait())) {
       there = turn.waited() ? paths.attributes(target) : null;
       if (!StorePaths.requireFileOrNothing(there, target, "object")) {
         return create(key, target, payload, writerId, records, seen);
@@ -522,7 +523,8 @@ public final class FsObjectStore implements ObjectStore {
    * PointerFiles} for the protocol.
    *
    * @return SWAPPED; CONFLICT when the token did not match (nothing written); BUSY when the lock could
-   *     not be had within {@link Options#lockTimeout()} (nothing written)
+   *     not be had within {@link Options#lockTimeout()}, or what was left of {@link Options#deadline()}
+   *     (nothing written)
    * @throws IllegalArgumentException when {@code next} belongs to another pipeline
    * @throws Pointer.MalformedPointerException when the current document is malformed; it is left as is
    * @throws IOException when the filesystem failed; {@code latest} then holds the old or the new
@@ -530,17 +532,20 @@ public final class FsObjectStore implements ObjectStore {
    */
   @Override
   public CasResult compareAndSetPointer(String pipeline, String expectedToken, Pointer next) throws IOException {
-    return pointers.compareAndSet(pipeline, expectedToken, next, null);
+    return pointers.compareAndSet(pipeline, expectedToken, next, lockWait());
   }
 
   /**
-   * As {@link #compareAndSetPointer(String, String, Pointer)}, waiting for the lock at most the shorter
-   * of {@code maxWait} and {@link Options#lockTimeout()}: how a pointer advance's deadline bounds it.
+   * As {@link #compareAndSetPointer(String, String, Pointer)}, waiting for the lock at most the shortest
+   * of {@code maxWait}, {@link Options#lockTimeout()} and what is left of {@link Options#deadline()}: how
+   * a pointer advance's deadline bounds it.
    */
   @Override
   public CasResult compareAndSetPointer(String pipeline, String expectedToken, Pointer next, Duration maxWait)
       throws IOException {
-    return pointers.compareAndSet(pipeline, expectedToken, next, Objects.requireNonNull(maxWait, "maxWait"));
+    Duration wait = lockWait();
+    return pointers.compareAndSet(pipeline, expectedToken, next,
+        Objects.requireNonNull(maxWait, "maxWait").compareTo(wait) < 0 ? maxWait : wait);
   }
 
   @Override // the pipeline's retired file, read without a lock (RetirementFiles)
@@ -551,7 +556,17 @@ public final class FsObjectStore implements ObjectStore {
   /** Raises {@code retired} forward only, under the pointer's lock ({@link RetirementFiles}). */
   @Override
   public Optional<Retirement> raiseRetirement(Retirement proposed) throws IOException {
-    return Optional.of(retirements.raise(proposed));
+    Duration wait = lockWait();
+    Deadline d = options.deadline();
+    String within = Deadline.format(wait) + (wait.compareTo(options.lockTimeout()) < 0 && d != null
+        ? " (what was left of " + d.describe() + ")" : "");
+    return Optional.of(retirements.raise(proposed, wait, within));
+  }
+
+  /** How long a lock may be waited for now: the lock timeout, or what is left of the deadline when less. */
+  private Duration lockWait() {
+    Deadline d = options.deadline();
+    return d == null ? options.lockTimeout() : d.cap(options.lockTimeout());
   }
 
   /** Creates the acknowledgement's own file, never replacing one ({@link AcknowledgementFiles}). */
@@ -635,8 +650,12 @@ public final class FsObjectStore implements ObjectStore {
    *     _idem/evidence/} (default true; its record is kept either way)
    * @param existsCacheSize how many keys {@link #exists} remembers (default 4096; 0 disables)
    * @param ops the filesystem seam (default {@link FsOps#real()}; tests inject faults here)
+   * @param deadline a caller's overall deadline (B2) that every lock wait also ends by, or {@code null}
+   *     (default): a wait that it cuts short is reported as the lock timeout's would be (BUSY, a publish
+   *     that copies itself, a retirement raise that fails naming the deadline)
    */
-  public record Options(Duration lockTimeout, boolean keepDivergentBytes, int existsCacheSize, FsOps ops) {
+  public record Options(Duration lockTimeout, boolean keepDivergentBytes, int existsCacheSize, FsOps ops,
+      Deadline deadline) {
     public Options {
       Objects.requireNonNull(lockTimeout, "lockTimeout");
       if (lockTimeout.isNegative()) {
@@ -648,24 +667,34 @@ public final class FsObjectStore implements ObjectStore {
       Objects.requireNonNull(ops, "ops");
     }
 
+    /** Options without a deadline. */
+    public Options(Duration lockTimeout, boolean keepDivergentBytes, int existsCacheSize, FsOps ops) {
+      this(lockTimeout, keepDivergentBytes, existsCacheSize, ops, null);
+    }
+
     public static Options defaults() {
       return new Options(Duration.ofSeconds(10), true, 4096, FsOps.real());
     }
 
     public Options withLockTimeout(Duration timeout) {
-      return new Options(timeout, keepDivergentBytes, existsCacheSize, ops);
+      return new Options(timeout, keepDivergentBytes, existsCacheSize, ops, deadline);
     }
 
     public Options withKeepDivergentBytes(boolean keep) {
-      return new Options(lockTimeout, keep, existsCacheSize, ops);
+      return new Options(lockTimeout, keep, existsCacheSize, ops, deadline);
     }
 
     public Options withExistsCacheSize(int size) {
-      return new Options(lockTimeout, keepDivergentBytes, size, ops);
+      return new Options(lockTimeout, keepDivergentBytes, size, ops, deadline);
     }
 
     public Options withOps(FsOps fsOps) {
-      return new Options(lockTimeout, keepDivergentBytes, existsCacheSize, fsOps);
+      return new Options(lockTimeout, keepDivergentBytes, existsCacheSize, fsOps, deadline);
+    }
+
+    /** These options with every lock wait also ending by {@code overall}. */
+    public Options withDeadline(Deadline overall) {
+      return new Options(lockTimeout, keepDivergentBytes, existsCacheSize, ops, Objects.requireNonNull(overall, "overall"));
     }
   }
 }

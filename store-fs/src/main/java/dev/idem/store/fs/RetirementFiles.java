@@ -26,8 +26,8 @@ import java.util.Optional;
  * document. A raise:
  *
  * <ol>
- *   <li>takes the pipeline's {@link InterProcessLock} within {@link FsObjectStore.Options#lockTimeout()},
- *       else fails with an {@link IOException} having written nothing;
+ *   <li>takes the pipeline's {@link InterProcessLock} within {@link FsObjectStore.Options#lockTimeout()}
+ *       (or what is left of the store's deadline), else fails with an {@link IOException} having written nothing;
  *   <li>re-reads the mark under the lock: a malformed document is an error ({@link
  *       Retirement.MalformedRetirementException}), never overwritten; a mark already at or above the
  *       proposed window start is kept and returned, nothing written (forward only: two concurrent gc
@@ -49,13 +49,11 @@ final class RetirementFiles {
   private final Layout layout;
   private final StorePaths paths;
   private final FsOps ops;
-  private final Duration lockTimeout;
 
-  RetirementFiles(Layout layout, StorePaths paths, FsOps ops, Duration lockTimeout) {
+  RetirementFiles(Layout layout, StorePaths paths, FsOps ops) {
     this.layout = layout;
     this.paths = paths;
     this.ops = ops;
-    this.lockTimeout = lockTimeout;
   }
 
   /** See {@link FsObjectStore#readRetirement}. */
@@ -63,8 +61,13 @@ final class RetirementFiles {
     return Optional.ofNullable(read(layout.pointerDir(pipeline).resolve(FILE), pipeline));
   }
 
-  /** See {@link FsObjectStore#raiseRetirement}; the steps are in the class comment. */
-  Retirement raise(Retirement proposed) throws IOException {
+  /**
+   * See {@link FsObjectStore#raiseRetirement}; the steps are in the class comment.
+   *
+   * @param wait how long the lock may be waited for
+   * @param within that wait as the failure names it
+   */
+  Retirement raise(Retirement proposed, Duration wait, String within) throws IOException {
     Objects.requireNonNull(proposed, "proposed");
     Path dir = layout.pointerDir(proposed.pipeline());
     paths.ensureDirectory(dir);
@@ -73,12 +76,12 @@ final class RetirementFiles {
     paths.requireNoLinks(lockFile);
     InterProcessLock lock;
     try {
-      lock = InterProcessLock.acquire(ops, lockFile, lockTimeout);
+      lock = InterProcessLock.acquire(ops, lockFile, wait);
     } catch (FileSystemException e) {
       throw paths.refusedIfLink(lockFile, e);
     }
     if (lock == null) {
-      throw new IOException("could not take the lock " + lockFile + " within " + lockTimeout
+      throw new IOException("could not take the lock " + lockFile + " within " + within
           + " to raise the retirement mark of " + proposed.pipeline() + "; nothing was written");
     }
     try (lock) {

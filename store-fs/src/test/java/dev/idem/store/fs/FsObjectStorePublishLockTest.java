@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.idem.core.Sha256;
+import dev.idem.core.store.Deadline;
 import dev.idem.core.store.Payload;
 import dev.idem.core.store.PutOutcome;
 import dev.idem.core.store.PutStatus;
@@ -29,6 +30,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
@@ -172,6 +174,29 @@ class FsObjectStorePublishLockTest {
     release.countDown();
     assertEquals(PutStatus.IDENTICAL, first.get().status(), "link(2) still decides: the creator lost");
     assertArrayEquals(CONTENT, Files.readAllBytes(root.resolve(KEY)));
+    StoreInvariants.assertConsistent(root);
+  }
+
+  @Test
+  void racingPublisher_creatorStalledDeadlinePassed_copiesItselfWithoutWaitingItsTimeout() throws Exception {
+    Path root = dir.resolve("store");
+    FsObjectStore creator = open(root, LONG, forceHeldUntilReleased());
+    AtomicLong nanos = new AtomicLong();
+    Deadline overall = Deadline.after(Duration.ofSeconds(1), "--max-time", nanos::get);
+    nanos.addAndGet(Duration.ofSeconds(2).toNanos());
+    FaultyOps lateOps = FaultyOps.recording();
+    // The lock timeout is the test's own bound: only the deadline can let the late publisher go on in time.
+    FsObjectStore late = FsObjectStore.open(root, FsObjectStore.Options.defaults().withLockTimeout(LONG)
+        .withOps(lateOps).withDeadline(overall));
+
+    Future<PutOutcome> first = holding(creator, Payload.ofBytes(CONTENT));
+    PutOutcome second = assertTimeoutPreemptively(Duration.ofSeconds(20),
+        () -> late.putIfAbsent(KEY, Payload.ofBytes(CONTENT), "late"));
+
+    assertEquals(PutStatus.CREATED, second.status(), "the stalled creator had not linked yet");
+    assertTrue(copiedThePayload(lateOps.calls()));
+    release.countDown();
+    assertEquals(PutStatus.IDENTICAL, first.get().status());
     StoreInvariants.assertConsistent(root);
   }
 

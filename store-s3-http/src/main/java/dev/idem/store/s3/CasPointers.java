@@ -31,7 +31,7 @@ import java.util.Optional;
  * ConditionalRequestConflict that outlives the client's retries, or the caller's deadline, is BUSY. Under
  * a deadline ({@link S3Client#within}) the PUT, its retries and the re-read below all end by it; a
  * deadline that runs out on anything else (503s, a stalled server) throws {@link
- * dev.idem.store.s3.client.DeadlineExceededException} naming the request and what it last met. A write retried after a lost
+ * dev.idem.core.store.DeadlineExceededException} naming the request and what it last met. A write retried after a lost
  * reply may meet its own success as a 412; the pointer is then re-read and, when it holds exactly the
  * bytes this call wrote, the result is SWAPPED.
  *

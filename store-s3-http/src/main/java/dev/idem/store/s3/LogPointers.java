@@ -36,7 +36,7 @@ import java.util.Optional;
  *       {@code If-None-Match: *}. 412: CONFLICT. 409 after retries (or at the caller's deadline): BUSY.
  *       Under a deadline ({@link S3Client#within}) every request of the swap below, the copy included,
  *       ends by it; a deadline that runs out on anything else throws {@link
- *       dev.idem.store.s3.client.DeadlineExceededException} (an entry may then have been created; the
+ *       dev.idem.core.store.DeadlineExceededException} (an entry may then have been created; the
  *       log stays a chain, see the failure states). Created: list the log from
  *       {@code n+1}; if the entry above it was written before it, CONFLICT (see below) and nothing more
  *       is written. Else

@@ -3,7 +3,7 @@ package dev.idem.store.s3;
 import dev.idem.core.store.CasResult;
 import dev.idem.core.store.Pointer;
 import dev.idem.core.store.PointerState;
-import dev.idem.store.s3.client.DeadlineExceededException;
+import dev.idem.core.store.DeadlineExceededException;
 import dev.idem.store.s3.client.S3Client;
 import dev.idem.store.s3.client.S3Exception;
 import java.io.IOException;
@@ -21,7 +21,7 @@ interface PointerProtocol {
    * bounded by the caller's deadline ({@link S3Client#within}).
    *
    * @return BUSY also when the deadline ran out while S3 kept answering 409 ConditionalRequestConflict
-   * @throws dev.idem.store.s3.client.DeadlineExceededException when the deadline ran out on anything else
+   * @throws DeadlineExceededException when the deadline ran out on anything else
    *     (a server answering 503, or stalling); the pointer then holds the old or the new document, whole
    */
   CasResult compareAndSet(S3Client via, String pipeline, String expectedToken, Pointer next) throws IOException;

@@ -315,16 +315,17 @@ public final class S3ObjectStore implements ObjectStore {
           knownKeys.put(key, Boolean.TRUE);
           PutOutcome created = new PutOutcome(PutStatus.CREATED, new ObjectInfo(key, sha, size, writerId, published),
               sha, size, null);
-          // Only a multipart completion in a versioned bucket can land on top of another (below).
-          return sent.versionId() == null || size <= options.multipartThreshold() ? created
-              : firstInLife(key, sent.versionId(), payload, digest, meta, attempt).orElse(created);
+          return ownWrite(key, sent.versionId(), created, payload, digest, meta, attempt);
         }
         Optional<ObjectHead> head = client.head(location.bucket(), objectKey, null);
         Optional<PutOutcome> decided = head.isEmpty() ? Optional.empty()
             : decide(key, head.get(), null, payload, digest, meta, attempt);
         if (decided.isPresent()) {
           if (decided.get().status() == PutStatus.CREATED) {
+            // This call's own object, written by an attempt whose reply was lost: it may still have
+            // landed over another write's version, exactly as a completion whose reply arrived.
             sent.keep();
+            return ownWrite(key, head.get().versionId(), decided.get(), payload, digest, meta, attempt);
           } else if (sent.abort()) {
             requireKeptAfterAbort(key, objectKey);
           }
@@ -337,6 +338,29 @@ public final class S3ObjectStore implements ObjectStore {
     throw new IOException("publish of " + key + " to " + describe() + " met an object that was gone when read "
         + MAX_REPUBLISH + " times in a row in a window the retirement mark covers (deleted concurrently?); nothing"
         + " was published by this call");
+  }
+
+  /**
+   * This call's write created {@code versionId} ({@code null} when the reply named none, {@code "null"}
+   * on an unversioned bucket): {@code created}, unless a multipart completion landed on top of another
+   * write's version, which only a versioned bucket keeps (then decided as {@link #firstInLife} says).
+   */
+  private PutOutcome ownWrite(String key, String versionId, PutOutcome created, Payload payload,
+      ContentChecksums.Digest digest, Map<String, String> meta, String attempt) throws IOException {
+    if (digest.size() <= options.multipartThreshold()) {
+      return created;
+    }
+    String version = versionId;
+    if (version == null) {
+      // A completion retried after its reply was lost can be answered 200 again without the version it
+      // created (S3Proxy): learn the version from the key, where this call's object is current.
+      Optional<ObjectHead> head = client.head(location.bucket(), layout.object(key), null);
+      if (head.isPresent() && attempt.equals(head.get().meta(IdemMetadata.ATTEMPT))) {
+        version = head.get().versionId();
+      }
+    }
+    boolean versioned = version != null && !version.equals("null");
+    return versioned ? firstInLife(key, version, payload, digest, meta, attempt).orElse(created) : created;
   }
 
   /**
@@ -523,7 +547,7 @@ public final class S3ObjectStore implements ObjectStore {
    * conditional PUT, its retries and backoffs, the re-reads and checks after it) ending by {@code
    * maxWait} plus one request timeout ({@link S3Client#within}). S3's 409 ConditionalRequestConflict
    * until the deadline is BUSY; a deadline that runs out on 503s or a stalled server throws {@link
-   * dev.idem.store.s3.client.DeadlineExceededException} naming the request and what it last met. The
+   * dev.idem.core.store.DeadlineExceededException} naming the request and what it last met. The
    * pointer then holds the old or the new document, whole.
    */
   @Override

@@ -1,5 +1,6 @@
 package dev.idem.store.s3.auth;
 
+import dev.idem.core.store.DeadlineExceededException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.InetAddress;
@@ -30,7 +31,8 @@ import java.util.regex.Pattern;
  * every call, and preferred) or {@code AWS_CONTAINER_AUTHORIZATION_TOKEN} is set. The reply is
  * a flat JSON object with {@code AccessKeyId}, {@code SecretAccessKey}, {@code Token} and
  * {@code Expiration} (an endpoint that omits {@code Expiration} yields credentials that never
- * expire).
+ * expire). The request waits at most 5 s ({@code AWS_METADATA_SERVICE_TIMEOUT} seconds when set),
+ * and no longer than the caller's budget ({@link #load(Duration)}).
  *
  * <p>Safety: the authorization token and the credentials must not travel in clear text to a
  * host an attacker could stand in for, so a full URI must be {@code https}, or {@code http}
@@ -74,14 +76,19 @@ final class ContainerCredentials implements CredentialSource {
 
   @Override
   public Optional<SourcedCredentials> load() throws IOException {
+    return load(null);
+  }
+
+  @Override
+  public Optional<SourcedCredentials> load(Duration budget) throws IOException {
     String relative = env.get(RELATIVE_URI);
     String full = env.get(FULL_URI);
     if (relative == null && full == null) {
       return Optional.empty();
     }
     URI uri = relative != null ? relativeUri(relative) : fullUri(full);
+    CredentialHttp.Wait wait = CredentialHttp.metadataWait(env, TIMEOUT, name(), budget);
     HttpRequest.Builder request = HttpRequest.newBuilder(uri)
-        .timeout(TIMEOUT)
         .header("Accept", "application/json")
         .GET();
     String token = authorizationToken();
@@ -90,8 +97,8 @@ final class ContainerCredentials implements CredentialSource {
     }
     CredentialHttp.Reply reply;
     try {
-      reply = CredentialHttp.send(http, request);
-    } catch (InterruptedIOException e) {
+      reply = CredentialHttp.send(http, request, wait, name());
+    } catch (InterruptedIOException | DeadlineExceededException e) {
       throw e;
     } catch (IOException e) {
       throw new CredentialsException(name() + ": cannot reach " + CredentialHttp.origin(uri)

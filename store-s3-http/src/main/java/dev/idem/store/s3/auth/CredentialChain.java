@@ -56,7 +56,9 @@ import java.util.concurrent.locks.ReentrantLock;
  *       #resolve(Duration)}; {@link #DEFAULT_WAIT} for {@link #resolve()}). A waiter whose budget
  *       runs out gets a {@link CredentialsException} naming the source the refresh is waiting on,
  *       and leaves the refresh running (it is bounded by that source's own request timeout and
- *       body deadline).
+ *       body deadline, and by the budget of the call that started it). A refresh gets what is left of
+ *       its caller's budget: an endpoint that never answers is cut there, and the caller gets a
+ *       {@link dev.idem.core.store.DeadlineExceededException}.
  *   <li>If a refresh fails while the cached credentials are still unexpired, those are
  *       returned and the refresh is retried no sooner than {@link #RETRY_INTERVAL} later; once
  *       they have expired, the refresh error is thrown.
@@ -169,12 +171,14 @@ public final class CredentialChain implements CredentialsProvider {
   }
 
   /**
-   * As {@link #resolve()}, waiting at most {@code maxWait} for a refresh in progress in another thread.
-   * A refresh this call starts itself is not cut short (its sources' own timeouts bound it).
+   * As {@link #resolve()}, taking at most {@code maxWait}: waiting for a refresh in progress in another
+   * thread, or refreshing (a source that asks an endpoint is cut where {@code maxWait} ends).
    *
    * @param maxWait {@code >= 0}; zero never waits
    * @throws CredentialsException when no source yields credentials or a source is broken, or the wait
    *     ran out (the message names the source the refresh is waiting on)
+   * @throws dev.idem.core.store.DeadlineExceededException when a refresh this call made ran out of
+   *     {@code maxWait} waiting for an endpoint
    * @throws InterruptedIOException when interrupted while waiting for a refresh
    */
   @Override
@@ -183,6 +187,7 @@ public final class CredentialChain implements CredentialsProvider {
     if (maxWait.isNegative()) {
       throw new IllegalArgumentException("maxWait must be >= 0, was " + maxWait);
     }
+    long end = System.nanoTime() + maxWait.toNanos();
     SourcedCredentials cached = current;
     if (cached != null && !needsRefresh(cached)) {
       return cached.credentials();
@@ -203,7 +208,7 @@ public final class CredentialChain implements CredentialsProvider {
       }
     }
     try {
-      return refreshLocked();
+      return refreshLocked(end);
     } finally {
       refreshLock.unlock();
     }
@@ -216,14 +221,14 @@ public final class CredentialChain implements CredentialsProvider {
         + (at == null ? "" : ": it is waiting on " + at.name() + " (its own request timeout ends it)"));
   }
 
-  private AwsCredentials refreshLocked() throws IOException {
+  private AwsCredentials refreshLocked(long end) throws IOException {
     SourcedCredentials cached = current;
     if (cached != null && !needsRefresh(cached)) {
       return cached.credentials();
     }
     SourcedCredentials fresh;
     try {
-      fresh = walk();
+      fresh = walk(end);
     } catch (IOException e) {
       if (cached != null && !isExpired(cached)) {
         nextAttempt = clock.instant().plus(RETRY_INTERVAL);
@@ -242,13 +247,13 @@ public final class CredentialChain implements CredentialsProvider {
     return fresh.credentials();
   }
 
-  private SourcedCredentials walk() throws IOException {
+  private SourcedCredentials walk(long end) throws IOException {
     List<String> tried = new ArrayList<>(sources.size());
     for (CredentialSource source : sources) {
       Optional<SourcedCredentials> found;
       loading = source;
       try {
-        found = source.load();
+        found = source.load(Duration.ofNanos(Math.max(0, end - System.nanoTime())));
       } catch (CredentialsException e) {
         if (source instanceof InstanceMetadataCredentials && !tried.isEmpty()) {
           // IMDS is asked on every machine, configured or not; off EC2 (or behind a proxy that refuses

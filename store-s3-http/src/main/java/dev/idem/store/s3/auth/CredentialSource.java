@@ -1,6 +1,7 @@
 package dev.idem.store.s3.auth;
 
 import java.io.IOException;
+import java.time.Duration;
 import java.util.Optional;
 
 /**
@@ -31,4 +32,14 @@ interface CredentialSource {
    * @throws IOException when interrupted ({@link java.io.InterruptedIOException})
    */
   Optional<SourcedCredentials> load() throws IOException;
+
+  /**
+   * As {@link #load()}, within {@code budget}: a source that asks an endpoint cuts its requests where
+   * the budget ends and then throws {@link dev.idem.core.store.DeadlineExceededException} (the caller's
+   * deadline ran out: the source is neither broken nor absent). Sources that only read files and the
+   * environment need not override this.
+   */
+  default Optional<SourcedCredentials> load(Duration budget) throws IOException {
+    return load();
+  }
 }

@@ -1,5 +1,6 @@
 package dev.idem.store.s3.auth;
 
+import dev.idem.core.store.DeadlineExceededException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.URI;
@@ -32,14 +33,16 @@ import java.util.regex.Pattern;
  * <p>The endpoint is {@code AWS_EC2_METADATA_SERVICE_ENDPOINT}, else
  * {@code http://[fd00:ec2::254]} when {@code AWS_EC2_METADATA_SERVICE_ENDPOINT_MODE=IPv6},
  * else {@code http://169.254.169.254}. {@code AWS_EC2_METADATA_DISABLED=true} turns the source
- * off. Each request is bounded by a short timeout ({@value #TIMEOUT_SECONDS} s; with the
- * 1 s connect timeout of {@link CredentialChain#fromSystem()}'s client) so a machine that is
- * not on EC2 fails fast.
+ * off. Each request is bounded by a short timeout ({@value #TIMEOUT_SECONDS} s, or {@code
+ * AWS_METADATA_SERVICE_TIMEOUT} seconds; with the 1 s connect timeout of {@link
+ * CredentialChain#fromSystem()}'s client) so a machine that is not on EC2 fails fast, and cut where
+ * the caller's budget ends ({@link #load(Duration)}).
  *
  * <p>Outcomes: the default endpoint unreachable, or no role attached (HTTP 404 on the role
  * list), means "not configured" and the chain reports that it found nothing; an endpoint set
  * explicitly that cannot be reached, any other HTTP status, or a malformed reply is a
- * {@link CredentialsException} starting with {@code IMDS:}. IMDSv1 (token-less) fallback is
+ * {@link CredentialsException} starting with {@code IMDS:}. A request cut by the caller's budget is
+ * neither: it throws {@link DeadlineExceededException}. IMDSv1 (token-less) fallback is
  * left out on purpose: it is the variant AWS recommends disabling.
  */
 final class InstanceMetadataCredentials implements CredentialSource {
@@ -80,19 +83,24 @@ final class InstanceMetadataCredentials implements CredentialSource {
 
   @Override
   public Optional<SourcedCredentials> load() throws IOException {
+    return load(null);
+  }
+
+  @Override
+  public Optional<SourcedCredentials> load(Duration budget) throws IOException {
     if (env.isTrue(DISABLED)) {
       return Optional.empty();
     }
+    CredentialHttp.Wait wait = CredentialHttp.metadataWait(env, TIMEOUT, name(), budget);
     boolean explicit = env.get(ENDPOINT) != null;
     String base = endpoint().toString().replaceAll("/+$", "");
 
     CredentialHttp.Reply token;
     try {
       token = CredentialHttp.send(http, HttpRequest.newBuilder(URI.create(base + TOKEN_PATH))
-          .timeout(TIMEOUT)
           .header("X-aws-ec2-metadata-token-ttl-seconds", "21600")
-          .PUT(HttpRequest.BodyPublishers.noBody()));
-    } catch (InterruptedIOException e) {
+          .PUT(HttpRequest.BodyPublishers.noBody()), wait, name());
+    } catch (InterruptedIOException | DeadlineExceededException e) {
       throw e;
     } catch (IOException e) {
       if (!explicit) {
@@ -108,7 +116,7 @@ final class InstanceMetadataCredentials implements CredentialSource {
       throw new CredentialsException(name() + ": token reply is empty or malformed");
     }
 
-    CredentialHttp.Reply roles = get(base + ROLES_PATH, sessionToken);
+    CredentialHttp.Reply roles = get(base + ROLES_PATH, sessionToken, wait);
     if (roles.status() == 404) {
       return Optional.empty();
     }
@@ -121,7 +129,7 @@ final class InstanceMetadataCredentials implements CredentialSource {
       throw new CredentialsException(name() + ": role list reply is not a role name");
     }
 
-    CredentialHttp.Reply reply = get(base + ROLES_PATH + role, sessionToken);
+    CredentialHttp.Reply reply = get(base + ROLES_PATH + role, sessionToken, wait);
     requireOk(reply, "credentials for role " + role);
     Map<String, String> fields;
     try {
@@ -157,13 +165,12 @@ final class InstanceMetadataCredentials implements CredentialSource {
     return mode != null && mode.equalsIgnoreCase("IPv6") ? IPV6_ENDPOINT : defaultEndpoint;
   }
 
-  private CredentialHttp.Reply get(String uri, String sessionToken) throws IOException {
+  private CredentialHttp.Reply get(String uri, String sessionToken, CredentialHttp.Wait wait) throws IOException {
     try {
       return CredentialHttp.send(http, HttpRequest.newBuilder(URI.create(uri))
-          .timeout(TIMEOUT)
           .header("X-aws-ec2-metadata-token", sessionToken)
-          .GET());
-    } catch (InterruptedIOException e) {
+          .GET(), wait, name());
+    } catch (InterruptedIOException | DeadlineExceededException e) {
       throw e;
     } catch (IOException e) {
       throw new CredentialsException(name() + ": request to "

@@ -1,5 +1,6 @@
 package dev.idem.store.s3.auth;
 
+import dev.idem.core.store.DeadlineExceededException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.URI;
@@ -74,6 +75,12 @@ final class WebIdentityCredentials implements CredentialSource {
 
   @Override
   public Optional<SourcedCredentials> load() throws IOException {
+    return load(null);
+  }
+
+  /** As {@link #load()}, its STS request cut where {@code budget} ends ({@code null}: no budget). */
+  @Override
+  public Optional<SourcedCredentials> load(Duration budget) throws IOException {
     Path tokenFile = env.path(TOKEN_FILE, home);
     String roleArn = env.get(ROLE_ARN);
     if (tokenFile == null && roleArn == null) {
@@ -101,14 +108,13 @@ final class WebIdentityCredentials implements CredentialSource {
     form.put("RoleSessionName", sessionName);
     form.put("WebIdentityToken", token);
     HttpRequest.Builder request = HttpRequest.newBuilder(endpoint)
-        .timeout(TIMEOUT)
         .header("Content-Type", "application/x-www-form-urlencoded; charset=utf-8")
         .header("Accept", "application/xml")
         .POST(HttpRequest.BodyPublishers.ofString(formEncode(form)));
     CredentialHttp.Reply reply;
     try {
-      reply = CredentialHttp.send(http, request);
-    } catch (InterruptedIOException e) {
+      reply = CredentialHttp.send(http, request, CredentialHttp.Wait.of(TIMEOUT, null, budget), name());
+    } catch (InterruptedIOException | DeadlineExceededException e) {
       throw e;
     } catch (IOException e) {
       throw new CredentialsException(name() + ": cannot reach STS at "

@@ -2,6 +2,8 @@ package dev.idem.store.s3.client;
 
 import static dev.idem.store.s3.client.S3Addressing.resource;
 
+import dev.idem.core.store.Deadline;
+import dev.idem.core.store.DeadlineExceededException;
 import dev.idem.store.s3.auth.CredentialChain;
 import dev.idem.store.s3.auth.CredentialsProvider;
 import dev.idem.store.s3.auth.SigV4Signer;
@@ -36,7 +38,8 @@ import java.util.function.LongSupplier;
 /**
  * A small S3 client over {@code java.net.http}: the dozen S3 operations idem needs, each request
  * signed with SigV4, sent over one shared HTTP/1.1 {@link HttpClient} (connections are pooled and
- * reused), with connect and request timeouts and bounded retries.
+ * reused), with connect and request timeouts and bounded retries, all of them ending by one overall
+ * deadline when the client is given one ({@link Builder#deadline}).
  *
  * <h2>Protocol of one call</h2>
  *
@@ -88,7 +91,7 @@ public final class S3Client {
         .followRedirects(HttpClient.Redirect.NEVER)
         .build();
     this.transport = new S3Transport(http, addressing, region, b.credentials, new SigV4Signer(b.clock), b.retry,
-        b.sleeper, b.requestTimeout, b.ticker);
+        b.sleeper, b.requestTimeout, b.ticker, b.deadline);
   }
 
   private S3Client(S3Client base, S3Transport transport) {
@@ -106,7 +109,8 @@ public final class S3Client {
    * past it. So a sequence of calls that meets a server answering 503 forever, or stalling, ends within
    * {@code maxWait} plus one request timeout, with {@link DeadlineExceededException} naming the request,
    * the deadline and what the last attempt met. With {@link Duration#ZERO} each request is sent once, as long
-   * as the hard end has not passed. Shares this client's connections and state.
+   * as the hard end has not passed. A client with an overall {@link Builder#deadline} ends by it as well,
+   * whichever comes first. Shares this client's connections and state.
    *
    * @param maxWait {@code >= 0}
    */
@@ -139,6 +143,7 @@ public final class S3Client {
     private Duration requestTimeout = Duration.ofSeconds(60);
     private HttpClient http;
     private LongSupplier ticker = System::nanoTime;
+    private Deadline deadline;
 
     private Builder(URI endpoint, String region, CredentialsProvider credentials) {
       this.endpoint = S3Addressing.requireEndpoint(endpoint);
@@ -178,6 +183,19 @@ public final class S3Client {
       return this;
     }
 
+    /**
+     * One deadline over every request this client makes (B2): a retry whose backoff would end past it is
+     * not begun, and the request in flight (connect, reply headers, body, and a credential refresh it
+     * waits for) is cut at it, so no call outlives it. Giving up throws {@link DeadlineExceededException}
+     * naming {@code deadline} ({@link Deadline#describe()}) and what the last attempt met. The deadline
+     * is read on every request, so pausing or extending it takes effect at once.
+     */
+    public Builder deadline(Deadline deadline) {
+      this.deadline = Objects.requireNonNull(deadline, "deadline");
+      return this;
+    }
+
+    /** How long to wait for a connection to be set up (the request timeout also bounds it). */
     public Builder connectTimeout(Duration connectTimeout) {
       this.connectTimeout = requirePositive(connectTimeout, "connectTimeout");
       return this;

@@ -1,5 +1,7 @@
 package dev.idem.store.s3.client;
 
+import dev.idem.core.store.Deadline;
+import dev.idem.core.store.DeadlineExceededException;
 import dev.idem.store.s3.auth.AwsCredentials;
 import dev.idem.store.s3.auth.CredentialsProvider;
 import dev.idem.store.s3.auth.SigV4Signer;
@@ -11,9 +13,11 @@ import java.io.InterruptedIOException;
 import java.net.ConnectException;
 import java.net.URI;
 import java.net.http.HttpClient;
+import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpHeaders;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -58,8 +62,14 @@ import java.util.function.LongSupplier;
  * backoff would end at or after it is not begun, and each request's timeout and body deadline are
  * capped at the time left before a hard end one request timeout past the deadline (so the request
  * started last can finish, and a stalled server costs at most the deadline plus one request timeout).
- * Giving up at the deadline throws {@link DeadlineExceededException}, carrying the last attempt's
- * failure.
+ * Under the client's overall {@link Deadline} (B2) the hard end is the deadline itself: no retry begins
+ * that would end past it, and the request in flight (connect, headers, body, and a credential refresh
+ * this request waits for) is cut at it. Giving up at either throws {@link DeadlineExceededException}
+ * naming the deadline and carrying the last attempt's failure.
+ *
+ * <p>A wait that runs out on its own says which it was: {@code connect timeout} (no connection within the
+ * client's connect timeout), {@code read timeout} (no reply headers within the request timeout, or a
+ * body that stalled past its deadline).
  *
  * <p>Instances are immutable and thread-safe.
  */
@@ -77,17 +87,20 @@ final class S3Transport {
   private final Sleeper sleeper;
   private final Duration requestTimeout;
   private final LongSupplier ticker;
-  /** The caller's deadline over every request of this transport, or {@code null}: unbounded. */
-  private final Deadline deadline;
+  /** The caller's deadline over every request of this transport ({@link #within}), or {@code null}. */
+  private final Bound bound;
+  /** The client's overall deadline (B2), or {@code null}: unbounded. */
+  private final Deadline overall;
 
   S3Transport(HttpClient http, S3Addressing addressing, String region, CredentialsProvider credentials,
-      SigV4Signer signer, RetryPolicy retry, Sleeper sleeper, Duration requestTimeout, LongSupplier ticker) {
-    this(http, addressing, region, credentials, signer, retry, sleeper, requestTimeout, ticker, null);
+      SigV4Signer signer, RetryPolicy retry, Sleeper sleeper, Duration requestTimeout, LongSupplier ticker,
+      Deadline overall) {
+    this(http, addressing, region, credentials, signer, retry, sleeper, requestTimeout, ticker, null, overall);
   }
 
   private S3Transport(HttpClient http, S3Addressing addressing, String region, CredentialsProvider credentials,
       SigV4Signer signer, RetryPolicy retry, Sleeper sleeper, Duration requestTimeout, LongSupplier ticker,
-      Deadline deadline) {
+      Bound bound, Deadline overall) {
     this.http = http;
     this.addressing = addressing;
     this.region = region;
@@ -97,7 +110,8 @@ final class S3Transport {
     this.sleeper = sleeper;
     this.requestTimeout = requestTimeout;
     this.ticker = ticker;
-    this.deadline = deadline;
+    this.bound = bound;
+    this.overall = overall;
   }
 
   /**
@@ -105,7 +119,7 @@ final class S3Transport {
    * no request runs past {@code hardEnd}, one request timeout later, so the request started last can
    * finish.
    */
-  private record Deadline(Duration maxWait, long retryUntil, long hardEnd) {}
+  private record Bound(Duration maxWait, long retryUntil, long hardEnd) {}
 
   /**
    * This transport with every later request bounded by {@code maxWait} from now (see {@link
@@ -113,11 +127,12 @@ final class S3Transport {
    */
   S3Transport within(Duration maxWait) {
     long until = ticker.getAsLong() + maxWait.toNanos();
-    Deadline d = new Deadline(maxWait, until, until + requestTimeout.toNanos());
-    if (deadline != null && deadline.retryUntil - until <= 0) {
-      d = deadline;
+    Bound b = new Bound(maxWait, until, until + requestTimeout.toNanos());
+    if (bound != null && bound.retryUntil - until <= 0) {
+      b = bound;
     }
-    return new S3Transport(http, addressing, region, credentials, signer, retry, sleeper, requestTimeout, ticker, d);
+    return new S3Transport(http, addressing, region, credentials, signer, retry, sleeper, requestTimeout, ticker, b,
+        overall);
   }
 
   /** One request as the operations describe it. */
@@ -176,7 +191,7 @@ final class S3Transport {
         response = http.send(request, HttpResponse.BodyHandlers.ofInputStream());
       } catch (IOException e) {
         rethrowLocalBodyFailure(e);
-        retryOrThrow(c, attempt, new IOException(describe(c) + " failed: " + reason(e)
+        retryOrThrow(c, attempt, new IOException(describe(c) + " failed: " + reason(e, c, request)
             + " (after " + attempt + (attempt == 1 ? " attempt)" : " attempts)"), e));
         continue;
       } catch (InterruptedException e) {
@@ -198,7 +213,7 @@ final class S3Transport {
           throw e;
         } catch (IOException e) {
           retryOrThrow(c, attempt, new IOException(describe(c) + " failed reading the reply: "
-              + reason(e) + " (after " + attempt + " attempts)", e));
+              + reason(e, c, request) + " (after " + attempt + " attempts)", e));
           continue;
         }
         sink.accept(value);
@@ -213,7 +228,7 @@ final class S3Transport {
         throw e;
       } catch (IOException e) {
         retryOrThrow(c, attempt, new IOException(describe(c) + " failed reading the reply: "
-            + reason(e) + " (after " + attempt + " attempts)", e));
+            + reason(e, c, request) + " (after " + attempt + " attempts)", e));
         continue;
       }
       if ((success && !(c.errorIn200 && S3Xml.isError(body))) || c.accept.contains(status)) {
@@ -237,8 +252,11 @@ final class S3Transport {
       throw failure;
     }
     Duration delay = retry.delayBefore(attempt + 1);
-    if (deadline != null && deadline.retryUntil - ticker.getAsLong() - delay.toNanos() <= 0) {
-      throw new DeadlineExceededException(describe(c), deadline.maxWait, attempt, failure);
+    if (overall != null && overall.nanosLeft() - delay.toNanos() <= 0) {
+      throw exceeded(c, overall.describe(), attempt, failure, overall);
+    }
+    if (bound != null && bound.retryUntil - ticker.getAsLong() - delay.toNanos() <= 0) {
+      throw exceeded(c, "the " + Deadline.format(bound.maxWait) + " deadline", attempt, failure, null);
     }
     try {
       sleeper.sleep(delay);
@@ -249,18 +267,47 @@ final class S3Transport {
   }
 
   /**
-   * {@code wanted}, capped at the time left before the caller's hard end; throws when none is left, so
-   * a request is never sent that could only time out.
+   * {@code wanted}, capped at the time left before the earliest hard end (the overall deadline, or one
+   * request timeout past a {@link #within} deadline); throws when none is left, so a request is never
+   * sent that could only time out.
    */
   private Duration capped(Duration wanted, Call c, int attempt) throws DeadlineExceededException {
-    if (deadline == null) {
-      return wanted;
-    }
-    long left = deadline.hardEnd - ticker.getAsLong();
+    long left = hardLeft();
     if (left <= 0) {
-      throw new DeadlineExceededException(describe(c), deadline.maxWait, attempt - 1, null);
+      throw overall != null && overall.nanosLeft() <= 0
+          ? exceeded(c, overall.describe(), attempt - 1, null, overall)
+          : exceeded(c, "the " + Deadline.format(bound.maxWait) + " deadline", attempt - 1, null, null);
     }
     return left < wanted.toNanos() ? Duration.ofNanos(left) : wanted;
+  }
+
+  /** Nanoseconds before the earliest hard end; {@link Long#MAX_VALUE} when nothing bounds this transport. */
+  private long hardLeft() {
+    long left = Long.MAX_VALUE;
+    if (bound != null) {
+      left = bound.hardEnd - ticker.getAsLong();
+    }
+    if (overall != null) {
+      left = Math.min(left, overall.nanosLeft());
+    }
+    return left;
+  }
+
+  private DeadlineExceededException exceeded(Call c, String deadline, int attempts, IOException last, Deadline which) {
+    return new DeadlineExceededException(describe(c) + ": " + deadline + " ran out after " + attempts
+        + (attempts == 1 ? " attempt" : " attempts")
+        + (last == null ? ", no time left to send it" : "; last: " + lastOf(c, last)), attempts, last, which);
+  }
+
+  /** What the last attempt met, without the request and the attempt count the message already has. */
+  private String lastOf(Call c, IOException last) {
+    String m = String.valueOf(last.getMessage());
+    String request = describe(c) + " ";
+    if (m.startsWith(request)) {
+      m = m.substring(request.length());
+      m = m.startsWith("failed: ") ? m.substring("failed: ".length()) : m;
+    }
+    return m.replaceFirst(" \\(after \\d+ attempts?\\)$", "");
   }
 
   /**
@@ -270,30 +317,41 @@ final class S3Transport {
   private Duration bodyDeadline(HttpHeaders headers, long unknownLength) {
     long length = headers.firstValueAsLong("Content-Length").orElse(unknownLength);
     Duration wanted = BodyDeadline.forBytes(requestTimeout, length);
-    if (deadline == null) {
-      return wanted;
-    }
     // Past the hard end the body gets the least positive wait, so its read fails at once, naming the request.
-    long left = Math.max(1, deadline.hardEnd - ticker.getAsLong());
+    long left = Math.max(1, hardLeft());
     return left < wanted.toNanos() ? Duration.ofNanos(left) : wanted;
   }
 
   private HttpRequest request(Call c, URI uri, int attempt) throws IOException {
-    // A refresh in progress in another thread is waited for no longer than this request may take.
-    AwsCredentials creds = credentials.resolve(capped(requestTimeout, c, attempt));
+    // A refresh in progress in another thread, or one this request starts, takes no longer than this
+    // request may: a credential endpoint that never answers is cut where the request would be.
+    AwsCredentials creds;
+    try {
+      creds = credentials.resolve(capped(requestTimeout, c, attempt));
+    } catch (DeadlineExceededException e) {
+      if (overall == null || !overall.passed()) {
+        throw e;
+      }
+      throw new DeadlineExceededException(describe(c) + ": " + overall.describe() + " ran out while fetching"
+          + " credentials: " + e.getMessage(), attempt - 1, e, overall);
+    }
     Map<String, List<String>> toSign = new LinkedHashMap<>();
     c.headers.forEach((name, value) -> toSign.put(name, List.of(value)));
     c.body.headers().forEach((name, value) -> toSign.put(name, List.of(value)));
     String payloadSha = c.body.length() == 0 ? SigV4Signer.EMPTY_SHA256 : c.body.payloadHash();
     Map<String, String> added = signer.sign(c.method, uri, toSign, payloadSha, creds, region, "s3");
-    long extraSeconds = c.body.length() / MIN_UPLOAD_BYTES_PER_SECOND;
     HttpRequest.Builder b = HttpRequest.newBuilder(uri)
-        .timeout(capped(requestTimeout.plusSeconds(extraSeconds), c, attempt))
+        .timeout(capped(timeout(c), c, attempt))
         .method(c.method, c.body.publisher());
     c.headers.forEach(b::header);
     c.body.headers().forEach(b::header);
     added.forEach(b::header);
     return b.build();
+  }
+
+  /** How long {@code c} may wait for its reply's headers: the request timeout, plus a second per MiB sent. */
+  private Duration timeout(Call c) {
+    return requestTimeout.plusSeconds(c.body.length() / MIN_UPLOAD_BYTES_PER_SECOND);
   }
 
   private static void rethrowLocalBodyFailure(IOException e) throws IOException {
@@ -373,13 +431,33 @@ final class S3Transport {
     return addressing.describe(c.method, c.bucket, c.key, c.query);
   }
 
-  private String reason(IOException e) {
+  /** Why {@code e} ended {@code request}: which wait ran out, or what failed. */
+  private String reason(IOException e, Call c, HttpRequest request) {
     if (e instanceof ConnectException) {
       // java.net.http reports a refused connection with no message; say which endpoint refused.
       return "connection refused to " + addressing.endpoint();
     }
+    if (e instanceof HttpConnectTimeoutException) {
+      // The request's timeout covers the connect too: name whichever of the two was shorter.
+      Duration used = shorter(http.connectTimeout().orElse(null), request.timeout().orElse(null));
+      return "connect timeout: no connection to " + addressing.endpoint()
+          + (used == null ? "" : " within " + Deadline.format(used));
+    }
+    if (e instanceof HttpTimeoutException && !(e instanceof BodyDeadline.Expired)) {
+      Duration used = request.timeout().orElse(timeout(c));
+      return used.compareTo(timeout(c)) < 0
+          ? "no reply within " + Deadline.format(used) + ", what was left of the deadline"
+          : "read timeout: no reply within " + Deadline.format(used);
+    }
+    if (e instanceof BodyDeadline.Expired) {
+      return "read timeout: " + S3Exception.oneLine(e.getMessage());
+    }
     String m = e.getMessage();
     String name = e.getClass().getSimpleName();
     return m == null || m.isBlank() ? name : name + ": " + S3Exception.oneLine(m);
+  }
+
+  private static Duration shorter(Duration a, Duration b) {
+    return a == null ? b : b == null || a.compareTo(b) <= 0 ? a : b;
   }
 }

@@ -20,8 +20,8 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>What it guarantees: once the deadline passes, the wrapped stream is closed from a timer thread,
  * which wakes a read blocked in it (closing {@code java.net.http}'s body stream cancels the exchange),
- * and that read, and every later one, throws {@link HttpTimeoutException} naming the request and the
- * deadline. A read that ends (even with end of stream) after the deadline also throws, so a body cut
+ * and that read, and every later one, throws {@link Expired} (an {@link HttpTimeoutException}) naming
+ * the request and the deadline. A read that ends (even with end of stream) after the deadline also throws, so a body cut
  * short by the close is never taken for a whole one. Closing this stream cancels the timer.
  *
  * <p>Failure state: after expiry the connection is gone and nothing of the body is trustworthy; the
@@ -119,8 +119,17 @@ public final class BodyDeadline extends FilterInputStream {
   }
 
   private HttpTimeoutException timeout() {
-    return new HttpTimeoutException(request + ": reply body not received within " + deadline.toMillis()
+    return new Expired(request + ": reply body not received within " + deadline.toMillis()
         + " ms (the server sent headers, then stalled)");
+  }
+
+  /** The body was not read whole by its deadline: told apart from a timeout waiting for the headers. */
+  public static final class Expired extends HttpTimeoutException {
+    private static final long serialVersionUID = 1L;
+
+    Expired(String message) {
+      super(message);
+    }
   }
 
   private void expire() {
