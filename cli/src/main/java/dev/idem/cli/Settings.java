@@ -16,8 +16,8 @@ import java.util.Map;
 
 /**
  * idem's settings: the environment, over a configuration file, so that a host or a developer's machine
- * states its store, pointer mode and writer once instead of in every shell. Precedence is the AWS CLI's:
- * a flag over the environment over the file. The file supplies environment variables that are not set
+ * states its store, pointer mode, writer and timeouts once instead of in every shell. Precedence is the
+ * AWS CLI's: a flag over the environment over the file. The file supplies environment variables that are not set
  * (or empty), so every place that reads the environment (through {@link CliContext#env}) honours it and
  * every flag still wins.
  *
@@ -41,6 +41,9 @@ final class Settings {
     Map<String, String> m = new LinkedHashMap<>();
     m.put("store", "IDEM_STORE");
     m.put("writer", "IDEM_WRITER");
+    m.put("connect_timeout", "IDEM_CONNECT_TIMEOUT");
+    m.put("read_timeout", "IDEM_READ_TIMEOUT");
+    m.put("max_time", "IDEM_MAX_TIME");
     m.put("s3_pointer_mode", "IDEM_S3_POINTER_MODE");
     m.put("s3_upload_parallelism", "IDEM_S3_UPLOAD_PARALLELISM");
     m.put("aws_endpoint_url", "AWS_ENDPOINT_URL");

@@ -102,6 +102,21 @@ class ConfigFileTest {
   }
 
   @Test
+  void storeCommands_timeoutsFromTheFile_shownByDoctorAndApplied() throws Exception {
+    config("[default]\nstore = " + store("s") + "\nconnect_timeout = 3s\nread_timeout = 20s\nmax_time = 90s\n");
+    Cli.Result r = cli().run("doctor");
+    assertEquals(0, r.code(), r.describe());
+    for (String line : List.of("  connect_timeout = 3s (file)\n", "  read_timeout = 20s (file)\n", "  max_time = 90s (file)\n")) {
+      assertTrue(r.out().contains(line), line + r.describe());
+    }
+
+    config("[default]\nstore = " + store("s") + "\nmax_time = soon\n");
+    Cli.Result bad = cli().run("pointer", "show", "--pipeline", "orders");
+    assertEquals(2, bad.code(), bad.describe());
+    assertTrue(bad.err().contains("IDEM_MAX_TIME: "), bad.describe());
+  }
+
+  @Test
   void anyCommand_badFile_exit2OneLineNamingTheLineNothingWritten() throws Exception {
     for (String[] bad : List.of(
         new String[] {"[default]\nstroe = x\n", "line 2: unknown setting 'stroe' (known: store, writer,"},
