@@ -67,7 +67,7 @@ class ShellCompletionTest {
         + "compopt() { :; }; "
         + "c() { COMP_WORDS=(\"$@\"); COMP_CWORD=$(($# - 1)); COMP_LINE=\"$*\"; COMP_POINT=${#COMP_LINE}; "
         + "COMPREPLY=(); _complete_idem idem \"${@: -1}\" \"${@: -2:1}\"; printf '%s\\n' \"${COMPREPLY[@]}\"; echo --; }; "
-        + "c idem pointer ''; c idem hi; c idem ack --re"));
+        + "c idem pointer ''; c idem hi; c idem ack --reas"));
     assertEquals(List.of("show", "advance", "rewind", "--", "history", "--", "--reason", "--"), List.of(out.split("\n")),
         out);
   }
@@ -109,7 +109,7 @@ class ShellCompletionTest {
     List<String[]> cases = new ArrayList<>(List.of(
         new String[] {"idem pointer ", "rewind", "advance  -- Advance a pipeline's pointer to the object published for a spec."},
         new String[] {"idem history --li", "--limit", "idem history --limit"},
-        new String[] {"idem ack --rea", "--reason", "idem ack --reason"},
+        new String[] {"idem ack --reas", "--reason", "idem ack --reason"},
         new String[] {"idem hi", "idem history", "idem history"}));
     for (String[] c : cases) {
       String out = run(List.of("/usr/bin/zsh", "-f", harness.toString(), completion.toString(), c[0], c[1]))
