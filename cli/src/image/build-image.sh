@@ -6,6 +6,8 @@
 # What the image holds, and nothing else (no shell, no package manager):
 #   /opt/idem/runtime, /opt/idem/app   the dist's jlink'd runtime (its lib/security/cacerts is the CA
 #                                      set TLS to S3 is verified with), jar, libraries and AOT cache
+#   /opt/idem/bin/idem                 the dist's sh launcher, for a task image that copies /opt/idem
+#                                      (this image has no shell: its entrypoint is java itself)
 #   /lib..., /lib64/...                the C libraries the runtime links against, found with ldd on
 #                                      every binary and shared object of the runtime and taken from
 #                                      the Debian packages that own them on this (Debian) build host
@@ -15,7 +17,7 @@
 #   /etc/nsswitch.conf                 hosts from /etc/hosts before DNS, as the container runtime
 #                                      writes them
 #   /tmp                               mode 1777: the JVM's java.io.tmpdir (publish spools stdin there)
-#   /usr/local/share/...               bash/zsh completion and the man pages
+#   /usr/local/share/...               bash, zsh and fish completion and the man pages
 # The entrypoint is the runtime's java with the flags bin/idem passes to the commands that end in a
 # moment (exec form: no shell runs), and -Didem.jit=per-command, with which idem starts publish, run
 # and get again in a JVM with the flags bin/idem passes to them (JitRelaunch); the image's user is
@@ -174,8 +176,14 @@ chmod 0700 "$base/home/nonroot"
 # 3. The runtime, and the application with its completion and man pages where a shell and man look.
 cp -a "$dist/runtime" "$runtime/opt/idem/runtime"
 cp -a "$dist/app" "$app/opt/idem/app"
-mkdir -p "$app/usr/local/share/bash-completion/completions" "$app/usr/local/share/man"
+# The dist's POSIX sh launcher, for task images that copy /opt/idem out of this one: this image has no
+# shell to run it (its entrypoint starts java directly), a task image built on a distribution does.
+cp -a "$dist/bin" "$app/opt/idem/bin"
+mkdir -p "$app/usr/local/share/bash-completion/completions" "$app/usr/local/share/zsh/site-functions" \
+  "$app/usr/local/share/fish/vendor_completions.d" "$app/usr/local/share/man"
 cp "$dist/completion/idem.bash" "$app/usr/local/share/bash-completion/completions/idem"
+cp "$dist/completion/_idem" "$app/usr/local/share/zsh/site-functions/_idem"
+cp "$dist/completion/idem.fish" "$app/usr/local/share/fish/vendor_completions.d/idem.fish"
 cp -r "$dist/man/man1" "$app/usr/local/share/man/man1"
 # Readable by nonroot, writable only by root, whatever umask the dist was built under.
 chmod -R u+rwX,go+rX,go-w "$runtime" "$app"

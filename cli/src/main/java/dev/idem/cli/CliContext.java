@@ -17,8 +17,8 @@ import java.util.function.LongSupplier;
 
 /**
  * What a command needs from the world besides its arguments: raw stdin/stdout for payload bytes
- * (picocli's writers carry text), the environment, the clock, the monotonic ticker that deadlines read,
- * how store URIs become stores, and how long work runs before it reports progress on stderr. {@link Main} builds the real one; tests build
+ * (picocli's writers carry text), the environment (with the configuration file under it), the clock,
+ * the monotonic ticker that deadlines read, how store URIs become stores, and how long work runs before it reports progress on stderr. {@link Main} builds the real one; tests build
  * their own, so no command touches {@code System.*} and no test's stderr depends on how loaded the
  * machine is.
  */
@@ -34,7 +34,7 @@ public final class CliContext {
   /** Stdin as a file publish can read directly, or null; the system's, computed on first use. */
   private final Supplier<Path> stdinFile;
   private final OutputStream stdout;
-  private final Map<String, String> env;
+  private final Settings settings;
   private final Clock clock;
   private final StoreOpener opener;
   private final Duration progressAfter;
@@ -47,10 +47,15 @@ public final class CliContext {
 
   private CliContext(InputStream stdin, Supplier<Path> stdinFile, OutputStream stdout, Map<String, String> env,
       Clock clock, StoreOpener opener, Duration progressAfter, LongSupplier ticker) {
+    this(stdin, stdinFile, stdout, Settings.load(env), clock, opener, progressAfter, ticker);
+  }
+
+  private CliContext(InputStream stdin, Supplier<Path> stdinFile, OutputStream stdout, Settings settings, Clock clock,
+      StoreOpener opener, Duration progressAfter, LongSupplier ticker) {
     this.stdin = Objects.requireNonNull(stdin, "stdin");
     this.stdinFile = stdinFile;
     this.stdout = Objects.requireNonNull(stdout, "stdout");
-    this.env = Map.copyOf(env);
+    this.settings = settings;
     this.clock = Objects.requireNonNull(clock, "clock");
     this.opener = opener;
     this.progressAfter = Objects.requireNonNull(progressAfter, "progressAfter");
@@ -65,7 +70,7 @@ public final class CliContext {
     if (after.isNegative() || after.isZero()) {
       throw new IllegalArgumentException("progress delay must be positive, was " + after);
     }
-    return new CliContext(stdin, stdinFile, stdout, env, clock, opener, after, ticker);
+    return new CliContext(stdin, stdinFile, stdout, settings, clock, opener, after, ticker);
   }
 
   /**
@@ -73,7 +78,7 @@ public final class CliContext {
    * System#nanoTime}), so a test can let time pass where it happens without waiting for it.
    */
   public CliContext withTicker(LongSupplier ticker) {
-    return new CliContext(stdin, stdinFile, stdout, env, clock, opener, progressAfter, ticker);
+    return new CliContext(stdin, stdinFile, stdout, settings, clock, opener, progressAfter, ticker);
   }
 
   /** The real process: System streams, the real environment, the UTC clock, {@link StoreUris}. */
@@ -115,12 +120,18 @@ public final class CliContext {
     return stdout;
   }
 
+  /** The environment, with the configuration file's settings under it ({@link Settings}). */
   public Map<String, String> env() {
-    return env;
+    return settings.env();
+  }
+
+  /** The environment and the configuration file, and where each setting came from. */
+  Settings settings() {
+    return settings;
   }
 
   public String env(String name) {
-    String v = env.get(name);
+    String v = settings.env().get(name);
     return v == null || v.isEmpty() ? null : v;
   }
 
@@ -147,19 +158,24 @@ public final class CliContext {
   }
 
   /**
-   * As {@link #openStore(String)}, with {@code settings} (from flags) over the environment's variables of
-   * the same name, waiting on the store as {@code waits} says.
+   * As {@link #openStore(String)}, with {@code flags} (settings given as flags) over the environment's
+   * and the configuration file's variables of the same name, waiting on the store as {@code waits} says.
    */
-  ObjectStore openStore(String uri, Map<String, String> settings, StoreWaits waits) throws IOException {
-    String chosen = StoreUris.choose(uri, env);
+  ObjectStore openStore(String uri, Map<String, String> flags, StoreWaits waits) throws IOException {
+    String chosen = StoreUris.choose(uri, env());
     if (opener != null) {
       return opener.open(chosen);
     }
-    Map<String, String> merged = env;
-    if (!settings.isEmpty()) {
-      merged = new java.util.HashMap<>(env);
-      merged.putAll(settings);
+    Map<String, String> merged = env();
+    if (!flags.isEmpty()) {
+      merged = new java.util.HashMap<>(merged);
+      merged.putAll(flags);
     }
     return StoreUris.open(chosen, merged, waits);
+  }
+
+  /** As {@link #openStore(String)}, waiting on the store as {@code waits} says. */
+  ObjectStore openStore(String uri, StoreWaits waits) throws IOException {
+    return openStore(uri, Map.of(), waits);
   }
 }

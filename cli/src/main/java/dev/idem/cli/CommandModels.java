@@ -23,10 +23,10 @@ final class CommandModels {
   private CommandModels() {}
 
   /** The subcommands of idem, in the order of IdemCommand.COMMANDS. */
-  static final String[] NAMES = {"run", "key", "publish", "get", "pointer", "scan", "gc", "demo", "doctor"};
+  static final String[] NAMES = {"run", "key", "publish", "get", "pointer", "history", "pipelines", "scan", "ack", "gc", "demo", "doctor"};
 
   /** The aliases of each subcommand, in the order of NAMES. */
-  static final String[][] ALIASES = {{}, {}, {}, {}, {}, {}, {}, {}, {}};
+  static final String[][] ALIASES = {{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}};
 
   /** Subcommand {@code i} as the top-level help lists it: names, header, description. */
   static CommandSpec summary(int i) {
@@ -46,27 +46,39 @@ final class CommandModels {
         return s;
       case 3:
         s.name("get");
-        s.usageMessage().description("Write a published object to stdout or a file, verifying its SHA-256 and size.", "By default (or with --latest) follows the pipeline's pointer; with --window/--schema (and the same --input values as the writer) fetches that spec's key.", "To stdout, the object is spooled to a temporary file in TMPDIR and verified before its first byte is written (refused, exit 4, when TMPDIR has less room than the object; the line names it); -o FILE fetches into a temporary file beside FILE and renames it into place.", "").hidden(false);
+        s.usageMessage().description("Write a published object to stdout or a file, verifying its SHA-256 and size.", "By default (or with --latest) follows the pipeline's pointer; with --latest-of-schema N the newest generation of schema N at or behind it; with --window/--schema (and the same --input values as the writer) fetches that spec's key.", "To stdout, the object is spooled to a temporary file in TMPDIR and verified before its first byte is written (refused, exit 4, when TMPDIR has less room than the object; the line names it); -o FILE fetches into a temporary file beside FILE and renames it into place.", "").hidden(false);
         return s;
       case 4:
         s.name("pointer");
         s.usageMessage().description("Read or advance a pipeline's 'latest' pointer (it only moves forward), or rewind it: the one way backwards, a recorded operator compare-and-swap.").hidden(false);
         return s;
       case 5:
-        s.name("scan");
-        s.usageMessage().description("Find keys written with more than one distinct content (two replicas publishing different bytes for one window). Read-only; safe against production.", "Prints 'DIVERGENT <key> writes=<n> payloads=<m>' per divergent key, then 'scanned prefix=<p> divergent_keys=<n>'. Exit 0 when clean; 1 when a key diverged, the scan was cut short by --max-keys/--max-time, or the pointer of a scanned pipeline names an object that is missing or holds other bytes (SHA-256 or size) than the pointer says. Exit 9 when the scan examined nothing (no key and no pointer: a typo in --store, --pipeline or --prefix), or the file: directory holds files but no _idem/ (not an idem store); exit 4 when the file: directory or the bucket does not exist. --json prints one JSON object per line: each divergent key with its versions, then a summary. A pointer an operator rewound ('idem pointer rewind') is shown (POINTER-REWOUND on stderr, pointer_rewinds in --json); it does not fail the gate.", "A position (window and schema) holding more than one key is drift (type drift in --json): two builds that declared different inputs for one window without bumping --schema (keying drift), or several outputs of one window published under one pipeline; the pointer names one of them. Stores record each key's schema, so the overlap of a --schema bump (one key per schema) is not drift (type schema_overlap). A window with a key whose schema is not known (written by an older idem or another tool) is judged whole: schema=unknown. --fail-on-drift makes drift exit 1.", "A key published again after 'idem gc' removed it is compared life by life (a delete marker, or the pipeline's retirement mark, separates the lives) and reported as republished (type republished in --json; republished_keys in the summary), not as divergent; it does not fail the gate. Different bytes within one life still do.", "Stderr gives one line per kind of note (divergent keys compared by ETag, drift, windows judged whole, schema bumps' overlaps, republished keys) with how many and one example, so a gate's log stays short on a million keys; -v also lists every one as it is found (note:, DRIFT, SCHEMA-OVERLAP, REPUBLISHED lines); --json always has every one.", "").hidden(false);
+        s.name("history");
+        s.usageMessage().description("List a pipeline's generations, oldest first, and where each stands against its pointer.", "Each line: window start, schema, size, writer, publish time, outcome (CREATED, IDENTICAL: the same bytes written again, DIVERGENT with its attempts, ACKNOWLEDGED, REPUBLISHED after gc), writes, and where each stands against the pointer (latest, behind, ahead, rewound: the key the last rewind moved away from). Then the pointer and its last rewind. Read-only.", "--json prints one object per generation, then a summary. Exit 7 when the store holds no generation and no pointer of the pipeline (with the pipelines it does hold, for a typo).", "").hidden(false);
         return s;
       case 6:
+        s.name("pipelines");
+        s.usageMessage().description("List the pipelines a store holds, with where each pointer stands.", "One line per pipeline (a pointer, or objects under the pipeline's name) with the key, window and schema its pointer names ('no pointer' when it has none). Read-only.", "--json prints one object per pipeline. Exit 0, also for a store that holds none.", "").hidden(false);
+        return s;
+      case 7:
+        s.name("scan");
+        s.usageMessage().description("Find keys written with more than one distinct content (two replicas publishing different bytes for one window). Read-only; safe against production.", "Prints 'DIVERGENT <key> writes=<n> payloads=<m>' per divergent key, then 'scanned prefix=<p> divergent_keys=<n>'. Exit 0 when clean; 1 when a key diverged, the scan was cut short by --max-keys/--max-time, or the pointer of a scanned pipeline names an object that is missing or holds other bytes (SHA-256 or size) than the pointer says. Exit 9 when the scan examined nothing (no key and no pointer: a typo in --store, --pipeline or --prefix), or the file: directory holds files but no _idem/ (not an idem store); exit 4 when the file: directory or the bucket does not exist. --json prints one JSON object per line: each divergent key with its versions, then a summary. A pointer an operator rewound ('idem pointer rewind') is shown (POINTER-REWOUND on stderr, pointer_rewinds in --json); it does not fail the gate.", "A position (window and schema) holding more than one key is drift (type drift in --json): two builds that declared different inputs for one window without bumping --schema (keying drift), or several outputs of one window published under one pipeline; the pointer names one of them. Stores record each key's schema, so the overlap of a --schema bump (one key per schema) is not drift (type schema_overlap). A window with a key whose schema is not known (written by an older idem or another tool) is judged whole: schema=unknown. --fail-on-drift makes drift exit 1.", "A key published again after 'idem gc' removed it is compared life by life (a delete marker, or the pipeline's retirement mark, separates the lives) and listed as REPUBLISHED (stderr; type republished in --json; republished_keys in the summary), not as divergent; it does not fail the gate. Different bytes within one life still do.", "A divergent key an operator acknowledged ('idem ack') is listed as ACKNOWLEDGED (stderr; type acknowledged in --json; acknowledged_keys in the summary) and passes, until a new content or divergent attempt is written there.", "Stderr gives one line per kind of note (divergent keys compared by ETag, drift, windows judged whole, schema bumps' overlaps, republished keys) with how many and one example, so a gate's log stays short on a million keys; -v also lists every one as it is found (note:, DRIFT, SCHEMA-OVERLAP, REPUBLISHED lines); --json always has every one.", "").hidden(false);
+        return s;
+      case 8:
+        s.name("ack");
+        s.usageMessage().description("Acknowledge a reviewed divergent key: the scan passes it until something new is written there.", "Once the keying bug behind a divergence is fixed, 'idem scan' reports the key as ACKNOWLEDGED and passes; every record and the evidence stay.", "The acknowledgement covers what the key holds now: its distinct contents and its divergent attempts. A new content or one more divergent attempt at the key fails the gate again. It is recorded create-only under _idem/acks/ with who (--writer), when and why (--reason), and shown by 'idem scan' and 'idem history'. Exit 2 when the key is not divergent, 7 when nothing was published there.", "").hidden(false);
+        return s;
+      case 9:
         s.name("gc");
         s.usageMessage().description("Remove old generations of a pipeline and stale temporaries. Never removes what the pointer names or anything newer, nor anything written within --grace; with no pointer, removes no generation. Prints what it removed (or, with --dry-run, what it would).", "Before removing anything it raises the pipeline's retirement mark (one small record per pipeline, only ever moved forward) to the newest window it removes, so that a later publish of a removed window is reported as REPUBLISHED and 'idem scan' does not call it divergent. --dry-run writes nothing.", "gc never creates a store: a file: store whose directory does not exist exits 4, one that holds files but no _idem/ exits 9, and on a store idem has not marked (no _idem/store) nothing is probed or marked.", "").hidden(false);
         return s;
-      case 7:
+      case 10:
         s.name("demo");
         s.usageMessage().description("Play a rolling deployment on a fresh temporary filesystem store (or --store): an old and a new replica overlapping on one window converge to one object; a replica whose keying misses an input publishes different bytes (DIVERGENT); the scan shows it; then the store's final state.", "It plays in pipeline 'idem-demo', a name of its own. A --store that already holds objects is refused (exit 2, nothing written): the demo leaves a real divergence behind.", "Exits 0: the divergence is staged on purpose (a real 'idem scan' would exit 1).", "").hidden(false);
         return s;
-      case 8:
+      case 11:
         s.name("doctor");
-        s.usageMessage().description("Check a store before trusting it: print each guarantee idem relies on (create-only writes, the pointer's compare-and-swap, hard links, directory fsync, file locks), how it was tested and the answer; how the store is reached (S3: endpoint, region, addressing, credentials source (never the secret), bucket versioning, clock skew against the server's Date); and the store marker, which fixes the store's pointer mode.", "", "By default doctor probes the store now: it writes scratch objects under _idem/probe/ and removes them (on a file: store this creates the directory if missing). It never writes the marker; the first writing command does. With --no-probe it only reads, and reports the answers the marker recorded.", "", "What no probe can show is listed under 'not checked' (--json: not_checked): that a condition is atomic when writers race (cas mode's If-Match: S3Proxy passes the probe and is not), that a file lock is honoured by other hosts, and with --no-probe whether idem can write there today.", "", "Exit 0 when every required guarantee holds, 8 when one is missing or the marker names another pointer mode, 7 with --no-probe on a store without a marker. When a probe fails (the store unreachable, credentials refused) the guarantees judged before it are still listed, and the exit is 8 if one of them is missing, else that failure's.", "").hidden(false);
+        s.usageMessage().description("Check a store before trusting it: print each guarantee idem relies on (create-only writes, the pointer's compare-and-swap, hard links, directory fsync, file locks), how it was tested and the answer; how the store is reached (S3: endpoint, region, addressing, credentials source (never the secret), bucket versioning, clock skew against the server's Date); and the store marker, which fixes the store's pointer mode.", "", "By default doctor probes the store now: it writes scratch objects under _idem/probe/ and removes them (on a file: store this creates the directory if missing). It never writes the marker; the first writing command does. With --no-probe it only reads, and reports the answers the marker recorded.", "", "What no probe can show is listed under 'not checked' (--json: not_checked): that a condition is atomic when writers race (cas mode's If-Match: S3Proxy passes the probe and is not), that a file lock is honoured by other hosts, and with --no-probe whether idem can write there today.", "It also shows the configuration file read (IDEM_CONFIG_FILE, else $XDG_CONFIG_HOME/idem/config, else ~/.config/idem/config; the section IDEM_PROFILE names, else [default]) and every setting in force with where it came from: a flag, the environment, or the file (flag over environment over file).", "", "Exit 0 when every required guarantee holds, 8 when one is missing or the marker names another pointer mode, 7 with --no-probe on a store without a marker. When a probe fails (the store unreachable, credentials refused) the guarantees judged before it are still listed, and the exit is 8 if one of them is missing, else that failure's.", "").hidden(false);
         return s;
       default: throw new IndexOutOfBoundsException(i);
     }
@@ -83,10 +95,13 @@ final class CommandModels {
       case 2: return publish(new PublishCommand());
       case 3: return GetCommand.class;
       case 4: return pointer(new PointerCommand());
-      case 5: return ScanCommand.class;
-      case 6: return gc(new GcCommand());
-      case 7: return demo(new DemoCommand());
-      case 8: return doctor(new DoctorCommand());
+      case 5: return history(new HistoryCommand());
+      case 6: return pipelines(new PipelinesCommand());
+      case 7: return ScanCommand.class;
+      case 8: return ack(new AckCommand());
+      case 9: return gc(new GcCommand());
+      case 10: return demo(new DemoCommand());
+      case 11: return doctor(new DoctorCommand());
       default: throw new IndexOutOfBoundsException(i);
     }
   }
@@ -98,7 +113,7 @@ final class CommandModels {
     s.versionProvider(new IdemCommand.Version());
     s.usageMessage()
         .description("Makes a scheduled task safe to run twice: the output key comes from the inputs, publishing is create-only, readers follow a monotonic 'latest' pointer, and a divergence scan finds keys written with different bytes.", "")
-        .footer("  file:PATH           a local or shared directory (default: file:.idem)", "  s3://bucket/prefix  S3, configured by AWS_ENDPOINT_URL, AWS_REGION,", "                      AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,", "                      AWS_SESSION_TOKEN, AWS_PROFILE", "  Pick one with --store URI on any command, or IDEM_STORE.")
+        .footer("  file:PATH           a local or shared directory (default: file:.idem)", "  s3://bucket/prefix  S3, configured by AWS_ENDPOINT_URL, AWS_REGION,", "                      AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,", "                      AWS_SESSION_TOKEN, AWS_PROFILE", "  Pick one with --store URI on any command, or IDEM_STORE, or store = in the", "  configuration file (~/.config/idem/config; idem doctor shows it).")
         .footerHeading("%nStores:%n");
     o.spec = s;
     s.addMixin("mixinStandardHelpOptions", standardHelpOptions());
@@ -195,7 +210,7 @@ final class CommandModels {
         .description("When the command ends, write its outcome to F in the Prometheus text format (replaced atomically; name it *.prom in node-exporter's textfile directory). A failure to write only warns: the exit code is unchanged.")
         .type(String.class).withToString("field String dev.idem.cli.MetricsOptions.metricsFile"), o, 15));
     s.addOption(option(OptionSpec.builder(new String[] {"--push-metrics"}).paramLabel("URL")
-        .description("When the command ends, PUT its outcome to the Pushgateway at URL, under URL/metrics/job/idem/pipeline/PIPELINE. A failure to push only warns: the exit code is unchanged.")
+        .description("When the command ends, PUT its outcome to the Pushgateway at URL, under URL/metrics/job/idem/pipeline/PIPELINE/writer/WRITER (one group per writer: replicas do not replace each other's outcome). A failure to push only warns: the exit code is unchanged.")
         .type(String.class).withToString("field String dev.idem.cli.MetricsOptions.pushUrl"), o, 16));
     s.addOption(option(OptionSpec.builder(new String[] {"--push-timeout"}).paramLabel("D").defaultValue("5s")
         .description("Give up the push after D in all (connect, reply). Default: ${DEFAULT-VALUE}")
@@ -400,6 +415,77 @@ final class CommandModels {
     return s;
   }
 
+  /** {@code history}, as HistoryCommand's annotations declare it. */
+  static CommandSpec history(HistoryCommand o) {
+    CommandSpec s = CommandSpec.wrapWithoutInspection(o);
+    s.name("history");
+    s.versionProvider(new IdemCommand.Version());
+    s.usageMessage()
+        .description("List a pipeline's generations, oldest first, and where each stands against its pointer.", "Each line: window start, schema, size, writer, publish time, outcome (CREATED, IDENTICAL: the same bytes written again, DIVERGENT with its attempts, ACKNOWLEDGED, REPUBLISHED after gc), writes, and where each stands against the pointer (latest, behind, ahead, rewound: the key the last rewind moved away from). Then the pointer and its last rewind. Read-only.", "--json prints one object per generation, then a summary. Exit 7 when the store holds no generation and no pointer of the pipeline (with the pipelines it does hold, for a typo).", "");
+    o.spec = s;
+    s.addOption(option(OptionSpec.builder(new String[] {"--pipeline"}).paramLabel("P").required(true)
+        .description("Pipeline name.")
+        .type(String.class).withToString("field String dev.idem.cli.HistoryCommand.pipeline"), o, 30));
+    s.addOption(option(OptionSpec.builder(new String[] {"--since"}).paramLabel("D")
+        .description("Only windows that started within D before now (e.g. 7d); pushed into the store's listing.")
+        .type(Duration.class).converters(new Durations()).withToString("field java.time.Duration dev.idem.cli.HistoryCommand.since"), o, 31));
+    s.addOption(option(OptionSpec.builder(new String[] {"--schema"}).paramLabel("N")
+        .description("Only generations of schema version N.")
+        .type(Integer.class).withToString("field Integer dev.idem.cli.HistoryCommand.schema"), o, 32));
+    s.addOption(option(OptionSpec.builder(new String[] {"--limit"}).paramLabel("N").defaultValue("20")
+        .description("Show the newest N generations (default ${DEFAULT-VALUE}; 0: all). The summary counts all.")
+        .type(int.class).withToString("field int dev.idem.cli.HistoryCommand.limit"), o, 33));
+    if (o.store == null) { o.store = new StoreOption(); }
+    s.addMixin("store", storeOption(o.store).withToString("mixin from member dev.idem.cli.StoreOption dev.idem.cli.HistoryCommand.store"));
+    o.store.mixee = s;
+    if (o.output == null) { o.output = new OutputOptions(); }
+    s.addMixin("output", outputOptions(o.output).withToString("mixin from member dev.idem.cli.OutputOptions dev.idem.cli.HistoryCommand.output"));
+    s.addMixin("mixinStandardHelpOptions", standardHelpOptions());
+    return s;
+  }
+
+  /** {@code pipelines}, as PipelinesCommand's annotations declare it. */
+  static CommandSpec pipelines(PipelinesCommand o) {
+    CommandSpec s = CommandSpec.wrapWithoutInspection(o);
+    s.name("pipelines");
+    s.versionProvider(new IdemCommand.Version());
+    s.usageMessage()
+        .description("List the pipelines a store holds, with where each pointer stands.", "One line per pipeline (a pointer, or objects under the pipeline's name) with the key, window and schema its pointer names ('no pointer' when it has none). Read-only.", "--json prints one object per pipeline. Exit 0, also for a store that holds none.", "");
+    o.spec = s;
+    if (o.store == null) { o.store = new StoreOption(); }
+    s.addMixin("store", storeOption(o.store).withToString("mixin from member dev.idem.cli.StoreOption dev.idem.cli.PipelinesCommand.store"));
+    o.store.mixee = s;
+    if (o.output == null) { o.output = new OutputOptions(); }
+    s.addMixin("output", outputOptions(o.output).withToString("mixin from member dev.idem.cli.OutputOptions dev.idem.cli.PipelinesCommand.output"));
+    s.addMixin("mixinStandardHelpOptions", standardHelpOptions());
+    return s;
+  }
+
+  /** {@code ack}, as AckCommand's annotations declare it. */
+  static CommandSpec ack(AckCommand o) {
+    CommandSpec s = CommandSpec.wrapWithoutInspection(o);
+    s.name("ack");
+    s.versionProvider(new IdemCommand.Version());
+    s.usageMessage()
+        .description("Acknowledge a reviewed divergent key: the scan passes it until something new is written there.", "Once the keying bug behind a divergence is fixed, 'idem scan' reports the key as ACKNOWLEDGED and passes; every record and the evidence stay.", "The acknowledgement covers what the key holds now: its distinct contents and its divergent attempts. A new content or one more divergent attempt at the key fails the gate again. It is recorded create-only under _idem/acks/ with who (--writer), when and why (--reason), and shown by 'idem scan' and 'idem history'. Exit 2 when the key is not divergent, 7 when nothing was published there.", "");
+    o.spec = s;
+    s.addPositional(positional(PositionalParamSpec.builder().index("0").paramLabel("KEY").required(true)
+        .description("The divergent key, as 'idem scan' prints it.")
+        .type(String.class).withToString("field String dev.idem.cli.AckCommand.key"), o, 34));
+    s.addOption(option(OptionSpec.builder(new String[] {"--reason"}).paramLabel("TEXT").required(true)
+        .description("Why, recorded with the acknowledgement: one line, at most 500 characters.")
+        .type(String.class).withToString("field String dev.idem.cli.AckCommand.reason"), o, 35));
+    if (o.store == null) { o.store = new StoreOption(); }
+    s.addMixin("store", storeOption(o.store).withToString("mixin from member dev.idem.cli.StoreOption dev.idem.cli.AckCommand.store"));
+    o.store.mixee = s;
+    if (o.writer == null) { o.writer = new WriterOption(); }
+    s.addMixin("writer", writerOption(o.writer).withToString("mixin from member dev.idem.cli.WriterOption dev.idem.cli.AckCommand.writer"));
+    if (o.output == null) { o.output = new OutputOptions(); }
+    s.addMixin("output", outputOptions(o.output).withToString("mixin from member dev.idem.cli.OutputOptions dev.idem.cli.AckCommand.output"));
+    s.addMixin("mixinStandardHelpOptions", standardHelpOptions());
+    return s;
+  }
+
   /** {@code gc}, as GcCommand's annotations declare it. */
   static CommandSpec gc(GcCommand o) {
     CommandSpec s = CommandSpec.wrapWithoutInspection(o);
@@ -410,22 +496,22 @@ final class CommandModels {
     o.spec = s;
     s.addOption(option(OptionSpec.builder(new String[] {"--pipeline"}).paramLabel("P").required(true)
         .description("Pipeline name.")
-        .type(String.class).withToString("field String dev.idem.cli.GcCommand.pipeline"), o, 30));
+        .type(String.class).withToString("field String dev.idem.cli.GcCommand.pipeline"), o, 36));
     s.addOption(option(OptionSpec.builder(new String[] {"--keep"}).paramLabel("N").required(true)
         .description("Keep the newest N generations, N >= 1 (the pointer's and newer ones are always kept).")
-        .type(int.class).withToString("field int dev.idem.cli.GcCommand.keep"), o, 31));
+        .type(int.class).withToString("field int dev.idem.cli.GcCommand.keep"), o, 37));
     s.addOption(option(OptionSpec.builder(new String[] {"--older-than"}).paramLabel("D")
         .description("Only remove generations whose window ended at least D ago.")
-        .type(Duration.class).converters(new Durations()).withToString("field java.time.Duration dev.idem.cli.GcCommand.olderThan"), o, 32));
+        .type(Duration.class).converters(new Durations()).withToString("field java.time.Duration dev.idem.cli.GcCommand.olderThan"), o, 38));
     s.addOption(option(OptionSpec.builder(new String[] {"--grace"}).paramLabel("D").defaultValue("1h")
         .description("Leave alone objects and leftovers (temporaries, incomplete uploads) written within D. Default: ${DEFAULT-VALUE}")
-        .type(Duration.class).converters(new Durations()).withToString("field java.time.Duration dev.idem.cli.GcCommand.grace"), o, 33));
+        .type(Duration.class).converters(new Durations()).withToString("field java.time.Duration dev.idem.cli.GcCommand.grace"), o, 39));
     s.addOption(option(OptionSpec.builder(new String[] {"--dry-run"}).paramLabel("<dryRun>")
         .description("Print what would be removed; remove nothing.")
-        .type(boolean.class).withToString("field boolean dev.idem.cli.GcCommand.dryRun"), o, 34));
+        .type(boolean.class).withToString("field boolean dev.idem.cli.GcCommand.dryRun"), o, 40));
     s.addOption(option(OptionSpec.builder(new String[] {"--drop-divergent-evidence"}).paramLabel("<dropDivergentEvidence>")
         .description("Also remove the publish records and kept bytes of divergent generations (by default they outlive retention, and 'idem scan' keeps reporting the key).")
-        .type(boolean.class).withToString("field boolean dev.idem.cli.GcCommand.dropDivergentEvidence"), o, 35));
+        .type(boolean.class).withToString("field boolean dev.idem.cli.GcCommand.dropDivergentEvidence"), o, 41));
     if (o.store == null) { o.store = new StoreOption(); }
     s.addMixin("store", storeOption(o.store).withToString("mixin from member dev.idem.cli.StoreOption dev.idem.cli.GcCommand.store"));
     o.store.mixee = s;
@@ -445,10 +531,10 @@ final class CommandModels {
     o.spec = s;
     s.addOption(option(OptionSpec.builder(new String[] {"--store"}).paramLabel("URI")
         .description("Play on this store instead of a fresh temporary one; it must hold no objects.")
-        .type(String.class).withToString("field String dev.idem.cli.DemoCommand.storeUri"), o, 36));
+        .type(String.class).withToString("field String dev.idem.cli.DemoCommand.storeUri"), o, 42));
     s.addOption(option(OptionSpec.builder(new String[] {"--keep-store"}).paramLabel("<keepStore>")
         .description("Keep the temporary store afterwards and print how to look at it.")
-        .type(boolean.class).withToString("field boolean dev.idem.cli.DemoCommand.keepStore"), o, 37));
+        .type(boolean.class).withToString("field boolean dev.idem.cli.DemoCommand.keepStore"), o, 43));
     if (o.output == null) { o.output = new OutputOptions(); }
     s.addMixin("output", outputOptions(o.output).withToString("mixin from member dev.idem.cli.OutputOptions dev.idem.cli.DemoCommand.output"));
     s.addMixin("mixinStandardHelpOptions", standardHelpOptions());
@@ -461,7 +547,7 @@ final class CommandModels {
     s.name("doctor");
     s.versionProvider(new IdemCommand.Version());
     s.usageMessage()
-        .description("Check a store before trusting it: print each guarantee idem relies on (create-only writes, the pointer's compare-and-swap, hard links, directory fsync, file locks), how it was tested and the answer; how the store is reached (S3: endpoint, region, addressing, credentials source (never the secret), bucket versioning, clock skew against the server's Date); and the store marker, which fixes the store's pointer mode.", "", "By default doctor probes the store now: it writes scratch objects under _idem/probe/ and removes them (on a file: store this creates the directory if missing). It never writes the marker; the first writing command does. With --no-probe it only reads, and reports the answers the marker recorded.", "", "What no probe can show is listed under 'not checked' (--json: not_checked): that a condition is atomic when writers race (cas mode's If-Match: S3Proxy passes the probe and is not), that a file lock is honoured by other hosts, and with --no-probe whether idem can write there today.", "", "Exit 0 when every required guarantee holds, 8 when one is missing or the marker names another pointer mode, 7 with --no-probe on a store without a marker. When a probe fails (the store unreachable, credentials refused) the guarantees judged before it are still listed, and the exit is 8 if one of them is missing, else that failure's.", "");
+        .description("Check a store before trusting it: print each guarantee idem relies on (create-only writes, the pointer's compare-and-swap, hard links, directory fsync, file locks), how it was tested and the answer; how the store is reached (S3: endpoint, region, addressing, credentials source (never the secret), bucket versioning, clock skew against the server's Date); and the store marker, which fixes the store's pointer mode.", "", "By default doctor probes the store now: it writes scratch objects under _idem/probe/ and removes them (on a file: store this creates the directory if missing). It never writes the marker; the first writing command does. With --no-probe it only reads, and reports the answers the marker recorded.", "", "What no probe can show is listed under 'not checked' (--json: not_checked): that a condition is atomic when writers race (cas mode's If-Match: S3Proxy passes the probe and is not), that a file lock is honoured by other hosts, and with --no-probe whether idem can write there today.", "It also shows the configuration file read (IDEM_CONFIG_FILE, else $XDG_CONFIG_HOME/idem/config, else ~/.config/idem/config; the section IDEM_PROFILE names, else [default]) and every setting in force with where it came from: a flag, the environment, or the file (flag over environment over file).", "", "Exit 0 when every required guarantee holds, 8 when one is missing or the marker names another pointer mode, 7 with --no-probe on a store without a marker. When a probe fails (the store unreachable, credentials refused) the guarantees judged before it are still listed, and the exit is 8 if one of them is missing, else that failure's.", "");
     o.spec = s;
     if (o.store == null) { o.store = new StoreOption(); }
     s.addMixin("store", storeOption(o.store).withToString("mixin from member dev.idem.cli.StoreOption dev.idem.cli.DoctorCommand.store"));
@@ -470,7 +556,7 @@ final class CommandModels {
     s.addMixin("output", outputOptions(o.output).withToString("mixin from member dev.idem.cli.OutputOptions dev.idem.cli.DoctorCommand.output"));
     s.addOption(option(OptionSpec.builder(new String[] {"--no-probe"}).paramLabel("<noProbe>")
         .description("Read only: report the answers recorded in the store marker instead of probing now.")
-        .type(boolean.class).withToString("field boolean dev.idem.cli.DoctorCommand.noProbe"), o, 38));
+        .type(boolean.class).withToString("field boolean dev.idem.cli.DoctorCommand.noProbe"), o, 44));
     s.addMixin("mixinStandardHelpOptions", standardHelpOptions());
     return s;
   }
@@ -543,15 +629,21 @@ final class CommandModels {
         case 27: return (T) (Object) ((PointerShowCommand) o).pipeline;
         case 28: return (T) (Object) ((PointerRewindCommand) o).expect;
         case 29: return (T) (Object) ((PointerRewindCommand) o).reason;
-        case 30: return (T) (Object) ((GcCommand) o).pipeline;
-        case 31: return (T) (Object) ((GcCommand) o).keep;
-        case 32: return (T) (Object) ((GcCommand) o).olderThan;
-        case 33: return (T) (Object) ((GcCommand) o).grace;
-        case 34: return (T) (Object) ((GcCommand) o).dryRun;
-        case 35: return (T) (Object) ((GcCommand) o).dropDivergentEvidence;
-        case 36: return (T) (Object) ((DemoCommand) o).storeUri;
-        case 37: return (T) (Object) ((DemoCommand) o).keepStore;
-        case 38: return (T) (Object) ((DoctorCommand) o).noProbe;
+        case 30: return (T) (Object) ((HistoryCommand) o).pipeline;
+        case 31: return (T) (Object) ((HistoryCommand) o).since;
+        case 32: return (T) (Object) ((HistoryCommand) o).schema;
+        case 33: return (T) (Object) ((HistoryCommand) o).limit;
+        case 34: return (T) (Object) ((AckCommand) o).key;
+        case 35: return (T) (Object) ((AckCommand) o).reason;
+        case 36: return (T) (Object) ((GcCommand) o).pipeline;
+        case 37: return (T) (Object) ((GcCommand) o).keep;
+        case 38: return (T) (Object) ((GcCommand) o).olderThan;
+        case 39: return (T) (Object) ((GcCommand) o).grace;
+        case 40: return (T) (Object) ((GcCommand) o).dryRun;
+        case 41: return (T) (Object) ((GcCommand) o).dropDivergentEvidence;
+        case 42: return (T) (Object) ((DemoCommand) o).storeUri;
+        case 43: return (T) (Object) ((DemoCommand) o).keepStore;
+        case 44: return (T) (Object) ((DoctorCommand) o).noProbe;
         default: throw new IllegalStateException("no field " + field);
       }
     }
@@ -590,15 +682,21 @@ final class CommandModels {
         case 27: ((PointerShowCommand) o).pipeline = (String) value; break;
         case 28: ((PointerRewindCommand) o).expect = (String) value; break;
         case 29: ((PointerRewindCommand) o).reason = (String) value; break;
-        case 30: ((GcCommand) o).pipeline = (String) value; break;
-        case 31: ((GcCommand) o).keep = (Integer) value; break;
-        case 32: ((GcCommand) o).olderThan = (Duration) value; break;
-        case 33: ((GcCommand) o).grace = (Duration) value; break;
-        case 34: ((GcCommand) o).dryRun = (Boolean) value; break;
-        case 35: ((GcCommand) o).dropDivergentEvidence = (Boolean) value; break;
-        case 36: ((DemoCommand) o).storeUri = (String) value; break;
-        case 37: ((DemoCommand) o).keepStore = (Boolean) value; break;
-        case 38: ((DoctorCommand) o).noProbe = (Boolean) value; break;
+        case 30: ((HistoryCommand) o).pipeline = (String) value; break;
+        case 31: ((HistoryCommand) o).since = (Duration) value; break;
+        case 32: ((HistoryCommand) o).schema = (Integer) value; break;
+        case 33: ((HistoryCommand) o).limit = (Integer) value; break;
+        case 34: ((AckCommand) o).key = (String) value; break;
+        case 35: ((AckCommand) o).reason = (String) value; break;
+        case 36: ((GcCommand) o).pipeline = (String) value; break;
+        case 37: ((GcCommand) o).keep = (Integer) value; break;
+        case 38: ((GcCommand) o).olderThan = (Duration) value; break;
+        case 39: ((GcCommand) o).grace = (Duration) value; break;
+        case 40: ((GcCommand) o).dryRun = (Boolean) value; break;
+        case 41: ((GcCommand) o).dropDivergentEvidence = (Boolean) value; break;
+        case 42: ((DemoCommand) o).storeUri = (String) value; break;
+        case 43: ((DemoCommand) o).keepStore = (Boolean) value; break;
+        case 44: ((DoctorCommand) o).noProbe = (Boolean) value; break;
         default: throw new IllegalStateException("no field " + field);
       }
       return old;

@@ -48,6 +48,9 @@ import picocli.CommandLine.Spec;
         "What no probe can show is listed under 'not checked' (--json: not_checked): that a condition is "
             + "atomic when writers race (cas mode's If-Match: S3Proxy passes the probe and is not), that a file "
             + "lock is honoured by other hosts, and with --no-probe whether idem can write there today.",
+        "It also shows the configuration file read (IDEM_CONFIG_FILE, else $XDG_CONFIG_HOME/idem/config, else "
+            + "~/.config/idem/config; the section IDEM_PROFILE names, else [default]) and every setting in force "
+            + "with where it came from: a flag, the environment, or the file (flag over environment over file).",
         "",
         "Exit 0 when every required guarantee holds, 8 when one is missing or the marker names another "
             + "pointer mode, 7 with --no-probe on a store without a marker. When a probe fails (the store "
@@ -119,9 +122,11 @@ final class DoctorCommand implements Callable<Integer> {
             + "the server's behaviour since) was not checked");
       }
       if (output.json) {
-        out.println(json(environment, marker, results, noProbe, problems, stopped, unchecked));
+        out.println(json(environment, marker, results, noProbe, problems, stopped, unchecked)
+            .put("config", ctx.settings().json(store.uri)));
       } else if (!output.quiet) {
         environment.forEach((name, value) -> out.println(name + ": " + value));
+        ctx.settings().describe(store.uri).forEach(out::println);
         out.println("marker: " + marker.map(m -> prover.markerLocation() + ", pointer mode " + m.pointerMode()
             + ", created " + m.createdAt() + " by " + m.createdBy())
             .orElse("none yet (the first writing command probes the store and creates " + prover.markerLocation()

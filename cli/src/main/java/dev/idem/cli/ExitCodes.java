@@ -86,14 +86,14 @@ public final class ExitCodes implements IExitCodeExceptionMapper {
     Map<String, String> m = new LinkedHashMap<>();
     m.put(" " + OK, "success (also: run found the key already published and skipped CMD; a publish re-created a window gc had removed, REPUBLISHED)");
     m.put(" " + DIVERGENT, "divergence: different bytes met at one key (also when the store could not record it: stderr says why), or a scan found divergent keys, a pointer whose object is missing or holds other bytes, a window with two keys under --fail-on-drift (or was cut short)");
-    m.put(" " + USAGE, "usage error: bad flag, value, name, store URI or file, an empty file to publish, or a window not yet closed (beyond --max-clock-skew); nothing written");
+    m.put(" " + USAGE, "usage error: bad flag, value, name, store URI or file, an empty file to publish, a window not yet closed (beyond --max-clock-skew), or an ack of a key that is not divergent; nothing written");
     m.put(" " + CONTENDED, "contention: the pointer's lock was not obtained (BUSY) or others kept moving the pointer (CONFLICT) within --pointer-timeout, or what --max-time left (the message names which); safe to retry (pointer rewind: the pointer is not at --expect)");
     m.put(" " + STORE_UNAVAILABLE, "store unavailable: I/O error, unreachable store, unwritable path or too little free space (run checks before "
         + "starting CMD; a result it could not publish is kept), corrupt object, a full TMPDIR spool (named), or no answer in "
         + "time: a connect or read timeout on every attempt, or --max-time ran out (the message names the wait)");
     m.put(" " + AUTH, "auth failure: no usable credentials, or the store refused them");
     m.put(" " + TASK_FAILED, "task failed: run could not start CMD, or CMD wrote no result or an empty one (--allow-empty publishes it; CMD's own non-zero code is passed through, or mapped by --cmd-exit N)");
-    m.put(" " + NOT_FOUND, "not found: no pointer for the pipeline, or no object at the key");
+    m.put(" " + NOT_FOUND, "not found: no pointer for the pipeline, no object at the key, no generation of the pipeline or schema");
     m.put(" " + STORE_REFUSED, "store refused: it failed a guarantee probe or its marker names another pointer mode; nothing written");
     m.put(" " + NOTHING_EXAMINED, "nothing examined: a scan met no keys and no pointer (--allow-empty passes a new pipeline), or its file: directory is not an idem store");
     m.put(INTERNAL + "", "internal error (a bug; IDEM_DEBUG=1 prints the stack trace)");

@@ -2,6 +2,7 @@ package dev.idem.cli;
 
 import dev.idem.core.Names;
 import dev.idem.core.Sha256;
+import dev.idem.core.scan.LatestOfSchema;
 import dev.idem.core.store.ObjectInfo;
 import dev.idem.core.store.ObjectStore;
 import dev.idem.core.store.Pointer;
@@ -34,8 +35,9 @@ import picocli.CommandLine.Spec;
 @Command(name = "get", mixinStandardHelpOptions = true, versionProvider = IdemCommand.Version.class,
     description = {
         "Write a published object to stdout or a file, verifying its SHA-256 and size.",
-        "By default (or with --latest) follows the pipeline's pointer; with --window/--schema (and the "
-            + "same --input values as the writer) fetches that spec's key.",
+        "By default (or with --latest) follows the pipeline's pointer; with --latest-of-schema N the newest "
+            + "generation of schema N at or behind it; with --window/--schema (and the same --input values as the "
+            + "writer) fetches that spec's key.",
         "To stdout, the object is spooled to a temporary file in TMPDIR and verified before its first byte is "
             + "written (refused, exit 4, when TMPDIR has less room than the object; the line names it); -o FILE "
             + "fetches into a temporary file beside FILE and renames it into place.",
@@ -51,10 +53,15 @@ final class GetCommand implements Callable<Integer> {
   @ArgGroup(exclusive = true, multiplicity = "0..1")
   Target target;
 
-  /** Either the pointer or one spec's key. */
+  /** The pointer, the newest generation of one schema, or one spec's key. */
   static final class Target {
     @Option(names = "--latest", description = "Follow the pipeline's pointer (the default).")
     boolean latest;
+
+    @Option(names = "--latest-of-schema", paramLabel = "N",
+        description = "The newest generation of schema version N at or behind the pointer: what a reader of that "
+            + "format follows while a deploy moves the pointer between schemas (ordered by window, then schema).")
+    Integer latestOfSchema;
 
     @ArgGroup(exclusive = false, multiplicity = "1", heading = "Instead of --latest, a spec:%n")
     WindowOptions window;
@@ -87,14 +94,23 @@ final class GetCommand implements Callable<Integer> {
     String sha;
     long size;
     try (ObjectStore st = store.open(ctx)) {
-      if (target != null && target.window != null) {
+      if (target != null && target.latestOfSchema != null) {
+        int schema = target.latestOfSchema;
+        key = LatestOfSchema.find(st, pipeline, schema, 0).orElseThrow(() -> new NotFoundException(
+            "no generation of schema " + schema + " of pipeline " + pipeline + " at or behind its pointer in "
+                + st.describe() + Pipelines.didYouMean(st, pipeline)));
+        ObjectInfo info = st.stat(key).orElseThrow(() -> new NotFoundException("no object at " + key + " in " + st.describe()));
+        sha = info.sha256();
+        size = info.size();
+      } else if (target != null && target.window != null) {
         key = target.window.toSpec(pipeline, ctx.clock()).outputKey().toString();
         ObjectInfo info = st.stat(key).orElseThrow(() -> new NotFoundException("no object at " + key + " in " + st.describe()));
         sha = info.sha256();
         size = info.size();
       } else {
         Pointer p = st.readPointer(pipeline).map(PointerState::pointer)
-            .orElseThrow(() -> new NotFoundException("no pointer for pipeline " + pipeline + " in " + st.describe()));
+            .orElseThrow(() -> new NotFoundException("no pointer for pipeline " + pipeline + " in " + st.describe()
+                + Pipelines.didYouMean(st, pipeline)));
         key = p.key();
         sha = p.sha256();
         size = p.size();

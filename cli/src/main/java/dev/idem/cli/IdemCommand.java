@@ -28,7 +28,8 @@ import picocli.CommandLine.Spec;
         "  s3://bucket/prefix  S3, configured by AWS_ENDPOINT_URL, AWS_REGION,",
         "                      AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,",
         "                      AWS_SESSION_TOKEN, AWS_PROFILE",
-        "  Pick one with --store URI on any command, or IDEM_STORE.",
+        "  Pick one with --store URI on any command, or IDEM_STORE, or store = in the",
+        "  configuration file (~/.config/idem/config; idem doctor shows it).",
     })
 public final class IdemCommand implements Callable<Integer> {
   /**
@@ -43,7 +44,10 @@ public final class IdemCommand implements Callable<Integer> {
       PublishCommand.class,
       GetCommand.class,
       PointerCommand.class,
+      HistoryCommand.class,
+      PipelinesCommand.class,
       ScanCommand.class,
+      AckCommand.class,
       GcCommand.class,
       DemoCommand.class,
       DoctorCommand.class);
@@ -61,9 +65,18 @@ public final class IdemCommand implements Callable<Integer> {
     return context;
   }
 
-  /** The context of the command line {@code spec} belongs to. */
+  /**
+   * The context of the command line {@code spec} belongs to; every command asks for it first, so a bad
+   * configuration file ends the command here, before anything is read or written.
+   *
+   * @throws UsageException naming what is wrong with the configuration file
+   */
   static CliContext context(CommandSpec spec) {
-    return ((IdemCommand) spec.root().userObject()).context;
+    CliContext ctx = ((IdemCommand) spec.root().userObject()).context;
+    if (ctx.settings().error() != null) {
+      throw ctx.settings().error();
+    }
+    return ctx;
   }
 
   @Override

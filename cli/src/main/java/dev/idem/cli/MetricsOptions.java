@@ -25,7 +25,8 @@ final class MetricsOptions {
 
   @Option(names = "--push-metrics", paramLabel = "URL",
       description = "When the command ends, PUT its outcome to the Pushgateway at URL, under "
-          + "URL/metrics/job/idem/pipeline/PIPELINE. A failure to push only warns: the exit code is unchanged.")
+          + "URL/metrics/job/idem/pipeline/PIPELINE/writer/WRITER (one group per writer: replicas do not replace "
+          + "each other's outcome). A failure to push only warns: the exit code is unchanged.")
   String pushUrl;
 
   @Option(names = "--push-timeout", paramLabel = "D", converter = Durations.class, defaultValue = "5s",
@@ -33,9 +34,9 @@ final class MetricsOptions {
   Duration pushTimeout;
 
   /** Checks the flags and starts the clock; the result reports on {@link BatchMetrics#close()}. */
-  BatchMetrics start(CliContext ctx, String command, RunSpec spec, PrintWriter err) {
+  BatchMetrics start(CliContext ctx, String command, RunSpec spec, String writer, PrintWriter err) {
     Path file = metricsFile == null ? null : metricsPath(metricsFile);
-    URI push = pushUrl == null ? null : pushUri(pushUrl, spec.pipeline());
+    URI push = pushUrl == null ? null : pushUri(pushUrl, spec.pipeline(), writer);
     return new BatchMetrics(command, spec, file, push, pushTimeout, ctx.clock(), err);
   }
 
@@ -55,8 +56,12 @@ final class MetricsOptions {
     return p;
   }
 
-  /** The Pushgateway path with job and pipeline as grouping labels; a pipeline name is one safe path segment. */
-  static URI pushUri(String url, String pipeline) {
+  /**
+   * The Pushgateway path with job, pipeline and writer as grouping labels. Both names are one safe path
+   * segment as they are ({@code [a-z0-9._-]} and {@code [A-Za-z0-9._:@+-]}: a value's {@code @} means
+   * nothing to the Pushgateway, which reads {@code @base64} only after a label's name).
+   */
+  static URI pushUri(String url, String pipeline, String writer) {
     URI base;
     try {
       base = new URI(url);
@@ -73,6 +78,7 @@ final class MetricsOptions {
     while (path.endsWith("/")) {
       path = path.substring(0, path.length() - 1);
     }
-    return URI.create(base.getScheme() + "://" + base.getRawAuthority() + path + "/metrics/job/idem/pipeline/" + pipeline);
+    return URI.create(base.getScheme() + "://" + base.getRawAuthority() + path + "/metrics/job/idem/pipeline/" + pipeline
+        + "/writer/" + writer);
   }
 }

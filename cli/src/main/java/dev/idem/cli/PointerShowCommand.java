@@ -50,7 +50,8 @@ final class PointerShowCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     try (ObjectStore st = store.open(ctx)) {
       PointerState state = st.readPointer(pipeline)
-          .orElseThrow(() -> new NotFoundException("no pointer for pipeline " + pipeline + " in " + st.describe()));
+          .orElseThrow(() -> new NotFoundException("no pointer for pipeline " + pipeline + " in " + st.describe()
+              + Pipelines.didYouMean(st, pipeline)));
       Pointer p = state.pointer();
       PointerTarget target = PointerTarget.check(st, p);
       boolean present = target.matches();

@@ -82,7 +82,7 @@ final class PublishCommand implements Callable<Integer> {
       requireResult(source, "--file '" + file + "'");
     }
     Path spool = null;
-    BatchMetrics outcome = metrics.start(ctx, "publish", runSpec, spec.commandLine().getErr());
+    BatchMetrics outcome = metrics.start(ctx, "publish", runSpec, writerId, spec.commandLine().getErr());
     try (outcome; ObjectStore st = store.open(ctx)) {
       if (source == null) {
         source = ctx.stdinFile();

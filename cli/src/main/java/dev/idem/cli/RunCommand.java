@@ -124,7 +124,7 @@ final class RunCommand implements Callable<Integer> {
     String writerId = writer.resolve(ctx);
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
-    BatchMetrics outcome = metrics.start(ctx, "run", runSpec, err);
+    BatchMetrics outcome = metrics.start(ctx, "run", runSpec, writerId, err);
     try (outcome;
         ObjectStore st = store.open(ctx);
         TaskProcess task = new TaskProcess(command, stdoutResult, grace, output.json ? err : out, err, !output.quiet,

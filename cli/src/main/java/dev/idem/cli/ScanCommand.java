@@ -9,6 +9,7 @@ import dev.idem.core.scan.PointerTarget;
 import dev.idem.core.scan.SchemaOverlap;
 import dev.idem.core.scan.ScanSummary;
 import dev.idem.core.scan.WindowDrift;
+import dev.idem.core.store.Acknowledgement;
 import dev.idem.core.store.DeadlineExceededException;
 import dev.idem.core.store.HistoryEntry;
 import dev.idem.core.store.HistoryQuery;
@@ -69,9 +70,12 @@ import picocli.CommandLine.Spec;
             + "drift (type schema_overlap). A window with a key whose schema is not known (written by an older "
             + "idem or another tool) is judged whole: schema=unknown. --fail-on-drift makes drift exit 1.",
         "A key published again after 'idem gc' removed it is compared life by life (a delete marker, or the "
-            + "pipeline's retirement mark, separates the lives) and reported as republished (type republished in "
-            + "--json; republished_keys in the summary), not as divergent; it does not fail the gate. Different "
-            + "bytes within one life still do.",
+            + "pipeline's retirement mark, separates the lives) and listed as REPUBLISHED (stderr; type "
+            + "republished in --json; republished_keys in the summary), not as divergent; it does not fail the "
+            + "gate. Different bytes within one life still do.",
+        "A divergent key an operator acknowledged ('idem ack') is listed as ACKNOWLEDGED (stderr; type "
+            + "acknowledged in --json; acknowledged_keys in the summary) and passes, until a new content or "
+            + "divergent attempt is written there.",
         "Stderr gives one line per kind of note (divergent keys compared by ETag, drift, windows judged whole, "
             + "schema bumps' overlaps, republished keys) with how many and one example, so a gate's log stays "
             + "short on a million keys; -v also lists every one as it is found (note:, DRIFT, SCHEMA-OVERLAP, "
@@ -216,6 +220,17 @@ final class ScanCommand implements Callable<Integer> {
           }
 
           @Override
+          public void acknowledged(KeyVerdict v, Acknowledgement a) {
+            if (output.json) {
+              out.println(json(v, "acknowledged").put("acknowledgement", AckCommand.json(a)));
+              out.flush();
+            } else if (!output.quiet) {
+              err.println("idem scan: ACKNOWLEDGED " + v.key() + " writes=" + v.writes() + " payloads=" + v.payloads()
+                  + " by " + a.by() + " at " + a.at() + ": " + a.reason());
+            }
+          }
+
+          @Override
           public void drift(WindowDrift w) {
             if (output.json) {
               out.println(Json.object().put("type", "drift").put("pipeline", w.pipeline())
@@ -285,7 +300,8 @@ final class ScanCommand implements Callable<Integer> {
             + summary.benignDuplicateKeys() + " benign duplicate keys (same bytes written again), "
             + summary.divergentKeys() + " divergent, " + summary.driftPositions()
             + " positions with more than one key" + (driftFails ? " (failing: --fail-on-drift)" : "")
-            + ", " + summary.republishedKeys() + " republished after gc");
+            + ", " + summary.republishedKeys() + " republished after gc"
+            + (summary.acknowledgedKeys() > 0 ? ", " + summary.acknowledgedKeys() + " acknowledged divergent" : ""));
         notes.summarize();
         if (!summary.complete()) {
           boolean byKeys = maxKeys > 0 && summary.keys() >= maxKeys;
@@ -309,7 +325,7 @@ final class ScanCommand implements Callable<Integer> {
         err.println("idem scan: nothing examined: no key under prefix=" + prefix
             + (pipeline != null ? " and no pointer for " + pipeline : "") + " in " + st.describe()
             + "; a gate never passes on nothing (check --store, --pipeline, --prefix; --allow-empty passes "
-            + "the first rollout of a new pipeline)");
+            + "the first rollout of a new pipeline)" + (pipeline != null ? Pipelines.didYouMean(st, pipeline) : ""));
       }
       return code;
     }
@@ -423,6 +439,7 @@ final class ScanCommand implements Callable<Integer> {
         .put("nothing_examined", summary.examinedNothing())
         .put("drift_positions", summary.driftPositions())
         .put("republished_keys", summary.republishedKeys())
+        .put("acknowledged_keys", summary.acknowledgedKeys())
         .put("clean", summary.clean())
         .put("exit_code", code);
   }

@@ -28,7 +28,8 @@ import picocli.CommandLine.TypeConversionException;
  */
 final class StoreOption {
   /** Commands that write to the store, by qualified name. */
-  private static final Set<String> WRITING = Set.of("idem run", "idem publish", "idem pointer advance", "idem pointer rewind", "idem gc");
+  private static final Set<String> WRITING = Set.of("idem run", "idem publish", "idem pointer advance", "idem pointer rewind", "idem gc",
+      "idem ack");
   /** Commands whose work grows with the store, by qualified name: their default deadline is an hour. */
   private static final Set<String> WHOLE_STORE = Set.of("idem scan", "idem gc");
 

@@ -52,6 +52,11 @@ final class Suggestions {
     } else {
       candidates.addAll(spec.subcommands().keySet());
     }
+    return closest(word, candidates);
+  }
+
+  /** The closest of {@code candidates} to {@code word}, best first; empty when none is close. */
+  static List<String> closest(String word, Collection<String> candidates) {
     // Allow one edit in short words, about one in three in longer ones: beyond that a "suggestion" is noise.
     int max = Math.max(1, word.replaceFirst("^-+", "").length() / 3);
     return candidates.stream()

@@ -85,8 +85,9 @@ class ActionableErrorsTest {
     Map<String, Object> j = MiniJson.object(r.out());
     assertEquals("error", j.get("type"));
     assertEquals(7L, j.get("exit_code"));
-    assertEquals("no pointer for pipeline nothing in file:" + dir, j.get("message"), r.describe());
-    assertEquals("idem pointer show: no pointer for pipeline nothing in file:" + dir + "\n", r.err(), r.describe());
+    String message = "no pointer for pipeline nothing in file:" + dir + "; the store holds no pipeline";
+    assertEquals(message, j.get("message"), r.describe());
+    assertEquals("idem pointer show: " + message + "\n", r.err(), r.describe());
   }
 
   @Test

@@ -37,7 +37,7 @@ class HelpAndExitCodesTest {
   @Test
   void help_everyCommandListsTheExitCodeTableAndEveryOption() {
     List<String[]> commands = allCommands();
-    assertEquals(13, commands.size(), "idem + 9 commands + pointer show/advance/rewind");
+    assertEquals(16, commands.size(), "idem + 12 commands + pointer show/advance/rewind");
     for (String[] path : commands) {
       String[] args = new String[path.length + 1];
       System.arraycopy(path, 0, args, 0, path.length);

@@ -166,15 +166,31 @@ class ImageChrootE2E {
 
   /** idem in the image: ENTRYPOINT + args, as the image's user, in the chroot, with only {@code vars}. */
   static Run idem(Map<String, String> vars, String... args) throws Exception {
+    List<String> argv = new ArrayList<>(entrypoint);
+    argv.addAll(List.of(args));
+    return inRoot(vars, List.of(), argv);
+  }
+
+  /**
+   * {@code argv} in the chroot as the image's user, with only {@code vars} in its environment (a bare
+   * name is looked up on their PATH, inside the root); the directories {@code readOnly} (paths in the
+   * root) are bind-mounted read-only over themselves for this run, as a volume mounted read-only is.
+   */
+  static Run inRoot(Map<String, String> vars, List<String> readOnly, List<String> argv) throws Exception {
+    StringBuilder mounts = new StringBuilder();
+    for (String d : readOnly) {
+      String dir = "\"$root" + d + "\"";
+      mounts.append("mount --bind ").append(dir).append(' ').append(dir).append(" && mount -o remount,bind,ro ")
+          .append(dir).append(" || exit 125; ");
+    }
     List<String> cmd = new ArrayList<>(List.of(unshare, "--mount", "--pid", "--fork", "--kill-child",
         "--mount-proc=" + root.resolve("proc"), "--", "/bin/sh", "-c",
         "root=$1; shift; for d in " + String.join(" ", DEVICES) + "; do "
-            + "mount --bind \"/dev/$d\" \"$root/dev/$d\" || exit 125; done; exec \"$@\"",
+            + "mount --bind \"/dev/$d\" \"$root/dev/$d\" || exit 125; done; " + mounts + "exec \"$@\"",
         "sh", root.toString(), env, "-i"));
     vars.forEach((k, v) -> cmd.add(k + "=" + v));
     cmd.addAll(List.of(chroot, "--userspec=" + user, root.toString()));
-    cmd.addAll(entrypoint);
-    cmd.addAll(List.of(args));
+    cmd.addAll(argv);
     return exec(cmd, Map.of());
   }
 

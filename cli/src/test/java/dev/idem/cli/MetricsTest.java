@@ -169,7 +169,7 @@ class MetricsTest {
     String[] push = pushes.poll(30, TimeUnit.SECONDS);
     assertNotNull(push, "pushed");
     assertEquals("PUT", push[0], "PUT replaces the group");
-    assertEquals("/metrics/job/idem/pipeline/p", push[1]);
+    assertEquals("/metrics/job/idem/pipeline/p/writer/w", push[1]);
     assertTrue(push[3].startsWith("text/plain; version=0.0.4"), push[3]);
     Map<String, Sample> m = parse(push[2]);
     assertEquals("CREATED", m.get("idem_run_status").labels().get("status"));
@@ -182,6 +182,22 @@ class MetricsTest {
     assertEquals("SKIPPED", skipped.get("idem_run_status").labels().get("status"));
     assertEquals("1", skipped.get("idem_run_skipped").value());
     assertEquals("ALREADY_CURRENT", skipped.get("idem_pointer_outcome").labels().get("outcome"));
+  }
+
+  @Test
+  void run_pushMetrics_twoWritersKeepGroupsOfTheirOwn() throws Exception {
+    // Two replicas of one pipeline: with the writer in the grouping key, the second PUT replaces only
+    // its own group, so the Pushgateway keeps both outcomes.
+    String url = pushgateway(200, false);
+    Path store = dir.resolve("store");
+    for (String writer : List.of("border-state-28772788-abcde", "border-state-28772788-fghij")) {
+      Cli.Result r = new Cli().run("run", "--pipeline", "p", "--window", "60s", "--at", "1726000030", "--schema", "3",
+          "--store", "file:" + store, "--writer", writer, "--push-metrics", url, "--", "sh", "-c",
+          "printf abc > \"$IDEM_OUTPUT\"");
+      assertEquals(0, r.code(), r.describe());
+    }
+    assertEquals("/metrics/job/idem/pipeline/p/writer/border-state-28772788-abcde", pushes.poll(30, TimeUnit.SECONDS)[1]);
+    assertEquals("/metrics/job/idem/pipeline/p/writer/border-state-28772788-fghij", pushes.poll(30, TimeUnit.SECONDS)[1]);
   }
 
   @Test
@@ -214,7 +230,7 @@ class MetricsTest {
     Cli.Result r = new Cli().run(publish("rows 1\n", "--push-metrics", url));
     assertEquals(0, r.code(), r.describe());
     assertTrue(r.err().contains("idem: warning: metrics not pushed to " + url.replaceAll("/$", "")
-        + "/metrics/job/idem/pipeline/border-state: HTTP 400 pushed metrics are invalid (the exit code is unchanged)"),
+        + "/metrics/job/idem/pipeline/border-state/writer/w: HTTP 400 pushed metrics are invalid (the exit code is unchanged)"),
         r.describe());
   }
 
@@ -269,8 +285,10 @@ class MetricsTest {
 
   @Test
   void pushUri_trailingSlashesAndPathPrefix_keepTheGatewayPath() {
-    assertEquals("http://gw:9091/metrics/job/idem/pipeline/p", MetricsOptions.pushUri("http://gw:9091///", "p").toString());
-    assertEquals("https://gw/prefix/metrics/job/idem/pipeline/p", MetricsOptions.pushUri("https://gw/prefix", "p").toString());
+    assertEquals("http://gw:9091/metrics/job/idem/pipeline/p/writer/w",
+        MetricsOptions.pushUri("http://gw:9091///", "p", "w").toString());
+    assertEquals("https://gw/prefix/metrics/job/idem/pipeline/p/writer/host:42",
+        MetricsOptions.pushUri("https://gw/prefix", "p", "host:42").toString());
   }
 
   @Test

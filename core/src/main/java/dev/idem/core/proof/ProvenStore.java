@@ -1,5 +1,6 @@
 package dev.idem.core.proof;
 
+import dev.idem.core.store.Acknowledgement;
 import dev.idem.core.store.CasResult;
 import dev.idem.core.store.HistoryQuery;
 import dev.idem.core.store.ObjectInfo;
@@ -17,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.SortedSet;
 
 /**
  * A store that idem writes to only once it is proven (S1): wraps any {@link ObjectStore} and, before
@@ -40,11 +42,12 @@ import java.util.Optional;
  *       instance goes there; reads go to the wrapped store.
  * </ol>
  *
- * Writes are {@link #putIfAbsent}, {@link #compareAndSetPointer} and {@link #raiseRetirement}; {@link
- * #checkWritable} proves too. Deletes ({@link #delete}, {@link #deleteRecords}, {@link #sweep}) rely on
- * no guarantee a probe shows: on a store with a marker they are checked against it as a write is, on
- * one without they neither probe nor create the marker, so a command that only deletes ({@code idem
- * gc} on a mistyped store) never creates a store. Reads never probe and never create anything; {@link #readPointer} reads the marker
+ * Writes are {@link #putIfAbsent}, {@link #compareAndSetPointer}, {@link #raiseRetirement} and {@link
+ * #acknowledge}; {@link #checkWritable} proves too. Deletes ({@link #delete}, {@link #deleteRecords},
+ * {@link #sweep}) rely on no guarantee a probe shows: on a store with a marker they are checked against
+ * it as a write is, on one without they neither probe nor create the marker, so a command that only
+ * deletes ({@code idem gc} on a mistyped store) never creates a store. Reads never probe and never
+ * create anything; {@link #readPointer} reads the marker
  * once, when there is one, and refuses a store whose marker names another pointer mode than the one this
  * process chose (a process that chose none takes the marker's), since a reader in the other mode would
  * follow a pointer that writers no longer move. A store without a marker is
@@ -268,6 +271,11 @@ public final class ProvenStore implements ObjectStore {
     return proven().writer().raiseRetirement(proposed);
   }
 
+  @Override
+  public void acknowledge(Acknowledgement ack) throws IOException {
+    proven().writer().acknowledge(ack);
+  }
+
   /** Only deletes, so as {@link #delete}; a dry run deletes nothing and reads no marker. */
   @Override
   public List<String> sweep(Duration grace, boolean dryRun) throws IOException {
@@ -293,6 +301,16 @@ public final class ProvenStore implements ObjectStore {
   }
 
   @Override
+  public List<Acknowledgement> acknowledgements(String prefix) throws IOException {
+    return store.acknowledgements(prefix);
+  }
+
+  @Override
+  public SortedSet<String> pipelines() throws IOException {
+    return store.pipelines();
+  }
+
+  @Override
   public String describe() {
     return store.describe();
   }
@@ -305,6 +323,11 @@ public final class ProvenStore implements ObjectStore {
   @Override
   public Optional<ObjectInfo> stat(String key) throws IOException {
     return store.stat(key);
+  }
+
+  @Override
+  public Optional<Integer> schemaOf(String key) throws IOException {
+    return store.schemaOf(key);
   }
 
   @Override

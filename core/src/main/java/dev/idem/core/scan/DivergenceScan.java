@@ -1,6 +1,7 @@
 package dev.idem.core.scan;
 
 import dev.idem.core.OutputKey;
+import dev.idem.core.store.Acknowledgement;
 import dev.idem.core.store.Deadline;
 import dev.idem.core.store.DeadlineExceededException;
 import dev.idem.core.store.HistoryQuery;
@@ -47,6 +48,11 @@ import java.util.TreeSet;
  * the retirement mark of each pipeline met is read once, when its first key is listed, and a
  * republished key is reported ({@link Listener#republished}) and counted, not failed.
  *
+ * <p>A divergent key that an operator acknowledged ({@link Acknowledgement}) is reported apart ({@link
+ * Listener#acknowledged}) and does not count as divergent while the acknowledgement covers it. The
+ * acknowledgements under the prefix are read once, when the first divergent key is met, so a scan that
+ * meets none costs nothing more.
+ *
  * <p>A scan bounded by a {@link Deadline} that the store's requests end by too (a command's overall
  * deadline, B2) is bounded hard, the request in flight included: a {@link DeadlineExceededException}
  * naming that deadline ends the scan incomplete, as if it had stopped between two keys ({@link
@@ -78,6 +84,12 @@ public final class DivergenceScan {
      * not a failure.
      */
     default void republished(KeyVerdict verdict) throws IOException {}
+
+    /**
+     * A divergent key that an operator's acknowledgement still covers ({@link KeyVerdict#acknowledgedBy}):
+     * reported, counted apart, not a failure. {@code ack} is the newest acknowledgement that covers it.
+     */
+    default void acknowledged(KeyVerdict verdict, Acknowledgement ack) throws IOException {}
 
     /** Called after each key; cheap enough to ignore. */
     default void progress(long keys, long entries) {}
@@ -144,9 +156,11 @@ public final class DivergenceScan {
     Set<String> pipelines = new TreeSet<>(alsoCheck);
     Instant until = maxTime != null ? clock.instant().plus(maxTime)
         : deadline != null ? clock.instant().plus(deadline.left()) : null;
-    long[] counts = new long[6]; // keys, entries, benign, divergent, drift positions, republished
+    long[] counts = new long[7]; // keys, entries, benign, divergent, drift positions, republished, acknowledged
     WindowKeys window = new WindowKeys();
     Map<String, Optional<Retirement>> retired = new HashMap<>();
+    Map<String, List<Acknowledgement>> acks = new HashMap<>();
+    boolean[] acksRead = {false};
     boolean complete;
     try {
       complete = store.history(query.until(clock, until), (KeyHistory h) -> {
@@ -167,7 +181,20 @@ public final class DivergenceScan {
         }
         counts[0]++;
         counts[1] += h.entries().size();
+        Acknowledgement ack = null;
         if (v.divergent()) {
+          if (!acksRead[0]) {
+            for (Acknowledgement a : store.acknowledgements(prefix)) { // once, at the first divergent key
+              acks.computeIfAbsent(a.key(), k -> new ArrayList<>()).add(a);
+            }
+            acksRead[0] = true;
+          }
+          ack = covering(v, acks.getOrDefault(h.key(), List.of()));
+        }
+        if (ack != null) {
+          counts[6]++;
+          listener.acknowledged(v, ack);
+        } else if (v.divergent()) {
           counts[3]++;
           listener.divergent(v);
         } else if (v.republished()) {
@@ -206,7 +233,18 @@ public final class DivergenceScan {
       }
     }
     return new ScanSummary(prefix, counts[0], counts[1], counts[2], counts[3], complete, pointers, problems, rewinds,
-        counts[4], counts[5]);
+        counts[4], counts[5], counts[6]);
+  }
+
+  /** The newest of {@code acks} that still covers {@code v}, or {@code null}. */
+  private static Acknowledgement covering(KeyVerdict v, List<Acknowledgement> acks) {
+    Acknowledgement newest = null;
+    for (Acknowledgement a : acks) {
+      if (v.acknowledgedBy(a) && (newest == null || a.at().isAfter(newest.at()))) {
+        newest = a;
+      }
+    }
+    return newest;
   }
 
   private boolean timeLeft(Instant until) {

@@ -1,6 +1,7 @@
 package dev.idem.core.scan;
 
 import dev.idem.core.OutputKey;
+import dev.idem.core.store.Acknowledgement;
 import dev.idem.core.store.HistoryEntry;
 import dev.idem.core.store.KeyHistory;
 import dev.idem.core.store.Retirement;
@@ -8,6 +9,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import java.util.SortedSet;
+import java.util.TreeSet;
 
 /**
  * The scan's judgement of one key.
@@ -120,17 +123,9 @@ public record KeyVerdict(String key, int writes, int payloads, Basis basis, int 
       if (e.kind() == HistoryEntry.Kind.DIVERGENT_ATTEMPT) {
         divergentAttempts++;
       }
-      Content content;
-      if (e.sha256() != null) {
-        sawSha = true;
-        content = new Content(Content.SHA256, e.sha256(), -1);
-      } else if (e.etag() != null) {
-        sawEtagOnly = true;
-        content = new Content(Content.ETAG, e.etag(), -1);
-      } else {
-        sawEtagOnly = true;
-        content = new Content(Content.UNKNOWN, e.versionId(), e.size());
-      }
+      Content content = Content.of(e);
+      sawSha |= content.kind == Content.SHA256;
+      sawEtagOnly |= content.kind != Content.SHA256;
       contents.add(content);
       life.add(content);
     }
@@ -190,6 +185,37 @@ public record KeyVerdict(String key, int writes, int payloads, Basis basis, int 
   }
 
   /**
+   * The distinct contents of the key's history, over all lives, as an {@link Acknowledgement} names
+   * them: {@code sha256:<hex>} where idem recorded one, else {@code etag:<etag>}, else {@code
+   * version:<id>:<size>}, and the stored objects recorded divergent attempts met that the history no
+   * longer holds (as {@link #payloads()} counts them; {@code met-object} for one no marker names).
+   */
+  public SortedSet<String> contentIds() {
+    Set<Content> contents = new HashSet<>();
+    for (HistoryEntry e : entries) {
+      if (e.isContent()) {
+        contents.add(Content.of(e));
+      }
+    }
+    if (divergentAttempts > 0) {
+      addMetObjects(entries, contents);
+    }
+    SortedSet<String> ids = new TreeSet<>();
+    for (Content c : contents) {
+      ids.add(c.id());
+    }
+    return ids;
+  }
+
+  /**
+   * Whether {@code ack} still covers this key: every content its history holds now was known to the
+   * acknowledgement, and no divergent attempt was recorded since ({@link Acknowledgement#covers}).
+   */
+  public boolean acknowledgedBy(Acknowledgement ack) {
+    return ack.key().equals(key) && ack.covers(contentIds(), divergentAttempts);
+  }
+
+  /**
    * What one entry's content is known by: its SHA-256, else its ETag, else (neither known) its version
    * id and size. Contents of different kinds never compare equal, whatever their strings. A class with
    * its own equals and hashCode, not a record: a record's go through method handles, which the
@@ -210,6 +236,27 @@ public record KeyVerdict(String key, int writes, int payloads, Basis basis, int 
       this.kind = kind;
       this.id = id;
       this.size = size;
+    }
+
+    /** The content of a content entry: by its SHA-256, else its ETag, else its version id and size. */
+    static Content of(HistoryEntry e) {
+      if (e.sha256() != null) {
+        return new Content(SHA256, e.sha256(), -1);
+      }
+      if (e.etag() != null) {
+        return new Content(ETAG, e.etag(), -1);
+      }
+      return new Content(UNKNOWN, e.versionId(), e.size());
+    }
+
+    /** The name an {@link Acknowledgement} records this content by. */
+    String id() {
+      return switch (kind) {
+        case SHA256 -> "sha256:" + id;
+        case ETAG -> "etag:" + id;
+        case UNKNOWN -> "version:" + id + ":" + size;
+        default -> "met-object";
+      };
     }
 
     @Override

@@ -32,10 +32,14 @@ import java.util.TreeMap;
  * @param republishedKeys keys published again after retention removed them ({@link
  *     KeyVerdict#republished()}); not part of {@link #clean()}: each life of such a key holds one
  *     complete generation
+ * @param acknowledgedKeys divergent keys an operator's acknowledgement still covers ({@link
+ *     KeyVerdict#acknowledgedBy}); not counted in {@code divergentKeys} and not part of {@link #clean()}:
+ *     the divergence was reviewed, and nothing was written there since
  */
 public record ScanSummary(String prefix, long keys, long entries, long benignDuplicateKeys, long divergentKeys,
     boolean complete, long pointersExamined, List<PointerTarget> pointerProblems,
-    SortedMap<String, Pointer.Rewind> pointerRewinds, long driftPositions, long republishedKeys) {
+    SortedMap<String, Pointer.Rewind> pointerRewinds, long driftPositions, long republishedKeys,
+    long acknowledgedKeys) {
 
   public ScanSummary {
     pointerProblems = List.copyOf(pointerProblems);
@@ -43,6 +47,14 @@ public record ScanSummary(String prefix, long keys, long entries, long benignDup
     if (pointerProblems.stream().anyMatch(PointerTarget::matches)) {
       throw new IllegalArgumentException("a pointer whose object matches is not a problem");
     }
+  }
+
+  /** A summary of a scan that met no acknowledged key. */
+  public ScanSummary(String prefix, long keys, long entries, long benignDuplicateKeys, long divergentKeys,
+      boolean complete, long pointersExamined, List<PointerTarget> pointerProblems,
+      SortedMap<String, Pointer.Rewind> pointerRewinds, long driftPositions, long republishedKeys) {
+    this(prefix, keys, entries, benignDuplicateKeys, divergentKeys, complete, pointersExamined, pointerProblems,
+        pointerRewinds, driftPositions, republishedKeys, 0);
   }
 
   /** A summary of a scan that met no republished key. */

@@ -1,5 +1,6 @@
 package dev.idem.core.store;
 
+import dev.idem.core.Names;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStream;
@@ -7,6 +8,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.SortedSet;
+import java.util.TreeSet;
 
 /**
  * The storage operations idem needs. Implementations: {@code FsObjectStore} (idem-store-fs) and
@@ -55,6 +58,23 @@ public interface ObjectStore extends Closeable {
 
   /** Metadata of the object at {@code key}, or empty when there is none. */
   Optional<ObjectInfo> stat(String key) throws IOException;
+
+  /**
+   * The schema version idem recorded with the object at {@code key} ({@link Payload#schema()}), or empty
+   * when there is no object or none was recorded. This default reads the key's history ({@link
+   * KeyHistory#schema()}); a store whose history does not always carry the schema overrides it.
+   */
+  default Optional<Integer> schemaOf(String key) throws IOException {
+    Integer[] schema = {null};
+    history(key, h -> {
+      if (h.key().equals(key)) {
+        schema[0] = h.holdsObject() ? h.schema() : null;
+        return false;
+      }
+      return true;
+    });
+    return Optional.ofNullable(schema[0]);
+  }
 
   /** The object's content, or empty when there is none. The caller closes the stream. */
   Optional<InputStream> open(String key) throws IOException;
@@ -195,6 +215,51 @@ public interface ObjectStore extends Closeable {
    */
   default Optional<Retirement> raiseRetirement(Retirement proposed) throws IOException {
     return Optional.empty();
+  }
+
+  /**
+   * Records an operator's acknowledgement of a divergent key ({@link Acknowledgement}) create-only: it
+   * never replaces, changes or is merged with another, and is durable and visible to {@link
+   * #acknowledgements} when this returns. Nothing else in the store changes: the key's object, records
+   * and evidence stay.
+   *
+   * @throws UnsupportedOperationException from a store that keeps no acknowledgements (this default)
+   * @throws IOException when the store failed; the acknowledgement is then recorded whole or not at all,
+   *     and recording it again is safe (a second record of the same review)
+   */
+  default void acknowledge(Acknowledgement ack) throws IOException {
+    throw new UnsupportedOperationException(describe() + " keeps no acknowledgements");
+  }
+
+  /**
+   * The acknowledgements recorded for keys under {@code prefix}, by key ascending, each key's oldest
+   * first; empty from a store that keeps none (this default). Acknowledgements are operators' acts, few
+   * enough to hold in memory.
+   *
+   * @throws Acknowledgement.MalformedAcknowledgementException when a stored document is not one idem
+   *     wrote
+   */
+  default List<Acknowledgement> acknowledgements(String prefix) throws IOException {
+    return List.of();
+  }
+
+  /**
+   * The pipelines this store holds something of, ascending: every pipeline with a pointer, and every
+   * top-level name that is a valid pipeline name ({@link dev.idem.core.Names#isValidName}) and holds
+   * objects (a legacy directory of that form counts too). This default walks every object and sees no
+   * pointer (correct for stores without pointers of their own, not cheap); stores override it with a
+   * listing of names.
+   */
+  default SortedSet<String> pipelines() throws IOException {
+    SortedSet<String> names = new TreeSet<>();
+    list("", o -> {
+      int slash = o.key().indexOf('/');
+      if (slash > 0 && Names.isValidName(o.key().substring(0, slash))) {
+        names.add(o.key().substring(0, slash));
+      }
+      return true;
+    });
+    return names;
   }
 
   /**

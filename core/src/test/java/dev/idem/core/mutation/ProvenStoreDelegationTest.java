@@ -13,6 +13,7 @@ import dev.idem.core.proof.ProbeResult;
 import dev.idem.core.proof.ProvenStore;
 import dev.idem.core.proof.StoreMarker;
 import dev.idem.core.proof.StoreProver;
+import dev.idem.core.store.Acknowledgement;
 import dev.idem.core.store.CasResult;
 import dev.idem.core.store.HistoryQuery;
 import dev.idem.core.store.Payload;
@@ -32,6 +33,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
@@ -122,6 +124,14 @@ class ProvenStoreDelegationTest {
     assertTrue(store.readRetirement("orders").isEmpty());
     assertEquals(Optional.of(r), store.raiseRetirement(r));
     assertEquals(Optional.of(r), store.readRetirement("orders"));
+
+    assertEquals(List.of("orders"), List.copyOf(store.pipelines()));
+    Acknowledgement ack = new Acknowledgement(KEY, new TreeSet<>(List.of("sha256:" + "a".repeat(64))), 1, "ops", Instant.EPOCH,
+        "reviewed");
+    assertEquals(List.of(), store.acknowledgements(""));
+    store.acknowledge(ack);
+    assertEquals(List.of(ack), mem.acknowledgements(""));
+    assertEquals(List.of(ack), store.acknowledgements("orders/"));
 
     assertEquals(List.of("removed x"), store.sweep(Duration.ZERO, false));
     assertEquals(List.of("removed x"), store.sweep(Duration.ZERO, true));

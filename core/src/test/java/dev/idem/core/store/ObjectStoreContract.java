@@ -29,6 +29,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeSet;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
@@ -426,6 +427,65 @@ public abstract class ObjectStoreContract {
     KeyVerdict v = KeyVerdict.of(seen.get(0), store.readRetirement("orders").orElseThrow());
     assertFalse(v.divergent(), v.toString());
     assertTrue(v.republished(), v.toString());
+  }
+
+  // --- acknowledgements and pipelines ---
+
+  private static Acknowledgement ack(String key, String by, Instant at) {
+    return new Acknowledgement(key, new TreeSet<>(List.of("sha256:" + "a".repeat(64), "sha256:" + "b".repeat(64))),
+        1, by, at, "INC-42: input added to the key");
+  }
+
+  @Test
+  void acknowledge_recordsEachCreateOnlyListedByPrefixKeyOrderAndKeepsTheEvidence() throws IOException {
+    String k = key("orders", 720);
+    store.putIfAbsent(k, bytes("alpha"), "writer-a");
+    assertEquals(PutStatus.DIVERGENT, store.putIfAbsent(k, bytes("omega"), "writer-b").status());
+    String other = key("other", 60);
+    assertEquals(List.of(), store.acknowledgements(""));
+
+    Acknowledgement first = ack(k, "ops-alice", Instant.parse("2026-12-02T15:40:08Z"));
+    store.acknowledge(first);
+    Acknowledgement second = ack(k, "ops-bob", Instant.parse("2026-12-02T15:41:00Z"));
+    store.acknowledge(second);
+    Acknowledgement third = ack(other, "ops-bob", Instant.parse("2026-12-02T15:42:00Z"));
+    store.acknowledge(third);
+
+    assertEquals(List.of(first, second, third), store.acknowledgements(""), "key ascending, each key's oldest first");
+    assertEquals(List.of(first, second), store.acknowledgements("orders/"));
+    assertEquals(List.of(third), store.acknowledgements("other/"));
+    assertEquals(List.of(), store.acknowledgements("nothing/"));
+
+    List<HistoryEntry> entries = new ArrayList<>();
+    List<String> keys = new ArrayList<>();
+    store.history("", h -> keys.add(h.key()) && entries.addAll(h.entries()));
+    assertEquals(List.of(k), keys, "an acknowledgement is the store's own: never listed as a key");
+    assertTrue(entries.stream().anyMatch(e -> e.kind() == HistoryEntry.Kind.DIVERGENT_ATTEMPT),
+        "the evidence stays: " + entries);
+    List<String> listed = new ArrayList<>();
+    store.list("", o -> listed.add(o.key()));
+    assertEquals(List.of(k), listed);
+  }
+
+  @Test
+  void schemaOf_theSchemaThePublishDeclared() throws IOException {
+    String k = key("orders", 780);
+    assertEquals(Optional.empty(), store.schemaOf(k));
+    store.putIfAbsent(k, bytes("alpha").withSchema(7), "writer-a");
+    assertEquals(Optional.of(7), store.schemaOf(k));
+    String none = key("orders", 840);
+    store.putIfAbsent(none, bytes("beta"), "writer-a");
+    assertEquals(Optional.empty(), store.schemaOf(none), "a publish that declared none");
+  }
+
+  @Test
+  void pipelines_pointersAndObjects_ascendingOnceEach() throws IOException {
+    assertEquals(List.of(), List.copyOf(store.pipelines()));
+    store.putIfAbsent(key("orders", 60), bytes("o"), "writer-a");
+    store.putIfAbsent(key("orders", 120), bytes("o2"), "writer-a");
+    Pointer p = pointerTo("border-state", 60, 1);
+    assertEquals(CasResult.SWAPPED, store.compareAndSetPointer("border-state", null, p));
+    assertEquals(List.of("border-state", "orders"), List.copyOf(store.pipelines()));
   }
 
   // --- helpers ---

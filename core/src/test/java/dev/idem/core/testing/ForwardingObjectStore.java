@@ -1,5 +1,6 @@
 package dev.idem.core.testing;
 
+import dev.idem.core.store.Acknowledgement;
 import dev.idem.core.store.CasResult;
 import dev.idem.core.store.ObjectInfo;
 import dev.idem.core.store.ObjectStore;
@@ -13,6 +14,7 @@ import java.io.InputStream;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.SortedSet;
 
 /**
  * Delegates every call to another store; a test overrides one method to inject a behaviour (a fault, a
@@ -28,6 +30,7 @@ public class ForwardingObjectStore implements ObjectStore {
   @Override public String describe() { return d.describe(); }
   @Override public boolean exists(String key) throws IOException { return d.exists(key); }
   @Override public Optional<ObjectInfo> stat(String key) throws IOException { return d.stat(key); }
+  @Override public Optional<Integer> schemaOf(String key) throws IOException { return d.schemaOf(key); }
   @Override public Optional<InputStream> open(String key) throws IOException { return d.open(key); }
   @Override public PutOutcome putIfAbsent(String key, Payload payload, String writerId) throws IOException { return d.putIfAbsent(key, payload, writerId); }
   @Override public void checkWritable() throws IOException { d.checkWritable(); }
@@ -40,6 +43,9 @@ public class ForwardingObjectStore implements ObjectStore {
   @Override public int deleteRecords(String key) throws IOException { return d.deleteRecords(key); }
   @Override public Optional<Retirement> readRetirement(String pipeline) throws IOException { return d.readRetirement(pipeline); }
   @Override public Optional<Retirement> raiseRetirement(Retirement proposed) throws IOException { return d.raiseRetirement(proposed); }
+  @Override public void acknowledge(Acknowledgement ack) throws IOException { d.acknowledge(ack); }
+  @Override public List<Acknowledgement> acknowledgements(String prefix) throws IOException { return d.acknowledgements(prefix); }
+  @Override public SortedSet<String> pipelines() throws IOException { return d.pipelines(); }
   @Override public List<String> sweep(Duration grace, boolean dryRun) throws IOException { return d.sweep(grace, dryRun); }
   @Override public void close() throws IOException { d.close(); }
 }

@@ -2,6 +2,7 @@ package dev.idem.core.testing;
 
 import dev.idem.core.Names;
 import dev.idem.core.Sha256;
+import dev.idem.core.store.Acknowledgement;
 import dev.idem.core.store.CasResult;
 import dev.idem.core.store.HistoryEntry;
 import dev.idem.core.store.KeyHistory;
@@ -25,7 +26,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.SortedSet;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * The simplest correct {@link ObjectStore}: one monitor around a few maps. It is the model the store
@@ -40,6 +43,7 @@ public final class InMemoryObjectStore implements ObjectStore {
   private final TreeMap<String, List<HistoryEntry>> history = new TreeMap<>();
   private final Map<String, PointerState> pointers = new HashMap<>();
   private final Map<String, Retirement> retirements = new HashMap<>();
+  private final TreeMap<String, List<Acknowledgement>> acks = new TreeMap<>();
   private long pointerVersions;
 
   public InMemoryObjectStore(Clock clock) {
@@ -187,6 +191,35 @@ public final class InMemoryObjectStore implements ObjectStore {
   @Override
   public synchronized Optional<Retirement> raiseRetirement(Retirement proposed) {
     return Optional.of(retirements.merge(proposed.pipeline(), proposed, Retirement::max));
+  }
+
+  @Override
+  public synchronized void acknowledge(Acknowledgement ack) {
+    acks.computeIfAbsent(ack.key(), k -> new ArrayList<>()).add(ack);
+  }
+
+  @Override
+  public synchronized List<Acknowledgement> acknowledgements(String prefix) {
+    List<Acknowledgement> out = new ArrayList<>();
+    acks.tailMap(prefix).forEach((key, list) -> {
+      if (key.startsWith(prefix)) {
+        out.addAll(list);
+      }
+    });
+    return out;
+  }
+
+  /** Pipelines with a pointer, and the first segments of the objects' keys that are pipeline names. */
+  @Override
+  public synchronized SortedSet<String> pipelines() {
+    SortedSet<String> names = new TreeSet<>(pointers.keySet());
+    for (String key : objects.keySet()) {
+      int slash = key.indexOf('/');
+      if (slash > 0 && Names.isValidName(key.substring(0, slash))) {
+        names.add(key.substring(0, slash));
+      }
+    }
+    return names;
   }
 
   @Override

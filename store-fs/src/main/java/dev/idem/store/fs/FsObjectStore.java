@@ -1,6 +1,7 @@
 package dev.idem.store.fs;
 
 import dev.idem.core.Names;
+import dev.idem.core.store.Acknowledgement;
 import dev.idem.core.store.CasResult;
 import dev.idem.core.store.Deadline;
 import dev.idem.core.store.DivergenceRecord;
@@ -16,6 +17,7 @@ import dev.idem.core.store.PutStatus;
 import dev.idem.core.store.Retirement;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.NotDirectoryException;
@@ -23,10 +25,13 @@ import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.SortedSet;
+import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -47,6 +52,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * _idem/pointers/&lt;pipeline&gt;/latest        the pointer document ({@link Pointer#toBytes()})
  * _idem/pointers/&lt;pipeline&gt;/latest.lock   the pointer's lock file (never deleted)
  * _idem/pointers/&lt;pipeline&gt;/retired       the retirement mark gc raises ({@link RetirementFiles})
+ * _idem/acks/&lt;key&gt;/ack.&lt;random&gt;          an operator's acknowledgement ({@link AcknowledgementFiles})
  * </pre>
  *
  * Keys are checked by {@link Names#requireSafeKey} and must also not start with a segment {@code
@@ -143,6 +149,7 @@ public final class FsObjectStore implements ObjectStore {
   private final AtomicLong deletions = new AtomicLong();
   private final PointerFiles pointers;
   private final RetirementFiles retirements;
+  private final AcknowledgementFiles acks;
   private final PayloadCopier copier = new PayloadCopier();
 
   private FsObjectStore(Path root, Options options) {
@@ -154,6 +161,7 @@ public final class FsObjectStore implements ObjectStore {
     this.createdHere = new KnownKeys(options.existsCacheSize());
     this.pointers = new PointerFiles(layout, paths, ops, options.lockTimeout(), createdHere::contains);
     this.retirements = new RetirementFiles(layout, paths, ops);
+    this.acks = new AcknowledgementFiles(layout, paths, ops);
   }
 
   /** A store at {@code root} with {@link Options#defaults()}. See {@link #open(Path, Options)}. */
@@ -581,6 +589,45 @@ public final class FsObjectStore implements ObjectStore {
   private Duration lockWait() {
     Deadline d = options.deadline();
     return d == null ? options.lockTimeout() : d.cap(options.lockTimeout());
+  }
+
+  /** Creates the acknowledgement's own file, never replacing one ({@link AcknowledgementFiles}). */
+  @Override
+  public void acknowledge(Acknowledgement ack) throws IOException {
+    acks.write(ack);
+  }
+
+  @Override
+  public List<Acknowledgement> acknowledgements(String prefix) throws IOException {
+    return acks.read(prefix);
+  }
+
+  /**
+   * The directories at the root named as a pipeline may be (whatever they hold), and the pipelines with
+   * a {@code latest} pointer: two directory listings, links refused.
+   */
+  @Override
+  public SortedSet<String> pipelines() throws IOException {
+    SortedSet<String> names = new TreeSet<>();
+    for (Path dir : List.of(layout.root(), layout.pointerRoot())) {
+      DirectoryStream<Path> listing = paths.list(dir);
+      if (listing == null) {
+        continue;
+      }
+      List<Path> children = new ArrayList<>();
+      try (DirectoryStream<Path> entries = listing) {
+        entries.forEach(children::add);
+      }
+      for (Path child : children) {
+        String name = child.getFileName().toString();
+        BasicFileAttributes a = Names.isValidName(name) ? paths.entry(child) : null;
+        if (a != null && a.isDirectory()
+            && (dir.equals(layout.root()) || paths.regularFile(child.resolve(PointerFiles.POINTER_FILE)) != null)) {
+          names.add(name);
+        }
+      }
+    }
+    return names;
   }
 
   // ---------------------------------------------------------------------------------------------- Sweep

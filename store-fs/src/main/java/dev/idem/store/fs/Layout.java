@@ -97,6 +97,11 @@ final class Layout {
     return ledgerRoot.resolve(key + KeyWalker.LEDGER_SUFFIX);
   }
 
+  /** {@code _idem/pointers}: a directory per pipeline holding its pointer. */
+  Path pointerRoot() {
+    return pointerRoot;
+  }
+
   /** The directory of the pipeline's pointer; throws {@link IllegalArgumentException} for a bad name. */
   Path pointerDir(String pipeline) {
     return pointerRoot.resolve(Names.requirePipeline(pipeline));

@@ -52,7 +52,7 @@ import java.util.function.Predicate;
  * FsObjectStore#sweep}. Calls are linearizable: all of them, in every process, serialize on the lock.
  */
 final class PointerFiles {
-  private static final String POINTER_FILE = "latest";
+  static final String POINTER_FILE = "latest";
   private static final String LOCK_FILE = "latest.lock";
   private static final int POINTER_READ_LIMIT = 16 * 1024;
 

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.DynamicTest.dynamicTest;
 
 import dev.idem.core.Sha256;
+import dev.idem.core.store.Acknowledgement;
 import dev.idem.core.store.ObjectStore;
 import dev.idem.core.store.Payload;
 import dev.idem.core.store.Pointer;
@@ -30,6 +31,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
@@ -39,7 +41,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * S2: a symbolic link pre-placed anywhere under the root (pipeline, window, object name, {@code _idem},
  * ledger, evidence, pointer directory, {@code latest}, {@code latest.lock}, the retirement mark {@code
- * retired}) is refused with an error
+ * retired}, the acknowledgements) is refused with an error
  * naming it, and nothing outside the root is read or written. The link points into a complete store
  * kept outside, so following it would show: an object that "exists", a pointer that reads back, a
  * file that changes.
@@ -49,15 +51,19 @@ class FsObjectStoreContainmentTest {
   private static final byte[] A = utf8("alpha, the first publish");
   private static final byte[] B = utf8("beta, a divergent attempt");
   private static final String EVIDENCE_B = "_idem/evidence/" + KEY + "/" + Sha256.of(B);
+  private static final Acknowledgement ACK = new Acknowledgement(KEY, new TreeSet<>(List.of("sha256:" + Sha256.of(A),
+      "sha256:" + Sha256.of(B))), 1, "ops-alice", Instant.EPOCH, "reviewed");
 
   @TempDir Path dir;
 
-  enum Call { EXISTS, STAT, OPEN, OPEN_EVIDENCE, LIST, HISTORY, READ_POINTER, PUT, CAS, DELETE, READ_RETIRED, RAISE_RETIRED }
+  enum Call { EXISTS, STAT, OPEN, OPEN_EVIDENCE, LIST, HISTORY, READ_POINTER, PUT, CAS, DELETE, READ_RETIRED, RAISE_RETIRED,
+    ACK, READ_ACKS, PIPELINES }
 
   private static final Set<Call> OBJECT_PATH = EnumSet.of(Call.EXISTS, Call.STAT, Call.OPEN, Call.LIST,
       Call.HISTORY, Call.PUT, Call.CAS, Call.DELETE);
   private static final Set<Call> POINTER_PATH = EnumSet.of(Call.READ_POINTER, Call.CAS, Call.READ_RETIRED,
-      Call.RAISE_RETIRED);
+      Call.RAISE_RETIRED, Call.PIPELINES);
+  private static final Set<Call> ACK_PATH = EnumSet.of(Call.ACK, Call.READ_ACKS);
 
   /**
    * @param link where the link is placed, relative to the root (it points at the same path in the
@@ -69,12 +75,14 @@ class FsObjectStoreContainmentTest {
 
   private static List<Case> cases() {
     String objectName = KEY;
+    Set<Call> topLevel = EnumSet.copyOf(OBJECT_PATH);
+    topLevel.add(Call.PIPELINES);
     return List.of(
-        new Case("orders", false, OBJECT_PATH),
+        new Case("orders", false, topLevel),
         new Case("orders/60", false, OBJECT_PATH),
         new Case(objectName, false, OBJECT_PATH),
         new Case("_idem", true, EnumSet.of(Call.STAT, Call.OPEN_EVIDENCE, Call.HISTORY, Call.READ_POINTER, Call.PUT,
-            Call.CAS, Call.READ_RETIRED, Call.RAISE_RETIRED)),
+            Call.CAS, Call.READ_RETIRED, Call.RAISE_RETIRED, Call.ACK, Call.READ_ACKS, Call.PIPELINES)),
         new Case("_idem/ledger", true, EnumSet.of(Call.STAT, Call.HISTORY, Call.PUT, Call.CAS)),
         new Case("_idem/ledger/orders", true, EnumSet.of(Call.STAT, Call.HISTORY, Call.PUT, Call.CAS)),
         new Case("_idem/records", true, EnumSet.of(Call.STAT, Call.HISTORY, Call.PUT, Call.CAS)),
@@ -83,9 +91,11 @@ class FsObjectStoreContainmentTest {
         new Case("_idem/evidence/orders", true, EnumSet.of(Call.OPEN_EVIDENCE, Call.HISTORY, Call.PUT)),
         new Case("_idem/pointers", true, POINTER_PATH),
         new Case("_idem/pointers/orders", true, POINTER_PATH),
-        new Case("_idem/pointers/orders/latest", true, EnumSet.of(Call.READ_POINTER, Call.CAS)),
+        new Case("_idem/pointers/orders/latest", true, EnumSet.of(Call.READ_POINTER, Call.CAS, Call.PIPELINES)),
         new Case("_idem/pointers/orders/latest.lock", true, EnumSet.of(Call.CAS, Call.RAISE_RETIRED)),
-        new Case("_idem/pointers/orders/retired", true, EnumSet.of(Call.READ_RETIRED, Call.RAISE_RETIRED)));
+        new Case("_idem/pointers/orders/retired", true, EnumSet.of(Call.READ_RETIRED, Call.RAISE_RETIRED)),
+        new Case("_idem/acks", true, ACK_PATH),
+        new Case("_idem/acks/orders", true, ACK_PATH));
   }
 
   /** A complete store outside the root: object A, divergent B with evidence, pointer, lock file. */
@@ -96,6 +106,10 @@ class FsObjectStoreContainmentTest {
     Pointer p = Pointer.to(s.stat(KEY).orElseThrow(), 60, 1, "writer-a", Instant.EPOCH);
     s.compareAndSetPointer("orders", null, p);
     s.raiseRetirement(new Retirement("orders", 0, Instant.EPOCH, "outside gc"));
+    s.acknowledge(ACK);
+    String elsewhere = key("elsewhere", 60);
+    s.putIfAbsent(elsewhere, Payload.ofBytes(A), "writer-a");
+    s.compareAndSetPointer("elsewhere", null, Pointer.to(s.stat(elsewhere).orElseThrow(), 60, 1, "writer-a", Instant.EPOCH));
     return p;
   }
 
@@ -185,6 +199,9 @@ class FsObjectStoreContainmentTest {
         case DELETE -> store.delete(KEY);
         case READ_RETIRED -> assertFalse(store.readRetirement("orders").isPresent(), "retirement read from outside");
         case RAISE_RETIRED -> store.raiseRetirement(new Retirement("orders", 60, Instant.EPOCH, "inside gc"));
+        case ACK -> store.acknowledge(new Acknowledgement(KEY, ACK.contents(), 1, "ops-inside", Instant.EPOCH, "inside"));
+        case READ_ACKS -> assertFalse(store.acknowledgements("").contains(ACK), "acknowledgement read from outside");
+        case PIPELINES -> assertFalse(store.pipelines().contains("elsewhere"), "a pipeline seen from outside");
         default -> fail("unknown call " + call);
       }
       return Optional.empty();

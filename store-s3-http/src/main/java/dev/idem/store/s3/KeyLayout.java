@@ -17,6 +17,8 @@ import java.nio.charset.StandardCharsets;
  * P_idem/pointers/{pipeline}/log/{seq}      LOG mode entries, seq zero-padded to 20 digits
  * P_idem/retired/{pipeline}/{window_start}  retirement marks gc creates ({@link RetirementObjects}),
  *                                           window_start zero-padded to 20 digits; the highest counts
+ * P_idem/acks/{key}!{id}                    an operator's acknowledgement of a divergent key
+ *                                           ({@link AcknowledgementObjects}), id 16 random hex digits
  * </pre>
  *
  * Keys under {@code _idem/} are the store's own: {@code putIfAbsent} refuses them, and listings and

@@ -5,6 +5,7 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.idem.core.Names;
 import dev.idem.core.OutputKey;
 import dev.idem.core.Sha256;
+import dev.idem.core.store.Acknowledgement;
 import dev.idem.core.store.CasResult;
 import dev.idem.core.store.DivergenceRecord;
 import dev.idem.core.store.HistoryQuery;
@@ -40,6 +41,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.SortedSet;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
@@ -53,7 +55,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * Under the location's prefix: published objects at their keys, divergence evidence under {@code
  * _idem/evidence/}, pointers under {@code _idem/pointers/}, the retirement marks gc raises under {@code
- * _idem/retired/} (see {@link KeyLayout}).
+ * _idem/retired/}, operators' acknowledgements under {@code _idem/acks/} (see {@link KeyLayout}).
  *
  * <h2>Publish protocol ({@link #putIfAbsent})</h2>
  *
@@ -155,6 +157,7 @@ public final class S3ObjectStore implements ObjectStore {
   private final HistoryWalk walk;
   private final Sweep sweep;
   private final RetirementObjects retirements;
+  private final AcknowledgementObjects acks;
   private final ExecutorService executor;
   private final Cache<String, Boolean> knownKeys;
   private final ProbeAnswers answers;
@@ -172,6 +175,7 @@ public final class S3ObjectStore implements ObjectStore {
     this.walk = new HistoryWalk(client, location.bucket(), layout, options.pageSize(), options.historyParallelism(),
         executor);
     this.retirements = new RetirementObjects(client, location.bucket(), layout, options.pageSize());
+    this.acks = new AcknowledgementObjects(client, location.bucket(), layout, options.pageSize());
     this.sweep = new Sweep(client, location.bucket(), layout, options.pageSize(), options.logEntriesKept());
     this.knownKeys = Caffeine.newBuilder().maximumSize(options.knownKeysCacheSize()).executor(Runnable::run).build();
   }
@@ -214,6 +218,7 @@ public final class S3ObjectStore implements ObjectStore {
     this.retirements = base.retirements;
     this.sweep = base.sweep;
     this.knownKeys = base.knownKeys;
+    this.acks = base.acks;
   }
 
   private CreateOnlyUpload uploader(ProbeAnswers answers) {
@@ -297,6 +302,13 @@ public final class S3ObjectStore implements ObjectStore {
       knownKeys.put(key, Boolean.TRUE);
     }
     return found;
+  }
+
+  /** One HEAD: the {@code idem-schema} metadata the publish wrote (a listing does not carry it). */
+  @Override
+  public Optional<Integer> schemaOf(String key) throws IOException {
+    Names.requireSafeKey(key);
+    return client.head(location.bucket(), layout.object(key), null).map(IdemMetadata::schema);
   }
 
   /**
@@ -660,6 +672,24 @@ public final class S3ObjectStore implements ObjectStore {
   @Override
   public Optional<Retirement> raiseRetirement(Retirement proposed) throws IOException {
     return Optional.of(retirements.raise(proposed));
+  }
+
+  /** One create-only object under {@code _idem/acks/} ({@link AcknowledgementObjects}). */
+  @Override
+  public void acknowledge(Acknowledgement ack) throws IOException {
+    acks.write(ack);
+  }
+
+  /** A LIST under {@code _idem/acks/PREFIX} and a GET per acknowledgement ({@link AcknowledgementObjects}). */
+  @Override
+  public List<Acknowledgement> acknowledgements(String prefix) throws IOException {
+    return acks.read(Objects.requireNonNull(prefix, "prefix"));
+  }
+
+  /** Two delimiter listings: the prefix's directories and {@code _idem/pointers/}'s ({@link AcknowledgementObjects}). */
+  @Override
+  public SortedSet<String> pipelines() throws IOException {
+    return acks.pipelines();
   }
 
   // ---------------------------------------------------------------- history, listing, retention
