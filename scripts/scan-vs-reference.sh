@@ -84,26 +84,8 @@ prefix=exports/
 export AWS_ACCESS_KEY_ID=scanbench AWS_SECRET_ACCESS_KEY=scanbench-secret AWS_REGION=us-east-1
 export AWS_DEFAULT_REGION=us-east-1 AWS_EC2_METADATA_DISABLED=true
 
-# The reference scan, as the design's source article gives it (only the shebang line differs).
-cat > "$work/detect_divergence.sh" <<'REF'
-#!/usr/bin/env bash
-set -euo pipefail
-BUCKET="${1:?usage: detect_divergence.sh <bucket> <prefix>}"
-PREFIX="${2:?usage: detect_divergence.sh <bucket> <prefix>}"
-versions_json="$(aws s3api list-object-versions \
-  --bucket "$BUCKET" --prefix "$PREFIX" \
-  --query 'Versions[].{Key:Key,ETag:ETag,Time:LastModified}' \
-  --output json)"
-echo "$versions_json" | jq -r '
-  group_by(.Key)[]
-  | {key: .[0].Key, etags: ([.[].ETag] | unique), writes: length}
-  | select((.etags | length) > 1)
-  | "DIVERGENT \(.key) writes=\(.writes) payloads=\(.etags | length)"'
-divergent="$(echo "$versions_json" | jq '
-  [ group_by(.Key)[] | select(([.[].ETag] | unique | length) > 1) ] | length')"
-echo "scanned prefix=$PREFIX divergent_keys=$divergent"
-test "$divergent" -eq 0
-REF
+# The reference scan (scripts/detect_divergence.sh), run as the design's source article gives it.
+cp "$(dirname "$0")/detect_divergence.sh" "$work/detect_divergence.sh"
 chmod +x "$work/detect_divergence.sh"
 
 ref() { PATH="$work/bin:$PATH" "$work/detect_divergence.sh" "$bucket" "$prefix"; }
