@@ -70,7 +70,7 @@ import picocli.CommandLine.Spec;
             + "drift (type schema_overlap). A window with a key whose schema is not known (written by an older "
             + "idem or another tool) is judged whole: schema=unknown. --fail-on-drift makes drift exit 1.",
         "A key published again after 'idem gc' removed it is compared life by life (a delete marker, or the "
-            + "pipeline's retirement mark, separates the lives) and listed as REPUBLISHED (stderr; type "
+            + "pipeline's retirement mark, separates the lives) and reported as republished (a note on stderr; type "
             + "republished in --json; republished_keys in the summary), not as divergent; it does not fail the "
             + "gate. Different bytes within one life still do.",
         "A divergent key an operator acknowledged ('idem ack') is listed as ACKNOWLEDGED (stderr; type "
