@@ -3,6 +3,7 @@ package dev.idem.store.s3;
 import dev.idem.store.s3.client.MalformedReplyException;
 import dev.idem.store.s3.client.ObjectVersion;
 import dev.idem.store.s3.client.S3Client;
+import dev.idem.store.s3.client.S3Exception;
 import dev.idem.store.s3.client.VersionsPage;
 import java.io.IOException;
 import java.util.Arrays;
@@ -33,7 +34,12 @@ import java.util.Optional;
  *
  * <p>A page refused as malformed starts the walk again, at most {@value #ATTEMPTS} walks in all: S3Proxy
  * lists a write in flight to the same key (another publisher's completion, a loser deleting its version)
- * as a version without an ETag, or under a temporary name, for a moment.
+ * as a version without an ETag, or under a temporary name, for a moment. So does a page answered 404
+ * {@code NoSuchVersion}: S3Proxy refuses a version marker whose version was removed since the page
+ * before (a loser giving way).
+ *
+ * <p>{@link #firstOfLife} walks the same way from the key's latest entry: a loser that removed its own
+ * version learns which version is first now.
  *
  * <p>Holds nothing. A repeated continuation position is an {@link IOException} ({@link ListingGuard}).
  */
@@ -51,6 +57,23 @@ final class KeyLife {
    */
   static Optional<String> firstUnder(S3Client client, String bucket, String objectKey, String versionId, int pageSize)
       throws IOException {
+    return first(client, bucket, objectKey, versionId, pageSize);
+  }
+
+  /**
+   * The oldest version of the key's current life: the walk from its latest entry down to the first
+   * delete marker.
+   *
+   * @return empty when the key's latest entry is a delete marker, or it has none
+   */
+  static Optional<String> firstOfLife(S3Client client, String bucket, String objectKey, int pageSize)
+      throws IOException {
+    return first(client, bucket, objectKey, null, pageSize);
+  }
+
+  /** The walk of {@link #firstUnder}, from the version {@code versionId}, or from the key's latest entry when null. */
+  private static Optional<String> first(S3Client client, String bucket, String objectKey, String versionId,
+      int pageSize) throws IOException {
     for (int attempt = 1; ; attempt++) {
       try {
         Optional<String> first = walk(client, bucket, objectKey, versionId, pageSize);
@@ -59,6 +82,10 @@ final class KeyLife {
         return first.isEmpty() || pageSize == 1 ? first : walk(client, bucket, objectKey, versionId, 1);
       } catch (MalformedReplyException e) {
         if (attempt == ATTEMPTS) {
+          throw e;
+        }
+      } catch (S3Exception e) {
+        if (attempt == ATTEMPTS || !"NoSuchVersion".equals(e.code())) {
           throw e;
         }
       }
@@ -71,7 +98,7 @@ final class KeyLife {
     ListingGuard<List<String>> guard = new ListingGuard<>(listing);
     String keyMarker = null;
     String versionMarker = null;
-    boolean ours = false;
+    boolean ours = versionId == null;
     String first = null;
     while (true) {
       VersionsPage page = client.listVersions(bucket, objectKey, keyMarker, versionMarker, pageSize);

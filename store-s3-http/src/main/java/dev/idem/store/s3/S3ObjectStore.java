@@ -31,6 +31,7 @@ import dev.idem.store.s3.client.S3Exception;
 import dev.idem.store.s3.client.WriteResult;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InterruptedIOException;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
@@ -145,6 +146,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class S3ObjectStore implements ObjectStore {
   private static final SecureRandom RANDOM = new SecureRandom();
   private static final int MAX_REPUBLISH = 3;
+  /** How many times a racing loser reads the first version of the key's life before giving up ({@link #giveWayToFirst}). */
+  private static final int FIRST_READS = 4;
 
   private final S3Client client;
   private final S3Location location;
@@ -488,15 +491,50 @@ public final class S3ObjectStore implements ObjectStore {
           + " and removing this publish's version " + versionId + " failed, so its bytes stay current until that"
           + " version is deleted: " + e.getMessage(), e);
     }
-    Optional<ObjectHead> head = client.head(location.bucket(), objectKey, first.get());
-    Optional<PutOutcome> decided = head.isEmpty() ? Optional.empty()
-        : decide(key, head.get(), first.get(), payload, digest, meta, attempt);
-    if (decided.isEmpty()) {
-      throw new IOException("publish of " + key + " to " + describe() + ": the server applied this publish's"
-          + " create-only write over version " + first.get() + ", which was gone when read; this publish's"
-          + " version " + versionId + " was removed and nothing was published by this call");
+    return Optional.of(giveWayToFirst(key, versionId, first.get(), payload, digest, meta, attempt));
+  }
+
+  /**
+   * After this call removed its version {@code removed}, which a listing showed over {@code listedFirst}:
+   * the publish decided against the first version of the key's life. Where several writes race, a listing
+   * may name as first a version that another loser removes before it is read, or miss an older write not
+   * yet listed, or (S3Proxy, while it makes an older version current again) list the key without any
+   * version for a moment; so the first is read, then the life listed again, and the decision is made only
+   * on a version both show, at most {@value #FIRST_READS} times.
+   */
+  private PutOutcome giveWayToFirst(String key, String removed, String listedFirst, Payload payload,
+      ContentChecksums.Digest digest, Map<String, String> meta, String attempt) throws IOException {
+    String objectKey = layout.object(key);
+    String first = listedFirst;
+    for (int read = 1; ; read++) {
+      Optional<ObjectHead> head = client.head(location.bucket(), objectKey, first);
+      Optional<String> listed = KeyLife.firstOfLife(client, location.bucket(), objectKey, options.pageSize());
+      if (head.isPresent() && listed.equals(Optional.of(first))) {
+        Optional<PutOutcome> decided = decide(key, head.get(), first, payload, digest, meta, attempt);
+        if (decided.isPresent()) {
+          return decided.get();
+        }
+      }
+      if (read == FIRST_READS) {
+        throw new IOException("publish of " + key + " to " + describe() + ": the server applied this publish's"
+            + " create-only write over version " + listedFirst + "; the first version of the key's life was"
+            + (listed.isEmpty() ? " gone when read, and the key lists no version now"
+                : " gone or replaced when read " + FIRST_READS + " times in a row")
+            + "; this publish's version " + removed + " was removed and nothing was published by this call");
+      }
+      first = listed.orElse(first);
+      pause(read);
     }
-    return decided;
+  }
+
+  /** A moment for racing writes to settle before the key's life is read again: 20, 40, 80 ms. */
+  private static void pause(int read) throws IOException {
+    try {
+      Thread.sleep(10L << read);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted while a publish gave way to the first version of its key");
+    }
   }
 
   /**

@@ -36,7 +36,10 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Pattern;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -178,6 +181,154 @@ class S3RacingCreatesTest {
       assertEquals(1, versions(bucket, "p/" + KEY).stream().filter(v -> v.key().equals("p/" + KEY)).count(),
           "each loser removed its version");
     }
+  }
+
+  /**
+   * The key's life as a racing loser meets it: publisher A's version first, B's racing version on top of
+   * it, and A's still hidden from listings (its write not yet visible) until this publisher, C, has
+   * removed its own version; {@code removeB} also removes B's version the moment C reads it (B giving
+   * way). C's PUT is applied over both. Returns C's outcome.
+   */
+  private static PutOutcome loseOverHiddenFirst(String bucket, boolean removeB) throws Exception {
+    try (S3ObjectStore a = open(s3.endpoint(), bucket, null)) {
+      assertEquals(PutStatus.CREATED, a.putIfAbsent(KEY, text("rows"), "host-a").status());
+    }
+    String objectKey = "p/" + KEY;
+    String versionA = versions(bucket, objectKey).get(0).versionId();
+    try (QuirkProxy applies = new QuirkProxy(s3, Quirk.strips("PUT", Set.of("If-None-Match"), new AtomicInteger()));
+        S3ObjectStore b = open(applies.endpoint(), bucket, null)) {
+      assertEquals(PutStatus.CREATED, b.putIfAbsent(KEY, text("rows of build b"), "host-b").status());
+    }
+    String versionB = versions(bucket, objectKey).get(0).versionId();
+    AtomicBoolean ownRemoved = new AtomicBoolean();
+    Pattern hiddenA = Pattern.compile("<Version>(?:(?!</Version>).)*<VersionId>" + Pattern.quote(versionA)
+        + "</VersionId>.*?</Version>", Pattern.DOTALL);
+    Quirk race = (request, next) -> {
+      if (!request.key().equals(objectKey) && !request.has("versions")) {
+        return next.send(request);
+      }
+      if (request.method().equals("PUT")) {
+        return next.send(request.without(Set.of("if-none-match")));
+      }
+      if (request.method().equals("DELETE") && request.has("versionId")) {
+        ownRemoved.set(true);
+      }
+      if (request.method().equals("HEAD") && removeB && versionB.equals(request.query().get("versionId"))) {
+        s3.client().deleteVersion(bucket, objectKey, versionB);
+      }
+      Reply r = next.send(request);
+      if (request.has("versions") && !ownRemoved.get()) {
+        String body = new String(r.body(), StandardCharsets.UTF_8);
+        return new Reply(r.status(), r.headers(), hiddenA.matcher(body).replaceAll("").getBytes(StandardCharsets.UTF_8));
+      }
+      return r;
+    };
+    try (QuirkProxy gateway = new QuirkProxy(s3, race);
+        S3ObjectStore c = open(gateway.endpoint(), bucket, null).configuredBy(new ProbeAnswers(false, true))) {
+      return c.putIfAbsent(KEY, text("rows of build c"), "host-c");
+    }
+  }
+
+  /**
+   * A loser whose listing named a version as the first of the key's life that was gone when read (a
+   * second loser removed it, the true first was not yet listed) lists the life again and gives way to the
+   * first. Before, the publish failed saying the first was gone.
+   */
+  @Test
+  void putIfAbsent_firstListedVersionRemovedBeforeRead_givesWayToTheTrueFirst() throws Exception {
+    String bucket = s3.createBucket(true);
+
+    PutOutcome c = loseOverHiddenFirst(bucket, true);
+
+    assertEquals(PutStatus.DIVERGENT, c.status(), c.toString());
+    assertEquals("host-a", c.stored().writer(), c.toString());
+    try (S3ObjectStore st = open(s3.endpoint(), bucket, null); InputStream in = st.open(KEY).orElseThrow()) {
+      assertArrayEquals("rows".getBytes(StandardCharsets.UTF_8), in.readAllBytes(), "P2: the first bytes are current");
+    }
+  }
+
+  /**
+   * A loser that decided against a version its listing named first while the true first was not yet
+   * listed checks that the life's first is still the one it decided against, and decides again against
+   * the true first. Before, it reported the second writer's bytes as the stored ones.
+   */
+  @Test
+  void putIfAbsent_trueFirstListedOnlyAfterDecision_decidedAgainstTheTrueFirst() throws Exception {
+    String bucket = s3.createBucket(true);
+
+    PutOutcome c = loseOverHiddenFirst(bucket, false);
+
+    assertEquals(PutStatus.DIVERGENT, c.status(), c.toString());
+    assertEquals("host-a", c.stored().writer(), c.toString());
+  }
+
+  /**
+   * A loser's walk down the key's life, one entry per page, whose next page names as its marker a version
+   * removed meanwhile (another loser giving way): S3Proxy answers the page 404 NoSuchVersion. The walk
+   * starts again and the publish gives way to the first. Before, the publish failed with that 404.
+   */
+  @Test
+  void putIfAbsent_versionMarkerRemovedDuringTheWalk_walkedAgainAndGivesWay() throws Exception {
+    String bucket = s3.createBucket(true);
+    try (S3ObjectStore a = open(s3.endpoint(), bucket, null)) {
+      assertEquals(PutStatus.CREATED, a.putIfAbsent(KEY, text("rows"), "host-a").status());
+    }
+    AtomicInteger refused = new AtomicInteger();
+    Quirk race = (request, next) -> {
+      if (request.method().equals("PUT") && request.key().equals("p/" + KEY)) {
+        return next.send(request.without(Set.of("if-none-match")));
+      }
+      if (request.has("versions") && request.has("version-id-marker") && refused.getAndIncrement() == 0) {
+        return Reply.error(404, "NoSuchVersion", "The specified version does not exist.");
+      }
+      return next.send(request);
+    };
+    try (QuirkProxy gateway = new QuirkProxy(s3, race);
+        S3ObjectStore c = open(gateway.endpoint(), bucket, null).configuredBy(new ProbeAnswers(false, true))) {
+      PutOutcome out = c.putIfAbsent(KEY, text("rows of build c"), "host-c");
+
+      assertEquals(PutStatus.DIVERGENT, out.status(), out.toString());
+      assertEquals("host-a", out.stored().writer(), out.toString());
+    }
+    assertTrue(refused.get() > 1, "the walk was sent again after the 404: " + refused);
+  }
+
+  /**
+   * A loser that removed its version and then lists the key without any version (S3Proxy, for a moment,
+   * while it makes the older version current again) reads the life again and gives way to the first.
+   * Before, the publish failed saying the key held no version.
+   */
+  @Test
+  void putIfAbsent_keyListedWithoutVersionsOnceAfterGivingWay_listedAgainAndGivesWay() throws Exception {
+    String bucket = s3.createBucket(true);
+    try (S3ObjectStore a = open(s3.endpoint(), bucket, null)) {
+      assertEquals(PutStatus.CREATED, a.putIfAbsent(KEY, text("rows"), "host-a").status());
+    }
+    AtomicBoolean ownRemoved = new AtomicBoolean();
+    AtomicInteger emptied = new AtomicInteger();
+    Pattern entries = Pattern.compile("<Version>.*?</Version>", Pattern.DOTALL);
+    Quirk race = (request, next) -> {
+      if (request.method().equals("PUT") && request.key().equals("p/" + KEY)) {
+        return next.send(request.without(Set.of("if-none-match")));
+      }
+      if (request.method().equals("DELETE") && request.has("versionId")) {
+        ownRemoved.set(true);
+      }
+      Reply r = next.send(request);
+      if (request.has("versions") && ownRemoved.get() && emptied.getAndIncrement() == 0) {
+        String body = new String(r.body(), StandardCharsets.UTF_8);
+        return new Reply(r.status(), r.headers(), entries.matcher(body).replaceAll("").getBytes(StandardCharsets.UTF_8));
+      }
+      return r;
+    };
+    try (QuirkProxy gateway = new QuirkProxy(s3, race);
+        S3ObjectStore c = open(gateway.endpoint(), bucket, null).configuredBy(new ProbeAnswers(false, true))) {
+      PutOutcome out = c.putIfAbsent(KEY, text("rows of build c"), "host-c");
+
+      assertEquals(PutStatus.DIVERGENT, out.status(), out.toString());
+      assertEquals("host-a", out.stored().writer(), out.toString());
+    }
+    assertTrue(emptied.get() > 1, "the life was listed again: " + emptied);
   }
 
   /**

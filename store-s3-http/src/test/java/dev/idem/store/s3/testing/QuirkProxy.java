@@ -106,7 +106,7 @@ public final class QuirkProxy implements AutoCloseable {
     }
 
     /** This request without the headers in {@code lowercaseNames}. */
-    Request without(Set<String> lowercaseNames) {
+    public Request without(Set<String> lowercaseNames) {
       Map<String, List<String>> kept = new LinkedHashMap<>(headers);
       kept.keySet().removeAll(lowercaseNames);
       return new Request(method, rawPath, rawQuery, kept, body);
