@@ -68,7 +68,9 @@ import picocli.CommandLine.Spec;
             + "several outputs of one window published under one pipeline; the pointer names one of them. "
             + "Stores record each key's schema, so the overlap of a --schema bump (one key per schema) is not "
             + "drift (type schema_overlap). A window with a key whose schema is not known (written by an older "
-            + "idem or another tool) is judged whole: schema=unknown. --fail-on-drift makes drift exit 1.",
+            + "idem or another tool) is judged whole: schema=unknown. --fail-on-drift makes drift exit 1, and "
+            + "only with it does the scan read the schemas S3 listings do not show (a HEAD for each of at most "
+            + "three keys a window of several keys); without it such windows on S3 are judged whole.",
         "A key published again after 'idem gc' removed it is compared life by life (a delete marker, or the "
             + "pipeline's retirement mark, separates the lives) and reported as republished (a note on stderr; type "
             + "republished in --json; republished_keys in the summary), not as divergent; it does not fail the "
@@ -131,7 +133,9 @@ final class ScanCommand implements Callable<Integer> {
 
   @Option(names = "--fail-on-drift",
       description = "Exit 1 when a position (window and schema) holds more than one key (keying drift: an input "
-          + "changed without a --schema bump), or a window of several keys has one whose schema is not recorded.")
+          + "changed without a --schema bump), or a window of several keys has one whose schema is not recorded. "
+          + "On S3 it reads the schemas of at most three keys a window of several keys (a HEAD each), which "
+          + "a scan without it skips.")
   boolean failOnDrift;
 
   @Option(names = {"-v", "--verbose"},
@@ -182,6 +186,11 @@ final class ScanCommand implements Callable<Integer> {
         query = HistoryQuery.windows(pipeline, min);
       }
       query = query.until(ctx.clock(), null).withListParallelism(listParallelism);
+      if (!failOnDrift) {
+        // Only the drift verdict needs the schemas a listing does not show (S3: HEADs in windows of several
+        // keys); a gate that does not fail on drift does not pay for them.
+        query = query.withoutSchemaReads();
+      }
       // --max-time (the store's deadline) is a hard limit: a listing request it cuts ends the scan incomplete.
       DivergenceScan scan = new DivergenceScan(ctx.clock(), maxKeys, null).within(store.deadline());
       List<String> cutBy = new ArrayList<>();

@@ -25,7 +25,8 @@ final class ScanNotes {
         "keying drift, an input changed without a --schema bump, or several outputs of one window under one "
             + "pipeline; the pointer names one of them"),
     DRIFT_WHOLE("drift", "window of several keys judged whole", "windows of several keys judged whole",
-        "a key's schema is unknown, not recorded or not read, so it could share any key's position"),
+        "a key's schema is unknown (not recorded, or on S3 not read: --fail-on-drift reads them), so it could "
+            + "share any key's position"),
     SCHEMA_OVERLAP("notes", "window holds one key per schema", "windows hold one key per schema",
         "the overlap of a --schema bump, not drift"),
     REPUBLISHED("notes", "key republished after gc removed it", "keys republished after gc removed them",

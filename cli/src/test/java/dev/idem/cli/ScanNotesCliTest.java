@@ -123,8 +123,10 @@ class ScanNotesCliTest {
 
   @Test
   void scan_manyKeysWithNotes_oneStderrLinePerKindWithCountAndExample() {
-    Cli.Result r = scan();
+    long heads = windowHeads();
+    Cli.Result r = scan("--fail-on-drift");
     assertEquals(ExitCodes.DIVERGENT, r.code(), r.describe());
+    assertTrue(windowHeads() > heads, "the schemas were read");
     String[] out = r.outLines();
     assertEquals(LEGACY + 1, out.length, r.describe());
     Pattern divergent = Pattern.compile("DIVERGENT legacy/f-\\d{4}\\.csv writes=2 payloads=2");
@@ -144,9 +146,33 @@ class ScanNotesCliTest {
     assertTrue(r.err().contains(" " + (DRIFT + WHOLE) + " positions with more than one key"), r.describe());
   }
 
+  /**
+   * Without --fail-on-drift the S3 scan reads no schema (a listing does not show them), so every window of
+   * several keys is judged whole, in one line that says how to have them read; nothing else changes.
+   */
+  @Test
+  void scan_withoutFailOnDrift_windowsOfSeveralKeysJudgedWholeWithoutReadingSchemas() {
+    long heads = windowHeads();
+    Cli.Result r = scan();
+    assertEquals(ExitCodes.DIVERGENT, r.code(), r.describe());
+    assertEquals(LEGACY + 1, r.outLines().length, r.describe());
+    assertOneLine(r, "idem scan: drift: " + (DRIFT + WHOLE + OVERLAP) + " windows of several keys judged whole",
+        "--fail-on-drift reads them");
+    assertEquals(0, Arrays.stream(r.errLines()).filter(l -> l.contains("of one schema") || l.contains("one key per schema"))
+        .count(), r.describe());
+    assertOneLine(r, "idem scan: notes: " + REPUBLISHED + " keys republished after gc removed them", "e.g. again/");
+    assertEquals(heads, windowHeads(), "no HEAD for a schema");
+  }
+
+  /** HEADs of the keys in windows of several keys so far. */
+  private static long windowHeads() {
+    return server.requests().stream().filter(q -> q.method().equals("HEAD"))
+        .filter(q -> q.path().matches("/bkt/(orders|older|bumped)/.*")).count();
+  }
+
   @Test
   void scan_verbose_everyNoteOnStderr() {
-    Cli.Result r = scan("-v");
+    Cli.Result r = scan("-v", "--fail-on-drift");
     assertEquals(ExitCodes.DIVERGENT, r.code(), r.describe());
     List<String> err = Arrays.asList(r.errLines());
     assertEquals(LEGACY, err.stream().filter(l -> l.startsWith("idem scan: note: legacy/")).count(), r.describe());
@@ -160,7 +186,7 @@ class ScanNotesCliTest {
 
   @Test
   void scan_json_everyNoteAnObject() {
-    Cli.Result r = scan("--json");
+    Cli.Result r = scan("--json", "--fail-on-drift");
     assertEquals(ExitCodes.DIVERGENT, r.code(), r.describe());
     Map<String, Integer> types = new HashMap<>();
     for (String line : r.outLines()) {

@@ -31,9 +31,13 @@ import java.util.Objects;
  * @param deadline when the walk stops, marked incomplete; {@code null} for none
  * @param listParallelism listing requests a store may have in flight at once, 1 to 64 ({@code 1}: one
  *     sequential listing)
+ * @param readsSchemas whether the walk learns the recorded schema of keys that share a window, which judging
+ *     keying drift needs; where a listing does not carry it (S3: a HEAD each, at most three a window) a walk
+ *     asked not to leaves those keys' schema unknown ({@link KeyHistory#schema()} null) and costs nothing
+ *     per window
  */
 public record HistoryQuery(String prefix, String pipeline, long minWindowStart, Clock clock, Instant deadline,
-    int listParallelism) {
+    int listParallelism, boolean readsSchemas) {
 
   /** The most listing requests a query may ask a store to run at once. */
   public static final int MAX_LIST_PARALLELISM = 64;
@@ -61,23 +65,31 @@ public record HistoryQuery(String prefix, String pipeline, long minWindowStart, 
 
   /** Every key under {@code prefix}, no deadline, the default parallelism. */
   public static HistoryQuery under(String prefix) {
-    return new HistoryQuery(prefix, null, 0, Clock.systemUTC(), null, DEFAULT_LIST_PARALLELISM);
+    return new HistoryQuery(prefix, null, 0, Clock.systemUTC(), null, DEFAULT_LIST_PARALLELISM, true);
   }
 
   /** Only {@code pipeline}'s idem keys whose window starts at or after {@code minWindowStart}. */
   public static HistoryQuery windows(String pipeline, long minWindowStart) {
     return new HistoryQuery(pipeline + "/", pipeline, minWindowStart, Clock.systemUTC(), null,
-        DEFAULT_LIST_PARALLELISM);
+        DEFAULT_LIST_PARALLELISM, true);
   }
 
   /** This query, stopping at {@code deadline} as read from {@code clock} ({@code null}: no deadline). */
   public HistoryQuery until(Clock clock, Instant deadline) {
-    return new HistoryQuery(prefix, pipeline, minWindowStart, clock, deadline, listParallelism);
+    return new HistoryQuery(prefix, pipeline, minWindowStart, clock, deadline, listParallelism, readsSchemas);
   }
 
   /** This query with {@code requests} listing requests in flight at most. */
   public HistoryQuery withListParallelism(int requests) {
-    return new HistoryQuery(prefix, pipeline, minWindowStart, clock, deadline, requests);
+    return new HistoryQuery(prefix, pipeline, minWindowStart, clock, deadline, requests, readsSchemas);
+  }
+
+  /**
+   * This query without reading schemas that listings do not show: a scan that does not judge keying drift
+   * (on S3, up to three HEADs a window of several keys) leaves those keys' schema unknown.
+   */
+  public HistoryQuery withoutSchemaReads() {
+    return new HistoryQuery(prefix, pipeline, minWindowStart, clock, deadline, listParallelism, false);
   }
 
   /** Whether {@code key} is in the query: under the prefix and, for a window query, in range. */

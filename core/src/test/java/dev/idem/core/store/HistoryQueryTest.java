@@ -80,7 +80,7 @@ class HistoryQueryTest {
   void constructor_badArguments_refusedWithTheirValue() {
     assertEquals("a window query lists its pipeline's keys: prefix must be 'p/', was 'q/'",
         assertThrows(IllegalArgumentException.class,
-            () -> new HistoryQuery("q/", "p", 0, SEP_2024, null, 1)).getMessage());
+            () -> new HistoryQuery("q/", "p", 0, SEP_2024, null, 1, true)).getMessage());
     assertEquals("list parallelism must be 1-64, was 0", assertThrows(IllegalArgumentException.class,
         () -> HistoryQuery.under("").withListParallelism(0)).getMessage());
     assertEquals("list parallelism must be 1-64, was 65", assertThrows(IllegalArgumentException.class,

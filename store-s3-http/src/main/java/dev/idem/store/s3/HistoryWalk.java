@@ -53,7 +53,8 @@ import java.util.concurrent.Future;
  *       listed before or after it, and is one of the window's first two, or its third when the first two
  *       do not share a schema ({@link SchemaReads}): HEAD it for the schema version idem recorded ({@code
  *       idem-schema}), which the scan needs to tell a schema bump's overlap from keying drift; so a window
- *       of a thousand partitions costs two HEADs and a window of one key (the steady state) none;
+ *       of a thousand partitions costs two HEADs and a window of one key (the steady state) none; a
+ *       query that does not read schemas ({@link HistoryQuery#readsSchemas()}) costs none here;
  *   <li>otherwise (one version, or all versions with one ETag, or a legacy key): no request; the
  *       entries carry ETags only, which the scan compares the way the reference scan does, and no
  *       schema.
@@ -128,7 +129,8 @@ final class HistoryWalk {
         PageCursor<Marker, ObjectSummary> evidence = objects(evidencePrefix, new Marker(evidenceStart, null, null));
         InOrder inOrder = new InOrder(visitor, query)) {
       String previousWindow = null;
-      SchemaReads schemas = new SchemaReads();
+      // A walk not asked for schemas reads none: every key's read is Read.NO.
+      SchemaReads schemas = query.readsSchemas() ? new SchemaReads() : null;
       String[] windowMemo = new String[2]; // each key's window is asked for twice: as the next key, then as itself
       while (true) {
         if (query.expired()) {
@@ -145,7 +147,8 @@ final class HistoryWalk {
           previousWindow = windowOf(e.key, windowMemo);
           // Evidence is HEADed anyway, and carries the schema.
           if (query.accepts(e.key)
-              && !inOrder.visit(e.key, List.of(), group, schemas.next(previousWindow, true, true))) {
+              && !inOrder.visit(e.key, List.of(), group,
+                  schemas == null ? SchemaReads.Read.NO : schemas.next(previousWindow, true, true))) {
             return false;
           }
         }
@@ -167,8 +170,9 @@ final class HistoryWalk {
         boolean sharesWindow = window != null && (window.equals(previousWindow)
             || (v != null && window.equals(windowOf(layout.logical(v.key()), windowMemo)))
             || (nextEvidence != null && window.equals(windowOf(nextEvidence.key, windowMemo))));
-        if (query.accepts(key) && !inOrder.visit(key, group, attempts, schemas.next(window, sharesWindow,
-            !attempts.isEmpty() || !deletedOnly(group)))) {
+        SchemaReads.Read read = schemas == null ? SchemaReads.Read.NO
+            : schemas.next(window, sharesWindow, !attempts.isEmpty() || !deletedOnly(group));
+        if (query.accepts(key) && !inOrder.visit(key, group, attempts, read)) {
           return false;
         }
         previousWindow = window;

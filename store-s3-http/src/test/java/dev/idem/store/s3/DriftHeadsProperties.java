@@ -128,6 +128,23 @@ class DriftHeadsProperties {
     Statistics.label("windows of several keys").collect(b.truth.isEmpty() ? "none" : b.truth.size() <= 5 ? "1-5" : "more");
   }
 
+  /**
+   * A scan that does not judge drift ({@code idem scan} without {@code --fail-on-drift}) reads no schema:
+   * its HEADs are those of the keys it reports alone, and every window of several keys is reported as
+   * drift (judged whole, unless evidence, HEADed anyway, showed its keys' schemas), none hidden.
+   */
+  @Property(tries = 60)
+  void scan_withoutSchemaReads_headsOnlyForTheKeysReported(@ForAll("shapes") Shape shape) throws IOException {
+    Built b = build(shape);
+    Reported r = scan(b.bucket, shape, false);
+
+    assertTrue(r.heads <= r.keyHeads, r.heads + " HEADs for " + r.keyHeads + " allowed for the keys reported; "
+        + "windows of several keys " + b.truth.size());
+    for (String window : b.truth.keySet()) {
+      assertEquals("drift", r.windows.get(window), window + " is reported, judged whole: " + r.windows);
+    }
+  }
+
   @Example
   void scan_moreKeysAWindow_noMoreHeads() throws IOException {
     // The same windows, first of 5 partitions each, then of 60, spanning many pages, beside lone keys.
@@ -192,6 +209,10 @@ class DriftHeadsProperties {
   record Reported(long heads, long keyHeads, Map<String, String> windows, List<WindowDrift> drifts) {}
 
   private static Reported scan(ListingBucket bucket, Shape shape) throws IOException {
+    return scan(bucket, shape, true);
+  }
+
+  private static Reported scan(ListingBucket bucket, Shape shape, boolean readsSchemas) throws IOException {
     server.otherwise(bucket);
     long before = bucket.counts().heads();
     long[] keyHeads = {0};
@@ -201,6 +222,9 @@ class DriftHeadsProperties {
     try (S3ObjectStore store = S3ObjectStore.open(client, server.location(shape.storePrefix),
         S3StoreOptions.builder().pageSize(shape.pageSize).build())) {
       HistoryQuery query = HistoryQuery.under("").withListParallelism(shape.parallelism).until(CLOCK, null);
+      if (!readsSchemas) {
+        query = query.withoutSchemaReads();
+      }
       new DivergenceScan(CLOCK, 0, null).run(store, query,
           Set.of(), new DivergenceScan.Listener() {
             @Override
