@@ -6,8 +6,8 @@ import dev.idem.core.scan.Basis;
 import dev.idem.core.scan.DivergenceScan;
 import dev.idem.core.scan.KeyVerdict;
 import dev.idem.core.scan.PointerTarget;
-import dev.idem.core.scan.SchemaOverlap;
 import dev.idem.core.scan.ScanSummary;
+import dev.idem.core.scan.SchemaOverlap;
 import dev.idem.core.scan.WindowDrift;
 import dev.idem.core.store.Acknowledgement;
 import dev.idem.core.store.DeadlineExceededException;
@@ -15,8 +15,8 @@ import dev.idem.core.store.HistoryEntry;
 import dev.idem.core.store.HistoryQuery;
 import dev.idem.core.store.ObjectStore;
 import dev.idem.store.fs.FsObjectStore;
+import dev.idem.store.s3.RequestCounts;
 import dev.idem.store.s3.S3ObjectStore;
-import dev.idem.store.s3.client.RequestCounts;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -415,7 +415,7 @@ final class ScanCommand implements Callable<Integer> {
     if (!(inner instanceof S3ObjectStore s3)) {
       return null;
     }
-    RequestCounts.Snapshot c = s3.requestCounts();
+    RequestCounts c = s3.requestCounts();
     return Json.object().put("list", c.listRequests()).put("entries_listed", c.entriesListed())
         .put("head", c.heads()).put("get", c.gets());
   }

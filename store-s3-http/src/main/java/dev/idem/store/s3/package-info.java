@@ -17,6 +17,6 @@
  *       did not write, where the scan falls back to ETags like the reference scan.
  * </ul>
  *
- * The HTTP and SigV4 layers are in {@code dev.idem.store.s3.client} and {@code dev.idem.store.s3.auth}.
+ * The HTTP and SigV4 layers are in {@code dev.idem.store.s3.internal.client} and {@code dev.idem.store.s3.internal.auth}.
  */
 package dev.idem.store.s3;
