@@ -702,10 +702,10 @@ public final class S3ObjectStore implements ObjectStore {
   /**
    * As {@link #compareAndSetPointer(String, String, Pointer)}, with every request of the swap (the
    * conditional PUT, its retries and backoffs, the re-reads and checks after it) ending by {@code
-   * maxWait} plus one request timeout ({@link S3Client#within}). S3's 409 ConditionalRequestConflict
-   * until the deadline is BUSY; a deadline that runs out on 503s or a stalled server throws {@link
-   * dev.idem.core.store.DeadlineExceededException} naming the request and what it last met. The
-   * pointer then holds the old or the new document, whole.
+   * maxWait} plus one request timeout. S3's 409 ConditionalRequestConflict until the deadline is BUSY;
+   * a deadline that runs out on 503s or a stalled server throws {@link
+   * dev.idem.core.store.DeadlineExceededException} naming the request and what it last met. The pointer
+   * then holds the old or the new document, whole.
    */
   @Override
   public CasResult compareAndSetPointer(String pipeline, String expectedToken, Pointer next, Duration maxWait)
