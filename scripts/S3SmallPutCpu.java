@@ -2,13 +2,14 @@ import dev.idem.bench.S3Bench;
 import dev.idem.core.proof.ProvenStore;
 import dev.idem.core.store.Payload;
 import dev.idem.core.store.PutStatus;
+import dev.idem.store.s3.AwsCredentials;
+import dev.idem.store.s3.CredentialsProvider;
 import dev.idem.store.s3.S3Location;
 import dev.idem.store.s3.S3ObjectStore;
 import dev.idem.store.s3.S3StoreOptions;
 import dev.idem.store.s3.S3StoreProver;
-import dev.idem.store.s3.auth.AwsCredentials;
-import dev.idem.store.s3.auth.CredentialsProvider;
-import dev.idem.store.s3.http.HttpClients;
+import dev.idem.store.s3.S3TestStores;
+import dev.idem.store.s3.internal.http.HttpClients;
 import dev.idem.store.s3.testing.S3ProxyServer;
 import java.lang.management.ManagementFactory;
 import java.net.URI;
@@ -58,8 +59,8 @@ public class S3SmallPutCpu {
       S3ObjectStore asShipped = S3ObjectStore.open(location, credentials, S3StoreOptions.defaults());
       HttpClient inline = HttpClients.forEndpoint(endpoint).version(HttpClient.Version.HTTP_1_1)
           .followRedirects(HttpClient.Redirect.NEVER).executor(Runnable::run).build();
-      S3ObjectStore inlineExecutor = S3ObjectStore.open(
-          dev.idem.store.s3.client.S3Client.builder(endpoint, S3ProxyServer.REGION, credentials)
+      S3ObjectStore inlineExecutor = S3TestStores.open(
+          dev.idem.store.s3.internal.client.S3Client.builder(endpoint, S3ProxyServer.REGION, credentials)
               .pathStyle(true).httpClient(inline).build(),
           location, S3StoreOptions.defaults());
       Side[] sides = {idem(asShipped, file), idem(inlineExecutor, file),

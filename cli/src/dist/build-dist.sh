@@ -66,7 +66,7 @@ if "$jdk/bin/java" --list-modules | grep -q '^jdk.crypto.ec@'; then
   mods="$mods,jdk.crypto.ec"
 fi
 # java.xml (about 3 MB packed) stays out: the S3 store reads XML with its own parser
-# (dev.idem.store.s3.xml), and a new use of java.xml in idem or a library must be a decision.
+# (dev.idem.store.s3.internal.xml), and a new use of java.xml in idem or a library must be a decision.
 case ",$mods," in
   *,java.xml,*)
     echo "dist: java.xml is among the modules ($mods): a shipped class uses it; the dist leaves it out" >&2

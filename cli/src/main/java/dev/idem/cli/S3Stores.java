@@ -1,15 +1,12 @@
 package dev.idem.cli;
 
 import dev.idem.core.proof.ProvenStore;
+import dev.idem.store.s3.CredentialsProvider;
 import dev.idem.store.s3.PointerMode;
 import dev.idem.store.s3.S3Location;
 import dev.idem.store.s3.S3ObjectStore;
 import dev.idem.store.s3.S3StoreOptions;
 import dev.idem.store.s3.S3StoreProver;
-import dev.idem.store.s3.auth.CredentialChain;
-import dev.idem.store.s3.auth.CredentialsException;
-import dev.idem.store.s3.client.S3Client;
-import dev.idem.store.s3.client.S3Exception;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.Map;
@@ -62,12 +59,10 @@ final class S3Stores {
     if (parallelism != null && !parallelism.isBlank()) {
       options.uploadParallelism(parseParallelism(parallelism));
     }
+    options.connectTimeout(waits.connectTimeout()).requestTimeout(waits.readTimeout()).deadline(waits.deadline());
     String home = env.getOrDefault("HOME", System.getProperty("user.home"));
-    CredentialChain credentials = CredentialChain.standard(env, Path.of(home), CredentialChain.defaultHttp(),
-        Clock.systemUTC());
-    S3Client client = S3ObjectStore.clientFor(location, credentials).connectTimeout(waits.connectTimeout())
-        .requestTimeout(waits.readTimeout()).deadline(waits.deadline()).build();
-    S3ObjectStore s3 = S3ObjectStore.open(client, location, options.build());
+    CredentialsProvider credentials = CredentialsProvider.standard(env, Path.of(home));
+    S3ObjectStore s3 = S3ObjectStore.open(location, credentials, options.build());
     return ProvenStore.wrap(s3, S3StoreProver.of(s3), creator, Clock.systemUTC());
   }
 
@@ -82,7 +77,6 @@ final class S3Stores {
 
   /** Whether {@code t} (one link of a cause chain) says the credentials are missing, broken or refused. */
   static boolean isAuthFailure(Throwable t) {
-    return t instanceof CredentialsException
-        || t instanceof S3Exception s3 && (s3.isCredentialsRejected() || s3.status() == 403);
+    return S3ObjectStore.isAuthFailure(t);
   }
 }

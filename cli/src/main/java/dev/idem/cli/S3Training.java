@@ -1,8 +1,8 @@
 package dev.idem.cli;
 
-import dev.idem.store.s3.auth.AwsCredentials;
-import dev.idem.store.s3.auth.CredentialsProvider;
-import dev.idem.store.s3.client.S3Client;
+import dev.idem.store.s3.AwsCredentials;
+import dev.idem.store.s3.CredentialsProvider;
+import dev.idem.store.s3.internal.client.S3Client;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

@@ -6,8 +6,8 @@ import dev.idem.core.scan.Basis;
 import dev.idem.core.scan.DivergenceScan;
 import dev.idem.core.scan.KeyVerdict;
 import dev.idem.core.scan.PointerTarget;
-import dev.idem.core.scan.SchemaOverlap;
 import dev.idem.core.scan.ScanSummary;
+import dev.idem.core.scan.SchemaOverlap;
 import dev.idem.core.scan.WindowDrift;
 import dev.idem.core.store.Acknowledgement;
 import dev.idem.core.store.DeadlineExceededException;
@@ -15,8 +15,8 @@ import dev.idem.core.store.HistoryEntry;
 import dev.idem.core.store.HistoryQuery;
 import dev.idem.core.store.ObjectStore;
 import dev.idem.store.fs.FsObjectStore;
+import dev.idem.store.s3.RequestCounts;
 import dev.idem.store.s3.S3ObjectStore;
-import dev.idem.store.s3.client.RequestCounts;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -425,14 +425,13 @@ final class ScanCommand implements Callable<Integer> {
    * What the scan asked of an S3 store (listing requests, entries those listings held, HEADs, GETs),
    * or {@code null} for a store that counts none: the cost the design document's model bounds.
    */
-  /** What an S3 store counted of its requests; null for a store that does not count them. */
-  private static RequestCounts.Snapshot requestCounts(ObjectStore st) {
+  private static RequestCounts requestCounts(ObjectStore st) {
     ObjectStore inner = st instanceof ProvenStore p ? p.store() : st;
     return inner instanceof S3ObjectStore s3 ? s3.requestCounts() : null;
   }
 
   private static Json requestsJson(ObjectStore st) {
-    RequestCounts.Snapshot c = requestCounts(st);
+    RequestCounts c = requestCounts(st);
     if (c == null) {
       return null;
     }

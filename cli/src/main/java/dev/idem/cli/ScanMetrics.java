@@ -1,7 +1,7 @@
 package dev.idem.cli;
 
 import dev.idem.core.scan.ScanSummary;
-import dev.idem.store.s3.client.RequestCounts;
+import dev.idem.store.s3.RequestCounts;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.URI;
@@ -42,7 +42,7 @@ final class ScanMetrics {
   }
 
   /** Reports a scan that reached a verdict; {@code requests} is null for a store that does not count them. */
-  void completed(ScanSummary summary, int exitCode, RequestCounts.Snapshot requests) {
+  void completed(ScanSummary summary, int exitCode, RequestCounts requests) {
     report(render(summary, exitCode, requests, Duration.ofNanos(System.nanoTime() - startNanos)));
   }
 
@@ -69,7 +69,7 @@ final class ScanMetrics {
   }
 
   /** The exposition text: HELP and TYPE once per family; counts only when the scan reached a verdict. */
-  String render(ScanSummary s, int exitCode, RequestCounts.Snapshot requests, Duration elapsed) {
+  String render(ScanSummary s, int exitCode, RequestCounts requests, Duration elapsed) {
     String base = "store=\"" + BatchMetrics.escape(store) + "\",prefix=\"" + BatchMetrics.escape(prefix) + "\"";
     StringBuilder b = new StringBuilder();
     BatchMetrics.gauge(b, "idem_scan_exit_code", "The exit code of the scan: 0 clean, 1 divergent or cut short, 9 nothing "

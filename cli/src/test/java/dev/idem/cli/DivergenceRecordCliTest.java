@@ -12,8 +12,9 @@ import dev.idem.store.fs.FsObjectStore;
 import dev.idem.store.fs.FsOps;
 import dev.idem.store.s3.S3ObjectStore;
 import dev.idem.store.s3.S3StoreOptions;
-import dev.idem.store.s3.client.RetryPolicy;
-import dev.idem.store.s3.client.S3Client;
+import dev.idem.store.s3.S3TestStores;
+import dev.idem.store.s3.internal.client.RetryPolicy;
+import dev.idem.store.s3.internal.client.S3Client;
 import dev.idem.store.s3.testing.InterceptingHttpClient;
 import dev.idem.store.s3.testing.InterceptingHttpClient.ErrorReply;
 import dev.idem.store.s3.testing.S3ProxyServer;
@@ -190,7 +191,7 @@ class DivergenceRecordCliTest {
       InterceptingHttpClient http = InterceptingHttpClient.answering(r -> { }, r -> which.test(r) ? reply : null);
       S3Client client = S3Client.builder(server.endpoint(), S3ProxyServer.REGION, server.credentials()).pathStyle(true)
           .httpClient(http).retry(new RetryPolicy(3, Duration.ZERO, Duration.ZERO)).build();
-      return S3ObjectStore.open(client, server.location(bucket, "exports"), options);
+      return S3TestStores.open(client, server.location(bucket, "exports"), options);
     };
   }
 
@@ -258,7 +259,7 @@ class DivergenceRecordCliTest {
     });
     S3Client client = S3Client.builder(server.endpoint(), S3ProxyServer.REGION, server.credentials()).pathStyle(true)
         .httpClient(dying).build();
-    try (S3ObjectStore store = S3ObjectStore.open(client, server.location(bucket, "exports"), multipart)) {
+    try (S3ObjectStore store = S3TestStores.open(client, server.location(bucket, "exports"), multipart)) {
       assertThrows(KilledHere.class, () -> store.putIfAbsent(KEY, Payload.ofBytes(random(6 << 20, 2)), "host-b"));
     }
     Cli.Result scan = scan(plain);

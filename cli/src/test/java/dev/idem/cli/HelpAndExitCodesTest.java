@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.idem.core.publish.TaskFailedException;
-import dev.idem.store.s3.auth.CredentialsException;
+import dev.idem.store.s3.CredentialsException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.idem.store.s3.client.RequestBody;
+import dev.idem.store.s3.internal.client.RequestBody;
 import dev.idem.store.s3.testing.OnEachS3Server;
 import dev.idem.store.s3.testing.S3Implementation;
 import dev.idem.store.s3.testing.S3TestServer;

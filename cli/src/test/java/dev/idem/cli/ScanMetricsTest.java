@@ -9,9 +9,9 @@ import dev.idem.core.RunSpec;
 import dev.idem.core.Window;
 import dev.idem.core.store.Payload;
 import dev.idem.store.fs.FsObjectStore;
-import dev.idem.store.s3.S3ObjectStore;
+import dev.idem.store.s3.S3TestStores;
 import dev.idem.store.s3.S3StoreOptions;
-import dev.idem.store.s3.client.RetryPolicy;
+import dev.idem.store.s3.internal.client.RetryPolicy;
 import dev.idem.store.s3.testing.FakeS3Server;
 import dev.idem.store.s3.testing.ListingBucket;
 import dev.idem.store.s3.testing.ListingBucket.Version;
@@ -74,7 +74,7 @@ class ScanMetricsTest {
       server.otherwise(bucket);
       Path prom = dir.resolve("scan.prom");
 
-      Cli.Result r = new Cli().opener(uri -> S3ObjectStore.open(server.clientBuilder().retry(RetryPolicy.NONE).build(),
+      Cli.Result r = new Cli().opener(uri -> S3TestStores.open(server.clientBuilder().retry(RetryPolicy.NONE).build(),
           server.location(""), S3StoreOptions.defaults()))
           .run("scan", "--store", "s3://bkt", "--json", "--metrics-file", prom.toString());
 

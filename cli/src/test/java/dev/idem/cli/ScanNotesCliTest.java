@@ -11,7 +11,8 @@ import dev.idem.core.store.Retirement;
 import dev.idem.store.fs.FsObjectStore;
 import dev.idem.store.s3.S3ObjectStore;
 import dev.idem.store.s3.S3StoreOptions;
-import dev.idem.store.s3.client.RetryPolicy;
+import dev.idem.store.s3.S3TestStores;
+import dev.idem.store.s3.internal.client.RetryPolicy;
 import dev.idem.store.s3.testing.FakeS3Server;
 import dev.idem.store.s3.testing.ListingBucket;
 import dev.idem.store.s3.testing.ListingBucket.Version;
@@ -117,7 +118,7 @@ class ScanNotesCliTest {
     args[1] = "--store";
     args[2] = "s3://bkt";
     System.arraycopy(extra, 0, args, 3, extra.length);
-    return new Cli().opener(uri -> S3ObjectStore.open(server.clientBuilder().retry(RetryPolicy.NONE).build(),
+    return new Cli().opener(uri -> S3TestStores.open(server.clientBuilder().retry(RetryPolicy.NONE).build(),
         server.location(""), S3StoreOptions.defaults())).run(args);
   }
 

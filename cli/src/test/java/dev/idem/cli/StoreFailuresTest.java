@@ -8,7 +8,7 @@ import dev.idem.core.store.CasResult;
 import dev.idem.core.store.ObjectStore;
 import dev.idem.core.store.Pointer;
 import dev.idem.core.testing.InMemoryObjectStore;
-import dev.idem.store.s3.auth.CredentialsException;
+import dev.idem.store.s3.CredentialsException;
 import java.io.IOException;
 import java.lang.reflect.Proxy;
 import java.nio.file.Files;

@@ -43,9 +43,10 @@ class CheckerSelfTest {
     }
   }
 
-  /** A compare-and-swap that writes whatever the token, and an old build that is slow to do it. */
   /**
-   * A pointer CAS that ignores its expected token, ordered so the old build's write always lands
+   * A compare-and-swap that writes whatever the token, and an old build that is slow to do it.
+   *
+   * <p>A pointer CAS that ignores its expected token, ordered so the old build's write always lands
    * after the new build's: the new replica's CAS waits until the old one has read the (empty)
    * pointer and entered its CAS, and the old one then waits until the new pointer is in place before
    * writing blindly. Latches, not sleeps, so the regression happens on a loaded machine too (a

@@ -217,8 +217,10 @@ final class HookedFsOps implements FsOps {
     });
   }
 
-  /** "After" this step means holding the lock: a try that did not get it reaches only the "before" step. */
-  /** A key's publish lock: an economy, so not a durability event for the log. */
+  /**
+   * A key's publish lock: an economy, so not a durability event for the log. "After" this step means
+   * holding the lock: a try that did not get it reaches only the "before" step.
+   */
   @Override public FileLock tryLock(FileChannel channel, long position) throws IOException {
     hook.at("tryLock(publish lock)", false);
     FileLock lock = d.tryLock(channel, position);

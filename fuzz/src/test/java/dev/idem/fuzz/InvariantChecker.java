@@ -290,6 +290,12 @@ final class InvariantChecker {
     }
   }
 
+  /** Whether the attempt ended in the refusal the scenario's hazard calls for. */
+  private boolean isRefusal(Attempt a) {
+    return a.result() == Attempt.Result.IO_ERROR && a.detail() != null
+        && a.detail().contains(run.scenario().hazard().refusal());
+  }
+
   /**
    * S1/S2: a replica whose publish meets the scenario's hazard is refused (a pre-placed link: an error
    * naming the link; a server that ignores If-None-Match: the store refused after its probe), never
@@ -297,12 +303,6 @@ final class InvariantChecker {
    * it died first, or the one injected fault landed in the retry of a refused attempt (a scheduler
    * retries a refused job too, and that retry may meet the fault before it meets the refusal again).
    */
-  /** Whether the attempt ended in the refusal the scenario's hazard calls for. */
-  private boolean isRefusal(Attempt a) {
-    return a.result() == Attempt.Result.IO_ERROR && a.detail() != null
-        && a.detail().contains(run.scenario().hazard().refusal());
-  }
-
   private void checkRefusedByHazard(ScenarioRunner.ReplicaRecord rec, List<Attempt> attempts) {
     Replica r = rec.replica;
     for (Attempt a : attempts) {

@@ -3,19 +3,20 @@ package dev.idem.fuzz;
 import dev.idem.core.proof.ProvenStore;
 import dev.idem.core.proof.StoreMarker;
 import dev.idem.core.store.ObjectStore;
+import dev.idem.store.s3.AwsCredentials;
+import dev.idem.store.s3.CredentialsProvider;
 import dev.idem.store.s3.PointerMode;
 import dev.idem.store.s3.S3Location;
 import dev.idem.store.s3.S3ObjectStore;
 import dev.idem.store.s3.S3StoreOptions;
 import dev.idem.store.s3.S3StoreProver;
-import dev.idem.store.s3.auth.AwsCredentials;
-import dev.idem.store.s3.auth.CredentialsProvider;
-import dev.idem.store.s3.client.MultipartUpload;
-import dev.idem.store.s3.client.ObjectSummary;
-import dev.idem.store.s3.client.ObjectVersion;
-import dev.idem.store.s3.client.RetryPolicy;
-import dev.idem.store.s3.client.S3Client;
-import dev.idem.store.s3.client.VersionsPage;
+import dev.idem.store.s3.S3TestStores;
+import dev.idem.store.s3.internal.client.MultipartUpload;
+import dev.idem.store.s3.internal.client.ObjectSummary;
+import dev.idem.store.s3.internal.client.ObjectVersion;
+import dev.idem.store.s3.internal.client.RetryPolicy;
+import dev.idem.store.s3.internal.client.S3Client;
+import dev.idem.store.s3.internal.client.VersionsPage;
 import dev.idem.store.s3.testing.HeaderStrippingProxy;
 import dev.idem.store.s3.testing.S3ProxyServer;
 import java.io.IOException;
@@ -100,7 +101,7 @@ final class S3Backend implements Backend {
   static ObjectStore openInChild(List<String> args) {
     URI endpoint = URI.create(args.get(0));
     CredentialsProvider creds = CredentialsProvider.of(AwsCredentials.of(S3ProxyServer.ACCESS_KEY, S3ProxyServer.SECRET_KEY));
-    return proven(S3ObjectStore.open(replicaClient(endpoint, creds), location(args.get(1), args.get(2), endpoint), options()));
+    return proven(S3TestStores.open(replicaClient(endpoint, creds), location(args.get(1), args.get(2), endpoint), options()));
   }
 
   /**
@@ -174,7 +175,7 @@ final class S3Backend implements Backend {
       @Override
       public ObjectStore replicaStore(Replica replica, StepHook hook) throws IOException {
         FaultyHttpProxy p = proxy(replica, hook);
-        return proven(S3ObjectStore.open(replicaClient(p.endpoint(), server.credentials()),
+        return proven(S3TestStores.open(replicaClient(p.endpoint(), server.credentials()),
             location(bucket, prefix, p.endpoint()), options()));
       }
 
@@ -185,7 +186,7 @@ final class S3Backend implements Backend {
 
       @Override
       public ObjectStore observer() {
-        return S3ObjectStore.open(server.clientBuilder().build(), location(bucket, prefix, server.endpoint()), options());
+        return S3TestStores.open(server.clientBuilder().build(), location(bucket, prefix, server.endpoint()), options());
       }
 
       @Override

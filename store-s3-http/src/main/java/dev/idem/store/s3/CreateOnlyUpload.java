@@ -2,10 +2,10 @@ package dev.idem.store.s3;
 
 import dev.idem.core.store.Payload;
 import dev.idem.core.store.WriteProgress;
-import dev.idem.store.s3.client.RequestBody;
-import dev.idem.store.s3.client.S3Client;
-import dev.idem.store.s3.client.S3Client.Condition;
-import dev.idem.store.s3.client.WriteResult;
+import dev.idem.store.s3.internal.client.RequestBody;
+import dev.idem.store.s3.internal.client.S3Client;
+import dev.idem.store.s3.internal.client.S3Client.Condition;
+import dev.idem.store.s3.internal.client.WriteResult;
 import java.io.FilterInputStream;
 import java.io.IOException;
 import java.util.List;

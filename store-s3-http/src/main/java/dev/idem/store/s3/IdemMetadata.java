@@ -3,7 +3,7 @@ package dev.idem.store.s3;
 import dev.idem.core.Names;
 import dev.idem.core.Sha256;
 import dev.idem.core.store.ObjectInfo;
-import dev.idem.store.s3.client.ObjectHead;
+import dev.idem.store.s3.internal.client.ObjectHead;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.LinkedHashMap;

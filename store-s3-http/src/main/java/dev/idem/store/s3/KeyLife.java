@@ -1,10 +1,10 @@
 package dev.idem.store.s3;
 
-import dev.idem.store.s3.client.MalformedReplyException;
-import dev.idem.store.s3.client.ObjectVersion;
-import dev.idem.store.s3.client.S3Client;
-import dev.idem.store.s3.client.S3Exception;
-import dev.idem.store.s3.client.VersionsPage;
+import dev.idem.store.s3.internal.client.MalformedReplyException;
+import dev.idem.store.s3.internal.client.ObjectVersion;
+import dev.idem.store.s3.internal.client.S3Client;
+import dev.idem.store.s3.internal.client.S3Exception;
+import dev.idem.store.s3.internal.client.VersionsPage;
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.List;

@@ -2,8 +2,8 @@ package dev.idem.store.s3;
 
 import dev.idem.core.Sha256;
 import dev.idem.core.store.Payload;
-import dev.idem.store.s3.client.RequestBody;
-import dev.idem.store.s3.client.S3Client;
+import dev.idem.store.s3.internal.client.RequestBody;
+import dev.idem.store.s3.internal.client.S3Client;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;

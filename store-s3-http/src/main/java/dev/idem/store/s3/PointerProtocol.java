@@ -1,11 +1,11 @@
 package dev.idem.store.s3;
 
 import dev.idem.core.store.CasResult;
+import dev.idem.core.store.DeadlineExceededException;
 import dev.idem.core.store.Pointer;
 import dev.idem.core.store.PointerState;
-import dev.idem.core.store.DeadlineExceededException;
-import dev.idem.store.s3.client.S3Client;
-import dev.idem.store.s3.client.S3Exception;
+import dev.idem.store.s3.internal.client.S3Client;
+import dev.idem.store.s3.internal.client.S3Exception;
 import java.io.IOException;
 import java.util.Optional;
 

@@ -1,12 +1,12 @@
 package dev.idem.store.s3;
 
 import dev.idem.core.store.Retirement;
-import dev.idem.store.s3.client.ObjectSummary;
-import dev.idem.store.s3.client.ObjectsPage;
-import dev.idem.store.s3.client.RequestBody;
-import dev.idem.store.s3.client.S3Client;
-import dev.idem.store.s3.client.S3Client.Condition;
-import dev.idem.store.s3.client.S3Client.ObjectBytes;
+import dev.idem.store.s3.internal.client.ObjectSummary;
+import dev.idem.store.s3.internal.client.ObjectsPage;
+import dev.idem.store.s3.internal.client.RequestBody;
+import dev.idem.store.s3.internal.client.S3Client;
+import dev.idem.store.s3.internal.client.S3Client.Condition;
+import dev.idem.store.s3.internal.client.S3Client.ObjectBytes;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;

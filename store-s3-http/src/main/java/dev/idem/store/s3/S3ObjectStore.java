@@ -12,23 +12,21 @@ import dev.idem.core.store.HistoryQuery;
 import dev.idem.core.store.ObjectInfo;
 import dev.idem.core.store.ObjectStore;
 import dev.idem.core.store.Payload;
-import dev.idem.core.store.WriteProgress;
 import dev.idem.core.store.Pointer;
 import dev.idem.core.store.PointerState;
 import dev.idem.core.store.PutOutcome;
 import dev.idem.core.store.PutStatus;
 import dev.idem.core.store.Retirement;
-import dev.idem.store.s3.auth.CredentialsProvider;
-import dev.idem.store.s3.client.ObjectHead;
-import dev.idem.store.s3.client.ObjectSummary;
-import dev.idem.store.s3.client.ObjectsPage;
-import dev.idem.store.s3.client.RequestBody;
-import dev.idem.store.s3.client.RequestCounts;
-import dev.idem.store.s3.client.S3Client;
-import dev.idem.store.s3.client.S3Client.Condition;
-import dev.idem.store.s3.client.S3Client.ObjectStream;
-import dev.idem.store.s3.client.S3Exception;
-import dev.idem.store.s3.client.WriteResult;
+import dev.idem.core.store.WriteProgress;
+import dev.idem.store.s3.internal.client.ObjectHead;
+import dev.idem.store.s3.internal.client.ObjectSummary;
+import dev.idem.store.s3.internal.client.ObjectsPage;
+import dev.idem.store.s3.internal.client.RequestBody;
+import dev.idem.store.s3.internal.client.S3Client;
+import dev.idem.store.s3.internal.client.S3Client.Condition;
+import dev.idem.store.s3.internal.client.S3Client.ObjectStream;
+import dev.idem.store.s3.internal.client.S3Exception;
+import dev.idem.store.s3.internal.client.WriteResult;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
@@ -230,21 +228,40 @@ public final class S3ObjectStore implements ObjectStore {
   }
 
   /**
-   * A store at {@code location} using {@code client} (which must address the same endpoint and region).
-   * Use this to share one client, or to tune retries and timeouts.
+   * A store at {@code location} using {@code client} (which must address the same endpoint and region):
+   * for tests, which give the client their own retries, clock or HTTP client. The options' timeouts and
+   * deadline are the client's business here and are not read.
    */
-  public static S3ObjectStore open(S3Client client, S3Location location, S3StoreOptions options) {
+  static S3ObjectStore open(S3Client client, S3Location location, S3StoreOptions options) {
     return new S3ObjectStore(client, location, options);
   }
 
-  /** A store at {@code location} with a default client signing with {@code credentials}. */
+  /**
+   * A store at {@code location} whose client signs with {@code credentials} and waits as {@code options}
+   * say (connect and request timeouts, an overall deadline). Opening sends no request and creates
+   * nothing; prove the store ({@link S3StoreProver}) before its first write.
+   */
   public static S3ObjectStore open(S3Location location, CredentialsProvider credentials, S3StoreOptions options) {
-    return new S3ObjectStore(clientFor(location, credentials).build(), location, options);
+    S3Client.Builder client = clientFor(location, credentials);
+    options.connectTimeout().ifPresent(client::connectTimeout);
+    options.requestTimeout().ifPresent(client::requestTimeout);
+    options.deadline().ifPresent(client::deadline);
+    return new S3ObjectStore(client.build(), location, options);
   }
 
   /** A client builder for {@code location}'s endpoint, region and addressing style. */
-  public static S3Client.Builder clientFor(S3Location location, CredentialsProvider credentials) {
+  static S3Client.Builder clientFor(S3Location location, CredentialsProvider credentials) {
     return S3Client.builder(location.endpoint(), location.region(), credentials).pathStyle(location.pathStyle());
+  }
+
+  /**
+   * Whether {@code t} (one link of a cause chain) says the credentials are missing, broken or refused:
+   * a {@link CredentialsException}, or a server's 403 or credential error code. Lets a caller map
+   * authentication failures to one outcome without depending on the client's exception types.
+   */
+  public static boolean isAuthFailure(Throwable t) {
+    return t instanceof CredentialsException
+        || t instanceof S3Exception s3 && (s3.isCredentialsRejected() || s3.status() == 403);
   }
 
   public S3Location location() {
@@ -685,10 +702,10 @@ public final class S3ObjectStore implements ObjectStore {
   /**
    * As {@link #compareAndSetPointer(String, String, Pointer)}, with every request of the swap (the
    * conditional PUT, its retries and backoffs, the re-reads and checks after it) ending by {@code
-   * maxWait} plus one request timeout ({@link S3Client#within}). S3's 409 ConditionalRequestConflict
-   * until the deadline is BUSY; a deadline that runs out on 503s or a stalled server throws {@link
-   * dev.idem.core.store.DeadlineExceededException} naming the request and what it last met. The
-   * pointer then holds the old or the new document, whole.
+   * maxWait} plus one request timeout. S3's 409 ConditionalRequestConflict until the deadline is BUSY;
+   * a deadline that runs out on 503s or a stalled server throws {@link
+   * dev.idem.core.store.DeadlineExceededException} naming the request and what it last met. The pointer
+   * then holds the old or the new document, whole.
    */
   @Override
   public CasResult compareAndSetPointer(String pipeline, String expectedToken, Pointer next, Duration maxWait)
@@ -748,7 +765,7 @@ public final class S3ObjectStore implements ObjectStore {
    * once): what a scan cost, for its summary and metrics, and what the scan's cost model is checked
    * against.
    */
-  public RequestCounts.Snapshot requestCounts() {
+  public RequestCounts requestCounts() {
     return client.counts().snapshot();
   }
 

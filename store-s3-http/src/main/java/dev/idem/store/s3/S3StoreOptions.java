@@ -1,7 +1,10 @@
 package dev.idem.store.s3;
 
+import dev.idem.core.store.Deadline;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * Tuning of an {@link S3ObjectStore}; immutable, built with {@link #builder()}. The defaults suit AWS
@@ -46,6 +49,9 @@ public final class S3StoreOptions {
   private final int logEntriesKept;
   private final int historyParallelism;
   private final Clock clock;
+  private final Duration connectTimeout;
+  private final Duration requestTimeout;
+  private final Deadline deadline;
 
   private S3StoreOptions(Builder b) {
     this.pointerMode = b.pointerMode;
@@ -61,6 +67,9 @@ public final class S3StoreOptions {
     this.logEntriesKept = b.logEntriesKept;
     this.historyParallelism = b.historyParallelism;
     this.clock = b.clock;
+    this.connectTimeout = b.connectTimeout;
+    this.requestTimeout = b.requestTimeout;
+    this.deadline = b.deadline;
   }
 
   public static S3StoreOptions defaults() {
@@ -86,6 +95,9 @@ public final class S3StoreOptions {
     b.logEntriesKept = logEntriesKept;
     b.historyParallelism = historyParallelism;
     b.clock = clock;
+    b.connectTimeout = connectTimeout;
+    b.requestTimeout = requestTimeout;
+    b.deadline = deadline;
     return b;
   }
 
@@ -148,6 +160,21 @@ public final class S3StoreOptions {
     return clock;
   }
 
+  /** How long the store's client waits for a connection, when set; else the client's default (10 s). */
+  public Optional<Duration> connectTimeout() {
+    return Optional.ofNullable(connectTimeout);
+  }
+
+  /** How long the store's client waits for a reply's headers, when set; else the client's default (60 s). */
+  public Optional<Duration> requestTimeout() {
+    return Optional.ofNullable(requestTimeout);
+  }
+
+  /** The deadline every request of the store's client ends by, when set. */
+  public Optional<Deadline> deadline() {
+    return Optional.ofNullable(deadline);
+  }
+
   @Override
   public String toString() {
     return "S3StoreOptions[pointerMode=" + pointerMode + (pointerModeChosen ? "" : " (until a marker says)")
@@ -173,6 +200,9 @@ public final class S3StoreOptions {
     private int logEntriesKept = 16;
     private int historyParallelism = 8;
     private Clock clock = Clock.systemUTC();
+    private Duration connectTimeout;
+    private Duration requestTimeout;
+    private Deadline deadline;
 
     private Builder() {}
 
@@ -286,6 +316,44 @@ public final class S3StoreOptions {
     public Builder clock(Clock clock) {
       this.clock = Objects.requireNonNull(clock, "clock");
       return this;
+    }
+
+    /**
+     * How long the client the store makes ({@link S3ObjectStore#open}) waits for a connection to be set
+     * up; positive. The request timeout also bounds it. Default 10 s.
+     */
+    public Builder connectTimeout(Duration timeout) {
+      this.connectTimeout = requirePositive(timeout, "connect timeout");
+      return this;
+    }
+
+    /**
+     * How long the client the store makes ({@link S3ObjectStore#open}) waits for a reply's headers;
+     * positive. Uploads get one extra second per MiB of body on top, and reading a body has this again
+     * plus a second per MiB of it, so a server that stalls mid-body fails the request instead of
+     * hanging it. Default 60 s.
+     */
+    public Builder requestTimeout(Duration timeout) {
+      this.requestTimeout = requirePositive(timeout, "request timeout");
+      return this;
+    }
+
+    /**
+     * One deadline over every request the client the store makes ({@link S3ObjectStore#open}) sends
+     * (B2): a retry whose backoff would end past it is not begun, and the request in flight, a
+     * credential fetch it waits for included, is cut at it. Giving up throws a {@link
+     * dev.idem.core.store.DeadlineExceededException} naming the deadline. Default none.
+     */
+    public Builder deadline(Deadline deadline) {
+      this.deadline = Objects.requireNonNull(deadline, "deadline");
+      return this;
+    }
+
+    private static Duration requirePositive(Duration d, String what) {
+      if (d == null || d.isNegative() || d.isZero()) {
+        throw new IllegalArgumentException(what + " must be positive, was " + d);
+      }
+      return d;
     }
 
     public S3StoreOptions build() {

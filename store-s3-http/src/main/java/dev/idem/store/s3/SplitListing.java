@@ -1,8 +1,8 @@
 package dev.idem.store.s3;
 
-import dev.idem.store.s3.client.KeyOrder;
-import dev.idem.store.s3.client.ObjectVersion;
-import dev.idem.store.s3.client.VersionsPage;
+import dev.idem.store.s3.internal.client.KeyOrder;
+import dev.idem.store.s3.internal.client.ObjectVersion;
+import dev.idem.store.s3.internal.client.VersionsPage;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;

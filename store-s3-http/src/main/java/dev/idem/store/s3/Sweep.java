@@ -1,11 +1,11 @@
 package dev.idem.store.s3;
 
 import dev.idem.core.OutputKey;
-import dev.idem.store.s3.client.MultipartUpload;
-import dev.idem.store.s3.client.ObjectSummary;
-import dev.idem.store.s3.client.ObjectsPage;
-import dev.idem.store.s3.client.S3Client;
-import dev.idem.store.s3.client.UploadsPage;
+import dev.idem.store.s3.internal.client.MultipartUpload;
+import dev.idem.store.s3.internal.client.ObjectSummary;
+import dev.idem.store.s3.internal.client.ObjectsPage;
+import dev.idem.store.s3.internal.client.S3Client;
+import dev.idem.store.s3.internal.client.UploadsPage;
 import java.io.IOException;
 import java.time.Instant;
 import java.util.ArrayDeque;

@@ -17,6 +17,32 @@
  *       did not write, where the scan falls back to ETags like the reference scan.
  * </ul>
  *
- * The HTTP and SigV4 layers are in {@code dev.idem.store.s3.client} and {@code dev.idem.store.s3.auth}.
+ * <p>This package is the module's API: the store, its prover, location and options, and the
+ * credentials seam ({@link dev.idem.store.s3.CredentialsProvider}, {@link
+ * dev.idem.store.s3.CredentialsProvider#standard} for the AWS default chain). Everything under {@code
+ * dev.idem.store.s3.internal} implements it and is not exported.
+ *
+ * <h2>Reading map</h2>
+ *
+ * A publish, from the call to the bytes on the wire:
+ *
+ * <ol>
+ *   <li><b>store</b>: {@code S3ObjectStore.putIfAbsent} checks the key ({@code KeyLayout}), answers from
+ *       a HEAD first for large payloads, and hands the bytes on; the pointer ({@code CasPointers}, {@code
+ *       LogPointers}), the history the scan reads ({@code HistoryWalk}) and the sweep are its other
+ *       paths, each in its own class here.
+ *   <li><b>upload</b>: {@code CreateOnlyUpload} writes create-only ({@code If-None-Match: *}), one PUT or
+ *       a multipart upload whose parts {@code PartUploads} sends, and decides CREATED, IDENTICAL or
+ *       DIVERGENT from what the key holds.
+ *   <li><b>client</b>: {@code internal.client.S3Client}, one method per S3 operation idem uses, with
+ *       typed replies read by {@code S3Xml} and {@code VersionsPageReader} over the streaming parser
+ *       in {@code internal.xml}.
+ *   <li><b>transport</b>: {@code internal.client.S3Transport} signs, sends over {@code java.net.http}
+ *       (clients from {@code internal.http.HttpClients}, reply bodies cut by {@code BodyDeadline}),
+ *       retries with backoff within the deadline, and turns error replies into {@code S3Exception}.
+ *   <li><b>signer</b>: {@code internal.auth.SigV4Signer}, one small method per step of Signature
+ *       Version 4, with credentials from a {@link dev.idem.store.s3.CredentialsProvider} such as {@code
+ *       internal.auth.CredentialChain}.
+ * </ol>
  */
 package dev.idem.store.s3;

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.idem.core.Sha256;
-import dev.idem.store.s3.client.KeyOrder;
+import dev.idem.store.s3.internal.client.KeyOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import net.jqwik.api.Arbitraries;

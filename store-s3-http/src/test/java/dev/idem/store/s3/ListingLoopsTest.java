@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.idem.core.store.HistoryQuery;
-import dev.idem.store.s3.client.RetryPolicy;
-import dev.idem.store.s3.client.S3Client;
+import dev.idem.store.s3.internal.client.RetryPolicy;
+import dev.idem.store.s3.internal.client.S3Client;
 import dev.idem.store.s3.testing.FakeS3Server;
 import dev.idem.store.s3.testing.FakeS3Server.Request;
 import java.io.IOException;

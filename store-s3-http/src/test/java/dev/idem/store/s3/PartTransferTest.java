@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.idem.core.Sha256;
 import dev.idem.store.s3.PartUploads.Transfer;
-import dev.idem.store.s3.client.RequestBody;
+import dev.idem.store.s3.internal.client.RequestBody;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;

@@ -9,7 +9,7 @@ import dev.idem.core.RunSpec;
 import dev.idem.core.Window;
 import dev.idem.core.store.Payload;
 import dev.idem.core.store.PutStatus;
-import dev.idem.store.s3.client.S3Client;
+import dev.idem.store.s3.internal.client.S3Client;
 import dev.idem.store.s3.testing.HeaderStrippingProxy;
 import dev.idem.store.s3.testing.InterceptingHttpClient;
 import dev.idem.store.s3.testing.S3ProxyServer;
@@ -27,11 +27,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A payload that changes after idem hashed it is never published, now that the upload hashes it once
@@ -345,7 +345,7 @@ class S3ChangedPayloadTest {
     try (S3ObjectStore st = open(clientOf(s3.endpoint()).httpClient(http), multipart())) {
       IOException e = assertThrows(IOException.class, () -> st.putIfAbsent(key(), Payload.ofFile(file), "h"));
       assertTrue(e.getMessage().startsWith("part 3 of 3 (bytes 10485760-13631487) of s3://"), e.getMessage());
-      assertEquals("XAmzContentSHA256Mismatch", ((dev.idem.store.s3.client.S3Exception) e.getCause()).code());
+      assertEquals("XAmzContentSHA256Mismatch", ((dev.idem.store.s3.internal.client.S3Exception) e.getCause()).code());
     }
     assertTrue(nothingVisible(), "the upload was aborted");
   }

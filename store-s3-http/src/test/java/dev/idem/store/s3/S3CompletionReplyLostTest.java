@@ -8,7 +8,7 @@ import dev.idem.core.Window;
 import dev.idem.core.store.Payload;
 import dev.idem.core.store.PutOutcome;
 import dev.idem.core.store.PutStatus;
-import dev.idem.store.s3.client.ObjectVersion;
+import dev.idem.store.s3.internal.client.ObjectVersion;
 import dev.idem.store.s3.testing.QuirkProxy;
 import dev.idem.store.s3.testing.QuirkProxy.Quirk;
 import dev.idem.store.s3.testing.S3ProxyServer;

@@ -6,11 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.idem.core.store.Payload;
-import dev.idem.store.s3.auth.AwsCredentials;
-import dev.idem.store.s3.auth.CredentialsProvider;
-import dev.idem.store.s3.client.RetryPolicy;
-import dev.idem.store.s3.client.S3Client;
-import dev.idem.store.s3.client.S3Exception;
+import dev.idem.store.s3.internal.client.RetryPolicy;
+import dev.idem.store.s3.internal.client.S3Client;
+import dev.idem.store.s3.internal.client.S3Exception;
 import dev.idem.store.s3.testing.S3ProxyServer;
 import java.io.IOException;
 import java.io.InputStream;

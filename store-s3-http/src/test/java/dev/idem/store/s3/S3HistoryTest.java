@@ -16,11 +16,8 @@ import dev.idem.core.store.KeyHistory;
 import dev.idem.core.store.ListedObject;
 import dev.idem.core.store.Payload;
 import dev.idem.core.store.Pointer;
-import dev.idem.store.s3.auth.AwsCredentials;
-import dev.idem.store.s3.auth.CredentialsProvider;
-import dev.idem.store.s3.client.KeyOrder;
-import dev.idem.store.s3.client.RequestBody;
-import dev.idem.store.s3.client.RequestCounts;
+import dev.idem.store.s3.internal.client.KeyOrder;
+import dev.idem.store.s3.internal.client.RequestBody;
 import dev.idem.store.s3.testing.OnEachS3Server;
 import dev.idem.store.s3.testing.S3Implementation;
 import dev.idem.store.s3.testing.S3TestServer;
@@ -151,7 +148,7 @@ class S3HistoryTest {
     s3.client().put(own, "k", RequestBody.ofBytes("one".getBytes(StandardCharsets.US_ASCII)), null, Map.of());
     s3.client().put(own, "k", RequestBody.ofBytes("two".getBytes(StandardCharsets.US_ASCII)), null, Map.of());
     s3.client().delete(own, "k");
-    List<dev.idem.store.s3.client.ObjectVersion> all = s3.client().listVersions(own, "", null, null, 1000).versions();
+    List<dev.idem.store.s3.internal.client.ObjectVersion> all = s3.client().listVersions(own, "", null, null, 1000).versions();
     assertEquals(List.of(true, false, false), all.stream().map(v -> v.deleteMarker()).toList(), all.toString());
 
     s3.client().deleteVersion(own, "k", all.get(2).versionId());
@@ -223,7 +220,7 @@ class S3HistoryTest {
     }
     Map<String, KeyHistory> onePage = historyIn(own, 1000, new AtomicInteger());
     Map<String, KeyHistory> ranged = new TreeMap<>();
-    RequestCounts.Snapshot cost;
+    RequestCounts cost;
     try (S3ObjectStore store = S3ObjectStore.open(s3.location(own, "p"),
         () -> AwsCredentials.of(S3TestServer.ACCESS_KEY, S3TestServer.SECRET_KEY),
         S3StoreOptions.defaults().toBuilder().pageSize(PAGE).build())) {

@@ -9,7 +9,7 @@ import dev.idem.core.store.ObjectStore;
 import dev.idem.core.store.Payload;
 import dev.idem.core.store.PutOutcome;
 import dev.idem.core.store.PutStatus;
-import dev.idem.store.s3.client.S3Client;
+import dev.idem.store.s3.internal.client.S3Client;
 import dev.idem.store.s3.testing.InterceptingHttpClient;
 import dev.idem.store.s3.testing.S3Implementation;
 import dev.idem.store.s3.testing.S3TestServer;

@@ -8,9 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.idem.core.Sha256;
 import dev.idem.core.proof.ProbeResult;
-import dev.idem.store.s3.client.RequestBody;
-import dev.idem.store.s3.client.RetryPolicy;
-import dev.idem.store.s3.client.S3Client;
+import dev.idem.store.s3.internal.client.RequestBody;
+import dev.idem.store.s3.internal.client.RetryPolicy;
+import dev.idem.store.s3.internal.client.S3Client;
 import dev.idem.store.s3.testing.FakeS3Server;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

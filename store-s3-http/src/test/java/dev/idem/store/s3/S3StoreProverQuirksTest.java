@@ -10,7 +10,7 @@ import dev.idem.core.proof.ProbeResult;
 import dev.idem.core.proof.ProvenStore;
 import dev.idem.core.proof.StoreRefusedException;
 import dev.idem.core.store.Payload;
-import dev.idem.store.s3.client.ObjectSummary;
+import dev.idem.store.s3.internal.client.ObjectSummary;
 import dev.idem.store.s3.testing.QuirkProxy;
 import dev.idem.store.s3.testing.QuirkProxy.Quirk;
 import dev.idem.store.s3.testing.S3ProxyServer;

@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.idem.core.RunSpec;
 import dev.idem.core.Window;
-import dev.idem.store.s3.client.KeyOrder;
-import dev.idem.store.s3.client.ObjectVersion;
-import dev.idem.store.s3.client.VersionsPage;
+import dev.idem.store.s3.internal.client.KeyOrder;
+import dev.idem.store.s3.internal.client.ObjectVersion;
+import dev.idem.store.s3.internal.client.VersionsPage;
 import java.io.IOException;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -22,9 +22,9 @@ import net.jqwik.api.Combinators;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
-import net.jqwik.api.statistics.Statistics;
-import net.jqwik.api.lifecycle.AfterContainer;
 import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.lifecycle.AfterContainer;
+import net.jqwik.api.statistics.Statistics;
 
 /**
  * A {@link SplitListing} yields exactly the entries of one sequential listing, in the same order,

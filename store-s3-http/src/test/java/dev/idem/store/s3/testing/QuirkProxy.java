@@ -2,10 +2,10 @@ package dev.idem.store.s3.testing;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
-import dev.idem.store.s3.auth.AwsCredentials;
-import dev.idem.store.s3.auth.SigV4Signer;
-import dev.idem.store.s3.client.ObjectVersion;
-import dev.idem.store.s3.client.S3Client;
+import dev.idem.store.s3.AwsCredentials;
+import dev.idem.store.s3.internal.auth.SigV4Signer;
+import dev.idem.store.s3.internal.client.ObjectVersion;
+import dev.idem.store.s3.internal.client.S3Client;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;

@@ -1,9 +1,9 @@
 package dev.idem.store.s3.testing;
 
+import dev.idem.store.s3.AwsCredentials;
+import dev.idem.store.s3.CredentialsProvider;
 import dev.idem.store.s3.S3Location;
-import dev.idem.store.s3.auth.AwsCredentials;
-import dev.idem.store.s3.auth.CredentialsProvider;
-import dev.idem.store.s3.client.S3Client;
+import dev.idem.store.s3.internal.client.S3Client;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ConnectException;

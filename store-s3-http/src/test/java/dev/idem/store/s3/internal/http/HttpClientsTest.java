@@ -1,0 +1,164 @@
+package dev.idem.store.s3.internal.http;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.sun.net.httpserver.HttpServer;
+import dev.idem.store.s3.internal.auth.CredentialChain;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.net.ssl.SSLContext;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@link HttpClients}: a client for a plain-http endpoint works without TLS and refuses to speak TLS; a
+ * lazy client is built on its first use, once; credentials from the environment build no HTTP client.
+ */
+class HttpClientsTest {
+  private HttpServer server;
+  private final AtomicInteger served = new AtomicInteger();
+  @TempDir Path home;
+
+  @BeforeEach
+  void start() throws IOException {
+    server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+    server.createContext("/", exchange -> {
+      served.incrementAndGet();
+      byte[] body = exchange.getRequestURI().getPath().equals("/creds")
+          ? "{\"AccessKeyId\":\"AKIDFROMHTTP\",\"SecretAccessKey\":\"s\"}".getBytes(StandardCharsets.UTF_8)
+          : "plain".getBytes(StandardCharsets.UTF_8);
+      exchange.sendResponseHeaders(200, body.length);
+      try (OutputStream out = exchange.getResponseBody()) {
+        out.write(body);
+      }
+    });
+    server.start();
+  }
+
+  @AfterEach
+  void stop() {
+    server.stop(0);
+  }
+
+  private URI at(String scheme, String path) {
+    return URI.create(scheme + "://127.0.0.1:" + server.getAddress().getPort() + path);
+  }
+
+  private static HttpResponse<String> get(HttpClient client, URI uri) throws IOException, InterruptedException {
+    return client.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10)).build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  @Test
+  void forPlainHttp_noDefaultTlsAndRequestsWork() throws Exception {
+    HttpClient client = HttpClients.forEndpoint(at("http", "/")).build();
+    assertInstanceOf(HttpClients.NoTls.class, client.sslContext(), "the JDK's default TLS context is not taken");
+    HttpResponse<String> r = get(client, at("http", "/x"));
+    assertEquals(200, r.statusCode());
+    assertEquals("plain", r.body());
+  }
+
+  /** The same client sent to an https address fails closed, naming why, before any byte is trusted. */
+  @Test
+  void forPlainHttp_anHttpsRequestIsRefusedNotTrusted() {
+    HttpClient client = HttpClients.forEndpoint(at("HTTP", "/")).build();
+    Exception e = assertThrows(Exception.class, () -> get(client, at("https", "/x")));
+    List<String> messages = new ArrayList<>();
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      messages.add(String.valueOf(t.getMessage()));
+    }
+    assertTrue(messages.stream().anyMatch(m -> m.contains("no TLS: this HTTP client was made for the plain http"
+        + " endpoint HTTP://127.0.0.1:")), messages.toString());
+    assertEquals(0, served.get(), "nothing reached the server as a request");
+  }
+
+  @Test
+  void forHttps_theJdkDefaultTls() throws Exception {
+    HttpClient client = HttpClients.forEndpoint(URI.create("https://s3.eu-west-1.amazonaws.com")).build();
+    assertSame(SSLContext.getDefault(), client.sslContext());
+  }
+
+  @Test
+  void lazily_builtOnFirstUseOnlyAndOnce() throws Exception {
+    AtomicInteger built = new AtomicInteger();
+    HttpClient lazy = HttpClients.lazily(() -> {
+      built.incrementAndGet();
+      return HttpClients.forEndpoint(at("http", "/")).connectTimeout(Duration.ofSeconds(3)).build();
+    });
+    assertEquals(0, built.get(), "not built by being made");
+    int threads = 4;
+    CountDownLatch go = new CountDownLatch(1);
+    List<Thread> senders = new ArrayList<>();
+    List<Throwable> failures = new ArrayList<>();
+    for (int i = 0; i < threads; i++) {
+      Thread t = new Thread(() -> {
+        try {
+          go.await();
+          assertEquals("plain", get(lazy, at("http", "/y")).body());
+        } catch (Throwable x) {
+          synchronized (failures) {
+            failures.add(x);
+          }
+        }
+      });
+      t.start();
+      senders.add(t);
+    }
+    go.countDown();
+    for (Thread t : senders) {
+      t.join();
+    }
+    assertEquals(List.of(), failures);
+    assertEquals(1, built.get(), "built once for all threads");
+    assertEquals(Duration.ofSeconds(3), lazy.connectTimeout().orElseThrow(), "settings are the built client's");
+    assertInstanceOf(HttpClients.NoTls.class, lazy.sslContext());
+    assertEquals(HttpClient.Redirect.NEVER, lazy.followRedirects());
+    assertEquals(threads, served.get());
+    assertEquals(1, built.get());
+  }
+
+  @Test
+  void credentialChain_environmentCredentialsBuildNoHttpClient_anHttpSourceBuildsIt() throws Exception {
+    AtomicInteger built = new AtomicInteger();
+    HttpClient lazy = HttpClients.lazily(() -> {
+      built.incrementAndGet();
+      return HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
+    });
+    Map<String, String> env = Map.of("AWS_ACCESS_KEY_ID", "AKIDFROMENV", "AWS_SECRET_ACCESS_KEY", "s");
+    assertEquals("AKIDFROMENV", CredentialChain.standard(env, home, lazy, Clock.systemUTC()).resolve().accessKeyId());
+    assertEquals(0, built.get(), "credentials from the environment need no HTTP client");
+
+    Map<String, String> container = Map.of("AWS_CONTAINER_CREDENTIALS_FULL_URI", at("http", "/creds").toString());
+    assertEquals("AKIDFROMHTTP",
+        CredentialChain.standard(container, home, lazy, Clock.systemUTC()).resolve().accessKeyId());
+    assertEquals(1, built.get(), "a source that needs HTTP builds the client");
+  }
+
+  @Test
+  void defaultHttp_isLazy() {
+    HttpClient http = CredentialChain.defaultHttp();
+    assertEquals(HttpClient.Redirect.NEVER, http.followRedirects());
+    assertEquals(Duration.ofSeconds(1), http.connectTimeout().orElseThrow());
+  }
+}
