@@ -663,22 +663,17 @@ public final class FsObjectStore implements ObjectStore {
 
   /**
    * How a store behaves. Immutable; start from {@link #defaults()} and derive with the {@code with…}
-   * methods.
-   *
-   * @param lockTimeout how long a pointer compare-and-swap waits for the pipeline's lock before
-   *     returning BUSY, and a publish for another publisher of its key before copying itself
-   *     (default 10 s; zero tries once)
-   * @param keepDivergentBytes whether a DIVERGENT publish keeps its bytes under {@code
-   *     _idem/evidence/} (default true; its record is kept either way)
-   * @param existsCacheSize how many keys {@link #exists} remembers (default 4096; 0 disables)
-   * @param ops the filesystem seam (default {@link FsOps#real()}; tests inject faults here)
-   * @param deadline a caller's overall deadline (B2) that every lock wait also ends by, or {@code null}
-   *     (default): a wait that it cuts short is reported as the lock timeout's would be (BUSY, a publish
-   *     that copies itself, a retirement raise that fails naming the deadline)
+   * methods. (The filesystem seam, {@link FsOps}, is set only by tests in this package: it is not API.)
    */
-  public record Options(Duration lockTimeout, boolean keepDivergentBytes, int existsCacheSize, FsOps ops,
-      Deadline deadline) {
-    public Options {
+  public static final class Options {
+    private final Duration lockTimeout;
+    private final boolean keepDivergentBytes;
+    private final int existsCacheSize;
+    private final FsOps ops;
+    private final Deadline deadline;
+
+    private Options(Duration lockTimeout, boolean keepDivergentBytes, int existsCacheSize, FsOps ops,
+        Deadline deadline) {
       Objects.requireNonNull(lockTimeout, "lockTimeout");
       if (lockTimeout.isNegative()) {
         throw new IllegalArgumentException("lock timeout must be >= 0, was " + lockTimeout);
@@ -686,16 +681,51 @@ public final class FsObjectStore implements ObjectStore {
       if (existsCacheSize < 0) {
         throw new IllegalArgumentException("exists cache size must be >= 0, was " + existsCacheSize);
       }
-      Objects.requireNonNull(ops, "ops");
+      this.lockTimeout = lockTimeout;
+      this.keepDivergentBytes = keepDivergentBytes;
+      this.existsCacheSize = existsCacheSize;
+      this.ops = Objects.requireNonNull(ops, "ops");
+      this.deadline = deadline;
     }
 
-    /** Options without a deadline. */
-    public Options(Duration lockTimeout, boolean keepDivergentBytes, int existsCacheSize, FsOps ops) {
-      this(lockTimeout, keepDivergentBytes, existsCacheSize, ops, null);
-    }
-
+    /** A 10 s lock timeout, divergent bytes kept, 4096 keys remembered, no deadline. */
     public static Options defaults() {
-      return new Options(Duration.ofSeconds(10), true, 4096, FsOps.real());
+      return new Options(Duration.ofSeconds(10), true, 4096, FsOps.real(), null);
+    }
+
+    /**
+     * How long a pointer compare-and-swap waits for the pipeline's lock before returning BUSY, and a
+     * publish for another publisher of its key before copying itself (default 10 s; zero tries once).
+     */
+    public Duration lockTimeout() {
+      return lockTimeout;
+    }
+
+    /**
+     * Whether a DIVERGENT publish keeps its bytes under {@code _idem/evidence/} (default true; its
+     * record is kept either way).
+     */
+    public boolean keepDivergentBytes() {
+      return keepDivergentBytes;
+    }
+
+    /** How many keys {@link FsObjectStore#exists} remembers (default 4096; 0 disables). */
+    public int existsCacheSize() {
+      return existsCacheSize;
+    }
+
+    /**
+     * A caller's overall deadline (B2) that every lock wait also ends by, or {@code null} (default): a
+     * wait that it cuts short is reported as the lock timeout's would be (BUSY, a publish that copies
+     * itself, a retirement raise that fails naming the deadline).
+     */
+    public Deadline deadline() {
+      return deadline;
+    }
+
+    /** The filesystem seam (default {@link FsOps#real()}; tests inject faults here). */
+    FsOps ops() {
+      return ops;
     }
 
     public Options withLockTimeout(Duration timeout) {
@@ -710,7 +740,8 @@ public final class FsObjectStore implements ObjectStore {
       return new Options(lockTimeout, keepDivergentBytes, size, ops, deadline);
     }
 
-    public Options withOps(FsOps fsOps) {
+    /** These options with every filesystem call made through {@code fsOps}: how tests inject faults. */
+    Options withOps(FsOps fsOps) {
       return new Options(lockTimeout, keepDivergentBytes, existsCacheSize, fsOps, deadline);
     }
 

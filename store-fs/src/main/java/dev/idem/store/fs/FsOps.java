@@ -27,7 +27,7 @@ import java.nio.file.attribute.BasicFileAttributes;
  * store treats every exception from here as "this step did not happen". No call follows a symbolic
  * link at the name it is given (the directories above it are {@link StorePaths}'s to check).
  */
-public interface FsOps {
+interface FsOps {
 
   /** The operations of the default filesystem, with the semantics documented on each method. */
   static FsOps real() {
