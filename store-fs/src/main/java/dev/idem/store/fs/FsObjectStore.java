@@ -47,7 +47,6 @@ import java.util.concurrent.atomic.AtomicLong;
  * _idem/records/&lt;dir of key&gt;/&lt;name&gt;!&lt;STATUS&gt;.&lt;sha256&gt;.&lt;random&gt;
  *                                         one file per publish attempt (see {@link Records})
  * _idem/records/&lt;dir of key&gt;/.tmp-publish.lock  the keys' publish lock file ({@link KeyPublishLocks})
- * _idem/ledger/&lt;key&gt;.log                 the previous version's per-key ledger: read, never written
  * _idem/evidence/&lt;key&gt;/&lt;sha256&gt;          the bytes of a DIVERGENT attempt
  * _idem/pointers/&lt;pipeline&gt;/latest        the pointer document ({@link Pointer#toBytes()})
  * _idem/pointers/&lt;pipeline&gt;/latest.lock   the pointer's lock file (never deleted)
@@ -127,7 +126,7 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <h2>Listings ({@link #list}, {@link #history})</h2>
  *
- * {@link KeyWalker} walks the object, record, old ledger and evidence trees together in key order;
+ * {@link KeyWalker} walks the object, record and evidence trees together in key order;
  * {@link LedgerHistory} turns each key's records into history.
  *
  * <h2>Thread safety</h2>

@@ -15,8 +15,8 @@ import java.util.function.Predicate;
 
 /**
  * Walks the keys of a store in ascending key order, merging the object tree with the bookkeeping trees
- * (records, the previous version's ledgers, evidence), so keys whose object retention deleted, or that
- * hold only evidence, still appear when their history is asked for.
+ * (records, evidence), so keys whose object retention deleted, or that hold only evidence, still appear
+ * when their history is asked for.
  *
  * <p><b>Order.</b> Keys are compared as Java strings. Within one directory, a file {@code n} stands
  * for the key {@code prefix + n} and a directory {@code n} for keys starting {@code prefix + n + "/"};
@@ -24,8 +24,7 @@ import java.util.function.Predicate;
  * their keys (two such names never are a prefix of one another except {@code n} before {@code n/…},
  * which is the key order too). Recursing into each directory at its place in that order yields all keys
  * in ascending order. In the record tree a file {@code n!…} stands for the key {@code prefix + n}; in the
- * ledger tree a file {@code n.log}; in the evidence tree a directory {@code n} (which is also walked for
- * the evidence of keys below it).
+ * evidence tree a directory {@code n} (which is also walked for the evidence of keys below it).
  *
  * <p><b>Memory.</b> One sorted listing per directory level on the current path, never the whole store.
  *
@@ -38,7 +37,6 @@ import java.util.function.Predicate;
 final class KeyWalker {
   static final String TEMP_PREFIX = ".tmp-";
   static final String INTERNAL_PREFIX = "_idem";
-  static final String LEDGER_SUFFIX = ".log";
 
   /** Receives each key with what the store holds for it. */
   interface Visitor {
@@ -47,17 +45,15 @@ final class KeyWalker {
 
   /**
    * What one key has: {@code object} is the object's attributes or {@code null}; {@code records} its
-   * record files; {@code ledger} whether a previous version's ledger exists; {@code evidence} whether
-   * an evidence directory exists.
+   * record files; {@code evidence} whether an evidence directory exists.
    */
   static final class Found {
     BasicFileAttributes object;
     final List<Path> records = new ArrayList<>(1);
-    boolean ledger;
     boolean evidence;
   }
 
-  private enum Tree { OBJECTS, RECORDS, LEDGERS, EVIDENCE }
+  private enum Tree { OBJECTS, RECORDS, EVIDENCE }
 
   private KeyWalker() {}
 
@@ -94,7 +90,6 @@ final class KeyWalker {
       dirs[Tree.OBJECTS.ordinal()] = under(paths.root(), dirPrefix);
       if (layout != null) {
         dirs[Tree.RECORDS.ordinal()] = under(layout.recordRoot(), dirPrefix);
-        dirs[Tree.LEDGERS.ordinal()] = under(layout.ledgerRoot(), dirPrefix);
         dirs[Tree.EVIDENCE.ordinal()] = under(layout.evidenceRoot(), dirPrefix);
       }
     } catch (InvalidPathException unmappable) {
@@ -178,11 +173,6 @@ final class KeyWalker {
         String key = Records.objectNameOf(name);
         if (key != null && isKeySegment(key, top)) {
           into.computeIfAbsent(key, n -> new Found()).records.add(file);
-        }
-      }
-      case LEDGERS -> {
-        if (name.endsWith(LEDGER_SUFFIX) && name.length() > LEDGER_SUFFIX.length()) {
-          into.computeIfAbsent(name.substring(0, name.length() - LEDGER_SUFFIX.length()), n -> new Found()).ledger = true;
         }
       }
       case EVIDENCE -> { } // the bytes of a divergent attempt, found through their key's directory

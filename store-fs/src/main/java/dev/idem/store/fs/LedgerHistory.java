@@ -18,14 +18,14 @@ import java.util.Set;
 
 /**
  * The history {@link FsObjectStore#history} streams: {@link KeyWalker} merges the object tree with the
- * record, ledger and evidence trees in key order, and this turns each key's records (and the previous
- * version's ledger lines) into entries. Two more sources make sure nothing the store holds is missed:
+ * record and evidence trees in key order, and this turns each key's records into entries. Two more
+ * sources make sure nothing the store holds is missed:
  *
  * <ul>
  *   <li>an object no CREATED record vouches for ({@link StoredObjects#vouching}) and whose hash no
  *       CREATED record holds adds a VERSION with its hashed SHA-256 (a legacy writer, or a lost record);
  *   <li>evidence bytes whose hash no DIVERGENT record holds add a DIVERGENT_ATTEMPT (written by an
- *       earlier version, which kept the bytes before the record, or an old ledger's lost line): evidence
+ *       earlier version, which kept the bytes before the record): evidence
  *       on disk always makes its key divergent (S3).
  * </ul>
  *
@@ -50,7 +50,7 @@ final class LedgerHistory {
       if (!query.accepts(key)) {
         return true; // outside the query: no record read, nothing hashed
       }
-      List<Ledger.Line> lines = linesOf(paths, layout, key, found);
+      List<Ledger.Line> lines = Records.read(paths, found.records);
       List<HistoryEntry> entries = new ArrayList<>(lines.size() + 1);
       for (Ledger.Line l : lines) {
         entries.add(new HistoryEntry(key, kindOf(l.status()), null, l.time(), l.size(), l.sha256(), null, l.writer(),
@@ -73,17 +73,6 @@ final class LedgerHistory {
       entries.sort(Comparator.comparing(HistoryEntry::time, Comparator.nullsLast(Comparator.naturalOrder())));
       return visitor.visit(new KeyHistory(key, entries));
     });
-  }
-
-  /** The records and old ledger lines of {@code key}, oldest first. */
-  static List<Ledger.Line> linesOf(StorePaths paths, Layout layout, String key, KeyWalker.Found found)
-      throws IOException {
-    List<Ledger.Line> lines = new ArrayList<>(Records.read(paths, found.records));
-    if (found.ledger) {
-      lines.addAll(Ledger.read(paths, layout.ledgerFile(key)));
-      lines.sort(Comparator.comparing(Ledger.Line::time));
-    }
-    return lines;
   }
 
   private static void addUnrecordedEvidence(StorePaths paths, Path dir, String key, List<Ledger.Line> lines,

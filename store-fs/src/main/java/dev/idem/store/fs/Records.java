@@ -28,7 +28,7 @@ import java.util.Optional;
  *
  * <p><b>The name is the verdict.</b> Status and SHA-256 are in the name, which a directory entry makes
  * visible atomically; the content adds time, size, the schema version the publisher declared, and the
- * writer (a {@code v2} line; {@code v1} records of earlier versions are read with an unknown schema). A crash between create and write leaves
+ * writer (a {@code v2} line, {@link Ledger}). A crash between create and write leaves
  * a record whose content is missing or torn: it is read from its name (time from the file, size,
  * writer and schema unknown), so a DIVERGENT record is never lost to a torn write. (The schema is in the
  * content, not the name: it only sharpens the scan's drift rule, where an unknown schema is the cautious
@@ -164,9 +164,9 @@ final class Records {
   }
 
   /**
-   * Deletes {@code key}'s records (and the previous version's ledger) and the kept bytes of its
-   * divergent attempts, then fsyncs the directories they were in; what {@link
-   * FsObjectStore#deleteRecords} does. Directories stay: a concurrent publisher may be about to write in one.
+   * Deletes {@code key}'s records and the kept bytes of its divergent attempts, then fsyncs the
+   * directories they were in; what {@link FsObjectStore#deleteRecords} does. Directories stay: a
+   * concurrent publisher may be about to write in one.
    *
    * @return how many files were deleted
    * @throws IOException when a file could not be deleted or a directory synced; the files deleted
@@ -177,15 +177,8 @@ final class Records {
     int removed = 0;
     Path recordDir = layout.recordDir(key);
     List<Path> records = filesOf(paths, recordDir, target.getFileName().toString());
-    Path ledger = layout.ledgerFile(key);
-    if (paths.regularFile(ledger) != null) {
-      records.add(ledger);
-    }
     for (Path r : records) {
       removed += ops.deleteIfExists(r) ? 1 : 0;
-    }
-    if (records.remove(ledger)) {
-      paths.sync(ledger.getParent(), "deleted " + ledger + " but could not make the delete durable");
     }
     if (!records.isEmpty()) {
       paths.sync(recordDir, "deleted the records of " + target + " but could not make the delete durable");

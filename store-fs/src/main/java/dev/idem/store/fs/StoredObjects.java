@@ -8,6 +8,7 @@ import java.io.InputStream;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.security.MessageDigest;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -28,8 +29,7 @@ final class StoredObjects {
   }
 
   /**
-   * What {@link #stat} finds, and whether a CREATED record (not the previous release's ledger) vouches
-   * for the object: such a record is created only after its object's directory fsync returned, so the
+   * What {@link #stat} finds, and whether a CREATED record vouches for the object: such a record is created only after its object's directory fsync returned, so the
    * object is durable (G1), whoever linked it.
    */
   record Stated(ObjectInfo info, boolean durableByRecord) {}
@@ -40,11 +40,9 @@ final class StoredObjects {
     if (a == null) {
       return null;
     }
-    KeyWalker.Found found = createdRecordsOf(paths, layout, key, target);
-    Ledger.Line line = vouching(LedgerHistory.linesOf(paths, layout, key, found), a);
+    Ledger.Line line = vouching(Records.read(paths, createdRecordsOf(paths, layout, key, target)), a);
     if (line != null) {
-      // Without a ledger every line is a record; with one (a key from before records), stay cautious.
-      return new Stated(new ObjectInfo(key, line.sha256(), a.size(), line.writer(), line.time()), !found.ledger);
+      return new Stated(new ObjectInfo(key, line.sha256(), a.size(), line.writer(), line.time()), true);
     }
     Hashed h = hash(paths, target);
     return h == null ? null
@@ -54,8 +52,7 @@ final class StoredObjects {
   /**
    * The object at {@code target}, whose attributes the caller has just read ({@code a}, a regular
    * file), as its first CREATED record with {@code sha256} describes it, when
-   * that record vouches for it as it is now ({@link #vouching}) and the key has no ledger of the
-   * previous release; else null, which means "look further" ({@link #stated}), not "no". Found by name
+   * that record vouches for it as it is now ({@link #vouching}); else null, which means "look further" ({@link #stated}), not "no". Found by name
    * ({@link Records#firstCreated}): no listing of the directory, which holds the records of every key
    * of the window, so a replica late to a key pays the same in a window of one key or of thousands.
    * Vouching makes the object durable (G1) as in {@link Stated#durableByRecord()}.
@@ -64,14 +61,14 @@ final class StoredObjects {
       String sha256) throws IOException {
     Path record = Records.firstCreated(layout.recordDir(key), target.getFileName().toString(), sha256);
     Ledger.Line line = vouching(Records.read(paths, List.of(record)), a);
-    if (line == null || !line.sha256().equals(sha256) || paths.regularFile(layout.ledgerFile(key)) != null) {
+    if (line == null || !line.sha256().equals(sha256)) {
       return null;
     }
     return new ObjectInfo(key, sha256, a.size(), line.writer(), line.time());
   }
 
   /**
-   * Whether a CREATED record (not the previous release's ledger) vouches for the object at {@code
+   * Whether a CREATED record vouches for the object at {@code
    * target} as it is now, so that it is durable (G1) whoever linked it; what {@link Stated#durableByRecord()}
    * says, without hashing an object no record vouches for. False when no object is there.
    */
@@ -80,26 +77,24 @@ final class StoredObjects {
     if (a == null) {
       return false;
     }
-    KeyWalker.Found found = createdRecordsOf(paths, layout, key, target);
-    return !found.ledger && vouching(Records.read(paths, found.records), a) != null;
+    return vouching(Records.read(paths, createdRecordsOf(paths, layout, key, target)), a) != null;
   }
 
   /**
-   * The CREATED record files of the object at {@code target}, and whether its key has a ledger. Only
+   * The CREATED record files of the object at {@code target}. Only
    * a CREATED line can vouch for an object ({@link #vouching}), so the IDENTICAL and DIVERGENT records
    * that late replicas pile up beside it are not read.
    */
-  private static KeyWalker.Found createdRecordsOf(StorePaths paths, Layout layout, String key, Path target)
+  private static List<Path> createdRecordsOf(StorePaths paths, Layout layout, String key, Path target)
       throws IOException {
     String created = target.getFileName().toString() + Records.SEPARATOR + PutStatus.CREATED + ".";
-    KeyWalker.Found found = new KeyWalker.Found();
+    List<Path> files = new ArrayList<>(1);
     for (Path f : Records.filesOf(paths, layout.recordDir(key), target.getFileName().toString())) {
       if (f.getFileName().toString().startsWith(created)) {
-        found.records.add(f);
+        files.add(f);
       }
     }
-    found.ledger = paths.regularFile(layout.ledgerFile(key)) != null;
-    return found;
+    return files;
   }
 
   /**

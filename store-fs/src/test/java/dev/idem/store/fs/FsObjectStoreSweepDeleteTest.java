@@ -134,17 +134,6 @@ class FsObjectStoreSweepDeleteTest {
   }
 
   @Test
-  void deleteRecords_ledgerOfThePreviousVersion_removedToo() throws IOException {
-    Path ledger = root.resolve("_idem/ledger").resolve(k + ".log");
-    Files.createDirectories(ledger.getParent());
-    Files.writeString(ledger, "v1 2024-01-01T00:00:00Z IDENTICAL " + dev.idem.core.Sha256.of(utf8("alpha")) + " 5 w\n");
-    store.delete(k);
-
-    assertEquals(2, store.deleteRecords(k));
-    assertFalse(Files.exists(ledger));
-  }
-
-  @Test
   void exists_deleteRunsBetweenItsStatAndItsCaching_keyNotCachedAsPresent() throws IOException {
     FsObjectStore[] holder = new FsObjectStore[1];
     boolean[] deleteNow = {false};
