@@ -32,7 +32,7 @@ import java.util.function.Predicate;
  * .tmp-…} temporaries anywhere and, at the top level, the {@code _idem} bookkeeping tree, are skipped;
  * so are special files (fifos, sockets). A symbolic link is refused ({@link LinkRefusedException}):
  * following it could leave the root, and skipping it could hide a pipeline's keys from the scan.
- * Every directory is listed through {@link StorePaths}.
+ * Every directory is listed through {@link ContainedFs}.
  */
 final class KeyWalker {
   static final String TEMP_PREFIX = ".tmp-";
@@ -63,16 +63,16 @@ final class KeyWalker {
    * @param layout the trees to merge, or {@code null} for objects only
    * @return {@code false} when the visitor stopped the walk
    */
-  static boolean walk(StorePaths paths, Layout layout, String prefix, Visitor visitor) throws IOException {
-    return walk(paths, layout, prefix, dir -> true, visitor);
+  static boolean walk(ContainedFs fs, Layout layout, String prefix, Visitor visitor) throws IOException {
+    return walk(fs, layout, prefix, dir -> true, visitor);
   }
 
   /**
-   * As {@link #walk(StorePaths, Layout, String, Visitor)}, entering a directory only when {@code descend}
+   * As {@link #walk(ContainedFs, Layout, String, Visitor)}, entering a directory only when {@code descend}
    * accepts its key prefix ({@code p/1725999960/}), so a query skips the trees that cannot hold its keys
    * without listing them.
    */
-  static boolean walk(StorePaths paths, Layout layout, String prefix, Predicate<String> descend, Visitor visitor)
+  static boolean walk(ContainedFs fs, Layout layout, String prefix, Predicate<String> descend, Visitor visitor)
       throws IOException {
     int slash = prefix.lastIndexOf('/');
     String dirPrefix = slash < 0 ? "" : prefix.substring(0, slash + 1);
@@ -87,7 +87,7 @@ final class KeyWalker {
     }
     Path[] dirs = new Path[Tree.values().length];
     try {
-      dirs[Tree.OBJECTS.ordinal()] = under(paths.root(), dirPrefix);
+      dirs[Tree.OBJECTS.ordinal()] = under(fs.root(), dirPrefix);
       if (layout != null) {
         dirs[Tree.RECORDS.ordinal()] = under(layout.recordRoot(), dirPrefix);
         dirs[Tree.EVIDENCE.ordinal()] = under(layout.evidenceRoot(), dirPrefix);
@@ -95,20 +95,20 @@ final class KeyWalker {
     } catch (InvalidPathException unmappable) {
       return true;
     }
-    return walkDir(paths, dirPrefix, dirs, prefix, descend, visitor);
+    return walkDir(fs, dirPrefix, dirs, prefix, descend, visitor);
   }
 
   private static Path under(Path tree, String dirPrefix) {
     return dirPrefix.isEmpty() ? tree : tree.resolve(dirPrefix);
   }
 
-  private static boolean walkDir(StorePaths paths, String dirPrefix, Path[] dirs, String prefix,
+  private static boolean walkDir(ContainedFs fs, String dirPrefix, Path[] dirs, String prefix,
       Predicate<String> descend, Visitor visitor) throws IOException {
     TreeMap<String, Found> entries = new TreeMap<>();
     boolean top = dirPrefix.isEmpty();
     for (Tree t : Tree.values()) {
       if (dirs[t.ordinal()] != null) {
-        listInto(paths, dirs[t.ordinal()], top, t, entries);
+        listInto(fs, dirs[t.ordinal()], top, t, entries);
       }
     }
     for (Map.Entry<String, Found> e : entries.entrySet()) {
@@ -121,7 +121,7 @@ final class KeyWalker {
           for (int i = 0; i < dirs.length; i++) {
             below[i] = dirs[i] == null ? null : dirs[i].resolve(child);
           }
-          if (!walkDir(paths, full, below, prefix, descend, visitor)) {
+          if (!walkDir(fs, full, below, prefix, descend, visitor)) {
             return false;
           }
         }
@@ -132,9 +132,9 @@ final class KeyWalker {
     return true;
   }
 
-  private static void listInto(StorePaths paths, Path dir, boolean top, Tree tree, TreeMap<String, Found> into)
+  private static void listInto(ContainedFs fs, Path dir, boolean top, Tree tree, TreeMap<String, Found> into)
       throws IOException {
-    DirectoryStream<Path> listing = paths.list(dir);
+    DirectoryStream<Path> listing = fs.list(dir);
     if (listing == null) {
       return; // nothing stored under this prefix (yet, or any more)
     }
@@ -144,7 +144,7 @@ final class KeyWalker {
         if (!isKeySegment(name, top)) {
           continue; // temporaries, bookkeeping, and names no key could have
         }
-        BasicFileAttributes a = paths.entry(child);
+        BasicFileAttributes a = fs.entry(child);
         if (a == null) {
           continue; // removed since the listing
         }

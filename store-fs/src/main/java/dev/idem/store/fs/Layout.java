@@ -6,8 +6,9 @@ import java.nio.file.Path;
 
 /**
  * Where each thing lives under a store's root (the layout {@link FsObjectStore}'s class comment draws),
- * and the checks that keep every key's path strictly under its tree and off the store's own names.
- * Pure path arithmetic: touches no file.
+ * and the checks that keep every key's path strictly under its tree and off the store's own names: the
+ * one owner of the store's paths. Pure path arithmetic: touches no file; {@link ContainedFs} reaches
+ * the paths computed here.
  */
 final class Layout {
   private static final String INTERNAL_DIR = "_idem";

@@ -36,18 +36,18 @@ import java.time.Duration;
  * nothing written; a failure before the rename leaves the old document, whole; a failure of the
  * directory {@code fsync} leaves the new document visible, but a power loss may bring back the old one.
  * A killed writer's kernel lock is dropped by the kernel (G4), and its temporary file, invisible to
- * readers, is removed by {@link FsObjectStore#sweep}. Every path goes through {@link StorePaths}: a link
+ * readers, is removed by {@link FsObjectStore#sweep}. Every path goes through {@link ContainedFs}: a link
  * at the lock file, the target's directory or above them is refused ({@link LinkRefusedException})
  * before anything is locked or written (S2).
  */
 final class LockedReplace implements AutoCloseable {
   private final FsOps ops;
-  private final StorePaths paths;
+  private final ContainedFs fs;
   private final InterProcessLock lock;
 
-  private LockedReplace(FsOps ops, StorePaths paths, InterProcessLock lock) {
+  private LockedReplace(FsOps ops, ContainedFs fs, InterProcessLock lock) {
     this.ops = ops;
-    this.paths = paths;
+    this.fs = fs;
     this.lock = lock;
   }
 
@@ -61,16 +61,16 @@ final class LockedReplace implements AutoCloseable {
    * @throws IOException when the directory could not be created or the lock file opened or locked;
    *     nothing is then held
    */
-  static LockedReplace lock(FsOps ops, StorePaths paths, Path lockFile, Duration wait) throws IOException {
-    paths.ensureDirectory(lockFile.getParent());
-    paths.requireNoLinks(lockFile);
+  static LockedReplace lock(FsOps ops, ContainedFs fs, Path lockFile, Duration wait) throws IOException {
+    fs.ensureDirectory(lockFile.getParent());
+    fs.requireNoLinks(lockFile);
     InterProcessLock held;
     try {
       held = InterProcessLock.acquire(ops, lockFile, wait);
     } catch (FileSystemException e) {
-      throw paths.refusedIfLink(lockFile, e);
+      throw fs.refusedIfLink(lockFile, e);
     }
-    return held == null ? null : new LockedReplace(ops, paths, held);
+    return held == null ? null : new LockedReplace(ops, fs, held);
   }
 
   /**
@@ -96,7 +96,7 @@ final class LockedReplace implements AutoCloseable {
             "atomic rename not supported; refusing to replace the " + what + " non-atomically");
       }
     }
-    paths.sync(dir, "replaced the " + what + " " + target + " but could not make it durable");
+    fs.sync(dir, "replaced the " + what + " " + target + " but could not make it durable");
   }
 
   /** Releases the lock (kernel lock first, then the in-process one). */

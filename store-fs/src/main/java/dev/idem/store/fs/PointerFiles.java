@@ -20,7 +20,7 @@ import java.util.function.Predicate;
  * FsObjectStore#readPointer}, {@link FsObjectStore#compareAndSetPointer}): {@code
  * _idem/pointers/<pipeline>/latest} and its lock file {@code latest.lock}, which is never deleted.
  *
- * <p>Every path goes through {@link StorePaths}: a link at the pointer directory, at {@code latest} or at
+ * <p>Every path goes through {@link ContainedFs}: a link at the pointer directory, at {@code latest} or at
  * {@code latest.lock} (or above them) is refused before anything is read, locked or written.
  *
  * <p>The token of a pointer is the SHA-256 of its file's bytes. A read never locks: {@code latest} is
@@ -53,14 +53,14 @@ final class PointerFiles {
   private static final int POINTER_READ_LIMIT = 16 * 1024;
 
   private final Layout layout;
-  private final StorePaths paths;
+  private final ContainedFs fs;
   private final FsOps ops;
   private final Duration lockTimeout;
   private final Predicate<String> knownDurable;
 
-  PointerFiles(Layout layout, StorePaths paths, FsOps ops, Duration lockTimeout, Predicate<String> knownDurable) {
+  PointerFiles(Layout layout, ContainedFs fs, FsOps ops, Duration lockTimeout, Predicate<String> knownDurable) {
     this.layout = layout;
-    this.paths = paths;
+    this.fs = fs;
     this.ops = ops;
     this.lockTimeout = lockTimeout;
     this.knownDurable = knownDurable;
@@ -69,7 +69,7 @@ final class PointerFiles {
   /** See {@link FsObjectStore#readPointer}. */
   Optional<PointerState> read(String pipeline) throws IOException {
     Path latest = layout.pointerDir(pipeline).resolve(POINTER_FILE);
-    byte[] bytes = readPointerBytes(paths, latest);
+    byte[] bytes = readPointerBytes(fs, latest);
     if (bytes == null) {
       return Optional.empty();
     }
@@ -88,12 +88,12 @@ final class PointerFiles {
     }
     Path latest = dir.resolve(POINTER_FILE);
     Duration wait = maxWait != null && maxWait.compareTo(lockTimeout) < 0 ? maxWait : lockTimeout;
-    LockedReplace replace = LockedReplace.lock(ops, paths, dir.resolve(LOCK_FILE), wait);
+    LockedReplace replace = LockedReplace.lock(ops, fs, dir.resolve(LOCK_FILE), wait);
     if (replace == null) {
       return CasResult.BUSY;
     }
     try (replace) {
-      byte[] current = readPointerBytes(paths, latest);
+      byte[] current = readPointerBytes(fs, latest);
       if (current != null) {
         parsePointer(current, latest, pipeline);
       }
@@ -108,8 +108,8 @@ final class PointerFiles {
   }
 
   /** The bytes of {@code latest} (at most one more than the limit), or {@code null} if there is none; links refused. */
-  private static byte[] readPointerBytes(StorePaths paths, Path latest) throws IOException {
-    InputStream opened = paths.open(latest);
+  private static byte[] readPointerBytes(ContainedFs fs, Path latest) throws IOException {
+    InputStream opened = fs.open(latest);
     if (opened == null) {
       return null;
     }
@@ -135,12 +135,12 @@ final class PointerFiles {
       return;
     }
     Path object = layout.resolveKey(key);
-    BasicFileAttributes a = paths.regularFile(object);
+    BasicFileAttributes a = fs.regularFile(object);
     if (a == null) {
       return; // PointerAdvancer checked it exists; retention may have removed it since, which is its call.
     }
-    if (StoredObjects.vouchedByName(paths, layout, key, object, a, sha256) != null
-        || StoredObjects.durableByRecord(paths, layout, key, object)) {
+    if (StoredObjects.vouchedByName(fs, layout, key, object, a, sha256) != null
+        || StoredObjects.durableByRecord(fs, layout, key, object)) {
       return;
     }
     try (FileChannel ch = ops.openForSync(object)) {
@@ -150,6 +150,6 @@ final class PointerFiles {
     } catch (IOException e) {
       throw FsObjectStore.failure("could not make " + object + " durable before pointing at it", e);
     }
-    paths.sync(object.getParent(), "could not make " + object + " durable before pointing at it");
+    fs.sync(object.getParent(), "could not make " + object + " durable before pointing at it");
   }
 }

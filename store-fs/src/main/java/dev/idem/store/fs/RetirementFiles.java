@@ -15,7 +15,7 @@ import java.util.Optional;
  * pointer and is written under the pointer's lock ({@code latest.lock}), so it needs no lock of its
  * own and no new directory tree.
  *
- * <p>Every path goes through {@link StorePaths}: a link at the pointer directory, at {@code retired},
+ * <p>Every path goes through {@link ContainedFs}: a link at the pointer directory, at {@code retired},
  * at the lock file or above them is refused ({@link LinkRefusedException}) before anything is read,
  * locked or written.
  *
@@ -43,12 +43,12 @@ final class RetirementFiles {
   private static final int READ_LIMIT = 8 * 1024;
 
   private final Layout layout;
-  private final StorePaths paths;
+  private final ContainedFs fs;
   private final FsOps ops;
 
-  RetirementFiles(Layout layout, StorePaths paths, FsOps ops) {
+  RetirementFiles(Layout layout, ContainedFs fs, FsOps ops) {
     this.layout = layout;
-    this.paths = paths;
+    this.fs = fs;
     this.ops = ops;
   }
 
@@ -68,7 +68,7 @@ final class RetirementFiles {
     Path dir = layout.pointerDir(proposed.pipeline());
     Path file = dir.resolve(FILE);
     Path lockFile = dir.resolve(PointerFiles.LOCK_FILE);
-    LockedReplace replace = LockedReplace.lock(ops, paths, lockFile, wait);
+    LockedReplace replace = LockedReplace.lock(ops, fs, lockFile, wait);
     if (replace == null) {
       throw new IOException("could not take the lock " + lockFile + " within " + within
           + " to raise the retirement mark of " + proposed.pipeline() + "; nothing was written");
@@ -84,7 +84,7 @@ final class RetirementFiles {
   }
 
   private Retirement read(Path file, String pipeline) throws IOException {
-    InputStream opened = paths.open(file);
+    InputStream opened = fs.open(file);
     if (opened == null) {
       return null;
     }

@@ -145,7 +145,7 @@ class FsObjectStoreListingTest {
   }
 
   @Test
-  void history_entries_mapLedgerStatusesToKinds() throws IOException {
+  void history_entries_mapRecordStatusesToKinds() throws IOException {
     String k = key("orders", 60);
     store.putIfAbsent(k, bytes("alpha"), "writer-a");
     store.putIfAbsent(k, bytes("alpha"), "writer-b");
@@ -177,7 +177,7 @@ class FsObjectStoreListingTest {
   }
 
   @Test
-  void history_objectWithoutLedger_oneVersionWithItsHash() throws IOException {
+  void history_objectWithoutRecord_oneVersionWithItsHash() throws IOException {
     Files.createDirectories(root.resolve("legacy"));
     Files.write(root.resolve("legacy/fixed.json"), utf8("{\"v\":1}"));
 
@@ -191,7 +191,7 @@ class FsObjectStoreListingTest {
   }
 
   @Test
-  void history_objectClobberedBehindTheLedger_bothContentsSeen() throws IOException {
+  void history_objectClobberedBehindItsRecord_bothContentsSeen() throws IOException {
     String k = key("orders", 60);
     store.putIfAbsent(k, bytes("alpha"), "writer-a");
     Files.write(root.resolve(k), utf8("omega"));

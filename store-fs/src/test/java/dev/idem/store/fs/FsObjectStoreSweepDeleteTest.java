@@ -3,7 +3,7 @@ package dev.idem.store.fs;
 import static dev.idem.store.fs.Fixtures.bytes;
 import static dev.idem.store.fs.Fixtures.filesUnder;
 import static dev.idem.store.fs.Fixtures.key;
-import static dev.idem.store.fs.Fixtures.ledgerLines;
+import static dev.idem.store.fs.Fixtures.recordLines;
 import static dev.idem.store.fs.Fixtures.tempFiles;
 import static dev.idem.store.fs.Fixtures.utf8;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -99,7 +99,7 @@ class FsObjectStoreSweepDeleteTest {
 
     assertFalse(Files.exists(root.resolve(k)));
     assertFalse(store.exists(k));
-    assertEquals(1, ledgerLines(root, k).size(), "the records are history and stay");
+    assertEquals(1, recordLines(root, k).size(), "the records are history and stay");
     assertEquals(PutStatus.CREATED, store.putIfAbsent(k, bytes("alpha"), "writer-b").status());
     assertEquals("writer-b", store.stat(k).orElseThrow().writer());
   }

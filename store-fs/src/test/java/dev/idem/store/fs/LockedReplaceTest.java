@@ -46,7 +46,7 @@ class LockedReplaceTest {
   }
 
   private static void replace(Path root, FsOps ops, Path target) throws IOException {
-    try (LockedReplace r = LockedReplace.lock(ops, new StorePaths(root, ops), target.resolveSibling("mark.lock"),
+    try (LockedReplace r = LockedReplace.lock(ops, new ContainedFs(root, ops), target.resolveSibling("mark.lock"),
         Duration.ZERO)) {
       assertNotNull(r, "nobody else holds the lock");
       r.commit(target, NEW.getBytes(StandardCharsets.UTF_8), "mark");

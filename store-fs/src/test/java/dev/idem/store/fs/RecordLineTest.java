@@ -11,31 +11,31 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** The line format of the records' content and its tolerant reader. */
-class LedgerTest {
+class RecordLineTest {
   private static final String SHA = Sha256.EMPTY;
 
   @Test
   void format_withAndWithoutSchema_v2LinesThatParseBack() {
-    Ledger.Line a = new Ledger.Line(Instant.parse("2024-09-10T20:27:00Z"), PutStatus.CREATED, SHA, 5, "hostv2", 3);
-    Ledger.Line b = new Ledger.Line(Instant.parse("2024-09-10T20:27:00Z"), PutStatus.IDENTICAL, SHA, 5, "v1", null);
+    RecordLine a = new RecordLine(Instant.parse("2024-09-10T20:27:00Z"), PutStatus.CREATED, SHA, 5, "hostv2", 3);
+    RecordLine b = new RecordLine(Instant.parse("2024-09-10T20:27:00Z"), PutStatus.IDENTICAL, SHA, 5, "v1", null);
     assertEquals("v2 2024-09-10T20:27:00Z CREATED " + SHA + " 5 3 hostv2\n", a.format());
     assertEquals("v2 2024-09-10T20:27:00Z IDENTICAL " + SHA + " 5 - v1\n", b.format());
-    assertEquals(a, Ledger.parse(a.format().strip()).orElseThrow());
-    assertEquals(b, Ledger.parse(b.format().strip()).orElseThrow(), "a writer named like a tag is still the writer");
+    assertEquals(a, RecordLine.parse(a.format().strip()).orElseThrow());
+    assertEquals(b, RecordLine.parse(b.format().strip()).orElseThrow(), "a writer named like a tag is still the writer");
   }
 
   @Test
   void format_divergentNamingTheObjectItMet_v3LineThatParsesBack() {
     String met = "ab".repeat(32);
-    Ledger.Line d = new Ledger.Line(Instant.parse("2024-09-10T20:27:00Z"), PutStatus.DIVERGENT, SHA, 5, "v3", 3, met);
+    RecordLine d = new RecordLine(Instant.parse("2024-09-10T20:27:00Z"), PutStatus.DIVERGENT, SHA, 5, "v3", 3, met);
     assertEquals("v3 2024-09-10T20:27:00Z DIVERGENT " + SHA + " 5 3 " + met + " v3\n", d.format());
-    assertEquals(d, Ledger.parse(d.format().strip()).orElseThrow());
+    assertEquals(d, RecordLine.parse(d.format().strip()).orElseThrow());
     for (String bad : List.of("v3 2024-01-01T00:00:00Z CREATED " + SHA + " 1 - " + met + " w",
         "v3 2024-01-01T00:00:00Z DIVERGENT " + SHA + " 1 - abc w", "v3 2024-01-01T00:00:00Z DIVERGENT " + SHA + " 1 - w")) {
-      assertTrue(Ledger.parse(bad).isEmpty(), bad);
+      assertTrue(RecordLine.parse(bad).isEmpty(), bad);
     }
     assertThrows(IllegalArgumentException.class,
-        () -> new Ledger.Line(Instant.EPOCH, PutStatus.IDENTICAL, SHA, 5, "w", null, met));
+        () -> new RecordLine(Instant.EPOCH, PutStatus.IDENTICAL, SHA, 5, "w", null, met));
   }
 
   @Test
@@ -48,7 +48,7 @@ class LedgerTest {
         "v2" + t + "CREATED " + SHA + " 1 - -bad", "v2" + t + "CREATED " + SHA + " 1 x w",
         "v2" + t + "CREATED " + SHA + " 1 -3 w", "v2" + t + "CREATED " + SHA + " 1 3 w x",
         "v1" + t + "CREATED " + SHA + " 1 w", "torn v2" + t + "CREATED " + SHA + " 1 - w")) {
-      assertTrue(Ledger.parse(bad).isEmpty(), bad);
+      assertTrue(RecordLine.parse(bad).isEmpty(), bad);
     }
   }
 }

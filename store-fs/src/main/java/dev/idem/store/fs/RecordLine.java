@@ -25,43 +25,39 @@ import java.util.Optional;
  *
  * <p>The reader refuses a line that does not parse whole; {@link Records} then reads the record from
  * its name.
+ *
+ * @param size -1 when a torn record lost it
+ * @param writer {@code null} when a torn record lost it
+ * @param schema {@code null} when the publisher declared none or a record was torn
+ * @param metSha256 for a DIVERGENT attempt, the SHA-256 of the stored object it met ({@code null} for
+ *     every other status, and for DIVERGENT lines written before it was recorded or torn)
  */
-final class Ledger {
+record RecordLine(Instant time, PutStatus status, String sha256, long size, String writer, Integer schema,
+    String metSha256) {
   static final String VERSION_TAG = "v2";
   /** The tag of a DIVERGENT record that names the object its attempt met. */
   static final String MARKER_TAG = "v3";
 
-  private Ledger() {}
-
-  /**
-   * One publish attempt; {@code size} is -1 and {@code writer} null when a torn record lost them, and
-   * {@code schema} null when the publisher declared none or a record was torn.
-   * {@code metSha256} is, for a DIVERGENT attempt, the SHA-256 of the stored object it met ({@code null}
-   * for every other status, and for DIVERGENT lines written before it was recorded or torn).
-   */
-  record Line(Instant time, PutStatus status, String sha256, long size, String writer, Integer schema,
-      String metSha256) {
-    Line {
-      if (metSha256 != null && status != PutStatus.DIVERGENT) {
-        throw new IllegalArgumentException("only a DIVERGENT attempt met another object");
-      }
-    }
-
-    Line(Instant time, PutStatus status, String sha256, long size, String writer, Integer schema) {
-      this(time, status, sha256, size, writer, schema, null);
-    }
-
-    String format() {
-      String schemaField = schema == null ? "-" : schema.toString();
-      return metSha256 == null
-          ? VERSION_TAG + " " + time + " " + status + " " + sha256 + " " + size + " " + schemaField + " " + writer + "\n"
-          : MARKER_TAG + " " + time + " " + status + " " + sha256 + " " + size + " " + schemaField + " " + metSha256
-              + " " + writer + "\n";
+  RecordLine {
+    if (metSha256 != null && status != PutStatus.DIVERGENT) {
+      throw new IllegalArgumentException("only a DIVERGENT attempt met another object");
     }
   }
 
+  RecordLine(Instant time, PutStatus status, String sha256, long size, String writer, Integer schema) {
+    this(time, status, sha256, size, writer, schema, null);
+  }
+
+  String format() {
+    String schemaField = schema == null ? "-" : schema.toString();
+    return metSha256 == null
+        ? VERSION_TAG + " " + time + " " + status + " " + sha256 + " " + size + " " + schemaField + " " + writer + "\n"
+        : MARKER_TAG + " " + time + " " + status + " " + sha256 + " " + size + " " + schemaField + " " + metSha256
+            + " " + writer + "\n";
+  }
+
   /** Parses one line (without its newline); empty for anything that is not a whole, valid record. */
-  static Optional<Line> parse(String raw) {
+  static Optional<RecordLine> parse(String raw) {
     String[] f = raw.split(" ", -1);
     boolean v3 = f[0].equals(MARKER_TAG);
     if (!v3 && !f[0].equals(VERSION_TAG) || f.length != (v3 ? 8 : 7)) {
@@ -78,7 +74,7 @@ final class Ledger {
           || (v3 && (status != PutStatus.DIVERGENT || !Sha256.isHex(met)))) {
         return Optional.empty();
       }
-      return Optional.of(new Line(time, status, f[3], size, writer, schema, met));
+      return Optional.of(new RecordLine(time, status, f[3], size, writer, schema, met));
     } catch (DateTimeParseException | IllegalArgumentException e) {
       return Optional.empty();
     }
