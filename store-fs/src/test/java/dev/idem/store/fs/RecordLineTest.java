@@ -39,6 +39,12 @@ class RecordLineTest {
   }
 
   @Test
+  void parse_emptyPayloadOfSchemaZero_read() {
+    RecordLine empty = new RecordLine(Instant.parse("2024-09-10T20:27:00Z"), PutStatus.CREATED, SHA, 0, "w", 0);
+    assertEquals(empty, RecordLine.parse(empty.format().strip()).orElseThrow());
+  }
+
+  @Test
   void parse_malformedLines_skipped() {
     String t = " 2024-01-01T00:00:00Z ";
     for (String bad : List.of("", "v1", "v2", "v2" + t + "CREATED " + SHA + " 1 w",
