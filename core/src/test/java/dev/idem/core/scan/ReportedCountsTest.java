@@ -1,5 +1,6 @@
-package dev.idem.core.mutation;
+package dev.idem.core.scan;
 
+import dev.idem.core.Idem;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -14,10 +15,6 @@ import dev.idem.core.publish.AdvanceReport;
 import dev.idem.core.publish.AdvanceStatus;
 import dev.idem.core.publish.PointerAdvancer;
 import dev.idem.core.publish.Publisher;
-import dev.idem.core.scan.Basis;
-import dev.idem.core.scan.DivergenceScan;
-import dev.idem.core.scan.KeyVerdict;
-import dev.idem.core.scan.ScanSummary;
 import dev.idem.core.store.HistoryEntry;
 import dev.idem.core.store.KeyHistory;
 import dev.idem.core.store.Payload;
@@ -33,7 +30,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** Counts that reports carry: advance attempts, scan totals and progress, verdict tallies. */
-class CountsTest {
+class ReportedCountsTest {
 
   private static Pointer pointer(InMemoryObjectStore store, long windowStart, int schema) throws IOException {
     String key = RunSpec.of("p", new Window(windowStart, 60), schema).outputKey().toString();
@@ -122,7 +119,7 @@ class CountsTest {
   @Test
   void publisher_exposesItsStoreAndWriter() {
     InMemoryObjectStore s = new InMemoryObjectStore();
-    Publisher p = Publisher.create(s, "writer-7");
+    Publisher p = Idem.publisher(s).writer("writer-7").build();
     assertSame(s, p.store());
     assertEquals("writer-7", p.writerId());
   }
