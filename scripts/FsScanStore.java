@@ -1,8 +1,8 @@
+package dev.idem.store.fs;
+
 import dev.idem.core.RunSpec;
 import dev.idem.core.Window;
 import dev.idem.core.store.Payload;
-import dev.idem.store.fs.FsObjectStore;
-import dev.idem.store.fs.FsOps;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
@@ -16,7 +16,9 @@ import java.util.Arrays;
  * second time with other bytes (DIVERGENT, its evidence kept). The store is a benchmark fixture, so its
  * filesystem seam skips fsync: the scan reads what is on disk, whether or not it was made durable.
  *
- * <p>Usage (classpath: the core and store-fs jars): java -cp CP scripts/FsScanStore.java ROOT KEYS OBJECT_BYTES
+ * <p>It lives in the store's package, since the filesystem seam is not public API, so it is compiled
+ * rather than run from source (classpath CP: the core and store-fs jars): {@code javac -d DIR -cp CP
+ * scripts/FsScanStore.java}, then {@code java -cp DIR:CP dev.idem.store.fs.FsScanStore ROOT KEYS OBJECT_BYTES}.
  */
 public class FsScanStore {
   public static void main(String[] args) throws Exception {
@@ -35,8 +37,7 @@ public class FsScanStore {
             throw e.getCause();
           }
         });
-    FsObjectStore.Options options = FsObjectStore.Options.defaults();
-    options = new FsObjectStore.Options(options.lockTimeout(), true, 0, noSync);
+    FsObjectStore.Options options = FsObjectStore.Options.defaults().withExistsCacheSize(0).withOps(noSync);
     long start = System.nanoTime();
     try (FsObjectStore store = FsObjectStore.open(root, options)) {
       byte[] body = new byte[size];

@@ -22,7 +22,10 @@ fi
 cp="cli/target/lib/idem-core-0.1.0-SNAPSHOT.jar:cli/target/lib/idem-store-fs-0.1.0-SNAPSHOT.jar"
 if [ ! -d "$store/_idem" ]; then
   start="$(date +%s)"
-  java -cp "$cp" scripts/FsScanStore.java "$store" "$keys" "$size" >&2
+  classes="$(mktemp -d)"
+  javac -d "$classes" -cp "$cp" scripts/FsScanStore.java
+  java -cp "$classes:$cp" dev.idem.store.fs.FsScanStore "$store" "$keys" "$size" >&2
+  rm -rf "$classes"
   echo "filled $store with $keys keys in $(( $(date +%s) - start )) s" >&2
 fi
 

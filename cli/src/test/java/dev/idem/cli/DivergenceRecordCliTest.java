@@ -9,7 +9,7 @@ import dev.idem.core.Window;
 import dev.idem.core.store.ObjectStore;
 import dev.idem.core.store.Payload;
 import dev.idem.store.fs.FsObjectStore;
-import dev.idem.store.fs.FsOps;
+import dev.idem.store.fs.ForwardingOps;
 import dev.idem.store.s3.S3ObjectStore;
 import dev.idem.store.s3.S3StoreOptions;
 import dev.idem.store.s3.S3TestStores;
@@ -22,6 +22,7 @@ import java.io.IOException;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.net.http.HttpRequest;
+import java.nio.channels.FileChannel;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -36,7 +37,7 @@ import org.junit.jupiter.api.io.TempDir;
  * A divergence the store could not record whole still ends the command DIVERGENT (exit 1) with a line
  * saying what was not kept and why, never exit 4 or 5 as if the store had only hiccupped (P8); once its
  * marker was written, {@code idem scan} fails the gate on the key. On the filesystem store (a failing
- * {@link FsOps}) and on S3 (S3Proxy, with the evidence requests answered in its place).
+ * {@link ForwardingOps}) and on S3 (S3Proxy, with the evidence requests answered in its place).
  */
 class DivergenceRecordCliTest {
   private static final String[] SPEC = {"--pipeline", "border-state", "--window", "60s", "--at", "1726000030",
@@ -62,30 +63,41 @@ class DivergenceRecordCliTest {
 
   // --- filesystem
 
-  /** The real filesystem, except the calls {@code fails} picks, which fail as a full disk does. */
-  private static FsOps failing(Predicate<Object[]> fails, String method) {
-    FsOps real = FsOps.real();
-    return (FsOps) Proxy.newProxyInstance(FsOps.class.getClassLoader(), new Class<?>[] {FsOps.class}, (proxy, m, args) -> {
-      if (m.getName().equals(method) && fails.test(args)) {
-        throw new FileSystemException(args[0].toString(), null, "No space left on device");
+  /**
+   * The real filesystem, except the {@code createNew} or {@code createLink} ({@code method}) calls
+   * whose new name {@code fails} picks, which fail as a full disk does.
+   */
+  private static ForwardingOps failing(Predicate<Path> fails, String method) {
+    return new ForwardingOps() {
+      @Override
+      public FileChannel createNew(Path file) throws IOException {
+        failIfPicked("createNew", file);
+        return super.createNew(file);
       }
-      try {
-        return m.invoke(real, args);
-      } catch (InvocationTargetException e) {
-        throw e.getCause();
+
+      @Override
+      public void createLink(Path link, Path existing) throws IOException {
+        failIfPicked("createLink", link);
+        super.createLink(link, existing);
       }
-    });
+
+      private void failIfPicked(String called, Path name) throws FileSystemException {
+        if (called.equals(method) && fails.test(name)) {
+          throw new FileSystemException(name.toString(), null, "No space left on device");
+        }
+      }
+    };
   }
 
-  private CliContext.StoreOpener fs(Path root, FsOps ops) {
-    return uri -> FsObjectStore.open(root, FsObjectStore.Options.defaults().withOps(ops));
+  private CliContext.StoreOpener fs(Path root, ForwardingOps ops) {
+    return uri -> ops.openStore(root, FsObjectStore.Options.defaults());
   }
 
   @Test
   void publish_fsDivergentRecordCannotBeWritten_exit1SayingItCouldNotBeRecorded() throws IOException {
     Path root = dir.resolve("store");
-    assertEquals(0, publish(fs(root, FsOps.real()), "rows\n").code());
-    FsOps noRecord = failing(args -> args[0].toString().contains("!DIVERGENT."), "createNew");
+    assertEquals(0, publish(fs(root, new ForwardingOps()), "rows\n").code());
+    ForwardingOps noRecord = failing(p -> p.toString().contains("!DIVERGENT."), "createNew");
 
     Cli.Result r = publish(fs(root, noRecord), "other rows\n");
     assertEquals(ExitCodes.DIVERGENT, r.code(), r.describe());
@@ -109,8 +121,8 @@ class DivergenceRecordCliTest {
   @Test
   void publish_fsEvidenceLinkFails_exit1BytesNotKeptAndTheScanFailsTheGate() throws IOException {
     Path root = dir.resolve("store");
-    assertEquals(0, publish(fs(root, FsOps.real()), "rows\n").code());
-    FsOps noEvidence = failing(args -> args[0].toString().contains("/_idem/evidence/"), "createLink");
+    assertEquals(0, publish(fs(root, new ForwardingOps()), "rows\n").code());
+    ForwardingOps noEvidence = failing(p -> p.toString().contains("/_idem/evidence/"), "createLink");
 
     Cli.Result r = publish(fs(root, noEvidence), "other rows\n");
     assertEquals(ExitCodes.DIVERGENT, r.code(), r.describe());
@@ -119,7 +131,7 @@ class DivergenceRecordCliTest {
     assertTrue(r.err().contains("idem: the divergence is recorded, but this replica's bytes were not kept: could not keep"
         + " the divergent bytes of " + root.toRealPath().resolve(KEY)), r.describe());
 
-    Cli.Result scan = scan(fs(root, FsOps.real()));
+    Cli.Result scan = scan(fs(root, new ForwardingOps()));
     assertEquals(ExitCodes.DIVERGENT, scan.code(), scan.describe());
     assertTrue(scan.out().startsWith("DIVERGENT " + KEY + " writes=2 payloads=2\n"), scan.describe());
   }
@@ -127,12 +139,12 @@ class DivergenceRecordCliTest {
   @Test
   void run_fsDivergentRecordCannotBeWritten_exit1NotAnIoError() throws IOException {
     Path root = dir.resolve("store");
-    assertEquals(0, publish(fs(root, FsOps.real()), "rows\n").code());
-    FsOps noRecord = failing(args -> args[0].toString().contains("!DIVERGENT."), "createNew");
+    assertEquals(0, publish(fs(root, new ForwardingOps()), "rows\n").code());
+    ForwardingOps noRecord = failing(p -> p.toString().contains("!DIVERGENT."), "createNew");
     // run skips a published key; it meets other bytes only when another replica published between its
     // check and its publish, which a store that hides the key from exists() plays.
     CliContext.StoreOpener racing = uri -> {
-      ObjectStore s = FsObjectStore.open(root, FsObjectStore.Options.defaults().withOps(noRecord));
+      ObjectStore s = noRecord.openStore(root, FsObjectStore.Options.defaults());
       return (ObjectStore) Proxy.newProxyInstance(ObjectStore.class.getClassLoader(), new Class<?>[] {ObjectStore.class},
           (proxy, m, args) -> {
             if (m.getName().equals("exists")) {
@@ -157,22 +169,20 @@ class DivergenceRecordCliTest {
   @Test
   void scan_fsPublisherKilledBeforeItsEvidence_exit1() throws IOException {
     Path root = dir.resolve("store");
-    assertEquals(0, publish(fs(root, FsOps.real()), "rows\n").code());
-    FsOps dying = (FsOps) Proxy.newProxyInstance(FsOps.class.getClassLoader(), new Class<?>[] {FsOps.class},
-        (proxy, m, args) -> {
-          if (m.getName().equals("createLink") && args[0].toString().contains("/_idem/evidence/")) {
-            throw new KilledHere();
-          }
-          try {
-            return m.invoke(FsOps.real(), args);
-          } catch (InvocationTargetException e) {
-            throw e.getCause();
-          }
-        });
-    try (FsObjectStore store = FsObjectStore.open(root, FsObjectStore.Options.defaults().withOps(dying))) {
+    assertEquals(0, publish(fs(root, new ForwardingOps()), "rows\n").code());
+    ForwardingOps dying = new ForwardingOps() {
+      @Override
+      public void createLink(Path link, Path existing) throws IOException {
+        if (link.toString().contains("/_idem/evidence/")) {
+          throw new KilledHere();
+        }
+        super.createLink(link, existing);
+      }
+    };
+    try (FsObjectStore store = dying.openStore(root, FsObjectStore.Options.defaults())) {
       assertThrows(KilledHere.class, () -> store.putIfAbsent(KEY, Payload.ofBytes(new byte[] {1, 2, 3}), "host-b"));
     }
-    Cli.Result scan = scan(fs(root, FsOps.real()));
+    Cli.Result scan = scan(fs(root, new ForwardingOps()));
     assertEquals(ExitCodes.DIVERGENT, scan.code(), scan.describe());
     assertTrue(scan.out().startsWith("DIVERGENT " + KEY + " writes=2 payloads=2\n"), scan.describe());
   }

@@ -6,9 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
 import dev.idem.store.fs.FsObjectStore;
-import dev.idem.store.fs.FsOps;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
+import dev.idem.store.fs.ForwardingOps;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -224,24 +224,38 @@ class RunCommandTest {
    * What a read-only mount answers to every create: tests run as root, for whom permission bits do not
    * stop a write, so the refusal is injected at the store's filesystem seam.
    */
-  static FsOps readOnly() {
-    FsOps real = FsOps.real();
-    return (FsOps) Proxy.newProxyInstance(FsOps.class.getClassLoader(), new Class<?>[] {FsOps.class}, (proxy, m, args) -> {
-      if (m.getName().startsWith("create") || m.getName().equals("openAppend") || m.getName().equals("openLockFile")) {
-        throw new FileSystemException(args[0].toString(), null, "Read-only file system");
+  static ForwardingOps readOnly() {
+    return new ForwardingOps() {
+      @Override
+      public FileChannel createNew(Path file) throws IOException {
+        throw refused(file);
       }
-      try {
-        return m.invoke(real, args);
-      } catch (InvocationTargetException e) {
-        throw e.getCause();
+
+      @Override
+      public FileChannel openLockFile(Path file) throws IOException {
+        throw refused(file);
       }
-    });
+
+      @Override
+      public void createLink(Path link, Path existing) throws IOException {
+        throw refused(link);
+      }
+
+      @Override
+      public void createDirectory(Path dir) throws IOException {
+        throw refused(dir);
+      }
+
+      private FileSystemException refused(Path p) {
+        return new FileSystemException(p.toString(), null, "Read-only file system");
+      }
+    };
   }
 
   @Test
   void run_readOnlyStore_exit4BeforeCmdRuns() throws Exception {
     Files.createDirectories(storeRoot);
-    Cli.Result r = new Cli().opener(uri -> FsObjectStore.open(storeRoot, FsObjectStore.Options.defaults().withOps(readOnly())))
+    Cli.Result r = new Cli().opener(uri -> readOnly().openStore(storeRoot, FsObjectStore.Options.defaults()))
         .run("run", "--pipeline", "p", "--window", "60s", "--at", "1726000030", "--schema", "3", "--writer", "test",
             "--store", "file:" + storeRoot, "--", "sh", "-c", "echo x >> '" + marker + "'; echo r > \"$IDEM_OUTPUT\"");
     assertEquals(ExitCodes.STORE_UNAVAILABLE, r.code(), r.describe());
@@ -250,27 +264,22 @@ class RunCommandTest {
   }
 
   /** The store's filesystem as one with {@code free} bytes left (the real one otherwise). */
-  static FsOps withFree(long free) {
-    FsOps real = FsOps.real();
-    return (FsOps) Proxy.newProxyInstance(FsOps.class.getClassLoader(), new Class<?>[] {FsOps.class}, (proxy, m, args) -> {
-      if (m.getName().equals("usableSpace")) {
+  static ForwardingOps withFree(long free) {
+    return new ForwardingOps() {
+      @Override
+      public long usableSpace(Path path) {
         return free;
       }
-      try {
-        return m.invoke(real, args);
-      } catch (InvocationTargetException e) {
-        throw e.getCause();
-      }
-    });
+    };
   }
 
-  Cli.Result runOn(FsOps ops, String... extraThenScript) throws Exception {
+  Cli.Result runOn(ForwardingOps ops, String... extraThenScript) throws Exception {
     Files.createDirectories(storeRoot);
     List<String> a = new ArrayList<>(List.of("run", "--pipeline", "p", "--window", "60s", "--at", "1726000030",
         "--schema", "3", "--writer", "test", "--store", "file:" + storeRoot));
     a.addAll(List.of(extraThenScript).subList(0, extraThenScript.length - 1));
     a.addAll(List.of("--", "sh", "-c", "echo x >> '" + marker + "'; " + extraThenScript[extraThenScript.length - 1]));
-    return new Cli().opener(uri -> FsObjectStore.open(storeRoot, FsObjectStore.Options.defaults().withOps(ops)))
+    return new Cli().opener(uri -> ops.openStore(storeRoot, FsObjectStore.Options.defaults()))
         .run(a.toArray(new String[0]));
   }
 

@@ -72,7 +72,7 @@ final class FsBackend implements Backend {
   }
 
   static FsObjectStore open(Path root, StepHook hook, DurabilityLog log) throws IOException {
-    return FsObjectStore.open(root, FsObjectStore.Options.defaults().withOps(new HookedFsOps(hook, log)));
+    return new HookedFsOps(hook, log).openStore(root, FsObjectStore.Options.defaults());
   }
 
   /** A replica process's store: the runner's {@link #processArgs} are the root. */
@@ -87,7 +87,7 @@ final class FsBackend implements Backend {
     return new Run() {
       @Override
       public ObjectStore replicaStore(Replica replica, StepHook hook) throws IOException {
-        return FsObjectStore.open(root, FsObjectStore.Options.defaults().withOps(new HookedFsOps(hook, log, breakage)));
+        return new HookedFsOps(hook, log, breakage).openStore(root, FsObjectStore.Options.defaults());
       }
 
       private Path link;

@@ -1,6 +1,6 @@
 package dev.idem.fuzz;
 
-import dev.idem.store.fs.FsOps;
+import dev.idem.store.fs.ForwardingOps;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
@@ -18,14 +18,14 @@ import java.util.Map;
 import java.util.function.Consumer;
 
 /**
- * The filesystem backend's seam: {@code FsOps.real()} with a {@link StepHook} around every call, the
- * way Okio's {@code ForwardingFileSystem} is used to make one call fail.
+ * The filesystem backend's seam: the real filesystem ({@link ForwardingOps}) with a {@link StepHook}
+ * around every call, the way Okio's {@code ForwardingFileSystem} is used to make one call fail.
  *
  * <p>Each call is named by what it works on, {@code fsyncDirectory(object dir)} rather than the
  * fourth {@code fsyncDirectory}, so that a step names a point in the protocol (the sync after the
  * link) whatever number of directories the publish happened to create first, and the story says so.
  */
-final class HookedFsOps implements FsOps {
+final class HookedFsOps extends ForwardingOps {
   /** The operations a step may name. */
   static final List<String> OPS = List.of(
       "createDirectory", "fsyncDirectory(parent)",
@@ -41,7 +41,7 @@ final class HookedFsOps implements FsOps {
       "fsyncDirectory(evidence dir)", "force(object)", "force(pointer temp)",
       "fsyncDirectory(pointer dir)");
 
-  private final FsOps d = FsOps.real();
+  private final ForwardingOps d = new ForwardingOps();
   private final StepHook hook;
   private final DurabilityLog log;
   private final Map<FileChannel, String> kinds = Collections.synchronizedMap(new IdentityHashMap<>());

@@ -62,14 +62,6 @@ public record Retirement(String pipeline, long windowStart, Instant retiredAt, S
     return start <= windowStart;
   }
 
-  /** The higher of the two marks of one pipeline ({@code this} on a tie): what a forward-only write keeps. */
-  public Retirement max(Retirement other) {
-    if (!other.pipeline.equals(pipeline)) {
-      throw new IllegalArgumentException("retirements of " + pipeline + " and " + other.pipeline + " do not compare");
-    }
-    return other.windowStart > windowStart ? other : this;
-  }
-
   public byte[] toBytes() {
     return (MAGIC + "\n"
         + "pipeline=" + pipeline + "\n"

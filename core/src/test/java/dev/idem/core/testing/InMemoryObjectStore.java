@@ -190,7 +190,8 @@ public final class InMemoryObjectStore implements ObjectStore {
   /** Keeps the higher of the stored and the proposed mark (forward only). */
   @Override
   public synchronized Optional<Retirement> raiseRetirement(Retirement proposed) {
-    return Optional.of(retirements.merge(proposed.pipeline(), proposed, Retirement::max));
+    return Optional.of(retirements.merge(proposed.pipeline(), proposed,
+        (current, next) -> next.windowStart() > current.windowStart() ? next : current));
   }
 
   @Override

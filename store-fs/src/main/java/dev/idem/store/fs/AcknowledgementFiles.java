@@ -50,24 +50,24 @@ final class AcknowledgementFiles {
   private static final int ATTEMPTS = 5;
 
   private final Path root;
-  private final StorePaths paths;
+  private final ContainedFs fs;
   private final FsOps ops;
 
-  AcknowledgementFiles(Layout layout, StorePaths paths, FsOps ops) {
+  AcknowledgementFiles(Layout layout, ContainedFs fs, FsOps ops) {
     this.root = layout.internalDir().resolve(DIR);
-    this.paths = paths;
+    this.fs = fs;
     this.ops = ops;
   }
 
   void write(Acknowledgement ack) throws IOException {
     Path dir = dirOf(ack.key());
-    paths.ensureDirectory(dir);
+    fs.ensureDirectory(dir);
     for (int attempt = 1; ; attempt++) {
       try (TempFile temp = TempFile.create(ops, dir, "ack")) {
         temp.write(ByteBuffer.wrap(ack.toBytes()));
         temp.forceAndClose();
         Path target = dir.resolve(NAME_PREFIX + TempFile.randomHex());
-        paths.requireNoLinks(target);
+        fs.requireNoLinks(target);
         try {
           ops.createLink(target, temp.path());
         } catch (FileAlreadyExistsException drawnTwice) {
@@ -77,7 +77,7 @@ final class AcknowledgementFiles {
           continue;
         }
       }
-      paths.sync(dir, "recorded the acknowledgement of " + ack.key() + " but could not make it durable");
+      fs.sync(dir, "recorded the acknowledgement of " + ack.key() + " but could not make it durable");
       return;
     }
   }
@@ -98,7 +98,7 @@ final class AcknowledgementFiles {
   }
 
   private void walk(Path dir, String key, String prefix, List<Acknowledgement> out) throws IOException {
-    DirectoryStream<Path> listing = paths.list(dir);
+    DirectoryStream<Path> listing = fs.list(dir);
     if (listing == null) {
       return;
     }
@@ -107,7 +107,7 @@ final class AcknowledgementFiles {
       entries.forEach(children::add);
     }
     for (Path child : children) {
-      BasicFileAttributes a = paths.entry(child);
+      BasicFileAttributes a = fs.entry(child);
       String name = child.getFileName().toString();
       if (a == null || name.startsWith(KeyWalker.TEMP_PREFIX)) {
         continue;
@@ -121,7 +121,7 @@ final class AcknowledgementFiles {
   }
 
   private Acknowledgement readOne(Path file, String key) throws IOException {
-    InputStream opened = paths.openChecked(file);
+    InputStream opened = fs.openChecked(file);
     if (opened == null) {
       throw new Acknowledgement.MalformedAcknowledgementException(file.toString(), "vanished while it was read");
     }

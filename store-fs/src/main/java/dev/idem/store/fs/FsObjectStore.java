@@ -47,7 +47,6 @@ import java.util.concurrent.atomic.AtomicLong;
  * _idem/records/&lt;dir of key&gt;/&lt;name&gt;!&lt;STATUS&gt;.&lt;sha256&gt;.&lt;random&gt;
  *                                         one file per publish attempt (see {@link Records})
  * _idem/records/&lt;dir of key&gt;/.tmp-publish.lock  the keys' publish lock file ({@link KeyPublishLocks})
- * _idem/ledger/&lt;key&gt;.log                 the previous version's per-key ledger: read, never written
  * _idem/evidence/&lt;key&gt;/&lt;sha256&gt;          the bytes of a DIVERGENT attempt
  * _idem/pointers/&lt;pipeline&gt;/latest        the pointer document ({@link Pointer#toBytes()})
  * _idem/pointers/&lt;pipeline&gt;/latest.lock   the pointer's lock file (never deleted)
@@ -62,7 +61,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@code a/b/c}) cannot both hold objects; the second publish fails with an {@link IOException} and
  * publishes nothing; idem's own keys ({@code pipeline/window/state-hex}, all three levels deep) never
  * meet that case. Directories are never removed, even when empty: a concurrent publisher may be about to
- * create its temporary file in one. {@link Layout} computes these paths; {@link StorePaths} is the one
+ * create its temporary file in one. {@link Layout} computes these paths; {@link ContainedFs} is the one
  * way to them: it reads and creates each path component by component without following a link, and
  * refuses one anywhere under the root ({@link LinkRefusedException}), so nothing is read or written
  * outside the root (S2).
@@ -127,8 +126,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <h2>Listings ({@link #list}, {@link #history})</h2>
  *
- * {@link KeyWalker} walks the object, record, old ledger and evidence trees together in key order;
- * {@link LedgerHistory} turns each key's records into history.
+ * {@link KeyWalker} walks the object, record and evidence trees together in key order;
+ * {@link RecordHistory} turns each key's records into history.
  *
  * <h2>Thread safety</h2>
  *
@@ -141,7 +140,7 @@ public final class FsObjectStore implements ObjectStore {
   private final Layout layout;
   private final Options options;
   private final FsOps ops;
-  private final StorePaths paths;
+  private final ContainedFs fs;
   private final KnownKeys knownKeys;
   /** Keys this instance created: forced and linked, their directory fsynced, so durable (G1). */
   private final KnownKeys createdHere;
@@ -156,12 +155,12 @@ public final class FsObjectStore implements ObjectStore {
     this.layout = new Layout(root);
     this.options = options;
     this.ops = options.ops();
-    this.paths = new StorePaths(root, ops);
+    this.fs = new ContainedFs(root, ops);
     this.knownKeys = new KnownKeys(options.existsCacheSize());
     this.createdHere = new KnownKeys(options.existsCacheSize());
-    this.pointers = new PointerFiles(layout, paths, ops, options.lockTimeout(), createdHere::contains);
-    this.retirements = new RetirementFiles(layout, paths, ops);
-    this.acks = new AcknowledgementFiles(layout, paths, ops);
+    this.pointers = new PointerFiles(layout, fs, ops, options.lockTimeout(), createdHere::contains);
+    this.retirements = new RetirementFiles(layout, fs, ops);
+    this.acks = new AcknowledgementFiles(layout, fs, ops);
   }
 
   /** A store at {@code root} with {@link Options#defaults()}. See {@link #open(Path, Options)}. */
@@ -220,7 +219,7 @@ public final class FsObjectStore implements ObjectStore {
   @Override
   public void checkWritable() throws IOException {
     Path internal = layout.internalDir();
-    paths.ensureDirectory(internal);
+    fs.ensureDirectory(internal);
     TempFile probe = TempFile.create(ops, internal, "writable");
     probe.close();
   }
@@ -263,7 +262,7 @@ public final class FsObjectStore implements ObjectStore {
     }
     Path target = layout.resolveKey(key);
     long seen = deletions.get();
-    boolean present = paths.regularFile(target) != null;
+    boolean present = fs.regularFile(target) != null;
     if (present) {
       remember(knownKeys, key, seen);
     }
@@ -291,7 +290,7 @@ public final class FsObjectStore implements ObjectStore {
    */
   @Override
   public Optional<ObjectInfo> stat(String key) throws IOException {
-    return StoredObjects.stat(paths, layout, key, layout.resolveKey(key));
+    return StoredObjects.stat(fs, layout, key, layout.resolveKey(key));
   }
 
   /**
@@ -303,7 +302,7 @@ public final class FsObjectStore implements ObjectStore {
     Path target = key != null && key.startsWith(Layout.EVIDENCE_PREFIX)
         ? layout.resolveEvidenceKey(key)
         : layout.resolveKey(key);
-    return Optional.ofNullable(paths.open(target));
+    return Optional.ofNullable(fs.open(target));
   }
 
   /**
@@ -325,10 +324,10 @@ public final class FsObjectStore implements ObjectStore {
     long seen = deletions.get();
     Path dir = target.getParent();
     Path records = layout.recordDir(key);
-    paths.ensureDirectories(dir, records);
+    fs.ensureDirectories(dir, records);
     // ensureDirectories just checked every directory above the target: only the target itself is left.
-    BasicFileAttributes there = paths.entry(target);
-    boolean present = StorePaths.requireFileOrNothing(there, target, "object");
+    BasicFileAttributes there = fs.entry(target);
+    boolean present = ContainedFs.requireFileOrNothing(there, target, "object");
     // A replica late to a key another has filled (the usual case in a rolling deploy) compares hashes
     // before copying anything: the object there is complete (linked only after its fsync), so
     // identical bytes need no temporary copy and no flush of it.
@@ -339,9 +338,9 @@ public final class FsObjectStore implements ObjectStore {
     // Replicas that reach an empty key together: one copies, the others wait for it and then find its
     // object (an economy only: link(2) below still decides who creates; see KeyPublishLocks).
     Path lockFile = records.resolve(KeyPublishLocks.FILE_NAME);
-    try (KeyPublishLocks.Held turn = KeyPublishLocks.acquire(ops, paths, lockFile, key, lockWait())) {
-      there = turn.waited() ? paths.attributes(target) : null;
-      if (!StorePaths.requireFileOrNothing(there, target, "object")) {
+    try (KeyPublishLocks.Held turn = KeyPublishLocks.acquire(ops, fs, lockFile, key, lockWait())) {
+      there = turn.waited() ? fs.attributes(target) : null;
+      if (!ContainedFs.requireFileOrNothing(there, target, "object")) {
         return create(key, target, payload, writerId, records, seen);
       }
     }
@@ -359,17 +358,17 @@ public final class FsObjectStore implements ObjectStore {
    */
   private PutOutcome identicalIfStored(String key, Path target, BasicFileAttributes file, Payload payload,
       String writerId, Path records, long seen) throws IOException {
-    ObjectInfo named = StoredObjects.vouchedByName(paths, layout, key, target, file, payload.sha256());
+    ObjectInfo named = StoredObjects.vouchedByName(fs, layout, key, target, file, payload.sha256());
     if (named != null) {
       remember(knownKeys, key, seen);
       return identical(target, named, writerId, payload.schema(), records);
     }
-    StoredObjects.Stated there = StoredObjects.stated(paths, layout, key, target);
+    StoredObjects.Stated there = StoredObjects.stated(fs, layout, key, target);
     if (there == null || !there.info().sha256().equals(payload.sha256())) {
       return null;
     }
     if (!there.durableByRecord()) {
-      paths.sync(target.getParent(), "found " + target + " but could not make it durable");
+      fs.sync(target.getParent(), "found " + target + " but could not make it durable");
     }
     remember(knownKeys, key, seen);
     return identical(target, there.info(), writerId, payload.schema(), records);
@@ -384,8 +383,8 @@ public final class FsObjectStore implements ObjectStore {
       String sha = copied.sha256();
       long size = copied.size();
       for (int attempt = 1; ; attempt++) {
-        if (paths.link(temp.path(), target)) {
-          paths.sync(dir, "published " + target + " but could not make it durable");
+        if (fs.link(temp.path(), target)) {
+          fs.sync(dir, "published " + target + " but could not make it durable");
           remember(knownKeys, key, seen);
           remember(createdHere, key, seen);
           ObjectInfo created = new ObjectInfo(key, sha, size, writerId, Instant.now());
@@ -393,13 +392,13 @@ public final class FsObjectStore implements ObjectStore {
               "published " + target + " but could not write its record");
           return new PutOutcome(PutStatus.CREATED, created, sha, size, null);
         }
-        Optional<ObjectInfo> stored = StoredObjects.stat(paths, layout, key, target);
+        Optional<ObjectInfo> stored = StoredObjects.stat(fs, layout, key, target);
         if (stored.isPresent()) {
-          paths.sync(dir, "found " + target + " but could not make it durable");
+          fs.sync(dir, "found " + target + " but could not make it durable");
           remember(knownKeys, key, seen);
           return existing(key, target, stored.get(), temp.path(), sha, size, writerId, payload.schema(), records);
         }
-        StorePaths.requireFileOrNothing(paths.attributes(target), target, "object");
+        ContainedFs.requireFileOrNothing(fs.attributes(target), target, "object");
         if (attempt == PUBLISH_ATTEMPTS) {
           throw new IOException("could not publish " + target + ": an object kept appearing there and vanishing"
               + " (deleted by retention?) " + PUBLISH_ATTEMPTS + " times; nothing was published");
@@ -417,8 +416,8 @@ public final class FsObjectStore implements ObjectStore {
     // divergence marker; a publisher killed or failing while it keeps the bytes has recorded it already.
     // Once the outcome is known it is returned, never thrown: DIVERGENT, saying what could not be kept.
     try {
-      Records.write(paths, ops, records, target.getFileName().toString(),
-          new Ledger.Line(Instant.now(), PutStatus.DIVERGENT, sha, size, writerId, schema, stored.sha256()));
+      Records.write(fs, ops, records, target.getFileName().toString(),
+          new RecordLine(Instant.now(), PutStatus.DIVERGENT, sha, size, writerId, schema, stored.sha256()));
     } catch (LinkRefusedException refused) {
       throw refused; // a link in the store: refused as everywhere else (S2)
     } catch (IOException e) {
@@ -429,7 +428,7 @@ public final class FsObjectStore implements ObjectStore {
       return new PutOutcome(PutStatus.DIVERGENT, stored, sha, size, null);
     }
     try {
-      return new PutOutcome(PutStatus.DIVERGENT, stored, sha, size, Records.keepEvidence(paths, ops, layout, key, sha, temp));
+      return new PutOutcome(PutStatus.DIVERGENT, stored, sha, size, Records.keepEvidence(fs, ops, layout, key, sha, temp));
     } catch (LinkRefusedException refused) {
       throw refused;
     } catch (IOException e) {
@@ -450,8 +449,8 @@ public final class FsObjectStore implements ObjectStore {
   private void record(Path records, Path target, PutStatus status, Instant time, String sha, long size,
       String writer, Integer schema, String context) throws IOException {
     try {
-      Records.write(paths, ops, records, target.getFileName().toString(),
-          new Ledger.Line(time, status, sha, size, writer, schema));
+      Records.write(fs, ops, records, target.getFileName().toString(),
+          new RecordLine(time, status, sha, size, writer, schema));
     } catch (IOException e) {
       throw failure(context + " in " + records, e);
     }
@@ -469,13 +468,13 @@ public final class FsObjectStore implements ObjectStore {
     deletions.incrementAndGet();
     knownKeys.remove(key);
     createdHere.remove(key);
-    if (paths.regularFile(target) == null) {
+    if (fs.regularFile(target) == null) {
       return false;
     }
     boolean deleted = ops.deleteIfExists(target);
     knownKeys.remove(key);
     if (deleted) {
-      paths.sync(target.getParent(), "deleted " + target + " but could not make the delete durable");
+      fs.sync(target.getParent(), "deleted " + target + " but could not make the delete durable");
     }
     return deleted;
   }
@@ -483,7 +482,7 @@ public final class FsObjectStore implements ObjectStore {
   /** Deletes the key's records and kept divergent bytes, directories synced; see {@link Records#deleteAll}. */
   @Override
   public int deleteRecords(String key) throws IOException {
-    return Records.deleteAll(paths, ops, layout, key);
+    return Records.deleteAll(fs, ops, layout, key);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -501,7 +500,7 @@ public final class FsObjectStore implements ObjectStore {
   public boolean history(String prefix, HistoryVisitor visitor) throws IOException {
     Objects.requireNonNull(prefix, "prefix");
     Objects.requireNonNull(visitor, "visitor");
-    return LedgerHistory.walk(layout, paths, HistoryQuery.under(prefix), visitor);
+    return RecordHistory.walk(layout, fs, HistoryQuery.under(prefix), visitor);
   }
 
   /**
@@ -514,7 +513,7 @@ public final class FsObjectStore implements ObjectStore {
   public boolean history(HistoryQuery query, HistoryVisitor visitor) throws IOException {
     Objects.requireNonNull(query, "query");
     Objects.requireNonNull(visitor, "visitor");
-    return LedgerHistory.walk(layout, paths, query, visitor);
+    return RecordHistory.walk(layout, fs, query, visitor);
   }
 
   /** Streams the current objects under {@code prefix} in ascending key order. */
@@ -522,7 +521,7 @@ public final class FsObjectStore implements ObjectStore {
   public boolean list(String prefix, ListingVisitor visitor) throws IOException {
     Objects.requireNonNull(prefix, "prefix");
     Objects.requireNonNull(visitor, "visitor");
-    return KeyWalker.walk(paths, null, prefix, (key, found) ->
+    return KeyWalker.walk(fs, null, prefix, (key, found) ->
         visitor.visit(new ListedObject(key, found.object.size(), found.object.lastModifiedTime().toInstant())));
   }
 
@@ -610,7 +609,7 @@ public final class FsObjectStore implements ObjectStore {
   public SortedSet<String> pipelines() throws IOException {
     SortedSet<String> names = new TreeSet<>();
     for (Path dir : List.of(layout.root(), layout.pointerRoot())) {
-      DirectoryStream<Path> listing = paths.list(dir);
+      DirectoryStream<Path> listing = fs.list(dir);
       if (listing == null) {
         continue;
       }
@@ -620,9 +619,9 @@ public final class FsObjectStore implements ObjectStore {
       }
       for (Path child : children) {
         String name = child.getFileName().toString();
-        BasicFileAttributes a = Names.isValidName(name) ? paths.entry(child) : null;
+        BasicFileAttributes a = Names.isValidName(name) ? fs.entry(child) : null;
         if (a != null && a.isDirectory()
-            && (dir.equals(layout.root()) || paths.regularFile(child.resolve(PointerFiles.POINTER_FILE)) != null)) {
+            && (dir.equals(layout.root()) || fs.regularFile(child.resolve(PointerFiles.POINTER_FILE)) != null)) {
           names.add(name);
         }
       }
@@ -663,22 +662,17 @@ public final class FsObjectStore implements ObjectStore {
 
   /**
    * How a store behaves. Immutable; start from {@link #defaults()} and derive with the {@code with…}
-   * methods.
-   *
-   * @param lockTimeout how long a pointer compare-and-swap waits for the pipeline's lock before
-   *     returning BUSY, and a publish for another publisher of its key before copying itself
-   *     (default 10 s; zero tries once)
-   * @param keepDivergentBytes whether a DIVERGENT publish keeps its bytes under {@code
-   *     _idem/evidence/} (default true; its record is kept either way)
-   * @param existsCacheSize how many keys {@link #exists} remembers (default 4096; 0 disables)
-   * @param ops the filesystem seam (default {@link FsOps#real()}; tests inject faults here)
-   * @param deadline a caller's overall deadline (B2) that every lock wait also ends by, or {@code null}
-   *     (default): a wait that it cuts short is reported as the lock timeout's would be (BUSY, a publish
-   *     that copies itself, a retirement raise that fails naming the deadline)
+   * methods. (The filesystem seam, {@link FsOps}, is set only by tests in this package: it is not API.)
    */
-  public record Options(Duration lockTimeout, boolean keepDivergentBytes, int existsCacheSize, FsOps ops,
-      Deadline deadline) {
-    public Options {
+  public static final class Options {
+    private final Duration lockTimeout;
+    private final boolean keepDivergentBytes;
+    private final int existsCacheSize;
+    private final FsOps ops;
+    private final Deadline deadline;
+
+    private Options(Duration lockTimeout, boolean keepDivergentBytes, int existsCacheSize, FsOps ops,
+        Deadline deadline) {
       Objects.requireNonNull(lockTimeout, "lockTimeout");
       if (lockTimeout.isNegative()) {
         throw new IllegalArgumentException("lock timeout must be >= 0, was " + lockTimeout);
@@ -686,16 +680,51 @@ public final class FsObjectStore implements ObjectStore {
       if (existsCacheSize < 0) {
         throw new IllegalArgumentException("exists cache size must be >= 0, was " + existsCacheSize);
       }
-      Objects.requireNonNull(ops, "ops");
+      this.lockTimeout = lockTimeout;
+      this.keepDivergentBytes = keepDivergentBytes;
+      this.existsCacheSize = existsCacheSize;
+      this.ops = Objects.requireNonNull(ops, "ops");
+      this.deadline = deadline;
     }
 
-    /** Options without a deadline. */
-    public Options(Duration lockTimeout, boolean keepDivergentBytes, int existsCacheSize, FsOps ops) {
-      this(lockTimeout, keepDivergentBytes, existsCacheSize, ops, null);
-    }
-
+    /** A 10 s lock timeout, divergent bytes kept, 4096 keys remembered, no deadline. */
     public static Options defaults() {
-      return new Options(Duration.ofSeconds(10), true, 4096, FsOps.real());
+      return new Options(Duration.ofSeconds(10), true, 4096, FsOps.real(), null);
+    }
+
+    /**
+     * How long a pointer compare-and-swap waits for the pipeline's lock before returning BUSY, and a
+     * publish for another publisher of its key before copying itself (default 10 s; zero tries once).
+     */
+    public Duration lockTimeout() {
+      return lockTimeout;
+    }
+
+    /**
+     * Whether a DIVERGENT publish keeps its bytes under {@code _idem/evidence/} (default true; its
+     * record is kept either way).
+     */
+    public boolean keepDivergentBytes() {
+      return keepDivergentBytes;
+    }
+
+    /** How many keys {@link FsObjectStore#exists} remembers (default 4096; 0 disables). */
+    public int existsCacheSize() {
+      return existsCacheSize;
+    }
+
+    /**
+     * A caller's overall deadline (B2) that every lock wait also ends by, or {@code null} (default): a
+     * wait that it cuts short is reported as the lock timeout's would be (BUSY, a publish that copies
+     * itself, a retirement raise that fails naming the deadline).
+     */
+    public Deadline deadline() {
+      return deadline;
+    }
+
+    /** The filesystem seam (default {@link FsOps#real()}; tests inject faults here). */
+    FsOps ops() {
+      return ops;
     }
 
     public Options withLockTimeout(Duration timeout) {
@@ -710,7 +739,8 @@ public final class FsObjectStore implements ObjectStore {
       return new Options(lockTimeout, keepDivergentBytes, size, ops, deadline);
     }
 
-    public Options withOps(FsOps fsOps) {
+    /** These options with every filesystem call made through {@code fsOps}: how tests inject faults. */
+    Options withOps(FsOps fsOps) {
       return new Options(lockTimeout, keepDivergentBytes, existsCacheSize, fsOps, deadline);
     }
 

@@ -19,15 +19,15 @@ import java.nio.file.attribute.BasicFileAttributes;
 /**
  * The narrow seam through which {@link FsObjectStore} reaches the filesystem: creating, writing and
  * syncing files, linking, renaming, locking, deleting, and the reads (attributes, opening a file,
- * listing a directory) that {@link StorePaths} makes for every path it hands out.
+ * listing a directory) that {@link ContainedFs} makes for every path it hands out.
  *
  * <p>It exists so tests can make any single call fail (like Okio's {@code ForwardingFileSystem}),
  * reads included, and check that the store is still correct afterwards. Production code uses {@link
  * #real()}. An implementation must behave like the real one or throw an {@link IOException}; the
  * store treats every exception from here as "this step did not happen". No call follows a symbolic
- * link at the name it is given (the directories above it are {@link StorePaths}'s to check).
+ * link at the name it is given (the directories above it are {@link ContainedFs}'s to check).
  */
-public interface FsOps {
+interface FsOps {
 
   /** The operations of the default filesystem, with the semantics documented on each method. */
   static FsOps real() {

@@ -39,7 +39,7 @@ import java.util.Optional;
  * Scratch files are named {@code .tmp-…}, so one left by a killed process is removed by sweep. The
  * marker is written to a temporary file, fsynced, and linked to {@code _idem/store} (create-only: a
  * second creator's link fails), then the directory is fsynced. Reading the marker creates nothing: a
- * missing root stays missing. Every path goes through {@link StorePaths}, so a symbolic link under the
+ * missing root stays missing. Every path goes through {@link ContainedFs}, so a symbolic link under the
  * root is refused here as everywhere in the store (S2).
  *
  * <h2>Failure states</h2>
@@ -53,12 +53,12 @@ public final class FsStoreProver implements StoreProver {
 
   private final Path root;
   private final FsOps ops;
-  private final StorePaths paths;
+  private final ContainedFs fs;
 
   private FsStoreProver(Path root, FsOps ops) {
     this.root = root;
     this.ops = ops;
-    this.paths = new StorePaths(root, ops);
+    this.fs = new ContainedFs(root, ops);
   }
 
   /** The prover of {@code store}'s root, through the same filesystem seam. */
@@ -97,7 +97,7 @@ public final class FsStoreProver implements StoreProver {
   @Override
   public Optional<StoreMarker> readMarker() throws IOException {
     Path p = markerPath();
-    BasicFileAttributes a = paths.attributes(p);
+    BasicFileAttributes a = fs.attributes(p);
     if (a == null) {
       return Optional.empty();
     }
@@ -106,7 +106,7 @@ public final class FsStoreProver implements StoreProver {
           + " is not a regular file; idem does not write to this store");
     }
     byte[] bytes;
-    try (InputStream in = paths.open(p)) {
+    try (InputStream in = fs.open(p)) {
       if (in == null) {
         return Optional.empty();
       }
@@ -118,7 +118,7 @@ public final class FsStoreProver implements StoreProver {
   @Override
   public List<ProbeResult> probe() throws IOException {
     Path dir = root.resolve(StoreMarker.PROBE_PREFIX);
-    paths.ensureDirectory(dir);
+    fs.ensureDirectory(dir);
     String id = TempFile.randomHex();
     List<ProbeResult> results = new ArrayList<>();
     Path second = dir.resolve(TempFile.PREFIX + "probe-link." + id);
@@ -189,7 +189,7 @@ public final class FsStoreProver implements StoreProver {
   public boolean createMarker(StoreMarker marker) throws IOException {
     Path p = markerPath();
     Path dir = p.getParent();
-    paths.ensureDirectory(dir);
+    fs.ensureDirectory(dir);
     try (TempFile temp = TempFile.create(ops, dir, "store")) {
       temp.write(ByteBuffer.wrap(marker.toBytes()));
       temp.forceAndClose();
@@ -199,7 +199,7 @@ public final class FsStoreProver implements StoreProver {
         return false;
       }
     }
-    paths.sync(dir, "created the store marker " + p + " but could not make it durable");
+    fs.sync(dir, "created the store marker " + p + " but could not make it durable");
     return true;
   }
 
@@ -215,8 +215,8 @@ public final class FsStoreProver implements StoreProver {
       existing = existing.getParent();
     }
     if (existing != null) {
-      FileStore fs = Files.getFileStore(existing);
-      env.put("filesystem", fs.type() + " (" + fs.name() + ")");
+      FileStore fileStore = Files.getFileStore(existing);
+      env.put("filesystem", fileStore.type() + " (" + fileStore.name() + ")");
     }
     env.put("pointer_mode", pointerMode());
     return env;

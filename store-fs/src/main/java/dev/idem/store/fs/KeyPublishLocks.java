@@ -66,7 +66,7 @@ final class KeyPublishLocks {
    *
    * @throws LinkRefusedException when a symbolic link is at the lock file's name
    */
-  static Held acquire(FsOps ops, StorePaths paths, Path lockFile, String key, Duration wait) throws IOException {
+  static Held acquire(FsOps ops, ContainedFs fs, Path lockFile, String key, Duration wait) throws IOException {
     long deadline = System.nanoTime() + wait.toNanos();
     String id = lockFile + "\0" + key;
     CompletableFuture<Void> done = new CompletableFuture<>();
@@ -84,7 +84,7 @@ final class KeyPublishLocks {
     boolean waited = false;
     SharedChannel channel = null;
     try {
-      channel = SharedChannel.open(ops, paths, lockFile);
+      channel = SharedChannel.open(ops, fs, lockFile);
       long position = position(key);
       while (true) {
         FileLock kernel = tryOnce(ops, channel.channel, position);
@@ -146,7 +146,7 @@ final class KeyPublishLocks {
       this.channel = channel;
     }
 
-    static SharedChannel open(FsOps ops, StorePaths paths, Path lockFile) throws IOException {
+    static SharedChannel open(FsOps ops, ContainedFs fs, Path lockFile) throws IOException {
       try {
         return CHANNELS.compute(lockFile, (p, c) -> {
           SharedChannel s = c;
@@ -162,7 +162,7 @@ final class KeyPublishLocks {
         });
       } catch (Opening e) {
         // O_NOFOLLOW meeting a link fails with a plain IOException ("Too many levels of symbolic links").
-        throw paths.refusedIfLink(lockFile, (IOException) e.getCause());
+        throw fs.refusedIfLink(lockFile, (IOException) e.getCause());
       }
     }
 

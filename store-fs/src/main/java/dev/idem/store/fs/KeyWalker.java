@@ -15,8 +15,8 @@ import java.util.function.Predicate;
 
 /**
  * Walks the keys of a store in ascending key order, merging the object tree with the bookkeeping trees
- * (records, the previous version's ledgers, evidence), so keys whose object retention deleted, or that
- * hold only evidence, still appear when their history is asked for.
+ * (records, evidence), so keys whose object retention deleted, or that hold only evidence, still appear
+ * when their history is asked for.
  *
  * <p><b>Order.</b> Keys are compared as Java strings. Within one directory, a file {@code n} stands
  * for the key {@code prefix + n} and a directory {@code n} for keys starting {@code prefix + n + "/"};
@@ -24,8 +24,7 @@ import java.util.function.Predicate;
  * their keys (two such names never are a prefix of one another except {@code n} before {@code n/…},
  * which is the key order too). Recursing into each directory at its place in that order yields all keys
  * in ascending order. In the record tree a file {@code n!…} stands for the key {@code prefix + n}; in the
- * ledger tree a file {@code n.log}; in the evidence tree a directory {@code n} (which is also walked for
- * the evidence of keys below it).
+ * evidence tree a directory {@code n} (which is also walked for the evidence of keys below it).
  *
  * <p><b>Memory.</b> One sorted listing per directory level on the current path, never the whole store.
  *
@@ -33,12 +32,11 @@ import java.util.function.Predicate;
  * .tmp-…} temporaries anywhere and, at the top level, the {@code _idem} bookkeeping tree, are skipped;
  * so are special files (fifos, sockets). A symbolic link is refused ({@link LinkRefusedException}):
  * following it could leave the root, and skipping it could hide a pipeline's keys from the scan.
- * Every directory is listed through {@link StorePaths}.
+ * Every directory is listed through {@link ContainedFs}.
  */
 final class KeyWalker {
   static final String TEMP_PREFIX = ".tmp-";
   static final String INTERNAL_PREFIX = "_idem";
-  static final String LEDGER_SUFFIX = ".log";
 
   /** Receives each key with what the store holds for it. */
   interface Visitor {
@@ -47,17 +45,15 @@ final class KeyWalker {
 
   /**
    * What one key has: {@code object} is the object's attributes or {@code null}; {@code records} its
-   * record files; {@code ledger} whether a previous version's ledger exists; {@code evidence} whether
-   * an evidence directory exists.
+   * record files; {@code evidence} whether an evidence directory exists.
    */
   static final class Found {
     BasicFileAttributes object;
     final List<Path> records = new ArrayList<>(1);
-    boolean ledger;
     boolean evidence;
   }
 
-  private enum Tree { OBJECTS, RECORDS, LEDGERS, EVIDENCE }
+  private enum Tree { OBJECTS, RECORDS, EVIDENCE }
 
   private KeyWalker() {}
 
@@ -67,16 +63,16 @@ final class KeyWalker {
    * @param layout the trees to merge, or {@code null} for objects only
    * @return {@code false} when the visitor stopped the walk
    */
-  static boolean walk(StorePaths paths, Layout layout, String prefix, Visitor visitor) throws IOException {
-    return walk(paths, layout, prefix, dir -> true, visitor);
+  static boolean walk(ContainedFs fs, Layout layout, String prefix, Visitor visitor) throws IOException {
+    return walk(fs, layout, prefix, dir -> true, visitor);
   }
 
   /**
-   * As {@link #walk(StorePaths, Layout, String, Visitor)}, entering a directory only when {@code descend}
+   * As {@link #walk(ContainedFs, Layout, String, Visitor)}, entering a directory only when {@code descend}
    * accepts its key prefix ({@code p/1725999960/}), so a query skips the trees that cannot hold its keys
    * without listing them.
    */
-  static boolean walk(StorePaths paths, Layout layout, String prefix, Predicate<String> descend, Visitor visitor)
+  static boolean walk(ContainedFs fs, Layout layout, String prefix, Predicate<String> descend, Visitor visitor)
       throws IOException {
     int slash = prefix.lastIndexOf('/');
     String dirPrefix = slash < 0 ? "" : prefix.substring(0, slash + 1);
@@ -91,29 +87,28 @@ final class KeyWalker {
     }
     Path[] dirs = new Path[Tree.values().length];
     try {
-      dirs[Tree.OBJECTS.ordinal()] = under(paths.root(), dirPrefix);
+      dirs[Tree.OBJECTS.ordinal()] = under(fs.root(), dirPrefix);
       if (layout != null) {
         dirs[Tree.RECORDS.ordinal()] = under(layout.recordRoot(), dirPrefix);
-        dirs[Tree.LEDGERS.ordinal()] = under(layout.ledgerRoot(), dirPrefix);
         dirs[Tree.EVIDENCE.ordinal()] = under(layout.evidenceRoot(), dirPrefix);
       }
     } catch (InvalidPathException unmappable) {
       return true;
     }
-    return walkDir(paths, dirPrefix, dirs, prefix, descend, visitor);
+    return walkDir(fs, dirPrefix, dirs, prefix, descend, visitor);
   }
 
   private static Path under(Path tree, String dirPrefix) {
     return dirPrefix.isEmpty() ? tree : tree.resolve(dirPrefix);
   }
 
-  private static boolean walkDir(StorePaths paths, String dirPrefix, Path[] dirs, String prefix,
+  private static boolean walkDir(ContainedFs fs, String dirPrefix, Path[] dirs, String prefix,
       Predicate<String> descend, Visitor visitor) throws IOException {
     TreeMap<String, Found> entries = new TreeMap<>();
     boolean top = dirPrefix.isEmpty();
     for (Tree t : Tree.values()) {
       if (dirs[t.ordinal()] != null) {
-        listInto(paths, dirs[t.ordinal()], top, t, entries);
+        listInto(fs, dirs[t.ordinal()], top, t, entries);
       }
     }
     for (Map.Entry<String, Found> e : entries.entrySet()) {
@@ -126,7 +121,7 @@ final class KeyWalker {
           for (int i = 0; i < dirs.length; i++) {
             below[i] = dirs[i] == null ? null : dirs[i].resolve(child);
           }
-          if (!walkDir(paths, full, below, prefix, descend, visitor)) {
+          if (!walkDir(fs, full, below, prefix, descend, visitor)) {
             return false;
           }
         }
@@ -137,9 +132,9 @@ final class KeyWalker {
     return true;
   }
 
-  private static void listInto(StorePaths paths, Path dir, boolean top, Tree tree, TreeMap<String, Found> into)
+  private static void listInto(ContainedFs fs, Path dir, boolean top, Tree tree, TreeMap<String, Found> into)
       throws IOException {
-    DirectoryStream<Path> listing = paths.list(dir);
+    DirectoryStream<Path> listing = fs.list(dir);
     if (listing == null) {
       return; // nothing stored under this prefix (yet, or any more)
     }
@@ -149,7 +144,7 @@ final class KeyWalker {
         if (!isKeySegment(name, top)) {
           continue; // temporaries, bookkeeping, and names no key could have
         }
-        BasicFileAttributes a = paths.entry(child);
+        BasicFileAttributes a = fs.entry(child);
         if (a == null) {
           continue; // removed since the listing
         }
@@ -178,11 +173,6 @@ final class KeyWalker {
         String key = Records.objectNameOf(name);
         if (key != null && isKeySegment(key, top)) {
           into.computeIfAbsent(key, n -> new Found()).records.add(file);
-        }
-      }
-      case LEDGERS -> {
-        if (name.endsWith(LEDGER_SUFFIX) && name.length() > LEDGER_SUFFIX.length()) {
-          into.computeIfAbsent(name.substring(0, name.length() - LEDGER_SUFFIX.length()), n -> new Found()).ledger = true;
         }
       }
       case EVIDENCE -> { } // the bytes of a divergent attempt, found through their key's directory

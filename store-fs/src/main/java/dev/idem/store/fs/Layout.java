@@ -6,8 +6,9 @@ import java.nio.file.Path;
 
 /**
  * Where each thing lives under a store's root (the layout {@link FsObjectStore}'s class comment draws),
- * and the checks that keep every key's path strictly under its tree and off the store's own names.
- * Pure path arithmetic: touches no file.
+ * and the checks that keep every key's path strictly under its tree and off the store's own names: the
+ * one owner of the store's paths. Pure path arithmetic: touches no file; {@link ContainedFs} reaches
+ * the paths computed here.
  */
 final class Layout {
   private static final String INTERNAL_DIR = "_idem";
@@ -15,14 +16,12 @@ final class Layout {
 
   private final Path root;
   private final Path recordRoot;
-  private final Path ledgerRoot;
   private final Path evidenceRoot;
   private final Path pointerRoot;
 
   Layout(Path root) {
     this.root = root;
     this.recordRoot = root.resolve(INTERNAL_DIR).resolve("records");
-    this.ledgerRoot = root.resolve(INTERNAL_DIR).resolve("ledger");
     this.evidenceRoot = root.resolve(INTERNAL_DIR).resolve("evidence");
     this.pointerRoot = root.resolve(INTERNAL_DIR).resolve("pointers");
   }
@@ -40,14 +39,6 @@ final class Layout {
   /** {@code _idem/records}: one create-only file per publish attempt, mirroring the object tree. */
   Path recordRoot() {
     return recordRoot;
-  }
-
-  /**
-   * {@code _idem/ledger}: the append-only {@code .log} ledgers the previous version wrote, mirroring the
-   * object tree; read (and removed by retention), never written.
-   */
-  Path ledgerRoot() {
-    return ledgerRoot;
   }
 
   /** {@code _idem/evidence}: a directory per key holding the bytes of its DIVERGENT attempts. */
@@ -90,11 +81,6 @@ final class Layout {
   /** Where the divergent bytes with hash {@code sha} offered for {@code key} are kept. */
   Path evidenceFile(String key, String sha) {
     return evidenceRoot.resolve(key).resolve(sha);
-  }
-
-  /** The previous version's ledger of {@code key}. */
-  Path ledgerFile(String key) {
-    return ledgerRoot.resolve(key + KeyWalker.LEDGER_SUFFIX);
   }
 
   /** {@code _idem/pointers}: a directory per pipeline holding its pointer. */

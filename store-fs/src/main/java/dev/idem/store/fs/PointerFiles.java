@@ -6,10 +6,7 @@ import dev.idem.core.store.Pointer;
 import dev.idem.core.store.PointerState;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.AtomicMoveNotSupportedException;
-import java.nio.file.FileSystemException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
@@ -23,15 +20,16 @@ import java.util.function.Predicate;
  * FsObjectStore#readPointer}, {@link FsObjectStore#compareAndSetPointer}): {@code
  * _idem/pointers/<pipeline>/latest} and its lock file {@code latest.lock}, which is never deleted.
  *
- * <p>Every path goes through {@link StorePaths}: a link at the pointer directory, at {@code latest} or at
+ * <p>Every path goes through {@link ContainedFs}: a link at the pointer directory, at {@code latest} or at
  * {@code latest.lock} (or above them) is refused before anything is read, locked or written.
  *
  * <p>The token of a pointer is the SHA-256 of its file's bytes. A read never locks: {@code latest} is
- * only ever replaced by an atomic rename, so a reader sees one whole document (P1). A compare-and-swap:
+ * only ever replaced by {@link LockedReplace}'s atomic rename, so a reader sees one whole document
+ * (P1). A compare-and-swap:
  *
  * <ol>
- *   <li>takes the pipeline's {@link InterProcessLock} (an in-process lock, then a kernel lock on {@code
- *       latest.lock}) within {@link FsObjectStore.Options#lockTimeout()} (or the caller's shorter wait), else returns BUSY having
+ *   <li>takes the pipeline's lock ({@link LockedReplace#lock} on {@code latest.lock}) within {@link
+ *       FsObjectStore.Options#lockTimeout()} (or the caller's shorter wait), else returns BUSY having
  *       written nothing;
  *   <li>re-reads {@code latest} under the lock: a malformed document is an error ({@link
  *       Pointer.MalformedPointerException}), never overwritten; a token other than the expected one
@@ -40,31 +38,29 @@ import java.util.function.Predicate;
  *       an object a power loss could take away (G1), unless this store instance created that object
  *       (then both were already synced by its publish) or a CREATED record read now vouches for it
  *       (one is created only after its object's directory fsync);
- *   <li>writes {@code .tmp-latest.<random>}, {@code fsync}s it, renames it over {@code latest} with
- *       {@code ATOMIC_MOVE} (no fallback when that is not supported: {@link
- *       AtomicMoveNotSupportedException} is thrown), {@code fsync}s the directory;
- *   <li>deletes the temporary file if it is still there and releases the lock, in one cleanup path.
+ *   <li>replaces {@code latest} ({@link LockedReplace#commit}: {@code .tmp-latest.<random>}, {@code
+ *       fsync}, {@code ATOMIC_MOVE} with no fallback, {@code fsync} of the directory) and releases the
+ *       lock.
  * </ol>
  *
- * A failure leaves {@code latest} holding the old or the new document, whole; after a failed directory
- * {@code fsync} the new one is visible but may revert to the old one after a power loss. A killed
- * writer's kernel lock is released by the kernel (G4); its temporary file is removed by {@link
- * FsObjectStore#sweep}. Calls are linearizable: all of them, in every process, serialize on the lock.
+ * A failure leaves {@code latest} holding the old or the new document, whole, and the lock released
+ * ({@link LockedReplace} says which failure leaves which). Calls are linearizable: all of them, in
+ * every process, serialize on the lock.
  */
 final class PointerFiles {
   static final String POINTER_FILE = "latest";
-  private static final String LOCK_FILE = "latest.lock";
+  static final String LOCK_FILE = "latest.lock";
   private static final int POINTER_READ_LIMIT = 16 * 1024;
 
   private final Layout layout;
-  private final StorePaths paths;
+  private final ContainedFs fs;
   private final FsOps ops;
   private final Duration lockTimeout;
   private final Predicate<String> knownDurable;
 
-  PointerFiles(Layout layout, StorePaths paths, FsOps ops, Duration lockTimeout, Predicate<String> knownDurable) {
+  PointerFiles(Layout layout, ContainedFs fs, FsOps ops, Duration lockTimeout, Predicate<String> knownDurable) {
     this.layout = layout;
-    this.paths = paths;
+    this.fs = fs;
     this.ops = ops;
     this.lockTimeout = lockTimeout;
     this.knownDurable = knownDurable;
@@ -73,7 +69,7 @@ final class PointerFiles {
   /** See {@link FsObjectStore#readPointer}. */
   Optional<PointerState> read(String pipeline) throws IOException {
     Path latest = layout.pointerDir(pipeline).resolve(POINTER_FILE);
-    byte[] bytes = readPointerBytes(paths, latest);
+    byte[] bytes = readPointerBytes(fs, latest);
     if (bytes == null) {
       return Optional.empty();
     }
@@ -90,22 +86,14 @@ final class PointerFiles {
     if (!next.pipeline().equals(pipeline)) {
       throw new IllegalArgumentException("pointer for pipeline " + next.pipeline() + " offered to pipeline " + pipeline);
     }
-    paths.ensureDirectory(dir);
     Path latest = dir.resolve(POINTER_FILE);
     Duration wait = maxWait != null && maxWait.compareTo(lockTimeout) < 0 ? maxWait : lockTimeout;
-    Path lockFile = dir.resolve(LOCK_FILE);
-    paths.requireNoLinks(lockFile);
-    InterProcessLock lock;
-    try {
-      lock = InterProcessLock.acquire(ops, lockFile, wait);
-    } catch (FileSystemException e) {
-      throw paths.refusedIfLink(lockFile, e);
-    }
-    if (lock == null) {
+    LockedReplace replace = LockedReplace.lock(ops, fs, dir.resolve(LOCK_FILE), wait);
+    if (replace == null) {
       return CasResult.BUSY;
     }
-    try (lock) {
-      byte[] current = readPointerBytes(paths, latest);
+    try (replace) {
+      byte[] current = readPointerBytes(fs, latest);
       if (current != null) {
         parsePointer(current, latest, pipeline);
       }
@@ -114,24 +102,14 @@ final class PointerFiles {
         return CasResult.CONFLICT;
       }
       makeDurable(next.key(), next.sha256());
-      try (TempFile temp = TempFile.create(ops, dir, POINTER_FILE)) {
-        temp.write(ByteBuffer.wrap(next.toBytes()));
-        temp.forceAndClose();
-        try {
-          ops.atomicMove(temp.path(), latest);
-        } catch (AtomicMoveNotSupportedException e) {
-          throw new AtomicMoveNotSupportedException(temp.path().toString(), latest.toString(),
-              "atomic rename not supported; refusing to replace the pointer non-atomically");
-        }
-      }
-      paths.sync(dir, "replaced pointer " + latest + " but could not make it durable");
+      replace.commit(latest, next.toBytes(), "pointer");
       return CasResult.SWAPPED;
     }
   }
 
   /** The bytes of {@code latest} (at most one more than the limit), or {@code null} if there is none; links refused. */
-  private static byte[] readPointerBytes(StorePaths paths, Path latest) throws IOException {
-    InputStream opened = paths.open(latest);
+  private static byte[] readPointerBytes(ContainedFs fs, Path latest) throws IOException {
+    InputStream opened = fs.open(latest);
     if (opened == null) {
       return null;
     }
@@ -157,12 +135,12 @@ final class PointerFiles {
       return;
     }
     Path object = layout.resolveKey(key);
-    BasicFileAttributes a = paths.regularFile(object);
+    BasicFileAttributes a = fs.regularFile(object);
     if (a == null) {
       return; // PointerAdvancer checked it exists; retention may have removed it since, which is its call.
     }
-    if (StoredObjects.vouchedByName(paths, layout, key, object, a, sha256) != null
-        || StoredObjects.durableByRecord(paths, layout, key, object)) {
+    if (StoredObjects.vouchedByName(fs, layout, key, object, a, sha256) != null
+        || StoredObjects.durableByRecord(fs, layout, key, object)) {
       return;
     }
     try (FileChannel ch = ops.openForSync(object)) {
@@ -172,6 +150,6 @@ final class PointerFiles {
     } catch (IOException e) {
       throw FsObjectStore.failure("could not make " + object + " durable before pointing at it", e);
     }
-    paths.sync(object.getParent(), "could not make " + object + " durable before pointing at it");
+    fs.sync(object.getParent(), "could not make " + object + " durable before pointing at it");
   }
 }

@@ -19,7 +19,7 @@ import java.util.Optional;
 /**
  * Publish records: one small file per {@code putIfAbsent} that reached an outcome, created and never
  * changed, beside the records of the other keys of the same directory:
- * {@code _idem/records/<dir of key>/<name>!<STATUS>.<sha256>.<16 hex>}, holding one {@link Ledger.Line}.
+ * {@code _idem/records/<dir of key>/<name>!<STATUS>.<sha256>.<16 hex>}, holding one {@link RecordLine}.
  *
  * <p><b>Why a file per attempt.</b> Appending to one ledger per key is not atomic across NFS clients
  * (two hosts could overwrite each other's line) and needed a directory fsync nobody made when the
@@ -28,7 +28,7 @@ import java.util.Optional;
  *
  * <p><b>The name is the verdict.</b> Status and SHA-256 are in the name, which a directory entry makes
  * visible atomically; the content adds time, size, the schema version the publisher declared, and the
- * writer (a {@code v2} line; {@code v1} records of earlier versions are read with an unknown schema). A crash between create and write leaves
+ * writer (a {@code v2} line, {@link RecordLine}). A crash between create and write leaves
  * a record whose content is missing or torn: it is read from its name (time from the file, size,
  * writer and schema unknown), so a DIVERGENT record is never lost to a torn write. (The schema is in the
  * content, not the name: it only sharpens the scan's drift rule, where an unknown schema is the cautious
@@ -36,7 +36,7 @@ import java.util.Optional;
  *
  * <p><b>Durability, in the order of the objects.</b> A CREATED or IDENTICAL record is written after the
  * object it describes is durable. A DIVERGENT record is the divergence's marker (P8): it names the
- * stored object's SHA-256 as well ({@code v3}, {@link Ledger}), and it is written, forced and its
+ * stored object's SHA-256 as well ({@code v3}, {@link RecordLine}), and it is written, forced and its
  * directory fsynced before the attempt's bytes are linked as evidence, so a publisher killed while
  * keeping them has recorded the divergence already: it is what the scan must find after a crash or a
  * power loss (P4, S3). CREATED and
@@ -67,7 +67,7 @@ final class Records {
   private Records() {}
 
   /** Writes the record of {@code line} for the object called {@code objectName} into {@code dir}. */
-  static void write(StorePaths paths, FsOps ops, Path dir, String objectName, Ledger.Line line) throws IOException {
+  static void write(ContainedFs fs, FsOps ops, Path dir, String objectName, RecordLine line) throws IOException {
     byte[] bytes = line.format().getBytes(StandardCharsets.UTF_8);
     boolean durable = line.status() == PutStatus.DIVERGENT;
     for (int attempt = 1; ; attempt++) {
@@ -90,7 +90,7 @@ final class Records {
         }
       }
       if (durable) {
-        paths.sync(dir, "wrote record " + file + " but could not make it durable");
+        fs.sync(dir, "wrote record " + file + " but could not make it durable");
       }
       return;
     }
@@ -101,23 +101,23 @@ final class Records {
    * _idem/evidence/<key>/<sha256>} by a hard link, its directory fsynced; returns their evidence key.
    * The same divergent bytes kept by an earlier attempt are already there under that name.
    */
-  static String keepEvidence(StorePaths paths, FsOps ops, Layout layout, String key, String sha, Path temp)
+  static String keepEvidence(ContainedFs fs, FsOps ops, Layout layout, String key, String sha, Path temp)
       throws IOException {
     Path evidence = layout.evidenceFile(key, sha);
-    paths.ensureDirectory(evidence.getParent());
+    fs.ensureDirectory(evidence.getParent());
     try {
       ops.createLink(evidence, temp);
     } catch (FileAlreadyExistsException sameBytesKeptBefore) {
       // Named by their hash: nothing more to keep.
     }
-    paths.sync(evidence.getParent(), "kept divergent bytes at " + evidence + " but could not make them durable");
+    fs.sync(evidence.getParent(), "kept divergent bytes at " + evidence + " but could not make them durable");
     return Layout.EVIDENCE_PREFIX + key + "/" + sha;
   }
 
   /** The record files of {@code objectName} in {@code dir}, in no particular order; empty if none. */
-  static List<Path> filesOf(StorePaths paths, Path dir, String objectName) throws IOException {
+  static List<Path> filesOf(ContainedFs fs, Path dir, String objectName) throws IOException {
     List<Path> files = new ArrayList<>();
-    DirectoryStream<Path> listing = paths.list(dir);
+    DirectoryStream<Path> listing = fs.list(dir);
     if (listing == null) {
       return files;
     }
@@ -154,63 +154,56 @@ final class Records {
   }
 
   /** Reads the given record files (a file gone since it was listed is skipped), oldest first. */
-  static List<Ledger.Line> read(StorePaths paths, List<Path> files) throws IOException {
-    List<Ledger.Line> lines = new ArrayList<>(files.size());
+  static List<RecordLine> read(ContainedFs fs, List<Path> files) throws IOException {
+    List<RecordLine> lines = new ArrayList<>(files.size());
     for (Path f : files) {
-      readOne(paths, f).ifPresent(lines::add);
+      readOne(fs, f).ifPresent(lines::add);
     }
-    lines.sort(Comparator.comparing(Ledger.Line::time));
+    lines.sort(Comparator.comparing(RecordLine::time));
     return lines;
   }
 
   /**
-   * Deletes {@code key}'s records (and the previous version's ledger) and the kept bytes of its
-   * divergent attempts, then fsyncs the directories they were in; what {@link
-   * FsObjectStore#deleteRecords} does. Directories stay: a concurrent publisher may be about to write in one.
+   * Deletes {@code key}'s records and the kept bytes of its divergent attempts, then fsyncs the
+   * directories they were in; what {@link FsObjectStore#deleteRecords} does. Directories stay: a
+   * concurrent publisher may be about to write in one.
    *
    * @return how many files were deleted
    * @throws IOException when a file could not be deleted or a directory synced; the files deleted
    *     before stay deleted (a power loss may bring them back until the sync), the rest are left
    */
-  static int deleteAll(StorePaths paths, FsOps ops, Layout layout, String key) throws IOException {
+  static int deleteAll(ContainedFs fs, FsOps ops, Layout layout, String key) throws IOException {
     Path target = layout.resolveKey(key);
     int removed = 0;
     Path recordDir = layout.recordDir(key);
-    List<Path> records = filesOf(paths, recordDir, target.getFileName().toString());
-    Path ledger = layout.ledgerFile(key);
-    if (paths.regularFile(ledger) != null) {
-      records.add(ledger);
-    }
+    List<Path> records = filesOf(fs, recordDir, target.getFileName().toString());
     for (Path r : records) {
       removed += ops.deleteIfExists(r) ? 1 : 0;
     }
-    if (records.remove(ledger)) {
-      paths.sync(ledger.getParent(), "deleted " + ledger + " but could not make the delete durable");
-    }
     if (!records.isEmpty()) {
-      paths.sync(recordDir, "deleted the records of " + target + " but could not make the delete durable");
+      fs.sync(recordDir, "deleted the records of " + target + " but could not make the delete durable");
     }
     Path evidence = layout.evidenceDir(key);
     List<Path> kept = new ArrayList<>();
-    DirectoryStream<Path> listing = paths.list(evidence);
+    DirectoryStream<Path> listing = fs.list(evidence);
     if (listing != null) {
       try (DirectoryStream<Path> files = listing) {
         files.forEach(kept::add);
       }
     }
     for (Path e : kept) {
-      BasicFileAttributes a = paths.entry(e);
+      BasicFileAttributes a = fs.entry(e);
       removed += a != null && a.isRegularFile() && ops.deleteIfExists(e) ? 1 : 0;
     }
     if (!kept.isEmpty()) {
-      paths.sync(evidence, "deleted the evidence of " + target + " but could not make the delete durable");
+      fs.sync(evidence, "deleted the evidence of " + target + " but could not make the delete durable");
     }
     return removed;
   }
 
-  private static Optional<Ledger.Line> readOne(StorePaths paths, Path file) throws IOException {
-    BasicFileAttributes a = paths.regularFile(file);
-    InputStream opened = a == null ? null : paths.openChecked(file);
+  private static Optional<RecordLine> readOne(ContainedFs fs, Path file) throws IOException {
+    BasicFileAttributes a = fs.regularFile(file);
+    InputStream opened = a == null ? null : fs.openChecked(file);
     if (opened == null) {
       return Optional.empty();
     }
@@ -222,12 +215,12 @@ final class Records {
     String[] f = name.substring(name.lastIndexOf(SEPARATOR) + 1).split("\\.", -1);
     PutStatus status = status(f[0]);
     int nl = text.indexOf('\n');
-    Optional<Ledger.Line> content = nl < 0 ? Optional.empty() : Ledger.parse(text.substring(0, nl));
+    Optional<RecordLine> content = nl < 0 ? Optional.empty() : RecordLine.parse(text.substring(0, nl));
     if (content.isPresent() && content.get().status() == status && content.get().sha256().equals(f[1])) {
       return content;
     }
     // Content missing or torn by a crash: the name still says what happened.
-    return Optional.of(new Ledger.Line(a.lastModifiedTime().toInstant(), status, f[1], -1, null, null));
+    return Optional.of(new RecordLine(a.lastModifiedTime().toInstant(), status, f[1], -1, null, null));
   }
 
   private static PutStatus status(String s) {

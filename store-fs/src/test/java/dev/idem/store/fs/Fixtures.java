@@ -91,12 +91,12 @@ final class Fixtures {
   }
 
   /** The content of each record of {@code key} (one line each, without its newline), oldest first. */
-  static List<String> ledgerLines(Path root, String key) {
+  static List<String> recordLines(Path root, String key) {
     Path dir = root.resolve("_idem/records").resolve(key).getParent();
     String name = root.resolve(key).getFileName().toString();
     try {
-      List<Ledger.Line> lines = Records.read(new StorePaths(root, FsOps.real()),
-          Records.filesOf(new StorePaths(root, FsOps.real()), dir, name));
+      List<RecordLine> lines = Records.read(new ContainedFs(root, FsOps.real()),
+          Records.filesOf(new ContainedFs(root, FsOps.real()), dir, name));
       return lines.stream().map(l -> l.format().stripTrailing()).toList();
     } catch (IOException e) {
       throw new UncheckedIOException(e);

@@ -9,9 +9,18 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 
-/** {@link FsOps#real()} call for call; a test overrides the one call it changes. */
-class ForwardingOps implements FsOps {
+/**
+ * {@link FsOps#real()} call for call; a test overrides the one call it changes. Public, and shipped in
+ * this module's test jar, so that tests of other modules (the command's, the fuzz scenarios) can inject
+ * faults too, while the seam itself stays out of the store's API: {@link #openStore} is their way in.
+ */
+public class ForwardingOps implements FsOps {
   private final FsOps real = FsOps.real();
+
+  /** A store at {@code root} with {@code options} whose every filesystem call goes through this seam. */
+  public final FsObjectStore openStore(Path root, FsObjectStore.Options options) throws IOException {
+    return FsObjectStore.open(root, options.withOps(this));
+  }
 
   @Override
   public FileChannel createNew(Path file) throws IOException {
@@ -36,6 +45,11 @@ class ForwardingOps implements FsOps {
   @Override
   public DirectoryStream<Path> newDirectoryStream(Path dir) throws IOException {
     return real.newDirectoryStream(dir);
+  }
+
+  @Override
+  public FileChannel openForSync(Path file) throws IOException {
+    return real.openForSync(file);
   }
 
   @Override
@@ -81,5 +95,10 @@ class ForwardingOps implements FsOps {
   @Override
   public boolean deleteIfExists(Path file) throws IOException {
     return real.deleteIfExists(file);
+  }
+
+  @Override
+  public long usableSpace(Path path) throws IOException {
+    return real.usableSpace(path);
   }
 }

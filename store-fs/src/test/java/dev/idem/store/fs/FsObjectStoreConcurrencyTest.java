@@ -1,7 +1,7 @@
 package dev.idem.store.fs;
 
 import static dev.idem.store.fs.Fixtures.key;
-import static dev.idem.store.fs.Fixtures.ledgerLines;
+import static dev.idem.store.fs.Fixtures.recordLines;
 import static dev.idem.store.fs.Fixtures.tempFiles;
 import static dev.idem.store.fs.Fixtures.utf8;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -70,7 +70,7 @@ class FsObjectStoreConcurrencyTest {
       assertEquals(1, outs.stream().filter(o -> o.status() == PutStatus.CREATED).count(), "P3: " + outs);
       assertEquals(THREADS - 1, outs.stream().filter(o -> o.status() == PutStatus.IDENTICAL).count(), "P3: " + outs);
       assertArrayEquals(content, Files.readAllBytes(root.resolve(k)));
-      List<String> lines = ledgerLines(root, k);
+      List<String> lines = recordLines(root, k);
       assertEquals(THREADS, lines.size(), lines.toString());
       assertEquals(1, lines.stream().filter(l -> l.contains(" CREATED ")).count(), lines.toString());
     }

@@ -40,7 +40,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * S2: a symbolic link pre-placed anywhere under the root (pipeline, window, object name, {@code _idem},
- * ledger, evidence, pointer directory, {@code latest}, {@code latest.lock}, the retirement mark {@code
+ * records, evidence, pointer directory, {@code latest}, {@code latest.lock}, the retirement mark {@code
  * retired}, the acknowledgements) is refused with an error
  * naming it, and nothing outside the root is read or written. The link points into a complete store
  * kept outside, so following it would show: an object that "exists", a pointer that reads back, a
@@ -83,8 +83,6 @@ class FsObjectStoreContainmentTest {
         new Case(objectName, false, OBJECT_PATH),
         new Case("_idem", true, EnumSet.of(Call.STAT, Call.OPEN_EVIDENCE, Call.HISTORY, Call.READ_POINTER, Call.PUT,
             Call.CAS, Call.READ_RETIRED, Call.RAISE_RETIRED, Call.ACK, Call.READ_ACKS, Call.PIPELINES)),
-        new Case("_idem/ledger", true, EnumSet.of(Call.STAT, Call.HISTORY, Call.PUT, Call.CAS)),
-        new Case("_idem/ledger/orders", true, EnumSet.of(Call.STAT, Call.HISTORY, Call.PUT, Call.CAS)),
         new Case("_idem/records", true, EnumSet.of(Call.STAT, Call.HISTORY, Call.PUT, Call.CAS)),
         new Case("_idem/records/orders/60", true, EnumSet.of(Call.STAT, Call.HISTORY, Call.PUT, Call.CAS)),
         new Case("_idem/evidence", true, EnumSet.of(Call.OPEN_EVIDENCE, Call.HISTORY, Call.PUT)),
@@ -123,7 +121,7 @@ class FsObjectStoreContainmentTest {
       Files.createDirectories(root);
       if (c.seedObject()) {
         Files.createDirectories(root.resolve(KEY).getParent());
-        Files.write(root.resolve(KEY), A); // as a legacy writer would: no ledger, hashed on read
+        Files.write(root.resolve(KEY), A); // as a legacy writer would: no record, hashed on read
       }
       Path link = root.resolve(c.link());
       Files.createDirectories(link.getParent());

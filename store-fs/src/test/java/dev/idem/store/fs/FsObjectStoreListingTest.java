@@ -138,9 +138,6 @@ class FsObjectStoreListingTest {
     Files.write(root.resolve("_idem/records/orders/60/.tmp-x"), utf8("junk"));
     Files.write(root.resolve("_idem/records/orders/60/notes.txt"), utf8("not a record"));
     Files.write(root.resolve("_idem/records/orders/60/x!CREATED.abc.0123456789abcdef"), utf8("not a record"));
-    Files.createDirectories(root.resolve("_idem/ledger/orders"));
-    Files.write(root.resolve("_idem/ledger/orders/.tmp-x.log"), utf8("junk"));
-    Files.write(root.resolve("_idem/ledger/orders/notes.txt"), utf8("not a ledger"));
 
     List<String> expected = sorted(List.of(k, key("orders", 120)));
     assertEquals(expected, historyKeys(store, ""));
@@ -148,7 +145,7 @@ class FsObjectStoreListingTest {
   }
 
   @Test
-  void history_entries_mapLedgerStatusesToKinds() throws IOException {
+  void history_entries_mapRecordStatusesToKinds() throws IOException {
     String k = key("orders", 60);
     store.putIfAbsent(k, bytes("alpha"), "writer-a");
     store.putIfAbsent(k, bytes("alpha"), "writer-b");
@@ -180,7 +177,7 @@ class FsObjectStoreListingTest {
   }
 
   @Test
-  void history_objectWithoutLedger_oneVersionWithItsHash() throws IOException {
+  void history_objectWithoutRecord_oneVersionWithItsHash() throws IOException {
     Files.createDirectories(root.resolve("legacy"));
     Files.write(root.resolve("legacy/fixed.json"), utf8("{\"v\":1}"));
 
@@ -194,7 +191,7 @@ class FsObjectStoreListingTest {
   }
 
   @Test
-  void history_objectClobberedBehindTheLedger_bothContentsSeen() throws IOException {
+  void history_objectClobberedBehindItsRecord_bothContentsSeen() throws IOException {
     String k = key("orders", 60);
     store.putIfAbsent(k, bytes("alpha"), "writer-a");
     Files.write(root.resolve(k), utf8("omega"));
@@ -229,33 +226,12 @@ class FsObjectStoreListingTest {
     String k = key("orders", 60);
     store.putIfAbsent(k, bytes("alpha"), "writer-a");
     store.putIfAbsent(k, bytes("beta"), "writer-b");
-    for (String tree : List.of("_idem/records", "_idem/ledger")) {
-      deleteTree(root.resolve(tree)); // lost records (or, before, a lost or overwritten ledger line)
-    }
+    deleteTree(root.resolve("_idem/records")); // lost records
 
     List<KeyHistory> h = history(FsObjectStore.open(root), "");
 
     assertEquals(1, h.size());
     assertTrue(KeyVerdict.of(h.get(0)).divergent(), "the evidence bytes on disk make the key divergent: " + h);
-  }
-
-  @Test
-  void history_ledgerOfThePreviousVersion_readWithItsTornLines() throws IOException {
-    String k = key("orders", 60);
-    Files.createDirectories(root.resolve(k).getParent());
-    Files.write(root.resolve(k), utf8("alpha"));
-    Path ledger = root.resolve("_idem/ledger").resolve(k + ".log");
-    Files.createDirectories(ledger.getParent());
-    String beta = Sha256.of(utf8("beta"));
-    Files.writeString(ledger, "v1 " + java.time.Instant.now().plusSeconds(1) + " CREATED " + Sha256.of(utf8("alpha"))
-        + " 5 writer-a\nv1 2024-01-01T00:00:00Z IDENT" + "v1 2024-01-01T00:00:01Z DIVERGENT " + beta + " 4 writer-b\n");
-
-    List<HistoryEntry> e = history(store, "").get(0).entries();
-
-    assertEquals(List.of(HistoryEntry.Kind.DIVERGENT_ATTEMPT, HistoryEntry.Kind.VERSION),
-        e.stream().map(HistoryEntry::kind).toList(), e.toString());
-    assertEquals(List.of("writer-b", "writer-a"), e.stream().map(HistoryEntry::writer).toList());
-    assertEquals("writer-a", store.stat(k).orElseThrow().writer(), "stat reads the old ledger's CREATED line");
   }
 
   private List<Path> recordFiles(String k) throws IOException {

@@ -156,7 +156,7 @@ class FsObjectStoreMultiProcessTest {
           assertEquals(p.attemptSha(), Sha256.of(Files.readAllBytes(root.resolve(p.evidence()))), "P4: evidence kept");
         }
       }
-      assertEquals(PROCESSES, Fixtures.ledgerLines(root, k).size());
+      assertEquals(PROCESSES, Fixtures.recordLines(root, k).size());
     }
     assertPointerAtMaximum(root, advs, regressions);
     StoreInvariants.assertConsistent(root);

@@ -53,7 +53,7 @@ class FsObjectStoreOrderProperties {
         }
       }
       for (String k : keys) {
-        // Written directly: listing must not depend on how a file got there (no ledger for these).
+        // Written directly: listing must not depend on how a file got there (no record for these).
         Path p = dir.resolve(k);
         Files.createDirectories(p.getParent());
         Files.write(p, k.getBytes(StandardCharsets.UTF_8));

@@ -2,7 +2,7 @@ package dev.idem.store.fs;
 
 import static dev.idem.store.fs.Fixtures.bytes;
 import static dev.idem.store.fs.Fixtures.key;
-import static dev.idem.store.fs.Fixtures.ledgerLines;
+import static dev.idem.store.fs.Fixtures.recordLines;
 import static dev.idem.store.fs.Fixtures.read;
 import static dev.idem.store.fs.Fixtures.tempFiles;
 import static dev.idem.store.fs.Fixtures.utf8;
@@ -33,7 +33,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@link FsObjectStore#putIfAbsent} and the reads that follow it: outcomes, ledger, evidence. */
+/** {@link FsObjectStore#putIfAbsent} and the reads that follow it: outcomes, records, evidence. */
 class FsObjectStorePutTest {
   private static final Pattern LINE =
       Pattern.compile("v2 \\d{4}-\\d\\d-\\d\\dT\\S+Z (CREATED|IDENTICAL|DIVERGENT) [0-9a-f]{64} \\d+ (\\d+|-) \\S+");
@@ -49,19 +49,19 @@ class FsObjectStorePutTest {
   }
 
   @Test
-  void putIfAbsent_newKey_createdDurableWithLedgerLineAndNoTemp() throws IOException {
+  void putIfAbsent_newKey_createdDurableWithRecordAndNoTemp() throws IOException {
     String k = key("orders", 60);
     PutOutcome out = store.putIfAbsent(k, bytes("alpha").withSchema(4), "writer-a");
 
     assertEquals(PutStatus.CREATED, out.status());
     assertEquals(new ObjectInfo(k, Sha256.of(utf8("alpha")), 5, "writer-a", out.stored().publishedAt()), out.stored());
     assertArrayEquals(utf8("alpha"), Files.readAllBytes(root.resolve(k)));
-    List<String> lines = ledgerLines(root, k);
+    List<String> lines = recordLines(root, k);
     assertEquals(1, lines.size(), lines.toString());
     assertTrue(LINE.matcher(lines.get(0)).matches(), lines.get(0));
     assertEquals("v2 " + out.stored().publishedAt() + " CREATED " + out.attemptSha256() + " 5 4 writer-a", lines.get(0));
     assertEquals(List.of(), tempFiles(root));
-    assertEquals(out.stored(), store.stat(k).orElseThrow(), "stat reads what the ledger recorded");
+    assertEquals(out.stored(), store.stat(k).orElseThrow(), "stat reads what the record holds");
   }
 
   @Test
@@ -72,7 +72,7 @@ class FsObjectStorePutTest {
 
     assertEquals(PutStatus.IDENTICAL, second.status());
     assertEquals(first.stored(), second.stored());
-    List<String> lines = ledgerLines(root, k);
+    List<String> lines = recordLines(root, k);
     assertEquals(2, lines.size());
     assertTrue(lines.get(1).matches("v2 \\S+ IDENTICAL " + first.attemptSha256() + " 5 - writer-b"), lines.get(1));
     assertEquals(List.of(), tempFiles(root));
@@ -133,7 +133,7 @@ class FsObjectStorePutTest {
   }
 
   @Test
-  void putIfAbsent_differentBytes_divergentEvidenceKeptAndLedgered() throws IOException {
+  void putIfAbsent_differentBytes_divergentEvidenceKeptAndRecorded() throws IOException {
     String k = key("orders", 60);
     store.putIfAbsent(k, bytes("alpha"), "writer-a");
     PutOutcome out = store.putIfAbsent(k, bytes("beta!"), "writer-b");
@@ -146,7 +146,7 @@ class FsObjectStorePutTest {
     assertArrayEquals(utf8("beta!"), Files.readAllBytes(root.resolve(out.evidenceKey())));
     assertArrayEquals(utf8("beta!"), read(store, out.evidenceKey()), "evidence readable through open()");
     assertArrayEquals(utf8("alpha"), read(store, k), "P2: the first bytes stay");
-    List<String> lines = ledgerLines(root, k);
+    List<String> lines = recordLines(root, k);
     assertTrue(lines.get(1).matches("v3 \\S+ DIVERGENT " + betaSha + " 5 - " + Sha256.of(utf8("alpha")) + " writer-b"),
         lines.get(1));
     assertEquals(List.of(), tempFiles(root));
@@ -160,14 +160,14 @@ class FsObjectStorePutTest {
     PutOutcome b = store.putIfAbsent(k, bytes("beta"), "writer-c");
 
     assertEquals(a.evidenceKey(), b.evidenceKey());
-    assertEquals(3, ledgerLines(root, k).size());
+    assertEquals(3, recordLines(root, k).size());
     try (var files = Files.list(root.resolve("_idem/evidence").resolve(k))) {
       assertEquals(1, files.count());
     }
   }
 
   @Test
-  void putIfAbsent_keepDivergentBytesOff_ledgerLineButNoEvidence() throws IOException {
+  void putIfAbsent_keepDivergentBytesOff_recordButNoEvidence() throws IOException {
     FsObjectStore s = FsObjectStore.open(root, FsObjectStore.Options.defaults().withKeepDivergentBytes(false));
     String k = key("orders", 60);
     s.putIfAbsent(k, bytes("alpha"), "writer-a");
@@ -176,7 +176,7 @@ class FsObjectStorePutTest {
     assertEquals(PutStatus.DIVERGENT, out.status());
     assertNull(out.evidenceKey());
     assertFalse(Files.exists(root.resolve("_idem/evidence")));
-    assertTrue(ledgerLines(root, k).get(1).contains(" DIVERGENT "));
+    assertTrue(recordLines(root, k).get(1).contains(" DIVERGENT "));
   }
 
   @Test
@@ -203,7 +203,7 @@ class FsObjectStorePutTest {
 
     assertTrue(e.getMessage().contains(root.resolve(k).toString()), e.getMessage());
     assertFalse(store.exists(k));
-    assertEquals(List.of(), ledgerLines(root, k));
+    assertEquals(List.of(), recordLines(root, k));
     assertEquals(List.of(), tempFiles(root));
   }
 
@@ -357,7 +357,7 @@ class FsObjectStorePutTest {
     assertTrue(e.getMessage().contains(root.resolve(k).getParent().toString()), e.getMessage());
     assertFalse(Files.exists(root.resolve(k)));
     assertEquals(List.of(), tempFiles(root));
-    assertEquals(List.of(), ledgerLines(root, k));
+    assertEquals(List.of(), recordLines(root, k));
   }
 
   @Test
@@ -401,7 +401,7 @@ class FsObjectStorePutTest {
   }
 
   @Test
-  void stat_objectRewrittenAfterItsLedgerLine_reportsTheBytesThere() throws IOException {
+  void stat_objectRewrittenAfterItsRecord_reportsTheBytesThere() throws IOException {
     String k = key("orders", 60);
     store.putIfAbsent(k, bytes("alpha"), "writer-a");
     Path file = root.resolve(k);

@@ -3,7 +3,7 @@ package dev.idem.store.fs;
 import static dev.idem.store.fs.Fixtures.bytes;
 import static dev.idem.store.fs.Fixtures.filesUnder;
 import static dev.idem.store.fs.Fixtures.key;
-import static dev.idem.store.fs.Fixtures.ledgerLines;
+import static dev.idem.store.fs.Fixtures.recordLines;
 import static dev.idem.store.fs.Fixtures.tempFiles;
 import static dev.idem.store.fs.Fixtures.utf8;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -99,7 +99,7 @@ class FsObjectStoreSweepDeleteTest {
 
     assertFalse(Files.exists(root.resolve(k)));
     assertFalse(store.exists(k));
-    assertEquals(1, ledgerLines(root, k).size(), "the records are history and stay");
+    assertEquals(1, recordLines(root, k).size(), "the records are history and stay");
     assertEquals(PutStatus.CREATED, store.putIfAbsent(k, bytes("alpha"), "writer-b").status());
     assertEquals("writer-b", store.stat(k).orElseThrow().writer());
   }
@@ -131,17 +131,6 @@ class FsObjectStoreSweepDeleteTest {
         "only the directory's publish lock file, shared by its keys, stays");
     assertEquals(List.of(), filesUnder(root.resolve("_idem/evidence")));
     assertEquals(0, store.deleteRecords(k), "removing nothing is not an error");
-  }
-
-  @Test
-  void deleteRecords_ledgerOfThePreviousVersion_removedToo() throws IOException {
-    Path ledger = root.resolve("_idem/ledger").resolve(k + ".log");
-    Files.createDirectories(ledger.getParent());
-    Files.writeString(ledger, "v1 2024-01-01T00:00:00Z IDENTICAL " + dev.idem.core.Sha256.of(utf8("alpha")) + " 5 w\n");
-    store.delete(k);
-
-    assertEquals(2, store.deleteRecords(k));
-    assertFalse(Files.exists(ledger));
   }
 
   @Test

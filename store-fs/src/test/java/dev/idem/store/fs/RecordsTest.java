@@ -21,22 +21,22 @@ class RecordsTest {
 
   @TempDir Path dir;
 
-  private StorePaths paths() {
-    return new StorePaths(dir, FsOps.real());
+  private ContainedFs fs() {
+    return new ContainedFs(dir, FsOps.real());
   }
 
   @Test
   void write_twoAttemptsOnOneObject_twoFilesReadBackOldestFirst() throws IOException {
-    Ledger.Line a = new Ledger.Line(Instant.parse("2024-09-10T20:27:00Z"), PutStatus.CREATED, SHA, 0, "w1", 4);
-    Ledger.Line b = new Ledger.Line(Instant.parse("2024-09-10T20:28:00Z"), PutStatus.DIVERGENT, OTHER, 1, "w2", null);
-    Records.write(paths(), FsOps.real(), dir, "state-x", b);
-    Records.write(paths(), FsOps.real(), dir, "state-x", a);
-    Records.write(paths(), FsOps.real(), dir, "state-y", a);
+    RecordLine a = new RecordLine(Instant.parse("2024-09-10T20:27:00Z"), PutStatus.CREATED, SHA, 0, "w1", 4);
+    RecordLine b = new RecordLine(Instant.parse("2024-09-10T20:28:00Z"), PutStatus.DIVERGENT, OTHER, 1, "w2", null);
+    Records.write(fs(), FsOps.real(), dir, "state-x", b);
+    Records.write(fs(), FsOps.real(), dir, "state-x", a);
+    Records.write(fs(), FsOps.real(), dir, "state-y", a);
 
-    List<Path> files = Records.filesOf(paths(), dir, "state-x");
+    List<Path> files = Records.filesOf(fs(), dir, "state-x");
 
     assertEquals(2, files.size(), files.toString());
-    assertEquals(List.of(a, b), Records.read(paths(), files));
+    assertEquals(List.of(a, b), Records.read(fs(), files));
   }
 
   @Test
@@ -45,18 +45,18 @@ class RecordsTest {
     Files.writeString(torn, "v1 2024-09-10T20:2"); // killed mid-write
     Files.setLastModifiedTime(torn, FileTime.from(Instant.parse("2024-09-10T20:30:00Z")));
 
-    List<Ledger.Line> lines = Records.read(paths(), Records.filesOf(paths(), dir, "state-x"));
+    List<RecordLine> lines = Records.read(fs(), Records.filesOf(fs(), dir, "state-x"));
 
-    assertEquals(List.of(new Ledger.Line(Instant.parse("2024-09-10T20:30:00Z"), PutStatus.DIVERGENT, OTHER, -1, null, null)),
+    assertEquals(List.of(new RecordLine(Instant.parse("2024-09-10T20:30:00Z"), PutStatus.DIVERGENT, OTHER, -1, null, null)),
         lines);
   }
 
   @Test
   void read_contentContradictsTheName_nameWins() throws IOException {
     Path f = dir.resolve("state-x!DIVERGENT." + OTHER + ".00000000000000ab");
-    Files.writeString(f, new Ledger.Line(Instant.EPOCH, PutStatus.CREATED, SHA, 3, "w", 1).format());
+    Files.writeString(f, new RecordLine(Instant.EPOCH, PutStatus.CREATED, SHA, 3, "w", 1).format());
 
-    Ledger.Line l = Records.read(paths(), List.of(f)).get(0);
+    RecordLine l = Records.read(fs(), List.of(f)).get(0);
 
     assertEquals(PutStatus.DIVERGENT, l.status());
     assertEquals(OTHER, l.sha256());

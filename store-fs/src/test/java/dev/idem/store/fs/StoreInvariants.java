@@ -51,8 +51,8 @@ final class StoreInvariants {
     }
 
     Path records = root.resolve("_idem/records");
-    StorePaths paths = new StorePaths(root, FsOps.real());
-    Map<String, List<Ledger.Line>> createdByKey = new TreeMap<>();
+    ContainedFs fs = new ContainedFs(root, FsOps.real());
+    Map<String, List<RecordLine>> createdByKey = new TreeMap<>();
     for (Path record : filesIn(records)) {
       accounted.add(record);
       if (record.getFileName().toString().equals(KeyPublishLocks.FILE_NAME)) {
@@ -62,7 +62,7 @@ final class StoreInvariants {
       String name = Records.objectNameOf(record.getFileName().toString());
       assertNotNull(name, "a record's name: " + record);
       String key = records.relativize(record.getParent().resolve(name)).toString();
-      for (Ledger.Line l : Records.read(paths, List.of(record))) {
+      for (RecordLine l : Records.read(fs, List.of(record))) {
         if (l.status() == PutStatus.CREATED) {
           createdByKey.computeIfAbsent(key, k -> new ArrayList<>()).add(l);
         }

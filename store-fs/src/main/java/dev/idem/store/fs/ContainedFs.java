@@ -13,9 +13,11 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 
 /**
- * The one owner of every path an {@link FsObjectStore} touches under its root: every read (attributes,
- * open, directory listing) and every directory it creates goes through here, and from here through
- * {@link FsOps}, so faults and the link policy can be injected on reads as on writes.
+ * The store's filesystem, contained in its root: every read (attributes, open, directory listing) and
+ * every directory an {@link FsObjectStore} creates goes through here, and from here through {@link
+ * FsOps}, so faults and the link policy can be injected on reads as on writes. Where each path is, is
+ * {@link Layout}'s to say (pure path arithmetic); how a path is reached without leaving the root, is
+ * this class's.
  *
  * <p><b>What it guarantees (S2, containment).</b> Before a path is used, each of its components from
  * the root down is examined without following links ({@code lstat}); a symbolic link anywhere, the
@@ -35,14 +37,14 @@ import java.util.Deque;
  * a refused link leaves the store as it was. A directory made here has its parent fsynced before the
  * next level is made, so a created path survives a power loss.
  */
-final class StorePaths {
+final class ContainedFs {
   /** What a component walk found at a path's parent chain. */
   private enum Chain { DIRECTORIES, MISSING, UNDER_A_FILE }
 
   private final Path root;
   private final FsOps ops;
 
-  StorePaths(Path root, FsOps ops) {
+  ContainedFs(Path root, FsOps ops) {
     this.root = root;
     this.ops = ops;
   }

@@ -13,16 +13,16 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@link StorePaths#openChecked}: the open after a check, without a second walk, still refusing a link. */
-class StorePathsOpenCheckedTest {
+/** {@link ContainedFs#openChecked}: the open after a check, without a second walk, still refusing a link. */
+class ContainedFsOpenCheckedTest {
   @TempDir Path dir;
 
   @Test
   void regularFile_read() throws IOException {
     Path root = Files.createDirectories(dir.resolve("root"));
     Path f = Files.writeString(root.resolve("f"), "bytes");
-    StorePaths paths = new StorePaths(root, FsOps.real());
-    try (InputStream in = paths.openChecked(f)) {
+    ContainedFs fs = new ContainedFs(root, FsOps.real());
+    try (InputStream in = fs.openChecked(f)) {
       assertArrayEquals("bytes".getBytes(StandardCharsets.UTF_8), in.readAllBytes());
     }
   }
@@ -30,7 +30,7 @@ class StorePathsOpenCheckedTest {
   @Test
   void goneSinceTheCheck_null() throws IOException {
     Path root = Files.createDirectories(dir.resolve("root"));
-    assertNull(new StorePaths(root, FsOps.real()).openChecked(root.resolve("gone")));
+    assertNull(new ContainedFs(root, FsOps.real()).openChecked(root.resolve("gone")));
   }
 
   @Test
@@ -40,7 +40,7 @@ class StorePathsOpenCheckedTest {
     Path link = Files.createSymbolicLink(root.resolve("f"), outside);
 
     LinkRefusedException e = assertThrows(LinkRefusedException.class,
-        () -> new StorePaths(root, FsOps.real()).openChecked(link));
+        () -> new ContainedFs(root, FsOps.real()).openChecked(link));
 
     assertTrue(e.getMessage().contains(link.toString()), e.getMessage());
   }

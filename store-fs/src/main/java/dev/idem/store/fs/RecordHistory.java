@@ -18,14 +18,14 @@ import java.util.Set;
 
 /**
  * The history {@link FsObjectStore#history} streams: {@link KeyWalker} merges the object tree with the
- * record, ledger and evidence trees in key order, and this turns each key's records (and the previous
- * version's ledger lines) into entries. Two more sources make sure nothing the store holds is missed:
+ * record and evidence trees in key order, and this turns each key's records into entries. Two more
+ * sources make sure nothing the store holds is missed:
  *
  * <ul>
  *   <li>an object no CREATED record vouches for ({@link StoredObjects#vouching}) and whose hash no
  *       CREATED record holds adds a VERSION with its hashed SHA-256 (a legacy writer, or a lost record);
  *   <li>evidence bytes whose hash no DIVERGENT record holds add a DIVERGENT_ATTEMPT (written by an
- *       earlier version, which kept the bytes before the record, or an old ledger's lost line): evidence
+ *       earlier version, which kept the bytes before the record): evidence
  *       on disk always makes its key divergent (S3).
  * </ul>
  *
@@ -34,30 +34,30 @@ import java.util.Set;
  *
  * Entries are sorted by time, oldest first; a key with none is not visited.
  */
-final class LedgerHistory {
-  private LedgerHistory() {}
+final class RecordHistory {
+  private RecordHistory() {}
 
   /**
    * Visits the history of each key {@code query} accepts, entering only the directories that can hold
    * one; {@code false} when the visitor or the query's deadline (checked for every key listed) stopped it.
    */
-  static boolean walk(Layout layout, StorePaths paths, HistoryQuery query, HistoryVisitor visitor)
+  static boolean walk(Layout layout, ContainedFs fs, HistoryQuery query, HistoryVisitor visitor)
       throws IOException {
-    return KeyWalker.walk(paths, layout, query.prefix(), query::mayHoldKeysUnder, (key, found) -> {
+    return KeyWalker.walk(fs, layout, query.prefix(), query::mayHoldKeysUnder, (key, found) -> {
       if (query.expired()) {
         return false;
       }
       if (!query.accepts(key)) {
         return true; // outside the query: no record read, nothing hashed
       }
-      List<Ledger.Line> lines = linesOf(paths, layout, key, found);
+      List<RecordLine> lines = Records.read(fs, found.records);
       List<HistoryEntry> entries = new ArrayList<>(lines.size() + 1);
-      for (Ledger.Line l : lines) {
+      for (RecordLine l : lines) {
         entries.add(new HistoryEntry(key, kindOf(l.status()), null, l.time(), l.size(), l.sha256(), null, l.writer(),
             l.schema(), l.metSha256()));
       }
       if (found.object != null && StoredObjects.vouching(lines, found.object) == null) {
-        StoredObjects.Hashed h = StoredObjects.hash(paths, layout.root().resolve(key));
+        StoredObjects.Hashed h = StoredObjects.hash(fs, layout.root().resolve(key));
         if (h != null && lines.stream()
             .noneMatch(l -> l.status() == PutStatus.CREATED && l.sha256().equals(h.sha256()))) {
           entries.add(new HistoryEntry(key, HistoryEntry.Kind.VERSION, null,
@@ -65,7 +65,7 @@ final class LedgerHistory {
         }
       }
       if (found.evidence) {
-        addUnrecordedEvidence(paths, layout.evidenceDir(key), key, lines, entries);
+        addUnrecordedEvidence(fs, layout.evidenceDir(key), key, lines, entries);
       }
       if (entries.isEmpty()) {
         return true;
@@ -75,33 +75,22 @@ final class LedgerHistory {
     });
   }
 
-  /** The records and old ledger lines of {@code key}, oldest first. */
-  static List<Ledger.Line> linesOf(StorePaths paths, Layout layout, String key, KeyWalker.Found found)
-      throws IOException {
-    List<Ledger.Line> lines = new ArrayList<>(Records.read(paths, found.records));
-    if (found.ledger) {
-      lines.addAll(Ledger.read(paths, layout.ledgerFile(key)));
-      lines.sort(Comparator.comparing(Ledger.Line::time));
-    }
-    return lines;
-  }
-
-  private static void addUnrecordedEvidence(StorePaths paths, Path dir, String key, List<Ledger.Line> lines,
+  private static void addUnrecordedEvidence(ContainedFs fs, Path dir, String key, List<RecordLine> lines,
       List<HistoryEntry> entries) throws IOException {
     Set<String> recorded = new HashSet<>();
-    for (Ledger.Line l : lines) {
+    for (RecordLine l : lines) {
       if (l.status() == PutStatus.DIVERGENT) {
         recorded.add(l.sha256());
       }
     }
-    DirectoryStream<Path> listing = paths.list(dir);
+    DirectoryStream<Path> listing = fs.list(dir);
     if (listing == null) {
       return;
     }
     try (DirectoryStream<Path> files = listing) {
       for (Path f : files) {
         String sha = f.getFileName().toString();
-        BasicFileAttributes a = Sha256.isHex(sha) && !recorded.contains(sha) ? paths.entry(f) : null;
+        BasicFileAttributes a = Sha256.isHex(sha) && !recorded.contains(sha) ? fs.entry(f) : null;
         if (a != null && a.isRegularFile()) {
           entries.add(new HistoryEntry(key, HistoryEntry.Kind.DIVERGENT_ATTEMPT, null,
               a.lastModifiedTime().toInstant(), a.size(), sha, null, null, null));
