@@ -16,7 +16,7 @@ import java.util.concurrent.Executors;
 
 /**
  * A read-only S3 endpoint on 127.0.0.1 that answers ListObjectVersions for a synthetic versioned
- * bucket, fast, so that scripts/scan-vs-reference.sh measures the two scanning clients and not the
+ * bucket, fast, so that scripts/scan-shapes.sh measures the two scanning clients and not the
  * server. (S3Proxy 4.1.0 costs time proportional to the whole bucket on every ListObjectVersions
  * request: about 3 s per request at 2,000 versions whatever the page size, hours at 100,000.)
  *
@@ -30,7 +30,7 @@ import java.util.concurrent.Executors;
  *
  * <p>Usage: java scripts/VersionListingServer.java PORT_FILE KEYS VERSIONS DIVERGE_EVERY [LATENCY_MS [SHAPE]] —
  * binds a free port, writes it to PORT_FILE, serves until killed. SHAPE names a bucket of the corpus
- * ({@link Shapes}; default {@code exports}, the corpus's legacy-jobs at the bucket's root). {@code GET /_counts} answers, without latency, the
+ * ({@link Shapes}; default {@code legacy-jobs}). {@code GET /_counts} answers, without latency, the
  * ListObjectVersions requests, the entries they held and the HEADs of objects served so far.
  */
 public class VersionListingServer {
@@ -69,7 +69,7 @@ public class VersionListingServer {
   }
 
   public static void main(String[] args) throws Exception {
-    VersionListingServer s = new VersionListingServer(args.length > 5 ? args[5] : "exports",
+    VersionListingServer s = new VersionListingServer(args.length > 5 ? args[5] : "legacy-jobs",
         Integer.parseInt(args[1]), Integer.parseInt(args[2]), Integer.parseInt(args[3]),
         args.length > 4 ? Long.parseLong(args[4]) : 0);
     HttpServer http = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 256);
@@ -285,11 +285,6 @@ public class VersionListingServer {
     static List<String> keys(String shape, int count) {
       List<String> out = new ArrayList<>(count);
       switch (shape) {
-        case "exports" -> { // scan-vs-reference.sh's bucket: legacy-jobs at the bucket's root
-          for (int k = 0; k < count; k++) {
-            out.add(String.format("exports/job-%03d/window-%06d.csv", k % 100, k));
-          }
-        }
         case "legacy-jobs" -> { // the fixed-path fleet: 100 job directories
           for (int k = 0; k < count; k++) {
             out.add(String.format("data/exports/job-%03d/window-%06d.csv", k % 100, k));

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The reference divergence scan of the design's source article (AWS CLI and jq), with its comments and
-# blank lines left out: the baseline scripts/scan-shapes.sh and scripts/scan-vs-reference.sh run beside idem scan.
+# blank lines left out: the baseline scripts/scan-shapes.sh runs beside idem scan.
 set -euo pipefail
 BUCKET="${1:?usage: detect_divergence.sh <bucket> <prefix>}"
 PREFIX="${2:?usage: detect_divergence.sh <bucket> <prefix>}"

@@ -116,11 +116,9 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 if [ "$major" -ge 25 ]; then
   # With AOT class linking every cached class is loaded at startup, already linked, and the lambdas
-  # and other invokedynamic call sites the training resolved stay resolved: idem run on a file: store
-  # took 20 % less CPU and a 100-key S3 scan 26 % less (scripts/startup-vs-hello.sh and
-  # scripts/s3-start-ab.sh, side by side with a cache made without it), for 2.7 MB more cache and
-  # 4.7 MB more RSS on --help. Loaded is not initialized: --help still runs no S3, HTTP or XML class's
-  # initializer (DistArchiveE2E).
+  # and other invokedynamic call sites the training resolved stay resolved, which takes CPU off every
+  # command's start for a few MB more cache and RSS (scripts/startup-vs-hello.sh measures it). Loaded
+  # is not initialized: --help still runs no S3, HTTP or XML class's initializer (DistArchiveE2E).
   flags=("-XX:AOTCacheOutput=$out/app/idem.aot" -XX:+AOTClassLinking)
   kind="AOT cache"
 else

@@ -210,7 +210,7 @@ final class CommandModels {
         .description("When the command ends, write its outcome to F in the Prometheus text format (replaced atomically; name it *.prom in node-exporter's textfile directory). A failure to write only warns: the exit code is unchanged.")
         .type(String.class).withToString("field String dev.idem.cli.MetricsOptions.metricsFile"), o, 15));
     s.addOption(option(OptionSpec.builder(new String[] {"--push-metrics"}).paramLabel("URL")
-        .description("When the command ends, PUT its outcome to the Pushgateway at URL, under URL/metrics/job/idem/pipeline/PIPELINE/writer/WRITER (one group per writer: replicas do not replace each other's outcome). A failure to push only warns: the exit code is unchanged.")
+        .description("When the command ends, PUT its outcome to the Pushgateway at URL, under URL/metrics/job/idem/pipeline/PIPELINE/writer/WRITER (one group per writer: replicas do not replace each other's outcome); a scan under URL/metrics/job/idem/command/scan/prefix@base64/PREFIX. A failure to push only warns: the exit code is unchanged.")
         .type(String.class).withToString("field String dev.idem.cli.MetricsOptions.pushUrl"), o, 16));
     s.addOption(option(OptionSpec.builder(new String[] {"--push-timeout"}).paramLabel("D").defaultValue("5s")
         .description("Give up the push after D in all (connect, reply). Default: ${DEFAULT-VALUE}")

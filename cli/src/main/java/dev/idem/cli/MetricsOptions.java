@@ -11,8 +11,9 @@ import java.time.Duration;
 import picocli.CommandLine.Option;
 
 /**
- * {@code --metrics-file}, {@code --push-metrics} and {@code --push-timeout}, shared by run and publish.
- * Exists so that both report a batch outcome to Prometheus the same way ({@link BatchMetrics}). The
+ * {@code --metrics-file}, {@code --push-metrics} and {@code --push-timeout}, shared by run, publish and
+ * scan. Exists so that each reports its outcome to Prometheus the same way ({@link BatchMetrics}, {@link
+ * ScanMetrics}). The
  * flags are checked before anything runs: a metrics path whose directory does not exist, or a push URL
  * that is not http(s), is a usage error (exit 2) with nothing written, not a warning after the work.
  */
@@ -26,7 +27,8 @@ final class MetricsOptions {
   @Option(names = "--push-metrics", paramLabel = "URL",
       description = "When the command ends, PUT its outcome to the Pushgateway at URL, under "
           + "URL/metrics/job/idem/pipeline/PIPELINE/writer/WRITER (one group per writer: replicas do not replace "
-          + "each other's outcome). A failure to push only warns: the exit code is unchanged.")
+          + "each other's outcome); a scan under URL/metrics/job/idem/command/scan/prefix@base64/PREFIX. A failure "
+          + "to push only warns: the exit code is unchanged.")
   String pushUrl;
 
   @Option(names = "--push-timeout", paramLabel = "D", converter = Durations.class, defaultValue = "5s",
@@ -38,6 +40,19 @@ final class MetricsOptions {
     Path file = metricsFile == null ? null : metricsPath(metricsFile);
     URI push = pushUrl == null ? null : pushUri(pushUrl, spec.pipeline(), writer);
     return new BatchMetrics(command, spec, file, push, pushTimeout, ctx.clock(), err);
+  }
+
+  /**
+   * Checks the flags for a scan of {@code prefix} in {@code store} and starts its clock; the scan's
+   * Pushgateway group is {@code job/idem/command/scan/prefix@base64/PREFIX}, so scans of other prefixes
+   * keep groups of their own.
+   */
+  ScanMetrics startScan(CliContext ctx, String store, String prefix, PrintWriter err) {
+    Path file = metricsFile == null ? null : metricsPath(metricsFile);
+    URI push = pushUrl == null ? null : URI.create(gatewayBase(pushUrl) + "/metrics/job/idem/command/scan/prefix@base64/"
+        + (prefix.isEmpty() ? "=" : java.util.Base64.getUrlEncoder().encodeToString(
+            prefix.getBytes(java.nio.charset.StandardCharsets.UTF_8))));
+    return new ScanMetrics(store, prefix, file, push, pushTimeout, ctx.clock(), err);
   }
 
   static Path metricsPath(String name) {
@@ -62,6 +77,11 @@ final class MetricsOptions {
    * nothing to the Pushgateway, which reads {@code @base64} only after a label's name).
    */
   static URI pushUri(String url, String pipeline, String writer) {
+    return URI.create(gatewayBase(url) + "/metrics/job/idem/pipeline/" + pipeline + "/writer/" + writer);
+  }
+
+  /** The Pushgateway's base URL, checked, without trailing slashes; a bad URL is a usage error. */
+  static String gatewayBase(String url) {
     URI base;
     try {
       base = new URI(url);
@@ -78,7 +98,6 @@ final class MetricsOptions {
     while (path.endsWith("/")) {
       path = path.substring(0, path.length() - 1);
     }
-    return URI.create(base.getScheme() + "://" + base.getRawAuthority() + path + "/metrics/job/idem/pipeline/" + pipeline
-        + "/writer/" + writer);
+    return base.getScheme() + "://" + base.getRawAuthority() + path;
   }
 }

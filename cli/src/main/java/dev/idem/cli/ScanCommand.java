@@ -150,6 +150,9 @@ final class ScanCommand implements Callable<Integer> {
   @Mixin
   OutputOptions output;
 
+  @Mixin
+  MetricsOptions metrics;
+
   private volatile long keysSeen;
   private volatile long entriesSeen;
 
@@ -177,6 +180,17 @@ final class ScanCommand implements Callable<Integer> {
     String prefix = pipeline != null ? pipeline + "/" : scope != null && scope.prefix != null ? scope.prefix : "";
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
+    ScanMetrics told = metrics.startScan(ctx, StoreUris.choose(store.uri, ctx.env()), prefix, err);
+    try {
+      return scan(ctx, pipeline, prefix, out, err, told);
+    } catch (IOException | RuntimeException e) {
+      told.failed(ExitCodes.codeOf(e));
+      throw e;
+    }
+  }
+
+  private int scan(CliContext ctx, String pipeline, String prefix, PrintWriter out, PrintWriter err, ScanMetrics told)
+      throws IOException {
     try (ObjectStore st = store.open(ctx)) {
       requireIdemStore(st);
       // The store lists only what the query accepts: --since is not a filter applied after the work.
@@ -300,6 +314,7 @@ final class ScanCommand implements Callable<Integer> {
       boolean driftFails = failOnDrift && summary.driftPositions() > 0;
       int code = (summary.clean() && !driftFails) || passEmpty ? ExitCodes.OK
           : summary.examinedNothing() ? ExitCodes.NOTHING_EXAMINED : ExitCodes.DIVERGENT;
+      told.completed(summary, code, requestCounts(st));
       if (output.json) {
         out.println(summaryJson(summary, code).putIfPresent("requests", requestsJson(st)));
       } else if (!output.quiet) {
@@ -410,12 +425,17 @@ final class ScanCommand implements Callable<Integer> {
    * What the scan asked of an S3 store (listing requests, entries those listings held, HEADs, GETs),
    * or {@code null} for a store that counts none: the cost the design document's model bounds.
    */
-  private static Json requestsJson(ObjectStore st) {
+  /** What an S3 store counted of its requests; null for a store that does not count them. */
+  private static RequestCounts.Snapshot requestCounts(ObjectStore st) {
     ObjectStore inner = st instanceof ProvenStore p ? p.store() : st;
-    if (!(inner instanceof S3ObjectStore s3)) {
+    return inner instanceof S3ObjectStore s3 ? s3.requestCounts() : null;
+  }
+
+  private static Json requestsJson(ObjectStore st) {
+    RequestCounts.Snapshot c = requestCounts(st);
+    if (c == null) {
       return null;
     }
-    RequestCounts.Snapshot c = s3.requestCounts();
     return Json.object().put("list", c.listRequests()).put("entries_listed", c.entriesListed())
         .put("head", c.heads()).put("get", c.gets());
   }

@@ -7,7 +7,6 @@ import dev.idem.core.store.DeadlineExceededException;
 import dev.idem.core.store.HistoryQuery;
 import dev.idem.core.store.KeyHistory;
 import dev.idem.core.store.Pointer;
-import dev.idem.core.store.PointerState;
 import dev.idem.core.store.ObjectStore;
 import dev.idem.core.store.Retirement;
 import java.io.IOException;
@@ -31,8 +30,9 @@ import java.util.TreeSet;
  *
  * <p>Memory is bounded by one key's history: the store streams keys one at a time and the scan keeps
  * only counters and the names of the pipelines it met. After the listing, the pointer of every
- * pipeline met (and of {@code alsoCheck}) is read, and one whose object is missing or holds other bytes
- * than the pointer says ({@link PointerTarget}) is reported, and so is the last operator rewind a pointer
+ * pipeline met (and of {@code alsoCheck}) is read, the pipelines side by side ({@link PointerChecks}), and
+ * one whose object is missing or holds other bytes than the pointer says ({@link PointerTarget}) is
+ * reported, and so is the last operator rewind a pointer
  * records. A {@code maxKeys} or {@code maxTime} bound
  * stops early; the summary then says the scan was incomplete, and an incomplete scan is never reported
  * clean. Neither is a scan that met no key and no pointer ({@link ScanSummary#examinedNothing()}).
@@ -219,17 +219,14 @@ public final class DivergenceScan {
     long pointers = 0;
     SortedMap<String, Pointer.Rewind> rewinds = new TreeMap<>();
     // Past the deadline no request is made: the store would refuse it, and an incomplete scan fails anyway.
-    for (String pipeline : timeLeft(until) ? pipelines : Set.<String>of()) {
-      Optional<PointerState> p = store.readPointer(pipeline);
-      if (p.isPresent()) {
-        pointers++;
-        PointerTarget target = PointerTarget.check(store, p.get().pointer());
-        if (!target.matches()) {
-          problems.add(target);
-        }
+    List<String> checked = new ArrayList<>(timeLeft(until) ? pipelines : Set.<String>of());
+    for (PointerChecks.Checked c : PointerChecks.run(store, checked, query.listParallelism())) {
+      pointers++;
+      if (!c.target().matches()) {
+        problems.add(c.target());
       }
-      if (p.isPresent() && p.get().pointer().rewind() != null) {
-        rewinds.put(pipeline, p.get().pointer().rewind());
+      if (c.pointer().rewind() != null) {
+        rewinds.put(c.pipeline(), c.pointer().rewind());
       }
     }
     return new ScanSummary(prefix, counts[0], counts[1], counts[2], counts[3], complete, pointers, problems, rewinds,

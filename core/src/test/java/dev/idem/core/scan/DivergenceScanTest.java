@@ -236,6 +236,42 @@ class DivergenceScanTest {
     assertFalse(s.clean());
   }
 
+  /**
+   * The pointers of the pipelines met are read at once, not one round trip after another: each read
+   * here waits until every pipeline's read has started (a barrier as wide as the pipelines), which a
+   * scan reading them in turn never passes. The problems keep the pipelines' order.
+   */
+  @Test
+  void run_severalPipelines_pointersReadAtOnceProblemsInPipelineOrder() throws Exception {
+    InMemoryObjectStore memory = new InMemoryObjectStore();
+    List<String> keys = new ArrayList<>();
+    for (String pipeline : List.of("a", "b", "c", "d")) {
+      RunSpec spec = RunSpec.of(pipeline, new Window(60, 60), 1);
+      dev.idem.core.publish.Publisher.create(memory, "w").publish(spec, Payload.ofBytes(new byte[] {1}));
+      keys.add(spec.outputKey().toString());
+    }
+    for (String key : keys) {
+      memory.delete(key);
+    }
+    java.util.concurrent.CyclicBarrier together = new java.util.concurrent.CyclicBarrier(4);
+    ObjectStore store = new ForwardingObjectStore(memory) {
+      @Override
+      public java.util.Optional<dev.idem.core.store.PointerState> readPointer(String pipeline) throws IOException {
+        try {
+          together.await(10, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (Exception e) {
+          throw new IOException("the pointer of " + pipeline + " was read alone", e);
+        }
+        return super.readPointer(pipeline);
+      }
+    };
+
+    ScanSummary s = new DivergenceScan().run(store, "", v -> {});
+
+    assertEquals(keys, problemKeys(s));
+    assertEquals(4, s.pointersExamined());
+  }
+
   @Test
   void run_pipelineMetInHistory_pointerChecked() throws Exception {
     InMemoryObjectStore store = new InMemoryObjectStore();

@@ -1,0 +1,117 @@
+package dev.idem.cli;
+
+import dev.idem.core.scan.ScanSummary;
+import dev.idem.store.s3.client.RequestCounts;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Locale;
+
+/**
+ * The outcome of one {@code idem scan}, told to Prometheus the way {@link BatchMetrics} tells a publish:
+ * a deploy gate or a scheduled scan lives too short to be scraped, so its verdict, its size and what it
+ * cost (the S3 requests and listed entries of the cost model) are written as a text-exposition file
+ * and/or pushed to a Pushgateway when the scan ends. An alert on the completion timestamp catches a
+ * scan that stopped running; one on the divergent keys or the exit code catches what it found.
+ *
+ * <p>Guarantees, as {@link BatchMetrics}: the file is replaced atomically, the push is one PUT with a
+ * total deadline that replaces its group, and neither changes the exit code; a failure leaves a
+ * one-line warning. Labels are {@code store} and {@code prefix}, a fixed set per deployment; counts are
+ * values, never labels.
+ */
+final class ScanMetrics {
+  private final String store;
+  private final String prefix;
+  private final Path file;
+  private final URI pushUri;
+  private final Duration pushTimeout;
+  private final Clock clock;
+  private final PrintWriter err;
+  private final long startNanos = System.nanoTime();
+
+  ScanMetrics(String store, String prefix, Path file, URI pushUri, Duration pushTimeout, Clock clock, PrintWriter err) {
+    this.store = store;
+    this.prefix = prefix;
+    this.file = file;
+    this.pushUri = pushUri;
+    this.pushTimeout = pushTimeout;
+    this.clock = clock;
+    this.err = err;
+  }
+
+  /** Reports a scan that reached a verdict; {@code requests} is null for a store that does not count them. */
+  void completed(ScanSummary summary, int exitCode, RequestCounts.Snapshot requests) {
+    report(render(summary, exitCode, requests, Duration.ofNanos(System.nanoTime() - startNanos)));
+  }
+
+  /** Reports a scan that ended in an error, with the exit code it gets: no verdict, no counts. */
+  void failed(int exitCode) {
+    report(render(null, exitCode, null, Duration.ofNanos(System.nanoTime() - startNanos)));
+  }
+
+  private void report(String text) {
+    if (file != null) {
+      try {
+        BatchMetrics.writeAtomically(file, text);
+      } catch (IOException e) {
+        err.println("idem: warning: metrics not written to " + file + ": " + ExitCodes.oneLine(e)
+            + " (the exit code is unchanged)");
+      }
+    }
+    if (pushUri != null) {
+      String problem = BatchMetrics.push(pushUri, text, pushTimeout);
+      if (problem != null) {
+        err.println("idem: warning: metrics not pushed to " + pushUri + ": " + problem + " (the exit code is unchanged)");
+      }
+    }
+  }
+
+  /** The exposition text: HELP and TYPE once per family; counts only when the scan reached a verdict. */
+  String render(ScanSummary s, int exitCode, RequestCounts.Snapshot requests, Duration elapsed) {
+    String base = "store=\"" + BatchMetrics.escape(store) + "\",prefix=\"" + BatchMetrics.escape(prefix) + "\"";
+    StringBuilder b = new StringBuilder();
+    gauge(b, "idem_scan_exit_code", "The exit code of the scan: 0 clean, 1 divergent or cut short, 9 nothing "
+        + "examined, others an error (see idem --help).", base, Integer.toString(exitCode));
+    gauge(b, "idem_scan_duration_seconds", "Wall-clock time of the scan.", base, seconds(elapsed));
+    gauge(b, "idem_scan_completion_timestamp_seconds", "When the scan ended, in epoch seconds.", base,
+        seconds(Duration.ofMillis(clock.millis())));
+    if (s != null) {
+      gauge(b, "idem_scan_complete", "1 when the scan examined every key in its scope, 0 when a limit cut it short.",
+          base, s.complete() ? "1" : "0");
+      gauge(b, "idem_scan_keys", "Keys examined.", base, Long.toString(s.keys()));
+      gauge(b, "idem_scan_entries", "Versions and publish records examined.", base, Long.toString(s.entries()));
+      gauge(b, "idem_scan_divergent_keys", "Keys written with more than one content, not acknowledged.", base,
+          Long.toString(s.divergentKeys()));
+      gauge(b, "idem_scan_acknowledged_keys", "Divergent keys an operator acknowledged.", base,
+          Long.toString(s.acknowledgedKeys()));
+      gauge(b, "idem_scan_drift_positions", "Positions (window and schema) holding more than one key.", base,
+          Long.toString(s.driftPositions()));
+      gauge(b, "idem_scan_republished_keys", "Keys published again after gc removed them.", base,
+          Long.toString(s.republishedKeys()));
+      gauge(b, "idem_scan_pointer_problems", "Pointers naming an object that is missing or holds other bytes.", base,
+          Integer.toString(s.pointerProblems().size()));
+    }
+    if (requests != null) {
+      gauge(b, "idem_scan_list_requests", "S3 listing requests the scan made.", base,
+          Long.toString(requests.listRequests()));
+      gauge(b, "idem_scan_head_requests", "S3 HEAD requests the scan made.", base, Long.toString(requests.heads()));
+      gauge(b, "idem_scan_get_requests", "S3 GET requests the scan made.", base, Long.toString(requests.gets()));
+      gauge(b, "idem_scan_entries_listed", "Entries the scan's S3 listings returned: versions, delete markers, "
+          + "common prefixes and objects.", base, Long.toString(requests.entriesListed()));
+    }
+    return b.toString();
+  }
+
+  private static void gauge(StringBuilder b, String name, String help, String labels, String value) {
+    b.append("# HELP ").append(name).append(' ').append(help).append('\n');
+    b.append("# TYPE ").append(name).append(" gauge\n");
+    b.append(name).append('{').append(labels).append("} ").append(value).append('\n');
+  }
+
+  private static String seconds(Duration d) {
+    return String.format(Locale.ROOT, "%.3f", d.toMillis() / 1000.0);
+  }
+}
