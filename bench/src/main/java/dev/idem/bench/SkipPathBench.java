@@ -1,5 +1,6 @@
 package dev.idem.bench;
 
+import dev.idem.core.Idem;
 import dev.idem.core.RunSpec;
 import dev.idem.core.Window;
 import dev.idem.core.publish.PublishReport;
@@ -73,11 +74,11 @@ public class SkipPathBench {
     new SplittableRandom(42).nextBytes(bytes);
     cached = FsObjectStore.open(root);
     spec = RunSpec.of(Keys.PIPELINE, new Window(Keys.WINDOW_START, 60), 1);
-    publisher = Publisher.create(cached, "bench");
+    publisher = Idem.publisher(cached).writer("bench").build();
     PublishReport first = publisher.publish(spec, Payload.ofBytes(bytes));
     key = first.key().toString();
     cached = FsObjectStore.open(root);
-    publisher = Publisher.create(cached, "bench");
+    publisher = Idem.publisher(cached).writer("bench").build();
     uncached = FsObjectStore.open(root, FsObjectStore.Options.defaults().withExistsCacheSize(0));
     keyPath = cached.root().resolve(key);
     knownKeys = ConcurrentHashMap.newKeySet();

@@ -1,10 +1,10 @@
 package dev.idem.cli;
 
+import dev.idem.core.Idem;
 import dev.idem.core.RunSpec;
 import dev.idem.core.Window;
 import dev.idem.core.publish.PublishReport;
 import dev.idem.core.publish.PublishStatus;
-import dev.idem.core.publish.Publisher;
 import dev.idem.core.scan.DivergenceScan;
 import dev.idem.core.scan.KeyVerdict;
 import dev.idem.core.scan.ScanSummary;
@@ -136,9 +136,9 @@ final class DemoCommand implements Callable<Integer> {
     out.println("Act 2. Build 43 adds a column to the output but its keying misses that input: for the next");
     out.println("window it computes the same key as build 42, with different bytes. Both had finished their");
     out.println("work when they published (the slow overlap a rolling deploy causes).");
-    PublishReport ok = Publisher.create(store, "build-42").publish(second, payload(second, "build-42", false));
+    PublishReport ok = Idem.publisher(store).writer("build-42").build().publish(second, payload(second, "build-42", false));
     line("build-42", ok);
-    PublishReport bad = Publisher.create(store, "build-43").publish(second, payload(second, "build-43", true));
+    PublishReport bad = Idem.publisher(store).writer("build-43").build().publish(second, payload(second, "build-43", true));
     line("build-43", bad);
     out.println("  -> the first bytes stay (no clobber); build 43's attempt is recorded as evidence,");
     out.println("     and readers following the pointer still get one complete generation.");
@@ -183,7 +183,7 @@ final class DemoCommand implements Callable<Integer> {
       for (String writer : List.of(a, b)) {
         futures.add(pool.submit(() -> {
           go.await();
-          return Publisher.create(store, writer).publish(spec, (s, k) -> payload(s, writer, false));
+          return Idem.publisher(store).writer(writer).build().publish(spec, (s, k) -> payload(s, writer, false));
         }));
       }
       go.countDown();

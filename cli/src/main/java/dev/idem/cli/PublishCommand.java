@@ -1,5 +1,6 @@
 package dev.idem.cli;
 
+import dev.idem.core.Idem;
 import dev.idem.core.RunSpec;
 import dev.idem.core.proof.ProvenStore;
 import dev.idem.core.publish.PublishReport;
@@ -110,10 +111,12 @@ final class PublishCommand implements Callable<Integer> {
               ? "probing the store's guarantees before its first write (" + elapsed / 1000 + "s)"
               : payload.status(total, elapsed)));
       try {
-        report = Publisher.create(st, writerId, ctx.clock(), pointerTimeout.advancer(st, store.deadline()), true)
-            .withMaxClockSkew(skew.maxClockSkew)
-            .withEmptyResults(allowEmpty)
-            .publish(runSpec, payload);
+        Publisher.Builder publisher = Idem.publisher(st).writer(writerId).clock(ctx.clock())
+            .pointer(pointerTimeout.advancer(st, store.deadline())).maxClockSkew(skew.maxClockSkew);
+        if (allowEmpty) {
+          publisher.allowEmptyResults();
+        }
+        report = publisher.build().publish(runSpec, payload);
       } finally {
         progress.close();
       }

@@ -1,5 +1,6 @@
 package dev.idem.cli;
 
+import dev.idem.core.Idem;
 import dev.idem.core.RunSpec;
 import dev.idem.core.publish.EmptyResultException;
 import dev.idem.core.publish.InsufficientSpaceException;
@@ -131,11 +132,12 @@ final class RunCommand implements Callable<Integer> {
             ctx.progressAfter()).arm()) {
       PublishReport report;
       try {
-        report = Publisher.create(st, writerId, ctx.clock(), pointerTimeout.advancer(st, store.deadline()), true)
-            .withMaxClockSkew(skew.maxClockSkew)
-            .withEmptyResults(allowEmpty)
-            .withMinFree(minFree)
-            .publish(runSpec, (s, k) -> {
+        Publisher.Builder publisher = Idem.publisher(st).writer(writerId).clock(ctx.clock())
+            .pointer(pointerTimeout.advancer(st, store.deadline())).maxClockSkew(skew.maxClockSkew).minFree(minFree);
+        if (allowEmpty) {
+          publisher.allowEmptyResults();
+        }
+        report = publisher.build().publish(runSpec, (s, k) -> {
               // CMD's runtime is its own: the deadline counts only idem's store work, before and after it.
               store.deadline().pause();
               try {

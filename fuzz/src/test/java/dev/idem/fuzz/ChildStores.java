@@ -1,10 +1,10 @@
 package dev.idem.fuzz;
 
+import dev.idem.core.Idem;
 import dev.idem.core.store.ObjectStore;
 import java.io.IOException;
 import dev.idem.core.RunSpec;
 import dev.idem.core.Window;
-import dev.idem.core.publish.Publisher;
 import dev.idem.core.store.Payload;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,7 +27,7 @@ final class ChildStores {
     }
     Path scratch = Files.createTempDirectory("idem-fuzz-warmup");
     try (ObjectStore store = FsBackend.open(scratch, StepHook.NONE, null)) {
-      Publisher.create(store, "warmup").publish(RunSpec.of("warmup", new Window(60, 60), 1),
+      Idem.publisher(store).writer("warmup").build().publish(RunSpec.of("warmup", new Window(60, 60), 1),
           Payload.ofBytes(new byte[] {1}));
     } finally {
       try (Stream<Path> s = Files.walk(scratch)) {

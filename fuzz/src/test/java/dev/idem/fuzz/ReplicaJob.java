@@ -1,5 +1,6 @@
 package dev.idem.fuzz;
 
+import dev.idem.core.Idem;
 import dev.idem.core.RunSpec;
 import dev.idem.core.publish.PointerAdvancer;
 import dev.idem.core.publish.PublishReport;
@@ -48,8 +49,7 @@ final class ReplicaJob {
     // Payload 'C' is a legitimately empty result (what --allow-empty publishes): the scenarios keep
     // exercising 0-byte objects beside non-empty ones. The default refusal of empty results (P6) is
     // pinned by PublisherTest and the CLI tests.
-    Publisher publisher = Publisher.create(store, replica.writerId(namespace), Clock.systemUTC(), advancer, true)
-        .withEmptyResults(true);
+    Publisher publisher = Idem.publisher(store).writer(replica.writerId(namespace)).clock(Clock.systemUTC()).pointer(advancer).allowEmptyResults().build();
     int allowed = replica.fate() instanceof Fate.Faulted ? 2 : 1;
     for (int attempt = 1; attempt <= allowed; attempt++) {
       long invoke = listener.attemptStarting();

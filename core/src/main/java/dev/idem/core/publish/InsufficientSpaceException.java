@@ -6,7 +6,7 @@ import java.util.Locale;
 /**
  * The store has less room than a publish needs, as far as the store can tell ({@link
  * dev.idem.core.store.ObjectStore#usableSpace()}): fewer free bytes than the publisher's reserve before
- * the task runs ({@link Publisher#withMinFree}), or than the result the task produced. Exists so a full
+ * the task runs ({@link Publisher.Builder#minFree}), or than the result the task produced. Exists so a full
  * disk costs no task run, and a result too large for what is left is refused before any byte of it is
  * written, instead of failing half-way with "No space left on device". Nothing was written; when the
  * task had run, its result is the caller's to keep.

@@ -20,7 +20,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Runs a scheduled task at most as often as needed and publishes its output safely. This is the class
- * an embedding job calls.
+ * an embedding job calls; {@code Idem.publisher(store).writer(id).build()} makes one ({@link Builder}).
  *
  * <p>{@link #publish} does, in order:
  *
@@ -30,7 +30,7 @@ import java.util.concurrent.ConcurrentHashMap;
  *   <li>if the key already holds an object, skip the task entirely (P5) and go to step 6 (the advance);
  *   <li>check the store can be written ({@link ObjectStore#checkWritable}) and, where it can tell its
  *       free space ({@link ObjectStore#usableSpace}), that it has at least the reserve ({@link
- *       #withMinFree}), so a store that cannot take the result costs no task run;
+ *       Builder#minFree}), so a store that cannot take the result costs no task run;
  *   <li>run the task to produce the payload (only now: the expensive work runs only when needed); a
  *       0-byte payload is refused unless empty results were allowed (P6), since a task that wrote
  *       nothing has produced no result; a payload larger than the store's free space is refused before
@@ -43,9 +43,8 @@ import java.util.concurrent.ConcurrentHashMap;
  *   <li>a CREATED in a window the pipeline's retirement mark covers ({@link ObjectStore#readRetirement}:
  *       gc deleted the window's earlier generation) is REPUBLISHED. The mark is read only after a
  *       CREATED whose window can be retired (not when this publish advanced a never-rewound pointer to
- *       it: see {@link #mayBeRetired}), and at most once per pipeline for the life of this publisher and
- *       those derived from it (a gc that runs later is not seen by a long-lived publisher that read the
- *       mark before it).
+ *       it: see {@link #mayBeRetired}), and at most once per pipeline for the life of this publisher (a gc
+ *       that runs later is not seen by a long-lived publisher that read the mark before it).
  * </ol>
  *
  * A refused window publishes nothing and runs no task. A failing task, or an empty result, publishes
@@ -91,47 +90,96 @@ public final class Publisher {
   }
 
   /**
-   * A publisher that advances the pointer after each publish, with default retry settings, refusing
-   * windows that end more than {@link ClosedWindowGuard#DEFAULT_MAX_CLOCK_SKEW} from now and empty
-   * results.
+   * Configures a {@link Publisher}; {@link dev.idem.core.Idem#publisher} starts one. Only the writer id
+   * is required. The defaults: the system clock, a {@link PointerAdvancer} with its default retries that
+   * advances the pipeline's pointer after each publish, windows refused when they end more than {@link
+   * ClosedWindowGuard#DEFAULT_MAX_CLOCK_SKEW} after the clock's now (G5), empty results refused (P6), no
+   * free-space reserve. Not thread-safe; the publisher it builds is.
    */
-  public static Publisher create(ObjectStore store, String writerId) {
-    return create(store, writerId, Clock.systemUTC(), new PointerAdvancer(store), true);
-  }
+  public static final class Builder {
+    private final ObjectStore store;
+    private String writerId;
+    private Clock clock = Clock.systemUTC();
+    private PointerAdvancer advancer;
+    private boolean advancePointer = true;
+    private Duration maxClockSkew = ClosedWindowGuard.DEFAULT_MAX_CLOCK_SKEW;
+    private boolean allowEmpty;
+    private long minFree;
 
-  /**
-   * Full control: the clock stamps pointers of objects whose store kept no time, and decides which
-   * windows have closed (with the default skew; see {@link #withMaxClockSkew}); the advancer is given
-   * the same judgement of "closed".
-   */
-  public static Publisher create(ObjectStore store, String writerId, Clock clock, PointerAdvancer advancer, boolean advancePointer) {
-    ClosedWindowGuard windows = new ClosedWindowGuard(clock, ClosedWindowGuard.DEFAULT_MAX_CLOCK_SKEW);
-    return new Publisher(store, writerId, clock, advancer == null ? null : advancer.withClosedWindowGuard(windows),
-        advancePointer, windows, false, 0, new ConcurrentHashMap<>());
-  }
-
-  /** The same publisher accepting windows that end up to {@code skew} after its clock's now (G5). */
-  public Publisher withMaxClockSkew(Duration skew) {
-    ClosedWindowGuard w = new ClosedWindowGuard(clock, skew);
-    return new Publisher(store, writerId, clock, advancer == null ? null : advancer.withClosedWindowGuard(w),
-        advancePointer, w, allowEmpty, minFree, retirements);
-  }
-
-  /** The same publisher, publishing a 0-byte payload as a result when {@code allow} is true (P6). */
-  public Publisher withEmptyResults(boolean allow) {
-    return new Publisher(store, writerId, clock, advancer, advancePointer, windows, allow, minFree, retirements);
-  }
-
-  /**
-   * The same publisher, refusing to run the task when the store says it has fewer than {@code bytes}
-   * free ({@link ObjectStore#usableSpace}; a store that cannot tell is not checked). 0, the default,
-   * checks only that the result fits once it is produced.
-   */
-  public Publisher withMinFree(long bytes) {
-    if (bytes < 0) {
-      throw new IllegalArgumentException("free space reserve must be >= 0 bytes, was " + bytes);
+    /** Use {@link dev.idem.core.Idem#publisher}. */
+    public Builder(ObjectStore store) {
+      this.store = Objects.requireNonNull(store, "store");
     }
-    return new Publisher(store, writerId, clock, advancer, advancePointer, windows, allowEmpty, bytes, retirements);
+
+    /** Who publishes: recorded with every object and attempt ({@code [A-Za-z0-9._:@+-]}, 1-128 characters). */
+    public Builder writer(String writerId) {
+      this.writerId = Names.requireWriterId(writerId);
+      return this;
+    }
+
+    /**
+     * The clock that decides which windows have closed, for the publisher and its advancer, and stamps
+     * pointers of objects whose store kept no time.
+     */
+    public Builder clock(Clock clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /** Advances the pointer with {@code advancer} (its retries and deadline) instead of the default one. */
+    public Builder pointer(PointerAdvancer advancer) {
+      this.advancer = Objects.requireNonNull(advancer, "advancer");
+      this.advancePointer = true;
+      return this;
+    }
+
+    /** Publishes without advancing the pipeline's pointer: for outputs read by key, not as {@code latest}. */
+    public Builder withoutPointer() {
+      this.advancer = null;
+      this.advancePointer = false;
+      return this;
+    }
+
+    /** Accepts windows that end up to {@code skew} after the clock's now (G5). */
+    public Builder maxClockSkew(Duration skew) {
+      this.maxClockSkew = new ClosedWindowGuard(clock, skew).maxClockSkew();
+      return this;
+    }
+
+    /** Publishes a 0-byte payload as a result (P6); by default a task that wrote nothing has failed. */
+    public Builder allowEmptyResults() {
+      this.allowEmpty = true;
+      return this;
+    }
+
+    /**
+     * Refuses to run the task when the store says it has fewer than {@code bytes} free ({@link
+     * ObjectStore#usableSpace}; a store that cannot tell is not checked). 0, the default, checks only that
+     * the result fits once it is produced.
+     */
+    public Builder minFree(long bytes) {
+      if (bytes < 0) {
+        throw new IllegalArgumentException("free space reserve must be >= 0 bytes, was " + bytes);
+      }
+      this.minFree = bytes;
+      return this;
+    }
+
+    /**
+     * The publisher.
+     *
+     * @throws IllegalStateException when no writer id was given
+     */
+    public Publisher build() {
+      if (writerId == null) {
+        throw new IllegalStateException("a publisher needs a writer id: Idem.publisher(store).writer(id)");
+      }
+      ClosedWindowGuard windows = new ClosedWindowGuard(clock, maxClockSkew);
+      PointerAdvancer a = !advancePointer ? null
+          : (advancer == null ? new PointerAdvancer(store) : advancer).withClosedWindowGuard(windows);
+      return new Publisher(store, writerId, clock, a, advancePointer, windows, allowEmpty, minFree,
+          new ConcurrentHashMap<>());
+    }
   }
 
   public ObjectStore store() {

@@ -1,5 +1,6 @@
 package dev.idem.core.mutation;
 
+import dev.idem.core.Idem;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -122,7 +123,7 @@ class CountsTest {
   @Test
   void publisher_exposesItsStoreAndWriter() {
     InMemoryObjectStore s = new InMemoryObjectStore();
-    Publisher p = Publisher.create(s, "writer-7");
+    Publisher p = Idem.publisher(s).writer("writer-7").build();
     assertSame(s, p.store());
     assertEquals("writer-7", p.writerId());
   }

@@ -1,5 +1,6 @@
 package dev.idem.core.publish;
 
+import dev.idem.core.Idem;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
@@ -25,8 +26,8 @@ class KeyingDriftTest {
   @Test
   void publish_samePositionOtherKey_reportedAndPointerKept() throws Exception {
     assertNotEquals(oldBuild.outputKey(), newBuild.outputKey());
-    PublishReport first = Publisher.create(store, "old-replica").publish(oldBuild, bytes("rows"));
-    PublishReport second = Publisher.create(store, "new-replica").publish(newBuild, bytes("rows, more columns"));
+    PublishReport first = Idem.publisher(store).writer("old-replica").build().publish(oldBuild, bytes("rows"));
+    PublishReport second = Idem.publisher(store).writer("new-replica").build().publish(newBuild, bytes("rows, more columns"));
     assertEquals(AdvanceStatus.ADVANCED, first.pointer().status());
     assertEquals(PublishStatus.CREATED, second.status());
     assertEquals(AdvanceStatus.SAME_POSITION_OTHER_KEY, second.pointer().status());
@@ -37,16 +38,16 @@ class KeyingDriftTest {
 
   @Test
   void publish_sameKeyAgain_stillAlreadyCurrent() throws Exception {
-    Publisher.create(store, "old-replica").publish(oldBuild, bytes("rows"));
-    PublishReport again = Publisher.create(store, "new-replica").publish(oldBuild, bytes("rows"));
+    Idem.publisher(store).writer("old-replica").build().publish(oldBuild, bytes("rows"));
+    PublishReport again = Idem.publisher(store).writer("new-replica").build().publish(oldBuild, bytes("rows"));
     assertEquals(AdvanceStatus.ALREADY_CURRENT, again.pointer().status());
   }
 
   @Test
   void publish_schemaBump_advancesNotDrift() throws Exception {
-    Publisher.create(store, "old-replica").publish(oldBuild, bytes("rows"));
+    Idem.publisher(store).writer("old-replica").build().publish(oldBuild, bytes("rows"));
     RunSpec bumped = RunSpec.of("border-state", window, 4).withInput("snapshot", "v1");
-    assertEquals(AdvanceStatus.ADVANCED, Publisher.create(store, "new-replica").publish(bumped, bytes("v4 rows")).pointer().status());
-    assertEquals(AdvanceStatus.NEWER_PRESENT, Publisher.create(store, "late-old").publish(oldBuild, bytes("rows")).pointer().status());
+    assertEquals(AdvanceStatus.ADVANCED, Idem.publisher(store).writer("new-replica").build().publish(bumped, bytes("v4 rows")).pointer().status());
+    assertEquals(AdvanceStatus.NEWER_PRESENT, Idem.publisher(store).writer("late-old").build().publish(oldBuild, bytes("rows")).pointer().status());
   }
 }

@@ -1,5 +1,6 @@
 package dev.idem.core.publish;
 
+import dev.idem.core.Idem;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -38,8 +39,8 @@ class PublisherTest {
   @Test
   void publish_overlappingReplicas_convergeToOneObject() throws Exception {
     AtomicInteger runs = new AtomicInteger();
-    PublishReport old = Publisher.create(store, "old-replica").publish(spec, producing("state", runs));
-    PublishReport neu = Publisher.create(store, "new-replica").publish(spec, producing("state", runs));
+    PublishReport old = Idem.publisher(store).writer("old-replica").build().publish(spec, producing("state", runs));
+    PublishReport neu = Idem.publisher(store).writer("new-replica").build().publish(spec, producing("state", runs));
     assertEquals(PublishStatus.CREATED, old.status());
     assertEquals(PublishStatus.SKIPPED, neu.status());
     assertEquals(1, runs.get(), "P5: the second replica must not run the task");
@@ -63,7 +64,7 @@ class PublisherTest {
   @Test
   void publish_lessFreeThanTheReserve_refusedBeforeTheTaskRuns() throws Exception {
     AtomicInteger runs = new AtomicInteger();
-    Publisher p = Publisher.create(withFree(1000), "w").withMinFree(4096);
+    Publisher p = Idem.publisher(withFree(1000)).writer("w").minFree(4096).build();
 
     InsufficientSpaceException e = assertThrows(InsufficientSpaceException.class,
         () -> p.publish(spec, producing("state", runs)));
@@ -79,7 +80,7 @@ class PublisherTest {
   @Test
   void publish_resultLargerThanTheFreeSpace_refusedBeforeAnythingIsWritten() throws Exception {
     AtomicInteger runs = new AtomicInteger();
-    Publisher p = Publisher.create(withFree(3), "w");
+    Publisher p = Idem.publisher(withFree(3)).writer("w").build();
 
     InsufficientSpaceException e = assertThrows(InsufficientSpaceException.class,
         () -> p.publish(spec, producing("state", runs)));
@@ -90,23 +91,23 @@ class PublisherTest {
     assertFalse(store.exists(spec.outputKey().toString()));
     assertThrows(InsufficientSpaceException.class,
         () -> p.publish(spec, Payload.ofBytes("state".getBytes(StandardCharsets.UTF_8))));
-    assertEquals(PublishStatus.CREATED, Publisher.create(withFree(5), "w").withMinFree(5)
+    assertEquals(PublishStatus.CREATED, Idem.publisher(withFree(5)).writer("w").minFree(5).build()
         .publish(spec, producing("state", runs)).status(), "room enough: published");
   }
 
   @Test
   void publish_storeThatCannotTellItsFreeSpace_notChecked() throws Exception {
     AtomicInteger runs = new AtomicInteger();
-    assertEquals(PublishStatus.CREATED, Publisher.create(store, "w").withMinFree(Long.MAX_VALUE)
+    assertEquals(PublishStatus.CREATED, Idem.publisher(store).writer("w").minFree(Long.MAX_VALUE).build()
         .publish(spec, producing("state", runs)).status());
   }
 
   @Test
   void publish_keyAppearsWhileTaskRuns_identical() throws Exception {
-    Publisher a = Publisher.create(store, "replica-a");
+    Publisher a = Idem.publisher(store).writer("replica-a").build();
     PublishReport r = a.publish(spec, (sp, key) -> {
       // The other replica publishes while this one is still working.
-      Publisher.create(store, "replica-b").publish(sp, Payload.ofBytes("state".getBytes(StandardCharsets.UTF_8)));
+      Idem.publisher(store).writer("replica-b").build().publish(sp, Payload.ofBytes("state".getBytes(StandardCharsets.UTF_8)));
       return Payload.ofBytes("state".getBytes(StandardCharsets.UTF_8));
     });
     assertEquals(PublishStatus.IDENTICAL, r.status());
@@ -115,8 +116,8 @@ class PublisherTest {
 
   @Test
   void publish_keyAppearsWithOtherBytes_divergentFirstKept() throws Exception {
-    PublishReport r = Publisher.create(store, "replica-a").publish(spec, (sp, key) -> {
-      Publisher.create(store, "replica-b").publish(sp, Payload.ofBytes("theirs".getBytes(StandardCharsets.UTF_8)));
+    PublishReport r = Idem.publisher(store).writer("replica-a").build().publish(spec, (sp, key) -> {
+      Idem.publisher(store).writer("replica-b").build().publish(sp, Payload.ofBytes("theirs".getBytes(StandardCharsets.UTF_8)));
       return Payload.ofBytes("mine".getBytes(StandardCharsets.UTF_8));
     });
     assertEquals(PublishStatus.DIVERGENT, r.status());
@@ -129,7 +130,7 @@ class PublisherTest {
   @Test
   void publish_taskFails_nothingPublishedPointerUntouched() throws IOException {
     TaskFailedException e = assertThrows(TaskFailedException.class, () ->
-        Publisher.create(store, "w").publish(spec, (sp, key) -> {
+        Idem.publisher(store).writer("w").build().publish(spec, (sp, key) -> {
           throw new IllegalStateException("upstream unavailable");
         }));
     assertTrue(e.getMessage().contains("upstream unavailable"), e.getMessage());
@@ -140,7 +141,7 @@ class PublisherTest {
   @Test
   void publish_taskInterrupted_reportedAsInterrupted() {
     TaskFailedException e = assertThrows(TaskFailedException.class, () ->
-        Publisher.create(store, "w").publish(spec, (sp, key) -> {
+        Idem.publisher(store).writer("w").build().publish(spec, (sp, key) -> {
           throw new InterruptedException("SIGTERM");
         }));
     assertTrue(e.getMessage().contains("interrupted"), e.getMessage());
@@ -152,7 +153,7 @@ class PublisherTest {
     // A first replica published, then died before advancing the pointer.
     store.putIfAbsent(spec.outputKey().toString(), Payload.ofBytes("state".getBytes(StandardCharsets.UTF_8)), "dead-replica");
     AtomicInteger runs = new AtomicInteger();
-    PublishReport r = Publisher.create(store, "next-replica").publish(spec, producing("state", runs));
+    PublishReport r = Idem.publisher(store).writer("next-replica").build().publish(spec, producing("state", runs));
     assertEquals(PublishStatus.SKIPPED, r.status());
     assertEquals(0, runs.get());
     assertEquals(AdvanceStatus.ADVANCED, r.pointer().status());
@@ -162,8 +163,8 @@ class PublisherTest {
   @Test
   void publish_oldReplicaLate_neverRegressesPointer() throws Exception {
     RunSpec next = RunSpec.of("border-state", spec.window().next(), 3);
-    Publisher.create(store, "new").publish(next, Payload.ofBytes("n".getBytes(StandardCharsets.UTF_8)));
-    PublishReport late = Publisher.create(store, "old").publish(spec, Payload.ofBytes("o".getBytes(StandardCharsets.UTF_8)));
+    Idem.publisher(store).writer("new").build().publish(next, Payload.ofBytes("n".getBytes(StandardCharsets.UTF_8)));
+    PublishReport late = Idem.publisher(store).writer("old").build().publish(spec, Payload.ofBytes("o".getBytes(StandardCharsets.UTF_8)));
     assertEquals(PublishStatus.CREATED, late.status());
     assertEquals(AdvanceStatus.NEWER_PRESENT, late.pointer().status());
     assertEquals(next.outputKey().toString(), store.readPointer("border-state").orElseThrow().pointer().key());
@@ -172,15 +173,15 @@ class PublisherTest {
   @Test
   void publish_newSchemaMidDeploy_differentKeyAndPointerMovesForward() throws Exception {
     RunSpec v4 = RunSpec.of("border-state", spec.window(), 4);
-    Publisher.create(store, "old").publish(spec, Payload.ofBytes("v3".getBytes(StandardCharsets.UTF_8)));
-    PublishReport r = Publisher.create(store, "new").publish(v4, Payload.ofBytes("v4".getBytes(StandardCharsets.UTF_8)));
+    Idem.publisher(store).writer("old").build().publish(spec, Payload.ofBytes("v3".getBytes(StandardCharsets.UTF_8)));
+    PublishReport r = Idem.publisher(store).writer("new").build().publish(v4, Payload.ofBytes("v4".getBytes(StandardCharsets.UTF_8)));
     assertEquals(PublishStatus.CREATED, r.status(), "a new format gets its own key");
     assertEquals(AdvanceStatus.ADVANCED, r.pointer().status());
   }
 
   @Test
   void publish_pointerOff_noAdvance() throws Exception {
-    Publisher p = Publisher.create(store, "w", Clock.systemUTC(), new PointerAdvancer(store), false);
+    Publisher p = Idem.publisher(store).writer("w").clock(Clock.systemUTC()).withoutPointer().build();
     PublishReport r = p.publish(spec, Payload.ofBytes("x".getBytes(StandardCharsets.UTF_8)));
     assertNull(r.pointer());
     assertTrue(store.readPointer("border-state").isEmpty());
@@ -188,7 +189,7 @@ class PublisherTest {
 
   @Test
   void publish_invalidWriter_rejectedAtConstruction() {
-    assertThrows(IllegalArgumentException.class, () -> Publisher.create(store, "has space"));
+    assertThrows(IllegalArgumentException.class, () -> Idem.publisher(store).writer("has space").build());
   }
 
   @Test
@@ -233,7 +234,7 @@ class PublisherTest {
         return super.stat(key);
       }
     };
-    Publisher p = Publisher.create(counting, "w");
+    Publisher p = Idem.publisher(counting).writer("w").build();
     assertEquals(PublishStatus.CREATED, p.publish(spec, Payload.ofBytes("x".getBytes(StandardCharsets.UTF_8))).status());
     assertEquals(0, stats.get(), "putIfAbsent already reported the stored object");
     assertEquals(PublishStatus.SKIPPED, p.publish(spec, producing("x", new AtomicInteger())).status());
@@ -254,7 +255,7 @@ class PublisherTest {
   private static final Clock AT_NOW = Clock.fixed(NOW, ZoneOffset.UTC);
 
   private Publisher at(Clock clock) {
-    return Publisher.create(store, "w", clock, new PointerAdvancer(store), true);
+    return Idem.publisher(store).writer("w").clock(clock).pointer(new PointerAdvancer(store)).build();
   }
 
   @Test
@@ -303,7 +304,7 @@ class PublisherTest {
   @Test
   void publish_windowEndingJustBeyondAConfiguredSkew_refused() {
     Window w = new Window(NOW.getEpochSecond() + 31 - 60, 60); // ends 31 s from now
-    Publisher p = at(AT_NOW).withMaxClockSkew(java.time.Duration.ofSeconds(30));
+    Publisher p = Idem.publisher(store).writer("w").clock(AT_NOW).maxClockSkew(java.time.Duration.ofSeconds(30)).build();
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
         () -> p.publish(RunSpec.of("border-state", w, 3), Payload.ofBytes("x".getBytes(StandardCharsets.UTF_8))));
     assertTrue(e.getMessage().contains("(ends 31 seconds from now; allowed clock skew 30s)"), e.getMessage());
@@ -312,7 +313,7 @@ class PublisherTest {
   @Test
   void publish_windowEndingExactlyAtTheSkew_accepted() throws Exception {
     Window w = new Window(NOW.getEpochSecond() + 30 - 60, 60);
-    Publisher p = at(AT_NOW).withMaxClockSkew(java.time.Duration.ofSeconds(30));
+    Publisher p = Idem.publisher(store).writer("w").clock(AT_NOW).maxClockSkew(java.time.Duration.ofSeconds(30)).build();
     assertEquals(PublishStatus.CREATED,
         p.publish(RunSpec.of("border-state", w, 3), Payload.ofBytes("x".getBytes(StandardCharsets.UTF_8))).status());
   }
@@ -321,7 +322,7 @@ class PublisherTest {
   void publish_taskProducesEmptyResult_refusedNothingPublishedPointerUntouched() throws Exception {
     AtomicInteger runs = new AtomicInteger();
     EmptyResultException e = assertThrows(EmptyResultException.class,
-        () -> Publisher.create(store, "w").publish(spec, producing("", runs)));
+        () -> Idem.publisher(store).writer("w").build().publish(spec, producing("", runs)));
     assertEquals("task for " + spec.outputKey() + " produced an empty result (0 bytes); nothing published, pointer untouched",
         e.getMessage());
     assertEquals(1, runs.get());
@@ -332,16 +333,16 @@ class PublisherTest {
   @Test
   void publish_emptyPayload_refusedUnlessAllowed() throws Exception {
     Payload empty = Payload.ofBytes(new byte[0]);
-    assertThrows(IllegalArgumentException.class, () -> Publisher.create(store, "w").publish(spec, empty));
+    assertThrows(IllegalArgumentException.class, () -> Idem.publisher(store).writer("w").build().publish(spec, empty));
     assertFalse(store.exists(spec.outputKey().toString()));
-    PublishReport r = Publisher.create(store, "w").withEmptyResults(true).publish(spec, empty);
+    PublishReport r = Idem.publisher(store).writer("w").allowEmptyResults().build().publish(spec, empty);
     assertEquals(PublishStatus.CREATED, r.status());
     assertEquals(0, r.stored().size());
   }
 
   @Test
   void publish_emptyTaskResultAllowed_published() throws Exception {
-    PublishReport r = Publisher.create(store, "w").withEmptyResults(true).publish(spec, producing("", new AtomicInteger()));
+    PublishReport r = Idem.publisher(store).writer("w").allowEmptyResults().build().publish(spec, producing("", new AtomicInteger()));
     assertEquals(PublishStatus.CREATED, r.status());
     assertEquals(AdvanceStatus.ADVANCED, r.pointer().status());
   }
@@ -359,7 +360,7 @@ class PublisherTest {
   @Test
   void publish_storeNotWritable_failsBeforeTheTaskRuns() throws Exception {
     AtomicInteger runs = new AtomicInteger();
-    IOException e = assertThrows(IOException.class, () -> Publisher.create(unwritable(), "w").publish(spec, producing("x", runs)));
+    IOException e = assertThrows(IOException.class, () -> Idem.publisher(unwritable()).writer("w").build().publish(spec, producing("x", runs)));
     assertEquals("/data/idem: read-only file system", e.getMessage());
     assertEquals(0, runs.get(), "the task must not run when its result could not be stored");
     assertFalse(store.exists(spec.outputKey().toString()));
@@ -368,9 +369,9 @@ class PublisherTest {
 
   @Test
   void publish_alreadyPublishedOnUnwritableStore_skipsWithoutTheCheck() throws Exception {
-    Publisher.create(store, "first").publish(spec, Payload.ofBytes("x".getBytes(StandardCharsets.UTF_8)));
+    Idem.publisher(store).writer("first").build().publish(spec, Payload.ofBytes("x".getBytes(StandardCharsets.UTF_8)));
     AtomicInteger runs = new AtomicInteger();
-    PublishReport r = Publisher.create(unwritable(), "w").publish(spec, producing("x", runs));
+    PublishReport r = Idem.publisher(unwritable()).writer("w").build().publish(spec, producing("x", runs));
     assertEquals(PublishStatus.SKIPPED, r.status());
     assertEquals(0, runs.get());
   }

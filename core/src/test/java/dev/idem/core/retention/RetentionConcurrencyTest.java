@@ -1,5 +1,6 @@
 package dev.idem.core.retention;
 
+import dev.idem.core.Idem;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -55,7 +56,7 @@ class RetentionConcurrencyTest {
     InMemoryObjectStore store = new InMemoryObjectStore(storeClock);
     Clock gcClock = Clock.fixed(now, ZoneOffset.UTC);
     // 40 old generations, written two hours ago and advanced through.
-    Publisher old = Publisher.create(store, "old-fleet", gcClock, new PointerAdvancer(store, 1000, 0), true);
+    Publisher old = Idem.publisher(store).writer("old-fleet").clock(gcClock).pointer(new PointerAdvancer(store, 1000, 0)).build();
     long base = 900_000 * MIN;
     for (int i = 0; i < 40; i++) {
       old.publish(RunSpec.of("daily", new Window(base + i * MIN, MIN), 1), Payload.ofBytes(("g" + i).getBytes()));
@@ -68,7 +69,7 @@ class RetentionConcurrencyTest {
     CountDownLatch start = new CountDownLatch(1);
 
     Thread publisher = new Thread(() -> {
-      Publisher p = Publisher.create(store, "new-replica", gcClock, new PointerAdvancer(store, 1000, 0), true);
+      Publisher p = Idem.publisher(store).writer("new-replica").clock(gcClock).pointer(new PointerAdvancer(store, 1000, 0)).build();
       try {
         start.await();
         for (int i = 40; i < 140; i++) {

@@ -1,5 +1,6 @@
 package dev.idem.core.retention;
 
+import dev.idem.core.Idem;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -34,7 +35,8 @@ class RetentionTest {
 
   private String publish(long day, boolean advance) throws Exception {
     RunSpec spec = RunSpec.of("daily", new Window(day * DAY, DAY), 1);
-    Publisher p = Publisher.create(store, "w", clock, new dev.idem.core.publish.PointerAdvancer(store), advance);
+    Publisher.Builder b = Idem.publisher(store).writer("w").clock(clock);
+    Publisher p = (advance ? b.pointer(new dev.idem.core.publish.PointerAdvancer(store)) : b.withoutPointer()).build();
     p.publish(spec, Payload.ofBytes(("day " + day).getBytes()));
     return spec.outputKey().toString();
   }
@@ -177,7 +179,7 @@ class RetentionTest {
     publish(90, true);
     publish(91, true);
     RunSpec other = RunSpec.of("daily-v2", new Window(10 * DAY, DAY), 1);
-    Publisher.create(store, "w").publish(other, Payload.ofBytes(new byte[] {1}));
+    Idem.publisher(store).writer("w").build().publish(other, Payload.ofBytes(new byte[] {1}));
     new Retention(store, clock).run("daily", new Retention.Policy(1, null, Duration.ZERO, false));
     assertTrue(store.exists(other.outputKey().toString()));
   }

@@ -1,5 +1,6 @@
 package dev.idem.core.retention;
 
+import dev.idem.core.Idem;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -75,7 +76,7 @@ class RetirementTest {
   }
 
   private Publisher publisher() {
-    return Publisher.create(store, "w", gcClock, new PointerAdvancer(store), true);
+    return Idem.publisher(store).writer("w").clock(gcClock).pointer(new PointerAdvancer(store)).build();
   }
 
   private static Payload text(String s) {
@@ -200,7 +201,7 @@ class RetirementTest {
     }
     gc(false); // retires up to day 92
     storeClock.at.set(now.plusSeconds(60));
-    Publisher noPointer = Publisher.create(store, "w", gcClock, new PointerAdvancer(store), false);
+    Publisher noPointer = Idem.publisher(store).writer("w").clock(gcClock).withoutPointer().build();
     assertEquals(PublishStatus.REPUBLISHED, noPointer.publish(spec(91), text("day 91 again")).status());
 
     // An operator sends the pointer back to day 91; a later publish of day 92 advances it, yet gc

@@ -222,9 +222,9 @@ class DivergenceScanTest {
   void run_pointerNamesDeletedObject_reportedAndNotClean() throws Exception {
     InMemoryObjectStore store = new InMemoryObjectStore();
     RunSpec spec = RunSpec.of("p", new Window(60, 60), 1);
-    dev.idem.core.publish.Publisher.create(store, "w").publish(spec, Payload.ofBytes(new byte[] {1}));
+    dev.idem.core.Idem.publisher(store).writer("w").build().publish(spec, Payload.ofBytes(new byte[] {1}));
     RunSpec other = RunSpec.of("q", new Window(60, 60), 1);
-    dev.idem.core.publish.Publisher.create(store, "w").publish(other, Payload.ofBytes(new byte[] {1}));
+    dev.idem.core.Idem.publisher(store).writer("w").build().publish(other, Payload.ofBytes(new byte[] {1}));
     assertTrue(new DivergenceScan().run(store, "", v -> {}).clean());
     store.delete(spec.outputKey().toString());
     store.delete(other.outputKey().toString());
@@ -247,7 +247,7 @@ class DivergenceScanTest {
     List<String> keys = new ArrayList<>();
     for (String pipeline : List.of("a", "b", "c", "d")) {
       RunSpec spec = RunSpec.of(pipeline, new Window(60, 60), 1);
-      dev.idem.core.publish.Publisher.create(memory, "w").publish(spec, Payload.ofBytes(new byte[] {1}));
+      dev.idem.core.Idem.publisher(memory).writer("w").build().publish(spec, Payload.ofBytes(new byte[] {1}));
       keys.add(spec.outputKey().toString());
     }
     for (String key : keys) {
@@ -276,7 +276,7 @@ class DivergenceScanTest {
   void run_pipelineMetInHistory_pointerChecked() throws Exception {
     InMemoryObjectStore store = new InMemoryObjectStore();
     RunSpec spec = RunSpec.of("p", new Window(60, 60), 1);
-    dev.idem.core.publish.Publisher.create(store, "w").publish(spec, Payload.ofBytes(new byte[] {1}));
+    dev.idem.core.Idem.publisher(store).writer("w").build().publish(spec, Payload.ofBytes(new byte[] {1}));
     store.delete(spec.outputKey().toString());
     // The in-memory store keeps history of deleted keys, so the scan meets pipeline p by itself.
     ScanSummary s = new DivergenceScan().run(store, "", v -> {});
@@ -289,7 +289,7 @@ class DivergenceScanTest {
     InMemoryObjectStore store = new InMemoryObjectStore();
     RunSpec spec = RunSpec.of("p", new Window(60, 60), 1);
     String key = spec.outputKey().toString();
-    dev.idem.core.publish.Publisher.create(store, "w").publish(spec, Payload.ofBytes(new byte[] {1}));
+    dev.idem.core.Idem.publisher(store).writer("w").build().publish(spec, Payload.ofBytes(new byte[] {1}));
     store.delete(key);
     store.putIfAbsent(key, Payload.ofBytes(new byte[] {2, 2}), "foreign");
     ScanSummary s = new DivergenceScan().run(store, "", v -> {});
@@ -304,7 +304,7 @@ class DivergenceScanTest {
   @Test
   void run_nothingUnderPrefixAndNoPointer_examinedNothingNeverClean() throws Exception {
     InMemoryObjectStore store = new InMemoryObjectStore();
-    dev.idem.core.publish.Publisher.create(store, "w").publish(RunSpec.of("p", new Window(60, 60), 1), Payload.ofBytes(new byte[] {1}));
+    dev.idem.core.Idem.publisher(store).writer("w").build().publish(RunSpec.of("p", new Window(60, 60), 1), Payload.ofBytes(new byte[] {1}));
     ScanSummary typo = new DivergenceScan().run(store, HistoryQuery.under("pp/"), java.util.Set.of("pp"), v -> {});
     assertTrue(typo.examinedNothing());
     assertFalse(typo.clean(), "a gate never passes on nothing");
@@ -318,7 +318,7 @@ class DivergenceScanTest {
   void run_pointerWithoutKeysUnderTheFilter_examinedAndClean() throws Exception {
     // --since past every window: no key judged, but the pointer was read and matches.
     InMemoryObjectStore store = new InMemoryObjectStore();
-    dev.idem.core.publish.Publisher.create(store, "w").publish(RunSpec.of("p", new Window(60, 60), 1), Payload.ofBytes(new byte[] {1}));
+    dev.idem.core.Idem.publisher(store).writer("w").build().publish(RunSpec.of("p", new Window(60, 60), 1), Payload.ofBytes(new byte[] {1}));
     ScanSummary s = new DivergenceScan().run(store, HistoryQuery.windows("p", Long.MAX_VALUE), java.util.Set.of("p"), v -> {});
     assertEquals(0, s.keys());
     assertFalse(s.examinedNothing());
@@ -366,7 +366,7 @@ class DivergenceScanTest {
 
   /** Publishes one byte for {@code spec} as a publisher does (the schema travels with the payload). */
   private static void publish(InMemoryObjectStore store, RunSpec spec) throws Exception {
-    dev.idem.core.publish.Publisher.create(store, "w").publish(spec, Payload.ofBytes(new byte[] {1}));
+    dev.idem.core.Idem.publisher(store).writer("w").build().publish(spec, Payload.ofBytes(new byte[] {1}));
   }
 
   private static List<WindowDrift> drifts(InMemoryObjectStore store, ScanSummary[] summary) throws Exception {

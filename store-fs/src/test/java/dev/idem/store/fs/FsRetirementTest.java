@@ -1,5 +1,6 @@
 package dev.idem.store.fs;
 
+import dev.idem.core.Idem;
 import static dev.idem.store.fs.Fixtures.bytes;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -52,7 +53,7 @@ class FsRetirementTest {
   @Test
   void gcThenRepublish_theScanSeesOnlyTheNewRecordAndReportsItRepublished() throws Exception {
     FsObjectStore store = FsObjectStore.open(dir.resolve("store"));
-    Publisher p = Publisher.create(store, "w");
+    Publisher p = Idem.publisher(store).writer("w").build();
     for (int n = 0; n < 3; n++) {
       p.publish(spec(n), bytes("window " + n));
     }
@@ -62,7 +63,7 @@ class FsRetirementTest {
     Path file = dir.resolve("store/_idem/pointers/orders/retired");
     assertArrayEquals(gc.retirement().toBytes(), Files.readAllBytes(file));
 
-    PublishReport again = Publisher.create(store, "late").publish(spec(0), bytes("window 0, rebuilt differently"));
+    PublishReport again = Idem.publisher(store).writer("late").build().publish(spec(0), bytes("window 0, rebuilt differently"));
     assertEquals(PublishStatus.REPUBLISHED, again.status());
     assertEquals(gc.retirement(), again.retired());
 
