@@ -163,13 +163,15 @@ final class BatchMetrics implements AutoCloseable {
     return b.toString();
   }
 
-  private static void gauge(StringBuilder b, String name, String help, String labels, String value) {
+  /** One gauge family of one sample: HELP, TYPE, the sample. */
+  static void gauge(StringBuilder b, String name, String help, String labels, String value) {
     b.append("# HELP ").append(name).append(' ').append(help).append('\n');
     b.append("# TYPE ").append(name).append(" gauge\n");
     b.append(name).append('{').append(labels).append("} ").append(value).append('\n');
   }
 
-  private static String seconds(Duration d) {
+  /** Seconds with millisecond precision, as the exposition format writes a float. */
+  static String seconds(Duration d) {
     return String.format(Locale.ROOT, "%.3f", d.toMillis() / 1000.0);
   }
 

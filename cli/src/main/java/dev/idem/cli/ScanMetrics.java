@@ -8,7 +8,6 @@ import java.net.URI;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.Locale;
 
 /**
  * The outcome of one {@code idem scan}, told to Prometheus the way {@link BatchMetrics} tells a publish:
@@ -73,45 +72,35 @@ final class ScanMetrics {
   String render(ScanSummary s, int exitCode, RequestCounts.Snapshot requests, Duration elapsed) {
     String base = "store=\"" + BatchMetrics.escape(store) + "\",prefix=\"" + BatchMetrics.escape(prefix) + "\"";
     StringBuilder b = new StringBuilder();
-    gauge(b, "idem_scan_exit_code", "The exit code of the scan: 0 clean, 1 divergent or cut short, 9 nothing "
+    BatchMetrics.gauge(b, "idem_scan_exit_code", "The exit code of the scan: 0 clean, 1 divergent or cut short, 9 nothing "
         + "examined, others an error (see idem --help).", base, Integer.toString(exitCode));
-    gauge(b, "idem_scan_duration_seconds", "Wall-clock time of the scan.", base, seconds(elapsed));
-    gauge(b, "idem_scan_completion_timestamp_seconds", "When the scan ended, in epoch seconds.", base,
-        seconds(Duration.ofMillis(clock.millis())));
+    BatchMetrics.gauge(b, "idem_scan_duration_seconds", "Wall-clock time of the scan.", base, BatchMetrics.seconds(elapsed));
+    BatchMetrics.gauge(b, "idem_scan_completion_timestamp_seconds", "When the scan ended, in epoch seconds.", base,
+        BatchMetrics.seconds(Duration.ofMillis(clock.millis())));
     if (s != null) {
-      gauge(b, "idem_scan_complete", "1 when the scan examined every key in its scope, 0 when a limit cut it short.",
+      BatchMetrics.gauge(b, "idem_scan_complete", "1 when the scan examined every key in its scope, 0 when a limit cut it short.",
           base, s.complete() ? "1" : "0");
-      gauge(b, "idem_scan_keys", "Keys examined.", base, Long.toString(s.keys()));
-      gauge(b, "idem_scan_entries", "Versions and publish records examined.", base, Long.toString(s.entries()));
-      gauge(b, "idem_scan_divergent_keys", "Keys written with more than one content, not acknowledged.", base,
+      BatchMetrics.gauge(b, "idem_scan_keys", "Keys examined.", base, Long.toString(s.keys()));
+      BatchMetrics.gauge(b, "idem_scan_entries", "Versions and publish records examined.", base, Long.toString(s.entries()));
+      BatchMetrics.gauge(b, "idem_scan_divergent_keys", "Keys written with more than one content, not acknowledged.", base,
           Long.toString(s.divergentKeys()));
-      gauge(b, "idem_scan_acknowledged_keys", "Divergent keys an operator acknowledged.", base,
+      BatchMetrics.gauge(b, "idem_scan_acknowledged_keys", "Divergent keys an operator acknowledged.", base,
           Long.toString(s.acknowledgedKeys()));
-      gauge(b, "idem_scan_drift_positions", "Positions (window and schema) holding more than one key.", base,
+      BatchMetrics.gauge(b, "idem_scan_drift_positions", "Positions (window and schema) holding more than one key.", base,
           Long.toString(s.driftPositions()));
-      gauge(b, "idem_scan_republished_keys", "Keys published again after gc removed them.", base,
+      BatchMetrics.gauge(b, "idem_scan_republished_keys", "Keys published again after gc removed them.", base,
           Long.toString(s.republishedKeys()));
-      gauge(b, "idem_scan_pointer_problems", "Pointers naming an object that is missing or holds other bytes.", base,
+      BatchMetrics.gauge(b, "idem_scan_pointer_problems", "Pointers naming an object that is missing or holds other bytes.", base,
           Integer.toString(s.pointerProblems().size()));
     }
     if (requests != null) {
-      gauge(b, "idem_scan_list_requests", "S3 listing requests the scan made.", base,
+      BatchMetrics.gauge(b, "idem_scan_list_requests", "S3 listing requests the scan made.", base,
           Long.toString(requests.listRequests()));
-      gauge(b, "idem_scan_head_requests", "S3 HEAD requests the scan made.", base, Long.toString(requests.heads()));
-      gauge(b, "idem_scan_get_requests", "S3 GET requests the scan made.", base, Long.toString(requests.gets()));
-      gauge(b, "idem_scan_entries_listed", "Entries the scan's S3 listings returned: versions, delete markers, "
+      BatchMetrics.gauge(b, "idem_scan_head_requests", "S3 HEAD requests the scan made.", base, Long.toString(requests.heads()));
+      BatchMetrics.gauge(b, "idem_scan_get_requests", "S3 GET requests the scan made.", base, Long.toString(requests.gets()));
+      BatchMetrics.gauge(b, "idem_scan_entries_listed", "Entries the scan's S3 listings returned: versions, delete markers, "
           + "common prefixes and objects.", base, Long.toString(requests.entriesListed()));
     }
     return b.toString();
-  }
-
-  private static void gauge(StringBuilder b, String name, String help, String labels, String value) {
-    b.append("# HELP ").append(name).append(' ').append(help).append('\n');
-    b.append("# TYPE ").append(name).append(" gauge\n");
-    b.append(name).append('{').append(labels).append("} ").append(value).append('\n');
-  }
-
-  private static String seconds(Duration d) {
-    return String.format(Locale.ROOT, "%.3f", d.toMillis() / 1000.0);
   }
 }

@@ -1,4 +1,4 @@
-package dev.idem.core.mutation;
+package dev.idem.core;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -6,11 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.idem.core.Names;
-import dev.idem.core.OutputKey;
-import dev.idem.core.RunSpec;
-import dev.idem.core.Sha256;
-import dev.idem.core.Window;
 import dev.idem.core.store.ObjectInfo;
 import dev.idem.core.store.Pointer;
 import java.nio.charset.StandardCharsets;

@@ -1,11 +1,10 @@
-package dev.idem.core.mutation;
+package dev.idem.core.store;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.idem.core.Sha256;
-import dev.idem.core.store.Payload;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;

@@ -1,4 +1,4 @@
-package dev.idem.core.mutation;
+package dev.idem.core.proof;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -9,10 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.idem.core.RunSpec;
 import dev.idem.core.Window;
-import dev.idem.core.proof.ProbeResult;
-import dev.idem.core.proof.ProvenStore;
-import dev.idem.core.proof.StoreMarker;
-import dev.idem.core.proof.StoreProver;
 import dev.idem.core.store.Acknowledgement;
 import dev.idem.core.store.CasResult;
 import dev.idem.core.store.HistoryQuery;

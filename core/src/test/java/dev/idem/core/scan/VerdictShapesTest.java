@@ -1,14 +1,10 @@
-package dev.idem.core.mutation;
+package dev.idem.core.scan;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.idem.core.scan.Basis;
-import dev.idem.core.scan.KeyVerdict;
-import dev.idem.core.scan.SchemaOverlap;
-import dev.idem.core.scan.WindowDrift;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

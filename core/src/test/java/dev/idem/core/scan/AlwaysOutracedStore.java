@@ -1,4 +1,4 @@
-package dev.idem.core.mutation;
+package dev.idem.core.scan;
 
 import dev.idem.core.store.CasResult;
 import dev.idem.core.store.ObjectInfo;

@@ -1,9 +1,8 @@
-package dev.idem.core.mutation;
+package dev.idem.core.store;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import dev.idem.core.store.Retirement;
 import java.time.Instant;
 import org.junit.jupiter.api.Test;
 

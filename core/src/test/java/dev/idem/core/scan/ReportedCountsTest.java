@@ -1,4 +1,4 @@
-package dev.idem.core.mutation;
+package dev.idem.core.scan;
 
 import dev.idem.core.Idem;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -15,10 +15,6 @@ import dev.idem.core.publish.AdvanceReport;
 import dev.idem.core.publish.AdvanceStatus;
 import dev.idem.core.publish.PointerAdvancer;
 import dev.idem.core.publish.Publisher;
-import dev.idem.core.scan.Basis;
-import dev.idem.core.scan.DivergenceScan;
-import dev.idem.core.scan.KeyVerdict;
-import dev.idem.core.scan.ScanSummary;
 import dev.idem.core.store.HistoryEntry;
 import dev.idem.core.store.KeyHistory;
 import dev.idem.core.store.Payload;
@@ -34,7 +30,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** Counts that reports carry: advance attempts, scan totals and progress, verdict tallies. */
-class CountsTest {
+class ReportedCountsTest {
 
   private static Pointer pointer(InMemoryObjectStore store, long windowStart, int schema) throws IOException {
     String key = RunSpec.of("p", new Window(windowStart, 60), schema).outputKey().toString();
