@@ -19,7 +19,7 @@ import java.util.concurrent.ThreadLocalRandom;
  * The command line's temporary files and directories (a task's output directory, a spooled stdin, a
  * fetched object before its rename). Exists because {@code Files.createTempFile} and {@code
  * createTempDirectory} name them with {@code SecureRandom}, whose first use starts the security
- * providers: about 20 ms of every {@code idem run}, which otherwise never needs them. Same guarantees:
+ * providers, a noticeable part of every {@code idem run}'s start, which otherwise never needs them. Same guarantees:
  * the name is created new ({@code O_EXCL}, {@code mkdir}), never an existing file or a link someone
  * planted; owner-only permissions where the filesystem has POSIX permissions; a taken name is retried
  * with another. The names need to be unique, not secret: a guessed name only makes a retry.

@@ -6,8 +6,8 @@ import java.util.Arrays;
 /**
  * SHA-256 (FIPS 180-4) in plain Java, a {@link MessageDigest} made without the security providers.
  * Exists because the first {@code MessageDigest.getInstance("SHA-256")} of a JVM initialises them,
- * about 20 ms on the distribution's runtime: more than {@code idem key} spends on everything after
- * its command line, and a tenth of a whole {@code idem run}. {@link Sha256#newDigest(long)} hands it
+ * which costs a short command more than everything else it does after its command line
+ * (BENCHMARKS.md, start time). {@link Sha256#newDigest(long)} hands it
  * out for small inputs until the JVM has made a provider's digest; after that, and for large inputs,
  * the provider's is the one to use (the JIT's SHA intrinsics apply to it, not to this class).
  * Guarantee: the same 32 bytes as the provider's SHA-256 for every input, however it is split into

@@ -21,8 +21,8 @@ public final class Sha256 {
   /**
    * Bytes this JVM may still hash with {@link PlainSha256} before it uses the security providers'
    * SHA-256. A short-lived command (a key, a pointer document, a small payload) fits in it and never
-   * starts the providers, about 20 ms of its start; a long-lived JVM spends it once and then uses the
-   * provider's digest, which the JIT compiles to the CPU's SHA instructions (7× plain Java here).
+   * starts the providers, a noticeable part of its start; a long-lived JVM spends it once and then uses
+   * the provider's digest, which the JIT compiles to the CPU's SHA instructions, several times as fast.
    * Negative once the providers' digest has been made: they are up, and plain Java has no gain left.
    * Updated without atomicity: a race only moves the switch by an input or two.
    */

@@ -62,7 +62,7 @@ final class TempFile implements Closeable {
   /**
    * 16 random lowercase hex digits, for names that concurrent writers must not share (each is
    * created with {@code O_EXCL}, so a repeat is retried, never shared). Not {@code SecureRandom}: its
-   * first use starts the security providers, about 20 ms of a command's start, and uniqueness needs
+   * first use starts the security providers, a noticeable part of a command's start, and uniqueness needs
    * no secrecy here.
    */
   static String randomHex() {

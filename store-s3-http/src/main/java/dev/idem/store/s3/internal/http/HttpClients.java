@@ -31,8 +31,8 @@ import javax.net.ssl.TrustManager;
  *
  * <p>Why: {@code HttpClient.newBuilder().build()} takes {@code SSLContext.getDefault()}, which loads and
  * parses the JDK's trust store and sets up every cipher suite, whether or not the client ever speaks
- * TLS: 160–180 ms of a fresh CLI process's main thread, measured under load, before the first request
- * to a plain {@code http://} endpoint (S3Proxy, MinIO or Ceph RGW inside a cluster, the tests). And the
+ * TLS: the largest part of a fresh CLI process's start before the first request to a plain {@code
+ * http://} endpoint (S3Proxy, MinIO or Ceph RGW inside a cluster, the tests). And the
  * credential sources' client (STS, the container endpoint, IMDS) is needed only when credentials do not
  * come from the environment or a profile file, which is most runs.
  *
