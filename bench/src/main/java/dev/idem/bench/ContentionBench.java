@@ -43,7 +43,7 @@ import org.openjdk.jmh.annotations.Warmup;
  *   <li>{@code sameKeyAndPointerTn}: {@code sameKeyTn} followed by moving the pipeline's pointer to
  *       the key just published ({@link PointerAdvancer#advance}, key k at the pointer's k-th
  *       position): n replicas of one job, each publishing its window's output and advancing
- *       {@code latest}, the case issue 14's contention target names. The replica that finds its
+ *       {@code latest}, the case BENCHMARKS.md's contention target names. The replica that finds its
  *       position already passed backs off without writing.
  *   <li>{@code advanceTn}: each call takes the next pointer position from a shared counter and asks
  *       {@link PointerAdvancer#advance} (default settings: 64 attempts, 2 ms jittered backoff) to move

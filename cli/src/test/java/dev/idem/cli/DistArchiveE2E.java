@@ -52,7 +52,7 @@ class DistArchiveE2E {
     install = into.resolve(name);
   }
 
-  /** Issue 13's bound on what a user downloads: 25 MB (decimal), the checksum file aside. */
+  /** The bound on what a user downloads: 25 MB (decimal), the checksum file aside. */
   @Test
   void archive_atMost25MB() throws Exception {
     long size = Files.size(archive);

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 11 item 3 end to end: publish, gc, publish the removed window again with other bytes, scan.
+ * Republishing after gc, end to end: publish, gc, publish the removed window again with other bytes, scan.
  * The re-publish says REPUBLISHED (stdout, stderr, --json, metrics) and exits 0; the scan lists the key
  * as republished, not divergent, and passes. On the filesystem store and on a versioned S3 bucket.
  */

@@ -34,7 +34,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 11 item 3: gc leaves a retirement mark, and a window published again after gc removed it is
+ * Retirement: gc leaves a retirement mark, and a window published again after gc removed it is
  * REPUBLISHED for the publisher and republished (not divergent) for the scan.
  */
 class RetirementTest {

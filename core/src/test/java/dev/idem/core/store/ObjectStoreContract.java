@@ -379,7 +379,7 @@ public abstract class ObjectStoreContract {
     assertEquals(0, store.deleteRecords(k), "removing nothing is not an error");
   }
 
-  // --- retirement mark (issue 11 item 3) ---
+  // --- retirement mark ---
 
   @Test
   void retirement_noneThenRaisedForwardOnlyPerPipeline() throws IOException {
