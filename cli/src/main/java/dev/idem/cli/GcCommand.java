@@ -92,7 +92,8 @@ final class GcCommand implements Callable<Integer> {
             .put("generations", report.generations()).put("kept", kept)
             .put("removed", report.deleted()).put("records_removed", report.records())
             .put("records_only_removed", report.recordsOnly()).put("evidence_kept", report.evidenceKept())
-            .put("swept", report.swept()).put("retired", retiredJson(report.retirement())));
+            .put("swept", report.swept()).put("retired", retiredJson(report.retirement()))
+            .putIfPresent("skipped", report.skipped().isEmpty() ? null : report.skipped()));
       } else if (!output.quiet) {
         if (report.pointer() == null) {
           err.println("idem gc: pipeline " + pipeline + " has no pointer yet; no generation removed");
@@ -113,6 +114,9 @@ final class GcCommand implements Callable<Integer> {
           out.println((dryRun ? "would mark " : "retired ") + "windows up to window_start="
               + report.retirement().windowStart() + " (at " + report.retirement().retiredAt() + " by "
               + report.retirement().retiredBy() + ")");
+        }
+        for (String s : report.skipped()) {
+          out.println("skipped: " + s);
         }
         out.println("gc pipeline=" + pipeline + " generations=" + report.generations() + " kept=" + kept
             + " removed=" + report.deleted().size() + " records=" + report.records()

@@ -9,14 +9,17 @@ import dev.idem.core.store.Acknowledgement;
 import dev.idem.core.store.CasResult;
 import dev.idem.core.store.DivergenceRecord;
 import dev.idem.core.store.HistoryQuery;
+import dev.idem.core.store.LeftoverSweep;
 import dev.idem.core.store.ObjectInfo;
 import dev.idem.core.store.ObjectStore;
 import dev.idem.core.store.Payload;
 import dev.idem.core.store.Pointer;
 import dev.idem.core.store.PointerState;
+import dev.idem.core.store.PublishHistory;
 import dev.idem.core.store.PutOutcome;
 import dev.idem.core.store.PutStatus;
 import dev.idem.core.store.Retirement;
+import dev.idem.core.store.RetirementMarks;
 import dev.idem.core.store.WriteProgress;
 import dev.idem.store.s3.internal.client.ObjectHead;
 import dev.idem.store.s3.internal.client.ObjectSummary;
@@ -140,8 +143,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>Thread-safe. {@link #close()} stops the background threads used for listing read-ahead,
  * parallel HEADs and parallel parts; the HTTP client has no resources that need closing on Java 17.
+ *
+ * <p>It has every optional capability of a store: {@link PublishHistory}, {@link RetirementMarks} and
+ * {@link LeftoverSweep}.
  */
-public final class S3ObjectStore implements ObjectStore {
+public final class S3ObjectStore implements ObjectStore, PublishHistory, RetirementMarks, LeftoverSweep {
   private static final SecureRandom RANDOM = new SecureRandom();
   private static final int MAX_REPUBLISH = 3;
   /** How many times a racing loser reads the first version of the key's life before giving up ({@link #giveWayToFirst}). */
@@ -725,8 +731,8 @@ public final class S3ObjectStore implements ObjectStore {
 
   /** Raises the mark forward only with create-only writes ({@link RetirementObjects}). */
   @Override
-  public Optional<Retirement> raiseRetirement(Retirement proposed) throws IOException {
-    return Optional.of(retirements.raise(proposed));
+  public Retirement raiseRetirement(Retirement proposed) throws IOException {
+    return retirements.raise(proposed);
   }
 
   /** One create-only object under {@code _idem/acks/} ({@link AcknowledgementObjects}). */
