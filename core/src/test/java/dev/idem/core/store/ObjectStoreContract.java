@@ -37,7 +37,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The behaviour every {@link ObjectStore} must have, as one suite each store runs (contracts P1–P4,
- * G1–G3 of docs/DESIGN.md). A store's test class extends this and supplies a fresh, empty store.
+ * G1–G3 of docs/DESIGN.md). A store's test class extends this and supplies a fresh, empty store. The
+ * cases of history, retirement marks and acknowledgements expect the store to have those capabilities
+ * ({@link PublishHistory}, {@link RetirementMarks}).
  *
  * <p>Stores whose pointer compare-and-swap cannot be tested for atomicity under concurrency on the
  * test server (S3Proxy's {@code If-Match} is not atomic) override {@link #pointerCasIsAtomic()}.
