@@ -32,7 +32,8 @@ import picocli.CommandLine.Spec;
  * first (S1).
  *
  * <p>Exit codes: 0 recorded; 2 the key is not divergent, or bad input (nothing written); 7 nothing was
- * ever published at the key; 4, 5, 8 as any writing command.
+ * ever published at the key; 4, 5, 8 as any writing command (8 also for a store without publish history,
+ * where there is nothing to acknowledge against nor to record in).
  */
 @Command(name = "ack", mixinStandardHelpOptions = true, versionProvider = IdemCommand.Version.class,
     description = {

@@ -14,7 +14,12 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-/** {@code idem gc}: core's {@link Retention} for one pipeline (it also sweeps the store's leftovers). */
+/**
+ * {@code idem gc}: core's {@link Retention} for one pipeline (it also sweeps the store's leftovers). On a
+ * store that lacks a capability gc needs for part of its work (publish history, retirement marks, a sweep)
+ * it does the rest and prints one {@code skipped:} line per capability missing ({@code skipped} in
+ * {@code --json}).
+ */
 @Command(name = "gc", mixinStandardHelpOptions = true, versionProvider = IdemCommand.Version.class,
     description = {
         "Remove old generations of a pipeline and stale temporaries. Never removes what the pointer names "

@@ -45,6 +45,9 @@ import picocli.CommandLine.Spec;
  * acknowledgements are read once. On S3, a window of one key does not carry its schema in the listing:
  * the schema of each key shown is read then (one HEAD each), and {@code --schema} reads it for every key
  * walked (bound it with {@code --since}).
+ *
+ * <p>A store without publish history is refused (exit 8); one without retirement marks shows a re-published
+ * window as the scan judges it there, one life.
  */
 @Command(name = "history", mixinStandardHelpOptions = true, versionProvider = IdemCommand.Version.class,
     description = {
