@@ -78,10 +78,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       is aborted (Adobe S3Mock) has removed a published object, and the publish fails saying so.
  *   <li>DIVERGENT, the fact before the bytes (P8, decided by {@link PublishDecision}): first the
  *       divergence marker {@code _idem/evidence/KEY!SHA256.ATTEMPT}, an empty create-only object
- *       carrying the same metadata, the attempt's size ({@code idem-size}) and the stored object's SHA-256 ({@code idem-stored-sha256});
- *       then, unless evidence bytes are off, the attempt's bytes at {@code _idem/evidence/KEY!SHA256},
- *       create-only (a single PUT or a multipart upload, as above), with the same metadata. The stored
- *       object is never touched (P2).
+ *       carrying the same metadata, the attempt's size ({@code idem-size}) and the stored object's
+ *       SHA-256 ({@code idem-stored-sha256}); then, unless evidence bytes are off, the attempt's bytes
+ *       at {@code _idem/evidence/KEY!SHA256}, create-only (a single PUT or a multipart upload, as
+ *       above), with the same metadata. The stored object is never touched (P2).
  * </ol>
  *
  * <p>One create per publish (P7): an object this publish met at the key (a 412, or the HEAD before a
@@ -109,10 +109,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <h2>Reads</h2>
  *
- * {@link #exists} answers from a bounded cache of keys this process saw exist ({@link KnownKeys}: published
- * objects only go away by retention, through {@link #delete}, which evicts them), else HEADs. {@link #stat} HEADs;
- * for an object idem did not write it GETs the whole object to hash it, so stat on foreign objects
- * costs a download. {@link #open} streams a GET.
+ * {@link #exists} answers from a bounded cache of keys this process saw exist ({@link KnownKeys}:
+ * published objects only go away by retention, through {@link #delete}, which evicts them), else HEADs.
+ * {@link #stat} HEADs; for an object idem did not write it GETs the whole object to hash it, so stat
+ * on foreign objects costs a download. {@link #open} streams a GET.
  *
  * <h2>Pointers</h2>
  *
