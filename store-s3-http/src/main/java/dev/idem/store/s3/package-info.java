@@ -30,10 +30,10 @@
  *   <li><b>store</b>: {@code S3ObjectStore.putIfAbsent} checks the key ({@code KeyLayout}), chooses the
  *       publish's upload plan, hashes the payload once as the plan says ({@code ContentChecksums}), HEADs
  *       the key first where the plan says, hands the bytes to the upload, and decides CREATED, IDENTICAL
- *       or DIVERGENT from what the key holds (keeping divergence evidence by the same plan), checking the
- *       versions under its own write where the plan says ({@code KeyLife}). The pointer ({@code
- *       CasPointers}, {@code LogPointers}), the history the scan reads ({@code HistoryWalk}) and the sweep
- *       are its other paths, each in its own class here.
+ *       or DIVERGENT from what the key holds (core's {@code PublishDecision}; divergence evidence is kept
+ *       by the same plan), checking the versions under its own write where the plan says ({@code
+ *       KeyLife}). The pointer ({@code CasPointers}, {@code LogPointers}), the history the scan reads
+ *       ({@code HistoryWalk}) and the sweep are its other paths, each in its own class here.
  *   <li><b>upload plan</b>: {@code UploadPlan} states the upload decision table in one place and is chosen
  *       once per publish from explicit inputs (size, whether the payload reads ranges, the endpoint's
  *       scheme, the server's {@code ProbeAnswers}, the options): HEAD first or not, one PUT or parts, how
