@@ -6,12 +6,14 @@ import dev.idem.core.store.CasResult;
 import dev.idem.core.store.Deadline;
 import dev.idem.core.store.DivergenceRecord;
 import dev.idem.core.store.HistoryQuery;
+import dev.idem.core.store.KnownKeys;
 import dev.idem.core.store.ListedObject;
 import dev.idem.core.store.ObjectInfo;
 import dev.idem.core.store.ObjectStore;
 import dev.idem.core.store.Payload;
 import dev.idem.core.store.Pointer;
 import dev.idem.core.store.PointerState;
+import dev.idem.core.store.PublishDecision;
 import dev.idem.core.store.PutOutcome;
 import dev.idem.core.store.PutStatus;
 import dev.idem.core.store.Retirement;
@@ -32,7 +34,6 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.SortedSet;
 import java.util.TreeSet;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * An {@link ObjectStore} in a local directory: create-only publish by hard link, a kernel-locked
@@ -88,9 +89,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *       record, return CREATED.
  *   <li>Loser ({@link FileAlreadyExistsException}): read the stored SHA-256 (from its record, else by
  *       hashing the object: it is complete, since it was linked only after its {@code fsync}), {@code
- *       fsync} its directory too (the winner may not have yet), and compare: same hash → an {@code
- *       IDENTICAL} record; different → first the divergence's marker (P8), a {@code DIVERGENT} record
- *       naming both hashes, forced and its directory fsynced; then (when {@link
+ *       fsync} its directory too (the winner may not have yet), and decide ({@link PublishDecision}):
+ *       same hash → an {@code IDENTICAL} record; different → first the divergence's marker (P8), a
+ *       {@code DIVERGENT} record naming both hashes, forced and its directory fsynced; then (when {@link
  *       Options#keepDivergentBytes()}) link the temporary file to {@code _idem/evidence/<key>/<sha256>}
  *       and fsync its directory; return DIVERGENT (P4). A record that cannot be written returns
  *       DIVERGENT {@link DivergenceRecord#NOT_RECORDED}, bytes that cannot be kept {@link
@@ -144,8 +145,7 @@ public final class FsObjectStore implements ObjectStore {
   private final KnownKeys knownKeys;
   /** Keys this instance created: forced and linked, their directory fsynced, so durable (G1). */
   private final KnownKeys createdHere;
-  /** Counts deletes, so a lookup that raced with one does not cache a key the delete just evicted. */
-  private final AtomicLong deletions = new AtomicLong();
+  private final PublishDecision decision;
   private final PointerFiles pointers;
   private final RetirementFiles retirements;
   private final AcknowledgementFiles acks;
@@ -158,6 +158,7 @@ public final class FsObjectStore implements ObjectStore {
     this.fs = new ContainedFs(root, ops);
     this.knownKeys = new KnownKeys(options.existsCacheSize());
     this.createdHere = new KnownKeys(options.existsCacheSize());
+    this.decision = options.keepDivergentBytes() ? PublishDecision.keepingBytes() : PublishDecision.markerOnly();
     this.pointers = new PointerFiles(layout, fs, ops, options.lockTimeout(), createdHere::contains);
     this.retirements = new RetirementFiles(layout, fs, ops);
     this.acks = new AcknowledgementFiles(layout, fs, ops);
@@ -249,7 +250,8 @@ public final class FsObjectStore implements ObjectStore {
   // Objects
 
   /**
-   * Answers from a bounded cache of keys this store has seen holding an object, else one {@code stat}.
+   * Answers from a bounded cache of keys this store has seen holding an object ({@link KnownKeys}), else
+   * one {@code stat}.
    *
    * @throws LinkRefusedException when a link lies on the key's path under the root
    */
@@ -261,23 +263,12 @@ public final class FsObjectStore implements ObjectStore {
       return true;
     }
     Path target = layout.resolveKey(key);
-    long seen = deletions.get();
+    long seen = knownKeys.stamp();
     boolean present = fs.regularFile(target) != null;
     if (present) {
-      remember(knownKeys, key, seen);
+      knownKeys.remember(key, seen);
     }
     return present;
-  }
-
-  /**
-   * Caches {@code key} as present unless a delete ran since {@code seen} was read: a delete counts
-   * itself before it evicts, so either it evicts after this add, or this sees its count and evicts.
-   */
-  private void remember(KnownKeys cache, String key, long seen) {
-    cache.add(key);
-    if (deletions.get() != seen) {
-      cache.remove(key);
-    }
   }
 
   /**
@@ -321,7 +312,7 @@ public final class FsObjectStore implements ObjectStore {
     Path target = layout.resolveKey(key);
     Objects.requireNonNull(payload, "payload");
     Names.requireWriterId(writerId);
-    long seen = deletions.get();
+    long seen = knownKeys.stamp();
     Path dir = target.getParent();
     Path records = layout.recordDir(key);
     fs.ensureDirectories(dir, records);
@@ -358,10 +349,11 @@ public final class FsObjectStore implements ObjectStore {
    */
   private PutOutcome identicalIfStored(String key, Path target, BasicFileAttributes file, Payload payload,
       String writerId, Path records, long seen) throws IOException {
+    Attempt attempt = new Attempt(key, target, records, writerId, payload.schema(), null);
     ObjectInfo named = StoredObjects.vouchedByName(fs, layout, key, target, file, payload.sha256());
     if (named != null) {
-      remember(knownKeys, key, seen);
-      return identical(target, named, writerId, payload.schema(), records);
+      knownKeys.remember(key, seen);
+      return decision.identical(named, attempt);
     }
     StoredObjects.Stated there = StoredObjects.stated(fs, layout, key, target);
     if (there == null || !there.info().sha256().equals(payload.sha256())) {
@@ -370,8 +362,8 @@ public final class FsObjectStore implements ObjectStore {
     if (!there.durableByRecord()) {
       fs.sync(target.getParent(), "found " + target + " but could not make it durable");
     }
-    remember(knownKeys, key, seen);
-    return identical(target, there.info(), writerId, payload.schema(), records);
+    knownKeys.remember(key, seen);
+    return decision.identical(there.info(), attempt);
   }
 
   /** Copies the payload to a temporary file and links it to {@code target}: steps 4 to 8 of the class comment. */
@@ -383,10 +375,11 @@ public final class FsObjectStore implements ObjectStore {
       String sha = copied.sha256();
       long size = copied.size();
       for (int attempt = 1; ; attempt++) {
+        long linking = createdHere.stamp();
         if (fs.link(temp.path(), target)) {
           fs.sync(dir, "published " + target + " but could not make it durable");
-          remember(knownKeys, key, seen);
-          remember(createdHere, key, seen);
+          knownKeys.remember(key, seen);
+          createdHere.remember(key, linking);
           ObjectInfo created = new ObjectInfo(key, sha, size, writerId, Instant.now());
           record(records, target, PutStatus.CREATED, created.publishedAt(), sha, size, writerId, payload.schema(),
               "published " + target + " but could not write its record");
@@ -395,8 +388,9 @@ public final class FsObjectStore implements ObjectStore {
         Optional<ObjectInfo> stored = StoredObjects.stat(fs, layout, key, target);
         if (stored.isPresent()) {
           fs.sync(dir, "found " + target + " but could not make it durable");
-          remember(knownKeys, key, seen);
-          return existing(key, target, stored.get(), temp.path(), sha, size, writerId, payload.schema(), records);
+          knownKeys.remember(key, seen);
+          return decision.decide(stored.get(), sha, size,
+              new Attempt(key, target, records, writerId, payload.schema(), temp.path()));
         }
         ContainedFs.requireFileOrNothing(fs.attributes(target), target, "object");
         if (attempt == PUBLISH_ATTEMPTS) {
@@ -407,43 +401,60 @@ public final class FsObjectStore implements ObjectStore {
     }
   }
 
-  private PutOutcome existing(String key, Path target, ObjectInfo stored, Path temp, String sha, long size,
-      String writerId, Integer schema, Path records) throws IOException {
-    if (stored.sha256().equals(sha)) {
-      return identical(target, stored, writerId, schema, records);
-    }
-    // P8: the fact before the bytes. The DIVERGENT record, forced and its directory fsynced, is the
-    // divergence marker; a publisher killed or failing while it keeps the bytes has recorded it already.
-    // Once the outcome is known it is returned, never thrown: DIVERGENT, saying what could not be kept.
-    try {
-      Records.write(fs, ops, records, target.getFileName().toString(),
-          new RecordLine(Instant.now(), PutStatus.DIVERGENT, sha, size, writerId, schema, stored.sha256()));
-    } catch (LinkRefusedException refused) {
-      throw refused; // a link in the store: refused as everywhere else (S2)
-    } catch (IOException e) {
-      return PutOutcome.divergentUnrecorded(stored, sha, size, DivergenceRecord.NOT_RECORDED,
-          failure("could not write the DIVERGENT record of " + target + " in " + records, e).getMessage());
-    }
-    if (!options.keepDivergentBytes()) {
-      return new PutOutcome(PutStatus.DIVERGENT, stored, sha, size, null);
-    }
-    try {
-      return new PutOutcome(PutStatus.DIVERGENT, stored, sha, size, Records.keepEvidence(fs, ops, layout, key, sha, temp));
-    } catch (LinkRefusedException refused) {
-      throw refused;
-    } catch (IOException e) {
-      return PutOutcome.divergentUnrecorded(stored, sha, size, DivergenceRecord.BYTES_NOT_KEPT,
-          failure("could not keep the divergent bytes of " + target + " under " + layout.evidenceDir(key), e)
-              .getMessage());
-    }
-  }
+  /**
+   * A publish's own steps when its key holds an object ({@link PublishDecision}): an IDENTICAL record;
+   * for a divergence, a DIVERGENT record as its marker (forced, its directory fsynced: P8), then the
+   * temporary file linked as evidence. A link found in the store is refused (S2) even there.
+   */
+  private final class Attempt implements PublishDecision.Steps {
+    private final String key;
+    private final Path target;
+    private final Path records;
+    private final String writerId;
+    private final Integer schema;
+    /** The attempt's bytes, or null before they are copied (then only IDENTICAL is decided). */
+    private final Path temp;
 
-  /** Records an IDENTICAL attempt on {@code stored}, whose directory the caller has fsynced (G1). */
-  private PutOutcome identical(Path target, ObjectInfo stored, String writerId, Integer schema, Path records)
-      throws IOException {
-    record(records, target, PutStatus.IDENTICAL, Instant.now(), stored.sha256(), stored.size(), writerId, schema,
-        "identical publish of " + target + " could not be recorded");
-    return new PutOutcome(PutStatus.IDENTICAL, stored, stored.sha256(), stored.size(), null);
+    Attempt(String key, Path target, Path records, String writerId, Integer schema, Path temp) {
+      this.key = key;
+      this.target = target;
+      this.records = records;
+      this.writerId = writerId;
+      this.schema = schema;
+      this.temp = temp;
+    }
+
+    @Override // the object's directory is fsynced by the caller (G1)
+    public void recordIdentical(ObjectInfo stored) throws IOException {
+      record(records, target, PutStatus.IDENTICAL, Instant.now(), stored.sha256(), stored.size(), writerId, schema,
+          "identical publish of " + target + " could not be recorded");
+    }
+
+    @Override
+    public void writeMarker(ObjectInfo stored, String attemptSha256, long attemptSize) throws IOException {
+      Records.write(fs, ops, records, target.getFileName().toString(), new RecordLine(Instant.now(),
+          PutStatus.DIVERGENT, attemptSha256, attemptSize, writerId, schema, stored.sha256()));
+    }
+
+    @Override
+    public String keepBytes(ObjectInfo stored, String attemptSha256) throws IOException {
+      return Records.keepEvidence(fs, ops, layout, key, attemptSha256, Objects.requireNonNull(temp, "temp"));
+    }
+
+    @Override
+    public String marker() {
+      return "the DIVERGENT record of " + target + " in " + records;
+    }
+
+    @Override
+    public String bytes() {
+      return "the divergent bytes of " + target + " under " + layout.evidenceDir(key);
+    }
+
+    @Override // a link in the store: refused as everywhere else (S2)
+    public boolean propagates(IOException failure) {
+      return failure instanceof LinkRefusedException;
+    }
   }
 
   private void record(Path records, Path target, PutStatus status, Instant time, String sha, long size,
@@ -465,14 +476,13 @@ public final class FsObjectStore implements ObjectStore {
   @Override
   public boolean delete(String key) throws IOException {
     Path target = layout.resolveKey(key);
-    deletions.incrementAndGet();
-    knownKeys.remove(key);
-    createdHere.remove(key);
+    knownKeys.forget(key);
+    createdHere.forget(key);
     if (fs.regularFile(target) == null) {
       return false;
     }
     boolean deleted = ops.deleteIfExists(target);
-    knownKeys.remove(key);
+    knownKeys.forget(key);
     if (deleted) {
       fs.sync(target.getParent(), "deleted " + target + " but could not make the delete durable");
     }

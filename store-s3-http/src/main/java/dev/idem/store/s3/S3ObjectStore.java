@@ -1,7 +1,5 @@
 package dev.idem.store.s3;
 
-import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.idem.core.Names;
 import dev.idem.core.OutputKey;
 import dev.idem.core.Sha256;
@@ -9,11 +7,13 @@ import dev.idem.core.store.Acknowledgement;
 import dev.idem.core.store.CasResult;
 import dev.idem.core.store.DivergenceRecord;
 import dev.idem.core.store.HistoryQuery;
+import dev.idem.core.store.KnownKeys;
 import dev.idem.core.store.ObjectInfo;
 import dev.idem.core.store.ObjectStore;
 import dev.idem.core.store.Payload;
 import dev.idem.core.store.Pointer;
 import dev.idem.core.store.PointerState;
+import dev.idem.core.store.PublishDecision;
 import dev.idem.core.store.PutOutcome;
 import dev.idem.core.store.PutStatus;
 import dev.idem.core.store.Retirement;
@@ -76,12 +76,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       equal is IDENTICAL, different is DIVERGENT. A refused multipart upload is aborted only then, and
  *       the key is HEADed once more: a server that deletes the object at a key when an upload of the key
  *       is aborted (Adobe S3Mock) has removed a published object, and the publish fails saying so.
- *   <li>DIVERGENT, the fact before the bytes (P8): first the divergence marker {@code
- *       _idem/evidence/KEY!SHA256.ATTEMPT}, an empty create-only object carrying the same metadata, the
- *       attempt's size ({@code idem-size}) and the stored object's SHA-256 ({@code idem-stored-sha256});
- *       then, unless evidence bytes are off, the attempt's bytes at {@code _idem/evidence/KEY!SHA256},
- *       create-only (a single PUT or a multipart upload, as above), with the same metadata. The stored
- *       object is never touched (P2).
+ *   <li>DIVERGENT, the fact before the bytes (P8, decided by {@link PublishDecision}): first the
+ *       divergence marker {@code _idem/evidence/KEY!SHA256.ATTEMPT}, an empty create-only object
+ *       carrying the same metadata, the attempt's size ({@code idem-size}) and the stored object's
+ *       SHA-256 ({@code idem-stored-sha256}); then, unless evidence bytes are off, the attempt's bytes
+ *       at {@code _idem/evidence/KEY!SHA256}, create-only (a single PUT or a multipart upload, as
+ *       above), with the same metadata. The stored object is never touched (P2).
  * </ol>
  *
  * <p>One create per publish (P7): an object this publish met at the key (a 412, or the HEAD before a
@@ -109,10 +109,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <h2>Reads</h2>
  *
- * {@link #exists} answers from a bounded cache of keys this process saw exist (published objects only
- * go away by retention, through {@link #delete}, which evicts them), else HEADs. {@link #stat} HEADs;
- * for an object idem did not write it GETs the whole object to hash it, so stat on foreign objects
- * costs a download. {@link #open} streams a GET.
+ * {@link #exists} answers from a bounded cache of keys this process saw exist ({@link KnownKeys}:
+ * published objects only go away by retention, through {@link #delete}, which evicts them), else HEADs.
+ * {@link #stat} HEADs; for an object idem did not write it GETs the whole object to hash it, so stat
+ * on foreign objects costs a download. {@link #open} streams a GET.
  *
  * <h2>Pointers</h2>
  *
@@ -160,7 +160,8 @@ public final class S3ObjectStore implements ObjectStore {
   private final RetirementObjects retirements;
   private final AcknowledgementObjects acks;
   private final ExecutorService executor;
-  private final Cache<String, Boolean> knownKeys;
+  private final KnownKeys knownKeys;
+  private final PublishDecision decision;
   private final ProbeAnswers answers;
 
   private S3ObjectStore(S3Client client, S3Location location, S3StoreOptions options) {
@@ -178,7 +179,8 @@ public final class S3ObjectStore implements ObjectStore {
     this.retirements = new RetirementObjects(client, location.bucket(), layout, options.pageSize());
     this.acks = new AcknowledgementObjects(client, location.bucket(), layout, options.pageSize());
     this.sweep = new Sweep(client, location.bucket(), layout, options.pageSize(), options.logEntriesKept());
-    this.knownKeys = Caffeine.newBuilder().maximumSize(options.knownKeysCacheSize()).executor(Runnable::run).build();
+    this.knownKeys = new KnownKeys(options.knownKeysCacheSize());
+    this.decision = options.keepEvidenceBytes() ? PublishDecision.keepingBytes() : PublishDecision.markerOnly();
   }
 
   private PointerProtocol protocol(PointerMode mode) {
@@ -219,6 +221,7 @@ public final class S3ObjectStore implements ObjectStore {
     this.retirements = base.retirements;
     this.sweep = base.sweep;
     this.knownKeys = base.knownKeys;
+    this.decision = base.decision;
     this.acks = base.acks;
   }
 
@@ -314,12 +317,13 @@ public final class S3ObjectStore implements ObjectStore {
   @Override
   public boolean exists(String key) throws IOException {
     Names.requireSafeKey(key);
-    if (knownKeys.getIfPresent(key) != null) {
+    if (knownKeys.contains(key)) {
       return true;
     }
+    long seen = knownKeys.stamp();
     boolean found = client.head(location.bucket(), layout.object(key), null).isPresent();
     if (found) {
-      knownKeys.put(key, Boolean.TRUE);
+      knownKeys.remember(key, seen);
     }
     return found;
   }
@@ -338,17 +342,18 @@ public final class S3ObjectStore implements ObjectStore {
   @Override
   public Optional<ObjectInfo> stat(String key) throws IOException {
     Names.requireSafeKey(key);
+    long seen = knownKeys.stamp();
     Optional<ObjectHead> head = client.head(location.bucket(), layout.object(key), null);
     if (head.isEmpty()) {
-      knownKeys.invalidate(key);
+      knownKeys.forget(key);
       return Optional.empty();
     }
-    knownKeys.put(key, Boolean.TRUE);
+    knownKeys.remember(key, seen);
     String sha = IdemMetadata.sha256(head.get());
     if (sha == null) {
       Optional<ObjectInfo> hashed = hashByDownload(key, null);
       if (hashed.isEmpty()) {
-        knownKeys.invalidate(key);
+        knownKeys.forget(key);
       }
       return hashed;
     }
@@ -363,8 +368,16 @@ public final class S3ObjectStore implements ObjectStore {
 
   // ---------------------------------------------------------------- publish
 
+  /** Publishes as the class comment says; the key, which holds an object whatever the outcome, is remembered. */
   @Override
   public PutOutcome putIfAbsent(String key, Payload payload, String writerId) throws IOException {
+    long seen = knownKeys.stamp();
+    PutOutcome outcome = publish(key, payload, writerId);
+    knownKeys.remember(key, seen);
+    return outcome;
+  }
+
+  private PutOutcome publish(String key, Payload payload, String writerId) throws IOException {
     layout.requirePublishableKey(key);
     Names.requireWriterId(writerId);
     Objects.requireNonNull(payload, "payload");
@@ -395,7 +408,6 @@ public final class S3ObjectStore implements ObjectStore {
       }
       try (CreateOnlyUpload.Sent sent = uploader.send(objectKey, payload, digest, meta)) {
         if (sent.outcome() == CreateOnlyUpload.Outcome.CREATED) {
-          knownKeys.put(key, Boolean.TRUE);
           PutOutcome created = new PutOutcome(PutStatus.CREATED, new ObjectInfo(key, sha, size, writerId, published),
               sha, size, null);
           return ownWrite(key, sent.versionId(), sent.retried(), created, payload, digest, meta, attempt);
@@ -451,7 +463,7 @@ public final class S3ObjectStore implements ObjectStore {
    * bucket's versioning was suspended after the store was proven, say).
    */
   private IOException unversionedOnRacingServer(String key) {
-    knownKeys.invalidate(key);
+    knownKeys.forget(key);
     return new IOException("publish of " + key + " to " + describe() + ": the server applied this publish's create-only"
         + " write, and its reply named no version; the store's marker records that this server lets racing"
         + " create-only writes both succeed, which only versions let a publish see, so whether this write replaced"
@@ -564,7 +576,7 @@ public final class S3ObjectStore implements ObjectStore {
    * @throws IOException unless the mark covers the key's window (a key not in idem's layout has no mark)
    */
   private void requireRetired(String key, String what) throws IOException {
-    knownKeys.invalidate(key);
+    knownKeys.forget(key);
     if (OutputKey.looksLikeKey(key)) {
       OutputKey k = OutputKey.parse(key);
       Optional<Retirement> mark = readRetirement(k.pipeline());
@@ -585,7 +597,7 @@ public final class S3ObjectStore implements ObjectStore {
    */
   private void requireKeptAfterAbort(String key, String objectKey) throws IOException {
     if (client.head(location.bucket(), objectKey, null).isEmpty()) {
-      knownKeys.invalidate(key);
+      knownKeys.forget(key);
       throw new IOException("publish of " + key + " to " + describe() + ": the server deleted the object at the key"
           + " when this publish aborted its refused multipart upload (it was there when the publish was decided);"
           + " this server does not keep published objects, see 'idem doctor'; nothing was published by this call");
@@ -604,7 +616,6 @@ public final class S3ObjectStore implements ObjectStore {
       ContentChecksums.Digest digest, Map<String, String> meta, String attempt) throws IOException {
     String sha = digest.sha256();
     long size = digest.size();
-    knownKeys.put(key, Boolean.TRUE);
     if (attempt.equals(head.meta(IdemMetadata.ATTEMPT))) {
       return Optional.of(new PutOutcome(PutStatus.CREATED, IdemMetadata.info(key, sha, head), sha, size, null));
     }
@@ -615,57 +626,77 @@ public final class S3ObjectStore implements ObjectStore {
     } else {
       Optional<ObjectInfo> hashed = hashByDownload(key, versionId);
       if (hashed.isEmpty()) {
-        knownKeys.invalidate(key);
+        knownKeys.forget(key);
         return Optional.empty();
       }
       stored = hashed.get();
     }
-    if (stored.sha256().equals(sha)) {
-      return Optional.of(new PutOutcome(PutStatus.IDENTICAL, stored, sha, size, null));
-    }
-    return Optional.of(recordDivergence(key, stored, payload, digest, meta, attempt));
+    return Optional.of(decision.decide(stored, sha, size, new Evidence(key, payload, digest, meta, attempt)));
   }
 
   /**
-   * Records the divergence of this call's bytes from {@code stored}, the fact before the bytes (P8):
-   * the marker first, then (unless evidence bytes are off) the bytes, both create-only. The marker's key
-   * holds this call's attempt id, so a 412 on it is an earlier try of this very request that landed;
-   * the bytes' key is their SHA-256, so a 412 there is the same bytes kept before. A failure after the
-   * outcome is known is the outcome's, never thrown: the caller learns DIVERGENT either way.
+   * A publish's own steps when its key holds other bytes ({@link PublishDecision}): the marker, then the
+   * bytes, both create-only, under {@code _idem/evidence/}; an identical attempt records nothing (the
+   * object's metadata records its publish). The marker's key holds this call's attempt id, so a 412 on it
+   * is an earlier try of this very request that landed; the bytes' key is their SHA-256, so a 412 there
+   * is the same bytes kept before.
    */
-  private PutOutcome recordDivergence(String key, ObjectInfo stored, Payload payload, ContentChecksums.Digest digest,
-      Map<String, String> meta, String attempt) {
-    String sha = digest.sha256();
-    long size = digest.size();
-    Map<String, String> recorded = new LinkedHashMap<>(meta);
-    recorded.put(IdemMetadata.SIZE, Long.toString(size));
-    recorded.put(IdemMetadata.STORED_SHA256, stored.sha256());
-    String marker = layout.object(KeyLayout.divergenceMarkerKey(key, sha, attempt));
-    try {
-      WriteResult w = client.put(location.bucket(), marker, RequestBody.empty(), Condition.ifNoneMatch(), recorded);
+  private final class Evidence implements PublishDecision.Steps {
+    private final String key;
+    private final Payload payload;
+    private final ContentChecksums.Digest digest;
+    private final Map<String, String> meta;
+    private final String attempt;
+
+    Evidence(String key, Payload payload, ContentChecksums.Digest digest, Map<String, String> meta, String attempt) {
+      this.key = key;
+      this.payload = payload;
+      this.digest = digest;
+      this.meta = meta;
+      this.attempt = attempt;
+    }
+
+    @Override
+    public void recordIdentical(ObjectInfo stored) {}
+
+    @Override
+    public void writeMarker(ObjectInfo stored, String attemptSha256, long attemptSize) throws IOException {
+      WriteResult w = client.put(location.bucket(), markerKey(), RequestBody.empty(), Condition.ifNoneMatch(),
+          recorded(stored));
       if (w.status() == WriteResult.Status.NOT_FOUND) {
         throw new IOException("PUT with If-None-Match answered 404");
       }
-    } catch (IOException e) {
-      return PutOutcome.divergentUnrecorded(stored, sha, size, DivergenceRecord.NOT_RECORDED,
-          "could not write the divergence marker s3://" + location.bucket() + "/" + marker + ": " + oneLine(e));
     }
-    if (!options.keepEvidenceBytes()) {
-      return new PutOutcome(PutStatus.DIVERGENT, stored, sha, size, null);
-    }
-    String evidenceKey = KeyLayout.evidenceKey(key, sha);
-    try {
-      uploader.upload(layout.object(evidenceKey), payload, digest, recorded);
-      return new PutOutcome(PutStatus.DIVERGENT, stored, sha, size, evidenceKey);
-    } catch (IOException e) {
-      return PutOutcome.divergentUnrecorded(stored, sha, size, DivergenceRecord.BYTES_NOT_KEPT,
-          "could not keep the divergent bytes at s3://" + location.bucket() + "/" + layout.object(evidenceKey) + ": "
-              + oneLine(e));
-    }
-  }
 
-  private static String oneLine(IOException e) {
-    return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage().replace('\n', ' ');
+    @Override
+    public String keepBytes(ObjectInfo stored, String attemptSha256) throws IOException {
+      String evidenceKey = KeyLayout.evidenceKey(key, attemptSha256);
+      uploader.upload(layout.object(evidenceKey), payload, digest, recorded(stored));
+      return evidenceKey;
+    }
+
+    private String markerKey() {
+      return layout.object(KeyLayout.divergenceMarkerKey(key, digest.sha256(), attempt));
+    }
+
+    /** The publish's metadata, with the attempt's size and the stored object's SHA-256. */
+    private Map<String, String> recorded(ObjectInfo stored) {
+      Map<String, String> recorded = new LinkedHashMap<>(meta);
+      recorded.put(IdemMetadata.SIZE, Long.toString(digest.size()));
+      recorded.put(IdemMetadata.STORED_SHA256, stored.sha256());
+      return recorded;
+    }
+
+    @Override
+    public String marker() {
+      return "the divergence marker s3://" + location.bucket() + "/" + markerKey();
+    }
+
+    @Override
+    public String bytes() {
+      return "the divergent bytes at s3://" + location.bucket() + "/"
+          + layout.object(KeyLayout.evidenceKey(key, digest.sha256()));
+    }
   }
 
   /**
@@ -779,12 +810,12 @@ public final class S3ObjectStore implements ObjectStore {
   public boolean delete(String key) throws IOException {
     Names.requireSafeKey(key);
     // Forget the key before and after: an exists() racing with this delete must not re-cache it for good.
-    knownKeys.invalidate(key);
+    knownKeys.forget(key);
     boolean was = client.head(location.bucket(), layout.object(key), null).isPresent();
     if (was) {
       client.delete(location.bucket(), layout.object(key));
     }
-    knownKeys.invalidate(key);
+    knownKeys.forget(key);
     return was;
   }
 
