@@ -2,7 +2,8 @@
 # `idem run` start under four JIT and AOT-cache set-ups, side by side (BENCHMARKS.md):
 # whether a cache trained with C2 in the mix, its method profiles replayed (JDK 25), starts `run` faster
 # than the launcher's choice (C2 for hashing, training not replayed) or C1 alone. Two caches are made
-# first from the distribution's own training workload (dev.idem.cli.Training, file: store only), one
+# first from the distribution's own training workload (dev.idem.cli.Training, file: store only; its
+# classes from the build's cli/target/training-classes, packed with the jar tool of JAVA_HOME or PATH), one
 # recorded under C1 (as the dist build does), one with full tiering. Every round runs each set-up once,
 # in the same order; prints the medians of wall and of user+system CPU.
 #
@@ -15,12 +16,15 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 java="$dist/runtime/bin/java"
 jar="$dist/app/idem-cli.jar"
+training="$(cd "$(dirname "$0")/.." && pwd)/cli/target/training-classes"
+[ -d "$training" ] || { echo "run-start-jit-ab: no $training (./mvnw -B package -pl cli -am -DskipTests)" >&2; exit 2; }
+"${JAVA_HOME:+$JAVA_HOME/bin/}jar" --create --file "$work/idem-training.jar" -C "$training" .
 for kind in c1 tiered; do
   flag=""
   [ "$kind" = c1 ] && flag="-XX:TieredStopAtLevel=1"
   mkdir -p "$work/train-$kind"
   (cd "$work/train-$kind" && "$java" $flag -XX:+UseSerialGC -XX:AOTCacheOutput="$work/$kind.aot" \
-    -XX:+AOTClassLinking -Xlog:disable -Xlog:all=error:stderr -cp "$jar" dev.idem.cli.Training \
+    -XX:+AOTClassLinking -Xlog:disable -Xlog:all=error:stderr -cp "$jar:$work/idem-training.jar" dev.idem.cli.Training \
     "$work/train-$kind/store" >/dev/null 2>&1)
 done
 names=(launcher c1-only tiered-replayed tiered-not-replayed)

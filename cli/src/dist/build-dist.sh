@@ -110,8 +110,16 @@ chmod 755 "$out/bin/idem"
 #    run, pointer show, get, scan) in one JVM, on a file: store and on an S3 store served by S3Proxy
 #    (the jar the cli's tests use, started by Training on a free 127.0.0.1 port with this JDK's java
 #    and stopped when it ends), so the archive holds their classes. When S3Proxy cannot run, the build
-#    goes on and says the S3 path was not trained. It runs with the same class path as bin/idem,
-#    which the archive requires.
+#    goes on and says the S3 path was not trained. Training is not in idem-cli.jar: its classes
+#    (src/training, compiled by the build into target/training-classes) go into app/idem-training.jar,
+#    put behind idem-cli.jar for this run. A JDK 25 AOT cache accepts a run whose class path is a prefix
+#    of the training run's, so there the jar is deleted afterwards and bin/idem runs without it. A JDK
+#    17-24 dynamic CDS archive is refused on a shorter class path ("Run time APP classpath is shorter
+#    than the one at dump time"), so there the jar stays in app/ and bin/idem puts it behind the jar.
+training="$target/training-classes"
+[ -f "$training/dev/idem/cli/Training.class" ] \
+  || { echo "dist: no training classes in $training (the cli build compiles src/training)" >&2; exit 1; }
+"$jdk/bin/jar" --create --no-compress --file "$out/app/idem-training.jar" -C "$training" .
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 if [ "$major" -ge 25 ]; then
@@ -126,8 +134,11 @@ else
   kind="dynamic CDS archive"
 fi
 (cd "$work" && "$out/runtime/bin/java" -XX:TieredStopAtLevel=1 -XX:+UseSerialGC "${flags[@]}" \
-  -Xlog:disable -Xlog:all=error:stderr -cp "$out/app/idem-cli.jar" dev.idem.cli.Training "$work/store" \
-  "$target/s3proxy/s3proxy.jar" "$jdk/bin/java")
+  -Xlog:disable -Xlog:all=error:stderr -cp "$out/app/idem-cli.jar:$out/app/idem-training.jar" dev.idem.cli.Training \
+  "$work/store" "$target/s3proxy/s3proxy.jar" "$jdk/bin/java")
+if [ "$major" -ge 25 ]; then
+  rm "$out/app/idem-training.jar"
+fi
 echo "dist: $kind from a training run"
 
 # 5. Smoke test of the unpacked layout, then pack.

@@ -2,7 +2,6 @@ package dev.idem.cli;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -11,10 +10,28 @@ import picocli.CommandLine.IVersionProvider;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
-/** The top command: lists every subcommand once ({@link #COMMANDS}) and holds the {@link CliContext} they share. */
+/**
+ * The top command: lists every subcommand once, in the order help lists them, and holds the {@link
+ * CliContext} they share. {@link Main} does not build this model by reflection: it builds the one in
+ * {@code CommandModels}, which the command-model processor generates from these annotations as the
+ * module compiles, and of it only the command a line invokes in full.
+ */
 @Command(
     name = "idem",
     mixinStandardHelpOptions = true,
+    subcommands = {
+        RunCommand.class,
+        KeyCommand.class,
+        PublishCommand.class,
+        GetCommand.class,
+        PointerCommand.class,
+        HistoryCommand.class,
+        PipelinesCommand.class,
+        ScanCommand.class,
+        AckCommand.class,
+        GcCommand.class,
+        DemoCommand.class,
+        DoctorCommand.class},
     versionProvider = IdemCommand.Version.class,
     description = {
         "Makes a scheduled task safe to run twice: the output key comes from the inputs, publishing is "
@@ -32,26 +49,6 @@ import picocli.CommandLine.Spec;
         "  configuration file (~/.config/idem/config; idem doctor shows it).",
     })
 public final class IdemCommand implements Callable<Integer> {
-  /**
-   * Every subcommand, in the order help lists them. Not in the annotation: {@link Main} builds the
-   * full model only of the command a line invokes, and the rest as their names and summaries.
-   * {@code CommandModelGenerator} generates {@link CommandModels} from this list and the classes'
-   * annotations.
-   */
-  static final List<Class<?>> COMMANDS = List.of(
-      RunCommand.class,
-      KeyCommand.class,
-      PublishCommand.class,
-      GetCommand.class,
-      PointerCommand.class,
-      HistoryCommand.class,
-      PipelinesCommand.class,
-      ScanCommand.class,
-      AckCommand.class,
-      GcCommand.class,
-      DemoCommand.class,
-      DoctorCommand.class);
-
   private final CliContext context;
 
   @Spec

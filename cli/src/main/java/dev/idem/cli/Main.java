@@ -11,9 +11,10 @@ import picocli.CommandLine;
  *
  * <p>picocli builds a command's model by reflecting over its fields, their annotations and types,
  * which for all of idem's commands took about as long as starting the JVM. So the model comes from
- * {@link CommandModels}, generated from the annotated classes at development time and checked against
- * them by {@code CommandModelsTest}: plain code, no annotation read, no field written by reflection
- * (get and scan, which use argument groups, are still built by picocli from their annotations). And a
+ * {@link CommandModels}, which the command-model processor generates from the annotated classes as
+ * this module compiles ({@code CommandModelsTest} compares the two): plain code, no annotation read, no
+ * field written by reflection (get and scan, which use argument groups, are still built by picocli from
+ * their annotations). And a
  * run needs the full model of one command only, the one it invokes; the others appear in the
  * top-level help and in "did you mean" suggestions, which need only their names and summaries. So
  * {@link #commandLineFor(CliContext, String...)} builds the invoked command in full and the rest as

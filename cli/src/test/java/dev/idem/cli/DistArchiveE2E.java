@@ -1,6 +1,7 @@
 package dev.idem.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -15,6 +16,8 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.jar.JarEntry;
+import java.util.jar.JarFile;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Assumptions;
@@ -92,6 +95,20 @@ class DistArchiveE2E {
     assertTrue(publish.out().startsWith("CREATED "), publish.out());
     assertEquals(0, get.code(), get.err());
     assertEquals("dist bytes\n", get.out());
+  }
+
+  /**
+   * The training workload that made the AOT cache ships nowhere: not in the jar, and (the cache taking a
+   * prefix of the training class path) not beside it; the cache is still used (the test below).
+   */
+  @Test
+  void unpackedArchive_withAotCache_holdsNoTrainingClass() throws Exception {
+    Path app = install.resolve("app");
+    assertTrue(Files.isRegularFile(app.resolve("idem.aot")), "a JDK 25 dist has an AOT cache");
+    assertFalse(Files.exists(app.resolve("idem-training.jar")), "the training jar was left in app/");
+    try (JarFile jar = new JarFile(app.resolve("idem-cli.jar").toFile())) {
+      assertEquals(List.of(), jar.stream().map(JarEntry::getName).filter(n -> n.contains("Training")).toList());
+    }
   }
 
   @Test

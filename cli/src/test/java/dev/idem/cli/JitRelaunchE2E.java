@@ -49,8 +49,11 @@ class JitRelaunchE2E {
     ProcessHandle worker = null;
     long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     while (worker == null && p.isAlive() && System.nanoTime() < until) {
+      // The child is the JVM once it runs idem's main class: until the JDK's spawn helper (jspawnhelper,
+      // whose arguments are the JDK's version and descriptor numbers) has exec'd it, it is not.
       Optional<ProcessHandle> child = p.toHandle().children().findFirst();
-      if (child.isPresent() && child.get().info().arguments().isPresent()) {
+      if (child.isPresent() && child.get().info().arguments().map(a -> List.of(a).contains("dev.idem.cli.Main"))
+          .orElse(false)) {
         worker = child.get();
       } else {
         Thread.sleep(10);

@@ -105,6 +105,30 @@ class LauncherTest {
   }
 
   @Test
+  void launcher_cdsArchiveBeside_runsWithTheTrainingClassPathItWasMadeWith() throws Exception {
+    Files.writeString(install.resolve("app/idem.jsa"), "");
+    Files.writeString(install.resolve("app/idem-training.jar"), "");
+
+    Launched run = dash(install.resolve("bin/idem"), Map.of(), List.of("--help"));
+
+    Path app = install.toRealPath().resolve("app");
+    List<String> want = expected(List.of("-XX:SharedArchiveFile=" + app.resolve("idem.jsa")), List.of(), List.of("--help"));
+    want.set(want.indexOf("-cp") + 1, app.resolve("idem-cli.jar") + ":" + app.resolve("idem-training.jar"));
+    assertEquals(want, run.javaArgs());
+  }
+
+  @Test
+  void launcher_aotCacheBeside_leavesAnyTrainingJarOffTheClassPath() throws Exception {
+    Files.writeString(install.resolve("app/idem.aot"), "");
+    Files.writeString(install.resolve("app/idem-training.jar"), "");
+
+    Launched run = dash(install.resolve("bin/idem"), Map.of(), List.of("--help"));
+
+    String cache = "-XX:AOTCache=" + install.toRealPath().resolve("app/idem.aot");
+    assertEquals(expected(List.of(cache), List.of(), List.of("--help")), run.javaArgs());
+  }
+
+  @Test
   void launcher_commandsThatHashAPayload_getC2_theRestC1Only() throws Exception {
     for (List<String> args : List.<List<String>>of(List.of("publish", "--file", "f"), List.of("run", "--", "sh"), List.of("get"),
         List.of("key"), List.of("scan"), List.of("pointer", "show"), List.of("gc"), List.of("--help"), List.of(),

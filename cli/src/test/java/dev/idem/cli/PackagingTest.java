@@ -82,6 +82,11 @@ class PackagingTest {
     List<String> df = mavenCommands(docker);
     assertTrue(df.stream().anyMatch(c -> c.contains("-Pnative,musl") && c.contains("-pl cli")), df.toString());
     df.forEach(c -> assertBuildable("Dockerfile.native", c, profiles, modules));
+    // The reactor reads every module's pom, and the build compiles the ones cli needs: each is copied in.
+    for (String m : modules) {
+      assertTrue(docker.contains("COPY " + m + " " + m + "\n") || docker.contains("COPY " + m + "/pom.xml " + m + "/\n"),
+          "Dockerfile.native copies module " + m);
+    }
   }
 
   @Test

@@ -37,7 +37,7 @@ import java.util.List;
  * gives them (moto gives a page's Version elements and then its DeleteMarker elements). Memory: the parser's 8 KiB window and the page's entries; one reader
  * per reply, not thread-safe.
  */
-final class VersionsPageReader {
+public final class VersionsPageReader {
   private static final byte[] VERSION = ascii("Version");
   private static final byte[] DELETE_MARKER = ascii("DeleteMarker");
   private static final byte[] COMMON_PREFIXES = ascii("CommonPrefixes");
@@ -74,8 +74,11 @@ final class VersionsPageReader {
     this.what = what;
   }
 
-  /** One ListObjectVersions page, read from {@code body} as it arrives. */
-  static VersionsPage read(InputStream body, String what) throws IOException {
+  /**
+   * One ListObjectVersions page, read from {@code body} as it arrives. Public for the listing benchmark
+   * (bench module, on the class path); the package is not exported.
+   */
+  public static VersionsPage read(InputStream body, String what) throws IOException {
     try {
       return new VersionsPageReader(body, what).page();
     } catch (XmlSyntaxException e) {

@@ -1,5 +1,8 @@
-package dev.idem.store.s3.internal.client;
+package dev.idem.bench.s3;
 
+import dev.idem.store.s3.internal.client.ObjectVersion;
+import dev.idem.store.s3.internal.client.VersionsPage;
+import dev.idem.store.s3.internal.client.VersionsPageReader;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.net.URLDecoder;
@@ -38,8 +41,9 @@ import org.openjdk.jmh.annotations.Warmup;
  *       tree.
  * </ul>
  *
- * It lives in the client's package to call the package-private parser directly. Run: {@code java -jar
- * bench/target/benchmarks.jar ListingParseBench -prof gc} (allocation per page).
+ * The parser is the store's internal {@code VersionsPageReader}, reached on the class path (its package
+ * is not exported). Run: {@code java -jar bench/target/benchmarks.jar ListingParseBench -prof gc}
+ * (allocation per page).
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
@@ -97,11 +101,20 @@ public class ListingParseBench {
       out.add(marker
           ? new ObjectVersion(key, n.childText("VersionId"), latest, true, modified, null, 0)
           : new ObjectVersion(key, n.childText("VersionId"), latest, false, modified,
-              S3Xml.unquote(n.childText("ETag")), Long.parseLong(n.childText("Size"))));
+              unquote(n.childText("ETag")), Long.parseLong(n.childText("Size"))));
     }
     boolean truncated = "true".equals(root.childText("IsTruncated"));
     return new VersionsPage(out, truncated, root.childText("NextKeyMarker"), root.childText("NextVersionIdMarker"),
         List.of());
+  }
+
+  /** ETags arrive quoted ({@code "abc"}) and are kept bare, as the store's reader keeps them. */
+  private static String unquote(String etag) {
+    String e = etag.strip();
+    if (e.startsWith("W/")) {
+      e = e.substring(2);
+    }
+    return e.length() >= 2 && e.startsWith("\"") && e.endsWith("\"") ? e.substring(1, e.length() - 1) : e;
   }
 
   /** The replaced reader's tree: element name, children, direct text. */

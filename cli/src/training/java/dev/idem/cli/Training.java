@@ -15,8 +15,9 @@ import java.util.Map;
  * commands a scheduled job and a deploy gate use, in one JVM, with output discarded: {@code run},
  * {@code publish}, {@code get}, {@code pointer show} and {@code scan} on a {@code file:} store, the
  * same on an S3 store when S3Proxy can be started ({@link S3Training}), {@code key} and help. Not part
- * of the command line; the {@code dist} build runs it as {@code java -cp idem-cli.jar
- * dev.idem.cli.Training DIR [S3PROXY_JAR JDK_JAVA]} and prints whether the S3 path was trained.
+ * of the command line nor of its jar: the {@code dist} build packs these classes into a jar of their own
+ * and runs {@code java -cp idem-cli.jar:idem-training.jar dev.idem.cli.Training DIR [S3PROXY_JAR
+ * JDK_JAVA]}, which prints whether the S3 path was trained.
  */
 final class Training {
   private Training() {}
