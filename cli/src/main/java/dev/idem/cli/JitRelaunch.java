@@ -44,7 +44,9 @@ final class JitRelaunch {
     }
     boolean jar = target > 0 && processArgs.get(target - 1).equals("-jar");
     int jvmEnd = jar ? target - 1 : target;
-    List<String> line = new ArrayList<>(WITH_C2);
+    // Without an AOT cache there is no training to leave out, and a JDK 17-24 runtime refuses the flag.
+    boolean aotCache = processArgs.subList(0, jvmEnd).stream().anyMatch(o -> o.startsWith("-XX:AOTCache="));
+    List<String> line = new ArrayList<>(aotCache ? WITH_C2 : List.of());
     for (String option : processArgs.subList(0, jvmEnd)) {
       if (!option.equals(C1_ONLY) && !option.startsWith("-D" + PROPERTY + "=")) {
         line.add(option);

@@ -1,6 +1,8 @@
 package dev.idem.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import java.io.IOException;
@@ -138,9 +140,36 @@ class LauncherTest {
 
       assertEquals(expected(List.of(), args), run.javaArgs(), args::toString);
     }
-    // Spelled out once, so the rule above cannot drift with the code it checks.
+    // Spelled out once, so the rule above cannot drift with the code it checks: without an AOT cache
+    // the hashing commands run with the JVM's default tiers, with one they do not replay its training.
+    assertEquals(VM_FLAGS.get(0), dash(install.resolve("bin/idem"), Map.of(), List.of("run")).javaArgs().get(0));
+    Files.writeString(install.resolve("app/idem.aot"), "");
     assertEquals(WITH_C2, dash(install.resolve("bin/idem"), Map.of(), List.of("run")).javaArgs().subList(0, 2));
+    Files.delete(install.resolve("app/idem.aot"));
     assertEquals(C1_ONLY, dash(install.resolve("bin/idem"), Map.of(), List.of("scan")).javaArgs().subList(0, 1));
+  }
+
+  @Test
+  void launcher_commandsThatHashAPayloadOnAJdkWithoutAotCache_startTheJvm() throws Exception {
+    // A dist built on JDK 17-24 has a CDS archive, no AOT cache, and a runtime that refuses JDK 25's
+    // AOT flags: the launcher must not pass them. The runtime here is the JDK running this test.
+    Path java = install.resolve("runtime/bin/java");
+    Files.delete(java);
+    Files.createSymbolicLink(java, Path.of(System.getProperty("java.home"), "bin", "java"));
+    Files.writeString(install.resolve("app/idem.jsa"), "");
+
+    for (String command : List.of("publish", "run", "get")) {
+      ProcessBuilder pb = new ProcessBuilder("dash", install.resolve("bin/idem").toString(), command)
+          .directory(dir.toFile()).redirectErrorStream(true);
+      pb.environment().remove("IDEM_JAVA_OPTS");
+      Process p = pb.start();
+      p.getOutputStream().close();
+      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      assertTrue(p.waitFor(30, TimeUnit.SECONDS), command);
+      // The jar is not there, so the JVM stops at the main class: that it got that far is the point.
+      assertFalse(out.contains("Unrecognized VM option"), command + ": " + out);
+      assertTrue(out.contains("dev.idem.cli.Main"), command + ": " + out);
+    }
   }
 
   /** The JVM's arguments with no class-data archive present. */
@@ -150,7 +179,8 @@ class LauncherTest {
 
   private List<String> expected(List<String> archive, List<String> javaOpts, List<String> args) throws IOException {
     boolean hashes = List.of("publish", "run", "get").contains(command(args));
-    List<String> want = new ArrayList<>(hashes ? WITH_C2 : C1_ONLY);
+    boolean aotCache = archive.stream().anyMatch(a -> a.startsWith("-XX:AOTCache="));
+    List<String> want = new ArrayList<>(hashes ? (aotCache ? WITH_C2 : List.of()) : C1_ONLY);
     want.addAll(VM_FLAGS);
     want.addAll(archive);
     want.add("-Djava.io.tmpdir=/tmp");
