@@ -54,7 +54,7 @@ class AcknowledgementTest {
 
   @Test
   void constructor_contentNotOneLineWithoutComma_refused() {
-    for (String bad : List.of("", "etag:a,b", "etag:a\nb", "etag:\u007f")) {
+    for (String bad : List.of("", ",etag:a", "etag:a,b", "etag:a\nb", "etag:\u007f")) {
       assertTrue(message(() -> ack(contents(A, bad), 0)).startsWith("a content is one line without ','"), bad);
     }
   }
