@@ -86,6 +86,14 @@ class DeadlineTest {
     assertEquals("2m", Deadline.format(Duration.ofMinutes(2)));
     assertEquals("1h2m3s", Deadline.format(Duration.ofSeconds(3723)));
     assertEquals("1h", Deadline.format(Duration.ofHours(1)));
+    assertEquals("1m", Deadline.format(Duration.ofSeconds(60)));
+    assertEquals("1h1m", Deadline.format(Duration.ofSeconds(3660)));
     assertEquals("the 30s deadline", Deadline.after(Duration.ofSeconds(30), null, now::get).describe());
+  }
+
+  @Test
+  void format_fractionOfASecond_inMillisecondsUpToAMillionSeconds() {
+    assertEquals("999999500ms", Deadline.format(Duration.ofSeconds(999_999, 500_000_000)));
+    assertEquals("277h46m40s", Deadline.format(Duration.ofSeconds(1_000_000, 500_000_000)));
   }
 }
