@@ -7,6 +7,7 @@ import dev.idem.core.store.Acknowledgement;
 import dev.idem.core.store.HistoryQuery;
 import dev.idem.core.store.KeyHistory;
 import dev.idem.core.store.ObjectStore;
+import dev.idem.core.store.PublishHistory;
 import dev.idem.core.store.Retirement;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -31,7 +32,8 @@ import picocli.CommandLine.Spec;
  * first (S1).
  *
  * <p>Exit codes: 0 recorded; 2 the key is not divergent, or bad input (nothing written); 7 nothing was
- * ever published at the key; 4, 5, 8 as any writing command.
+ * ever published at the key; 4, 5, 8 as any writing command (8 also for a store without publish history,
+ * where there is nothing to acknowledge against nor to record in).
  */
 @Command(name = "ack", mixinStandardHelpOptions = true, versionProvider = IdemCommand.Version.class,
     description = {
@@ -77,8 +79,9 @@ final class AckCommand implements Callable<Integer> {
     String operator = writer.resolve(ctx);
     PrintWriter out = spec.commandLine().getOut();
     try (ObjectStore st = store.open(ctx)) {
+      PublishHistory history = PublishHistory.of(st, "an acknowledgement is judged against it and recorded in it");
       KeyHistory[] found = {null};
-      st.history(HistoryQuery.under(key), h -> {
+      history.history(HistoryQuery.under(key), h -> {
         if (h.key().equals(key)) {
           found[0] = h;
           return false;
@@ -89,8 +92,7 @@ final class AckCommand implements Callable<Integer> {
         throw new NotFoundException("nothing was ever published at " + key + " in " + st.describe()
             + Pipelines.didYouMean(st, key));
       }
-      Retirement mark = OutputKey.looksLikeKey(key)
-          ? st.readRetirement(OutputKey.parse(key).pipeline()).orElse(null) : null;
+      Retirement mark = OutputKey.looksLikeKey(key) ? HistoryCommand.mark(st, OutputKey.parse(key).pipeline()) : null;
       KeyVerdict v = KeyVerdict.of(found[0], mark);
       if (!v.divergent()) {
         throw new UsageException(key + " is not divergent (writes=" + v.writes() + " payloads=" + v.payloads()
@@ -102,7 +104,7 @@ final class AckCommand implements Callable<Integer> {
       } catch (IllegalArgumentException e) {
         throw new UsageException(key + " cannot be acknowledged: " + e.getMessage());
       }
-      st.acknowledge(ack);
+      history.acknowledge(ack);
       if (output.json) {
         out.println(json(ack).put("status", "ACKNOWLEDGED").put("writes", v.writes()).put("payloads", v.payloads()));
       } else if (!output.quiet) {

@@ -2,6 +2,7 @@ package dev.idem.cli;
 
 import dev.idem.core.proof.StoreRefusedException;
 import dev.idem.core.publish.TaskFailedException;
+import dev.idem.core.store.MissingCapabilityException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
@@ -69,6 +70,8 @@ public final class ExitCodes implements IExitCodeExceptionMapper {
   /**
    * The store failed a guarantee probe (a conditional header it ignores, no hard links), or its marker
    * names another pointer mode than this process's: idem refuses to write there; nothing was written.
+   * Also a store that lacks what the command cannot do without ({@link MissingCapabilityException}: a
+   * scan, {@code history}, {@code ack} or {@code get --latest-of-schema} on a store that keeps no publish history).
    */
   public static final int STORE_REFUSED = 8;
   /**
@@ -94,7 +97,8 @@ public final class ExitCodes implements IExitCodeExceptionMapper {
     m.put(" " + AUTH, "auth failure: no usable credentials, or the store refused them");
     m.put(" " + TASK_FAILED, "task failed: run could not start CMD, or CMD wrote no result or an empty one (--allow-empty publishes it; CMD's own non-zero code is passed through, or mapped by --cmd-exit N)");
     m.put(" " + NOT_FOUND, "not found: no pointer for the pipeline, no object at the key, no generation of the pipeline or schema");
-    m.put(" " + STORE_REFUSED, "store refused: it failed a guarantee probe or its marker names another pointer mode; nothing written");
+    m.put(" " + STORE_REFUSED, "store refused: it failed a guarantee probe, its marker names another pointer mode, or it "
+        + "lacks what the command needs (a store without publish history: scan, history, ack, get --latest-of-schema); nothing written");
     m.put(" " + NOTHING_EXAMINED, "nothing examined: a scan met no keys and no pointer (--allow-empty passes a new pipeline), or its file: directory is not an idem store");
     m.put(INTERNAL + "", "internal error (a bug; IDEM_DEBUG=1 prints the stack trace)");
     m.put(INTERRUPTED_SIGINT + "", "interrupted by SIGINT (CMD got it too; nothing partial published)");
@@ -131,7 +135,7 @@ public final class ExitCodes implements IExitCodeExceptionMapper {
       if (c instanceof TaskFailedException) {
         return TASK_FAILED;
       }
-      if (c instanceof StoreRefusedException) {
+      if (c instanceof StoreRefusedException || c instanceof MissingCapabilityException) {
         return STORE_REFUSED;
       }
       if (c instanceof IOException || c instanceof UncheckedIOException) {

@@ -14,7 +14,12 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-/** {@code idem gc}: core's {@link Retention} for one pipeline (it also sweeps the store's leftovers). */
+/**
+ * {@code idem gc}: core's {@link Retention} for one pipeline (it also sweeps the store's leftovers). On a
+ * store that lacks a capability gc needs for part of its work (publish history, retirement marks, a sweep)
+ * it does the rest and prints one {@code skipped:} line per capability missing ({@code skipped} in
+ * {@code --json}).
+ */
 @Command(name = "gc", mixinStandardHelpOptions = true, versionProvider = IdemCommand.Version.class,
     description = {
         "Remove old generations of a pipeline and stale temporaries. Never removes what the pointer names "
@@ -92,7 +97,8 @@ final class GcCommand implements Callable<Integer> {
             .put("generations", report.generations()).put("kept", kept)
             .put("removed", report.deleted()).put("records_removed", report.records())
             .put("records_only_removed", report.recordsOnly()).put("evidence_kept", report.evidenceKept())
-            .put("swept", report.swept()).put("retired", retiredJson(report.retirement())));
+            .put("swept", report.swept()).put("retired", retiredJson(report.retirement()))
+            .putIfPresent("skipped", report.skipped().isEmpty() ? null : report.skipped()));
       } else if (!output.quiet) {
         if (report.pointer() == null) {
           err.println("idem gc: pipeline " + pipeline + " has no pointer yet; no generation removed");
@@ -113,6 +119,9 @@ final class GcCommand implements Callable<Integer> {
           out.println((dryRun ? "would mark " : "retired ") + "windows up to window_start="
               + report.retirement().windowStart() + " (at " + report.retirement().retiredAt() + " by "
               + report.retirement().retiredBy() + ")");
+        }
+        for (String s : report.skipped()) {
+          out.println("skipped: " + s);
         }
         out.println("gc pipeline=" + pipeline + " generations=" + report.generations() + " kept=" + kept
             + " removed=" + report.deleted().size() + " records=" + report.records()

@@ -10,7 +10,9 @@ import dev.idem.core.store.KeyHistory;
 import dev.idem.core.store.ObjectStore;
 import dev.idem.core.store.Pointer;
 import dev.idem.core.store.PointerState;
+import dev.idem.core.store.PublishHistory;
 import dev.idem.core.store.Retirement;
+import dev.idem.core.store.RetirementMarks;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.time.Duration;
@@ -20,6 +22,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -42,6 +45,9 @@ import picocli.CommandLine.Spec;
  * acknowledgements are read once. On S3, a window of one key does not carry its schema in the listing:
  * the schema of each key shown is read then (one HEAD each), and {@code --schema} reads it for every key
  * walked (bound it with {@code --since}).
+ *
+ * <p>A store without publish history is refused (exit 8); one without retirement marks shows a re-published
+ * window as the scan judges it there, one life.
  */
 @Command(name = "history", mixinStandardHelpOptions = true, versionProvider = IdemCommand.Version.class,
     description = {
@@ -97,21 +103,22 @@ final class HistoryCommand implements Callable<Integer> {
     }
     PrintWriter out = spec.commandLine().getOut();
     try (ObjectStore st = store.open(ctx)) {
+      PublishHistory history = PublishHistory.of(st, "idem history lists what it recorded");
       Pointer pointer = st.readPointer(pipeline).map(PointerState::pointer).orElse(null);
-      Retirement mark = st.readRetirement(pipeline).orElse(null);
+      Retirement mark = mark(st, pipeline);
       HistoryQuery query = since == null ? HistoryQuery.windows(pipeline, 0)
           : HistoryQuery.windows(pipeline, Math.max(0, ctx.clock().instant().minus(since).getEpochSecond()));
       ArrayDeque<Generation> shown = new ArrayDeque<>();
       Map<String, List<Acknowledgement>> acks = new HashMap<>();
       boolean[] acksRead = {false};
       long[] counts = new long[3]; // generations, divergent, acknowledged
-      st.history(query, h -> {
+      history.history(query, h -> {
         if (!OutputKey.looksLikeKey(h.key())) {
           return true;
         }
         Integer s = h.schema();
         if (schema != null && s == null) {
-          s = st.schemaOf(h.key()).orElse(null);
+          s = history.schemaOf(h.key()).orElse(null);
         }
         if (schema != null && !schema.equals(s)) {
           return true;
@@ -120,7 +127,7 @@ final class HistoryCommand implements Callable<Integer> {
         Acknowledgement ack = null;
         if (v.divergent()) {
           if (!acksRead[0]) {
-            for (Acknowledgement a : st.acknowledgements(pipeline + "/")) {
+            for (Acknowledgement a : history.acknowledgements(pipeline + "/")) {
               acks.computeIfAbsent(a.key(), k -> new ArrayList<>()).add(a);
             }
             acksRead[0] = true;
@@ -145,7 +152,7 @@ final class HistoryCommand implements Callable<Integer> {
       }
       List<String[]> rows = new ArrayList<>();
       for (Generation g : shown) {
-        Integer s = g.schema() != null ? g.schema() : st.schemaOf(g.history().key()).orElse(null);
+        Integer s = g.schema() != null ? g.schema() : history.schemaOf(g.history().key()).orElse(null);
         HistoryEntry object = lastVersion(g.history());
         String position = position(g.history().key(), s, pointer);
         String outcome = outcome(g.verdict(), g.ack());
@@ -197,6 +204,15 @@ final class HistoryCommand implements Callable<Integer> {
       }
       return ExitCodes.OK;
     }
+  }
+
+  /**
+   * The pipeline's retirement mark, or {@code null} when it has none or the store keeps no marks: keys
+   * are then judged as the scan judges them on such a store, a re-publish as one life.
+   */
+  static Retirement mark(ObjectStore st, String pipeline) throws IOException {
+    Optional<RetirementMarks> marks = st.retirementMarks();
+    return marks.isPresent() ? marks.get().readRetirement(pipeline).orElse(null) : null;
   }
 
   private static final String[] HEADER = {"WINDOW_START", "SCHEMA", "SIZE", "WRITER", "PUBLISHED_AT", "OUTCOME",

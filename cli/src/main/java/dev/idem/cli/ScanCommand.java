@@ -48,7 +48,8 @@ import picocli.CommandLine.Spec;
  * a directory with files but no {@code _idem/} is not scanned as if its files were keys (exit 9), and
  * a scan that met no key and no pointer exits 9 unless {@code --allow-empty}. S3 buckets are not
  * required to hold idem's files, so legacy buckets stay scannable; a missing bucket fails the listing
- * (exit 4). Read-only: nothing is created or written whatever the outcome.
+ * (exit 4). A store without publish history (an embedder's store) has nothing to judge and is refused
+ * (exit 8), never passed. Read-only: nothing is created or written whatever the outcome.
  */
 @Command(name = "scan", mixinStandardHelpOptions = true, versionProvider = IdemCommand.Version.class,
     description = {

@@ -42,7 +42,7 @@ class ScanAtScaleCliTest {
       @Override
       public boolean history(String prefix, HistoryVisitor visitor) throws IOException {
         int[] listed = {0};
-        return backing.history(prefix, h -> {
+        return super.history(prefix, h -> {
           if (listed[0]++ % pageSize == 0) {
             requests[0]++;
             clock.now = clock.now.plus(latency);

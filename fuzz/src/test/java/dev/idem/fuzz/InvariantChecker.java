@@ -336,7 +336,7 @@ final class InvariantChecker {
       v.add("G5: " + key + ", a window that has not closed, was published");
     }
     List<KeyHistory> found = new ArrayList<>();
-    store.history(key, h -> {
+    store.publishHistory().orElseThrow().history(key, h -> {
       if (h.key().equals(key) && !h.entries().isEmpty()) {
         found.add(h);
       }
@@ -425,7 +425,7 @@ final class InvariantChecker {
   private void checkHistory(ObjectStore store, String key, List<ScenarioRunner.ReplicaRecord> recs, Set<String> payloads,
       String actual) throws IOException {
     List<KeyHistory> found = new ArrayList<>();
-    store.history(key, h -> {
+    store.publishHistory().orElseThrow().history(key, h -> {
       if (h.key().equals(key)) {
         found.add(h);
       }
@@ -607,7 +607,7 @@ final class InvariantChecker {
     if (!disturbed && !leftovers.isEmpty()) {
       v.add("C1: leftovers although every replica finished cleanly: " + leftovers);
     }
-    store.sweep(Duration.ZERO, false);
+    store.leftoverSweep().orElseThrow().sweep(Duration.ZERO, false);
     List<String> after = backend.leftovers();
     if (!after.isEmpty()) {
       v.add("C1: sweep left " + after);

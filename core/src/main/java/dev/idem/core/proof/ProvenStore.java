@@ -3,13 +3,16 @@ package dev.idem.core.proof;
 import dev.idem.core.store.Acknowledgement;
 import dev.idem.core.store.CasResult;
 import dev.idem.core.store.HistoryQuery;
+import dev.idem.core.store.LeftoverSweep;
 import dev.idem.core.store.ObjectInfo;
 import dev.idem.core.store.ObjectStore;
 import dev.idem.core.store.Payload;
 import dev.idem.core.store.Pointer;
 import dev.idem.core.store.PointerState;
+import dev.idem.core.store.PublishHistory;
 import dev.idem.core.store.PutOutcome;
 import dev.idem.core.store.Retirement;
+import dev.idem.core.store.RetirementMarks;
 import java.io.IOException;
 import java.io.InputStream;
 import java.time.Clock;
@@ -62,11 +65,12 @@ import java.util.SortedSet;
  * replaced behind its back is met by the next process.
  *
  * <p>Every {@link ObjectStore} method is forwarded explicitly, default methods included, so a store's
- * own override (such as a bounded pointer wait) is never bypassed.
+ * own override (such as a bounded pointer wait) is never bypassed. It has the capabilities ({@link
+ * PublishHistory}, {@link RetirementMarks}, {@link LeftoverSweep}) the wrapped store has, no more.
  *
  * <p>Thread-safe: concurrent first writes of one instance prove the store once.
  */
-public final class ProvenStore implements ObjectStore {
+public final class ProvenStore implements ObjectStore, PublishHistory, RetirementMarks, LeftoverSweep {
   private final ObjectStore store;
   private final StoreProver prover;
   private final String createdBy;
@@ -244,7 +248,7 @@ public final class ProvenStore implements ObjectStore {
 
   @Override
   public int deleteRecords(String key) throws IOException {
-    return deleter().deleteRecords(key);
+    return history(deleter()).deleteRecords(key);
   }
 
   /**
@@ -267,19 +271,19 @@ public final class ProvenStore implements ObjectStore {
   }
 
   @Override
-  public Optional<Retirement> raiseRetirement(Retirement proposed) throws IOException {
-    return proven().writer().raiseRetirement(proposed);
+  public Retirement raiseRetirement(Retirement proposed) throws IOException {
+    return marks(proven().writer()).raiseRetirement(proposed);
   }
 
   @Override
   public void acknowledge(Acknowledgement ack) throws IOException {
-    proven().writer().acknowledge(ack);
+    history(proven().writer()).acknowledge(ack);
   }
 
   /** Only deletes, so as {@link #delete}; a dry run deletes nothing and reads no marker. */
   @Override
   public List<String> sweep(Duration grace, boolean dryRun) throws IOException {
-    return (dryRun ? store : deleter()).sweep(grace, dryRun);
+    return LeftoverSweep.of(dryRun ? store : deleter(), FORWARDED).sweep(grace, dryRun);
   }
 
   // ---------------------------------------------------------------- reads: never probe
@@ -292,7 +296,7 @@ public final class ProvenStore implements ObjectStore {
 
   @Override
   public Optional<Retirement> readRetirement(String pipeline) throws IOException {
-    return store.readRetirement(pipeline);
+    return marks(store).readRetirement(pipeline);
   }
 
   @Override
@@ -302,7 +306,7 @@ public final class ProvenStore implements ObjectStore {
 
   @Override
   public List<Acknowledgement> acknowledgements(String prefix) throws IOException {
-    return store.acknowledgements(prefix);
+    return history(store).acknowledgements(prefix);
   }
 
   @Override
@@ -327,7 +331,7 @@ public final class ProvenStore implements ObjectStore {
 
   @Override
   public Optional<Integer> schemaOf(String key) throws IOException {
-    return store.schemaOf(key);
+    return history(store).schemaOf(key);
   }
 
   @Override
@@ -337,12 +341,12 @@ public final class ProvenStore implements ObjectStore {
 
   @Override
   public boolean history(String prefix, HistoryVisitor visitor) throws IOException {
-    return store.history(prefix, visitor);
+    return history(store).history(prefix, visitor);
   }
 
   @Override
   public boolean history(HistoryQuery query, HistoryVisitor visitor) throws IOException {
-    return store.history(query, visitor);
+    return history(store).history(query, visitor);
   }
 
   @Override
@@ -353,6 +357,33 @@ public final class ProvenStore implements ObjectStore {
   @Override
   public void close() throws IOException {
     store.close();
+  }
+
+  // ---------------------------------------------------------------- capabilities: the wrapped store's
+
+  @Override
+  public Optional<PublishHistory> publishHistory() {
+    return store.publishHistory().map(h -> this);
+  }
+
+  @Override
+  public Optional<RetirementMarks> retirementMarks() {
+    return store.retirementMarks().map(m -> this);
+  }
+
+  @Override
+  public Optional<LeftoverSweep> leftoverSweep() {
+    return store.leftoverSweep().map(s -> this);
+  }
+
+  private static final String FORWARDED = "a call to it cannot be forwarded";
+
+  private static PublishHistory history(ObjectStore s) throws IOException {
+    return PublishHistory.of(s, FORWARDED);
+  }
+
+  private static RetirementMarks marks(ObjectStore s) throws IOException {
+    return RetirementMarks.of(s, FORWARDED);
   }
 
   @Override

@@ -9,6 +9,7 @@ import dev.idem.core.store.Payload;
 import dev.idem.core.store.Pointer;
 import dev.idem.core.store.PutOutcome;
 import dev.idem.core.store.Retirement;
+import dev.idem.core.store.RetirementMarks;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.time.Clock;
@@ -40,11 +41,14 @@ import java.util.concurrent.ConcurrentHashMap;
  *   <li>advance the pipeline's pointer to the object now at the key, by the monotonic rule (G1–G3).
  *       This also happens on skip, so a replica that died between publishing and advancing is
  *       completed by the next one;
- *   <li>a CREATED in a window the pipeline's retirement mark covers ({@link ObjectStore#readRetirement}:
- *       gc deleted the window's earlier generation) is REPUBLISHED. The mark is read only after a
- *       CREATED whose window can be retired (not when this publish advanced a never-rewound pointer to
- *       it: see {@link #mayBeRetired}), and at most once per pipeline for the life of this publisher (a gc
- *       that runs later is not seen by a long-lived publisher that read the mark before it).
+ *   <li>a CREATED in a window the pipeline's retirement mark covers ({@link
+ *       dev.idem.core.store.RetirementMarks#readRetirement}: gc deleted the window's earlier generation)
+ *       is REPUBLISHED. The mark is read only after a CREATED whose window can be retired (not when this
+ *       publish advanced a never-rewound pointer to it: see {@link #mayBeRetired}), and at most once per
+ *       pipeline for the life of this publisher (a gc that runs later is not seen by a long-lived
+ *       publisher that read the mark before it). A store that keeps no retirement marks ({@link
+ *       ObjectStore#retirementMarks()} empty) cannot tell a re-publish from a first publish: it is
+ *       reported CREATED.
  * </ol>
  *
  * A refused window publishes nothing and runs no task. A failing task, or an empty result, publishes
@@ -308,7 +312,8 @@ public final class Publisher {
   private Optional<Retirement> retirement(String pipeline) throws IOException {
     Optional<Retirement> known = retirements.get(pipeline);
     if (known == null) {
-      known = store.readRetirement(pipeline);
+      Optional<RetirementMarks> marks = store.retirementMarks();
+      known = marks.isPresent() ? marks.get().readRetirement(pipeline) : Optional.empty(); // none: CREATED
       retirements.putIfAbsent(pipeline, known);
     }
     return known;

@@ -5,11 +5,14 @@ import dev.idem.core.OutputKey;
 import dev.idem.core.scan.KeyVerdict;
 import dev.idem.core.store.HistoryEntry;
 import dev.idem.core.store.KeyHistory;
+import dev.idem.core.store.LeftoverSweep;
 import dev.idem.core.store.ListedObject;
 import dev.idem.core.store.ObjectStore;
 import dev.idem.core.store.Pointer;
 import dev.idem.core.store.PointerState;
+import dev.idem.core.store.PublishHistory;
 import dev.idem.core.store.Retirement;
+import dev.idem.core.store.RetirementMarks;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
@@ -57,7 +60,7 @@ import java.util.Set;
  * and a second rewind or a publish of that window repairs. Running gc and a rewind of the same pipeline
  * one after the other, not at once, avoids even that.
  *
- * <p>A deleted generation's publish records and evidence ({@link ObjectStore#deleteRecords}) go with
+ * <p>A deleted generation's publish records and evidence ({@link PublishHistory#deleteRecords}) go with
  * it, so the store does not grow by one record per run forever and the scan stops counting the key;
  * except for a key whose history is divergent, whose records and evidence are kept (the proof of a
  * keying bug outlives retention) unless the policy says {@code dropDivergentEvidence}. The verdict is
@@ -66,13 +69,20 @@ import java.util.Set;
  * same rules, the grace counted from their newest record.
  *
  * <p>Before it deletes anything, a run raises the pipeline's retirement mark ({@link
- * ObjectStore#raiseRetirement}) to the highest window start it is about to retire (of a generation it
+ * RetirementMarks#raiseRetirement}) to the highest window start it is about to retire (of a generation it
  * deletes, or of records it removes), stamped with the run's start time and what ran it, so that a
  * window published again after this run is reported as republished, not as new or divergent. The mark
  * is one small document per pipeline and only moves forward; a dry run writes nothing. Written first, a
  * failure can leave the mark ahead of deletes that did not happen (their windows still hold their
  * objects, so a publish there is SKIPPED or IDENTICAL, never wrongly REPUBLISHED), never behind deletes
  * that did.
+ *
+ * <p>On a store that lacks a capability ({@link ObjectStore#publishHistory()}, {@link
+ * ObjectStore#retirementMarks()}, {@link ObjectStore#leftoverSweep()}) a run does what is safe without
+ * it and lists what it skipped ({@link Report#skipped()}): without publish history there are no records
+ * to remove and no divergence evidence to keep, so generations are deleted by the rules above alone;
+ * without retirement marks none is raised (the mark is a record for readers, not a lock: a removed
+ * window published again is then reported CREATED, not REPUBLISHED); without a sweep nothing is swept.
  *
  * <p>Memory is bounded by {@code keep} plus the report's list of deleted keys: the listing is
  * streamed twice, first to find the newest {@code keep} generations with a bounded heap, then to
@@ -125,10 +135,13 @@ public final class Retention {
    * @param swept store leftovers removed (or that would be)
    * @param retirement the pipeline's retirement mark after the run (in a dry run: the one it would
    *     propose, nothing written), or {@code null} when the run retired nothing and none was stored, or
-   *     the store keeps no mark
+   *     the store keeps no marks
+   * @param skipped what the run did not do because the store lacks a capability, one line each; empty
+   *     on a store with every capability
    */
   public record Report(Pointer pointer, long generations, List<String> deleted, long records,
-      List<String> evidenceKept, List<String> recordsOnly, List<String> swept, Retirement retirement) {}
+      List<String> evidenceKept, List<String> recordsOnly, List<String> swept, Retirement retirement,
+      List<String> skipped) {}
 
   /** What a run records as having retired when its caller does not say ({@link Retirement#retiredBy()}). */
   public static final String DEFAULT_RETIRED_BY = "idem-core retention";
@@ -159,6 +172,9 @@ public final class Retention {
   public Report run(String pipeline, Policy policy) throws IOException {
     Names.requirePipeline(pipeline);
     Instant now = clock.instant();
+    PublishHistory history = store.publishHistory().orElse(null);
+    RetirementMarks marks = store.retirementMarks().orElse(null);
+    LeftoverSweep sweep = store.leftoverSweep().orElse(null);
     Optional<PointerState> state = store.readPointer(pipeline);
     Pointer pointer = state.map(PointerState::pointer).orElse(null);
 
@@ -175,7 +191,7 @@ public final class Retention {
       return true;
     });
 
-    Retirement mark = pointer == null ? null : store.readRetirement(pipeline).orElse(null);
+    Retirement mark = pointer == null || marks == null ? null : marks.readRetirement(pipeline).orElse(null);
     // First find what this run retires (the report lists it anyway), then raise the mark, then delete.
     List<String> deletable = new ArrayList<>();
     if (pointer != null) {
@@ -188,9 +204,9 @@ public final class Retention {
       });
     }
     List<String> recordsOnly = new ArrayList<>();
-    if (pointer != null) {
+    if (pointer != null && history != null) {
       Set<String> handled = new HashSet<>(deletable);
-      store.history(pipeline + "/", h -> {
+      history.history(pipeline + "/", h -> {
         Optional<Generation> g = parseKey(pipeline, h.key());
         if (g.isPresent() && !handled.contains(h.key()) && !newest.contains(g.get())
             && expired(g.get(), lastWritten(h), pointer, policy, now) && store.stat(h.key()).isEmpty()
@@ -207,9 +223,9 @@ public final class Retention {
       }
     }
     Retirement retirement = mark;
-    if (highest >= 0) {
+    if (highest >= 0 && marks != null) {
       Retirement proposed = new Retirement(pipeline, highest, now, retiredBy);
-      retirement = policy.dryRun() ? proposed : store.raiseRetirement(proposed).orElse(null);
+      retirement = policy.dryRun() ? proposed : marks.raiseRetirement(proposed);
     }
 
     List<String> deleted = new ArrayList<>();
@@ -219,23 +235,35 @@ public final class Retention {
       if (!policy.dryRun() && !behindPointerNow(pipeline, key)) {
         continue; // the pointer was rewound to this generation or before it while the run went on
       }
-      boolean keepRecords = !policy.dropDivergentEvidence() && divergent(key, mark);
+      boolean keepRecords = history != null && !policy.dropDivergentEvidence() && divergent(history, key, mark);
       if (policy.dryRun() || store.delete(key)) {
         deleted.add(key);
         if (keepRecords) {
           evidenceKept.add(key);
-        } else if (!policy.dryRun()) {
-          records += store.deleteRecords(key);
+        } else if (!policy.dryRun() && history != null) {
+          records += history.deleteRecords(key);
         }
       }
     }
     if (!policy.dryRun()) {
       for (String key : recordsOnly) {
-        records += store.deleteRecords(key);
+        records += history.deleteRecords(key);
       }
     }
-    List<String> swept = store.sweep(policy.grace(), policy.dryRun());
-    return new Report(pointer, generations[0], deleted, records, evidenceKept, recordsOnly, swept, retirement);
+    List<String> swept = sweep == null ? List.of() : sweep.sweep(policy.grace(), policy.dryRun());
+    List<String> skipped = new ArrayList<>();
+    if (history == null) {
+      skipped.add(store.describe() + " keeps no publish history: no records removed, no divergence evidence to keep");
+    }
+    if (marks == null) {
+      skipped.add(store.describe() + " keeps no retirement marks: none raised; a removed window published again"
+          + " is reported CREATED, not REPUBLISHED");
+    }
+    if (sweep == null) {
+      skipped.add(store.describe() + " has no sweep of leftovers: nothing swept");
+    }
+    return new Report(pointer, generations[0], deleted, records, evidenceKept, recordsOnly, swept, retirement,
+        List.copyOf(skipped));
   }
 
   /** Whether {@code key}'s window lies strictly behind the pointer as it is now (none: not known to be). */
@@ -256,9 +284,9 @@ public final class Retention {
   }
 
   /** Whether the history of exactly {@code key} holds more than one content or a divergent attempt. */
-  private boolean divergent(String key, Retirement mark) throws IOException {
+  private static boolean divergent(PublishHistory history, String key, Retirement mark) throws IOException {
     boolean[] divergent = {false};
-    store.history(key, h -> {
+    history.history(key, h -> {
       if (h.key().equals(key) && KeyVerdict.of(h, mark).divergent()) {
         divergent[0] = true;
       }

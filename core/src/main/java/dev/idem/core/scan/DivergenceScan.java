@@ -8,7 +8,9 @@ import dev.idem.core.store.HistoryQuery;
 import dev.idem.core.store.KeyHistory;
 import dev.idem.core.store.Pointer;
 import dev.idem.core.store.ObjectStore;
+import dev.idem.core.store.PublishHistory;
 import dev.idem.core.store.Retirement;
+import dev.idem.core.store.RetirementMarks;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
@@ -59,6 +61,11 @@ import java.util.TreeSet;
  * Listener#stopped} hears why), and once it has passed no further request is made (the pointers are
  * not read). Any other {@link IOException} from the store ends the scan with no verdict; nothing is
  * written either way.
+ *
+ * <p>A store without {@link PublishHistory} has nothing the scan could judge: the scan refuses it
+ * ({@link dev.idem.core.store.MissingCapabilityException}) before any request, never reporting it clean.
+ * A store without {@link RetirementMarks} is scanned as if no pipeline had a mark: a key published again
+ * after retention is then judged as one life (divergent when its bytes changed), never passed wrongly.
  */
 public final class DivergenceScan {
 
@@ -153,6 +160,8 @@ public final class DivergenceScan {
   public ScanSummary run(ObjectStore store, HistoryQuery query, Set<String> alsoCheck, Listener listener)
       throws IOException {
     String prefix = query.prefix();
+    PublishHistory history = PublishHistory.of(store, "the scan judges each key by what its history recorded");
+    RetirementMarks marks = store.retirementMarks().orElse(null);
     Set<String> pipelines = new TreeSet<>(alsoCheck);
     Instant until = maxTime != null ? clock.instant().plus(maxTime)
         : deadline != null ? clock.instant().plus(deadline.left()) : null;
@@ -163,12 +172,13 @@ public final class DivergenceScan {
     boolean[] acksRead = {false};
     boolean complete;
     try {
-      complete = store.history(query.until(clock, until), (KeyHistory h) -> {
+      complete = history.history(query.until(clock, until), (KeyHistory h) -> {
         Retirement mark = null;
         if (OutputKey.looksLikeKey(h.key())) {
           String pipeline = h.key().substring(0, h.key().indexOf('/'));
           if (!retired.containsKey(pipeline)) {
-            retired.put(pipeline, store.readRetirement(pipeline)); // once per pipeline met
+            // once per pipeline met
+            retired.put(pipeline, marks == null ? Optional.empty() : marks.readRetirement(pipeline));
           }
           mark = retired.get(pipeline).orElse(null);
         }
@@ -184,7 +194,7 @@ public final class DivergenceScan {
         Acknowledgement ack = null;
         if (v.divergent()) {
           if (!acksRead[0]) {
-            for (Acknowledgement a : store.acknowledgements(prefix)) { // once, at the first divergent key
+            for (Acknowledgement a : history.acknowledgements(prefix)) { // once, at the first divergent key
               acks.computeIfAbsent(a.key(), k -> new ArrayList<>()).add(a);
             }
             acksRead[0] = true;

@@ -5,6 +5,7 @@ import dev.idem.core.OutputKey;
 import dev.idem.core.store.HistoryQuery;
 import dev.idem.core.store.ObjectStore;
 import dev.idem.core.store.Pointer;
+import dev.idem.core.store.PublishHistory;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,9 +27,12 @@ import java.util.Optional;
  *
  * <p>Cost: one walk of the pipeline's history (one listing on S3, bounded by {@code minWindowStart}).
  * Keys whose history does not carry their schema (on S3, a window of one key) are remembered from the
- * last key known to be of the schema on, and asked for their schema ({@link ObjectStore#schemaOf}, one
+ * last key known to be of the schema on, and asked for their schema ({@link PublishHistory#schemaOf}, one
  * HEAD each on S3) newest first until one is of it: in the steady state of one schema that is one
  * request; after the schema stopped being written it is one per window since.
+ *
+ * <p>A store without {@link PublishHistory} records no schema to find a generation by: refused ({@link
+ * dev.idem.core.store.MissingCapabilityException}), never answered with a generation of another schema.
  */
 public final class LatestOfSchema {
   private LatestOfSchema() {}
@@ -40,6 +44,7 @@ public final class LatestOfSchema {
   public static Optional<String> find(ObjectStore store, String pipeline, int schema, long minWindowStart)
       throws IOException {
     Names.requirePipeline(pipeline);
+    PublishHistory history = PublishHistory.of(store, "a generation is found by the schema its history recorded");
     Optional<Pointer> pointer = store.readPointer(pipeline).map(p -> p.pointer());
     if (pointer.isEmpty()) {
       return Optional.empty();
@@ -48,7 +53,7 @@ public final class LatestOfSchema {
     Pointer.Position limit = pointer.get().position();
     boolean inclusive = true;
     while (true) {
-      Found f = newest(store, pipeline, schema, minWindowStart, limit, inclusive);
+      Found f = newest(history, pipeline, schema, minWindowStart, limit, inclusive);
       if (f == null || store.exists(f.key())) {
         return f == null ? Optional.empty() : Optional.of(f.key());
       }
@@ -60,12 +65,12 @@ public final class LatestOfSchema {
   private record Found(String key, Pointer.Position position) {}
 
   /** The newest listed key of {@code schema} at or before ({@code inclusive}) or before {@code limit}. */
-  private static Found newest(ObjectStore store, String pipeline, int schema, long minWindowStart,
+  private static Found newest(PublishHistory history, String pipeline, int schema, long minWindowStart,
       Pointer.Position limit, boolean inclusive) throws IOException {
     // Oldest first: the last key known to be of the schema, then every key after it whose schema is unknown.
     List<String> candidates = new ArrayList<>();
     List<Integer> known = new ArrayList<>();
-    store.history(HistoryQuery.windows(pipeline, minWindowStart), h -> {
+    history.history(HistoryQuery.windows(pipeline, minWindowStart), h -> {
       if (!OutputKey.looksLikeKey(h.key()) || !h.holdsObject()) {
         return true;
       }
@@ -85,7 +90,7 @@ public final class LatestOfSchema {
     for (int i = candidates.size() - 1; i >= 0; i--) {
       String key = candidates.get(i);
       long window = OutputKey.parse(key).windowStartEpochSecond();
-      Integer s = known.get(i) != null ? known.get(i) : store.schemaOf(key).orElse(null);
+      Integer s = known.get(i) != null ? known.get(i) : history.schemaOf(key).orElse(null);
       if (s != null && s == schema && within(window, s, limit, inclusive)) {
         return new Found(key, new Pointer.Position(window, s));
       }

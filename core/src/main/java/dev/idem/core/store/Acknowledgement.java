@@ -27,7 +27,7 @@ import java.util.TreeSet;
  * the gate again.
  *
  * <p>Stores keep acknowledgements create-only and never change or delete one ({@link
- * ObjectStore#acknowledge}): each is an entry in an audit trail, like an operator's pointer rewind.
+ * PublishHistory#acknowledge}): each is an entry in an audit trail, like an operator's pointer rewind.
  * Serialized as versioned, human-readable text ({@link #toBytes()}):
  *
  * <pre>

@@ -7,7 +7,7 @@ import java.time.Instant;
 import java.util.Objects;
 
 /**
- * What a history walk ({@link ObjectStore#history(HistoryQuery, ObjectStore.HistoryVisitor)}) is asked
+ * What a history walk ({@link PublishHistory#history(HistoryQuery, PublishHistory.HistoryVisitor)}) is asked
  * for, in a form a store can push into its listing instead of filtering afterwards: the keys under a
  * prefix, optionally only one pipeline's windows from a start on, a deadline, and how many listing
  * requests may run at once.

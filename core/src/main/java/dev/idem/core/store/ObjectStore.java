@@ -5,15 +5,34 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStream;
 import java.time.Duration;
-import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.SortedSet;
 import java.util.TreeSet;
 
 /**
- * The storage operations idem needs. Implementations: {@code FsObjectStore} (idem-store-fs) and
- * {@code S3ObjectStore} (idem-store-s3-http).
+ * The storage operations every store must have, and typed access to the ones a store may have. Implementations:
+ * {@code FsObjectStore} (idem-store-fs) and {@code S3ObjectStore} (idem-store-s3-http), both with every
+ * capability.
+ *
+ * <h2>Required and optional</h2>
+ *
+ * This interface is what publishing, reading and retention cannot do without: create-only objects, a
+ * pointer with compare-and-set, listing and deleting. What a store may lack is a capability interface
+ * it implements, reached through a typed accessor that is empty when the store does not have it:
+ *
+ * <ul>
+ *   <li>{@link PublishHistory} ({@link #publishHistory}): each key's versions and attempts, schemas and
+ *       operators' acknowledgements; what the divergence scan judges.
+ *   <li>{@link RetirementMarks} ({@link #retirementMarks}): how far retention has deleted, so a window
+ *       published again is told apart from a new or divergent one.
+ *   <li>{@link LeftoverSweep} ({@link #leftoverSweep}): removal of what killed writers leave behind.
+ * </ul>
+ *
+ * Each caller states what it does without one: the scan refuses ({@link MissingCapabilityException}),
+ * gc skips what needs it and says so, the publisher reports a re-publish as CREATED. The accessors'
+ * defaults answer whether this object implements the interface; a decorator overrides them to answer
+ * for the store it wraps.
  *
  * <h2>What every implementation guarantees</h2>
  *
@@ -26,19 +45,22 @@ import java.util.TreeSet;
  *       and the key ends up holding one caller's bytes; when none of the calls failed, exactly one
  *       returns CREATED and the key holds that caller's bytes. (A call that created the object and then
  *       failed before returning throws; its retry reports IDENTICAL.)
- *   <li><b>P4</b> A call that meets different bytes returns DIVERGENT and records the attempt
- *       (writer, SHA-256, size, time, and by default the bytes) so {@link #history} reports it later.
- *   <li><b>P8</b> The fact before the bytes: a DIVERGENT attempt is recorded by a small create-only
- *       marker (writer, time, the stored object's and the attempt's SHA-256, size, schema), made durable,
- *       before its bytes are written, and {@link #history} reports a marker without bytes as a divergent
- *       attempt. A call that cannot write the bytes, or not even the marker, still returns DIVERGENT,
- *       saying so ({@link PutOutcome#record()}, {@link PutOutcome#recordFailure()}), rather than throw.
+ *   <li><b>P4</b> A call that meets different bytes returns DIVERGENT; a store with {@link PublishHistory}
+ *       records the attempt (writer, SHA-256, size, time, and by default the bytes) so its history
+ *       reports it later.
+ *   <li><b>P8</b> The fact before the bytes (a store with {@link PublishHistory}): a DIVERGENT attempt is
+ *       recorded by a small create-only marker (writer, time, the stored object's and the attempt's
+ *       SHA-256, size, schema), made durable, before its bytes are written, and the history reports a
+ *       marker without bytes as a divergent attempt. A call that cannot write the bytes, or not even the
+ *       marker, still returns DIVERGENT, saying so ({@link PutOutcome#record()}, {@link
+ *       PutOutcome#recordFailure()}), rather than throw.
  *   <li><b>G1</b> An object is durable when {@code putIfAbsent} returns; a pointer naming it may
  *       then be written.
  *   <li><b>G3</b> {@link #compareAndSetPointer} is linearizable: of concurrent calls with the same
  *       expected token at most one returns SWAPPED.
  *   <li><b>G4/C1</b> A writer killed at any instant leaves no lock that blocks others and no partial
- *       object or pointer; leftovers are invisible to readers and removed by {@link #sweep}.
+ *       object or pointer; leftovers are invisible to readers, and a store whose writers can leave any
+ *       removes them by its {@link LeftoverSweep}.
  * </ul>
  *
  * Keys passed in are validated ({@link dev.idem.core.Names#requireSafeKey}); a store resolves every
@@ -59,31 +81,14 @@ public interface ObjectStore extends Closeable {
   /** Metadata of the object at {@code key}, or empty when there is none. */
   Optional<ObjectInfo> stat(String key) throws IOException;
 
-  /**
-   * The schema version idem recorded with the object at {@code key} ({@link Payload#schema()}), or empty
-   * when there is no object or none was recorded. This default reads the key's history ({@link
-   * KeyHistory#schema()}); a store whose history does not always carry the schema overrides it.
-   */
-  default Optional<Integer> schemaOf(String key) throws IOException {
-    Integer[] schema = {null};
-    history(key, h -> {
-      if (h.key().equals(key)) {
-        schema[0] = h.holdsObject() ? h.schema() : null;
-        return false;
-      }
-      return true;
-    });
-    return Optional.ofNullable(schema[0]);
-  }
-
   /** The object's content, or empty when there is none. The caller closes the stream. */
   Optional<InputStream> open(String key) throws IOException;
 
   /**
    * Create-only publish of {@code payload} at {@code key} (P2–P4). The payload's {@link Payload#schema()},
-   * when it has one, is recorded create-only with the object and with a recorded attempt, and {@link
-   * #history} reports it ({@link HistoryEntry#schema()}); a store that records none leaves the scan
-   * judging the key's window whole (schema unknown).
+   * when it has one, is recorded create-only with the object and with a recorded attempt, and the
+   * store's {@link PublishHistory} reports it ({@link HistoryEntry#schema()}); a store that records none
+   * leaves the scan judging the key's window whole (schema unknown).
    *
    * <p>Once the call knows the key holds other bytes, a failure to record that is not thrown: the
    * outcome is DIVERGENT with {@link DivergenceRecord#BYTES_NOT_KEPT} (the marker was written) or {@link
@@ -144,33 +149,6 @@ public interface ObjectStore extends Closeable {
     return compareAndSetPointer(pipeline, expectedToken, next);
   }
 
-  /**
-   * Streams the history of every key under {@code prefix} to {@code visitor}, one key at a time in
-   * ascending key order (S3 orders by UTF-8 bytes, the filesystem store by {@link String#compareTo};
-   * the two agree for every key without characters above U+FFFF), never holding more than one key's history in memory. Includes versions,
-   * delete markers and recorded publish attempts; excludes the store's internal files. A key's versions
-   * and delete markers come in the order they were written, oldest first, so a delete marker separates
-   * the versions before a delete from those published again after it (the scan judges each such "life"
-   * of a key on its own).
-   *
-   * @return whether the listing ran to the end ({@code false} when the visitor stopped it)
-   */
-  boolean history(String prefix, HistoryVisitor visitor) throws IOException;
-
-  /**
-   * As {@link #history(String, HistoryVisitor)} for the keys {@code query} accepts ({@link
-   * HistoryQuery#accepts}), stopping (returning {@code false}) once its deadline has passed. Stores
-   * override this to push the query into their listing: no work for a key outside it, the deadline
-   * checked for every listed key and before every page, only the ranges that can hold keys in range
-   * listed, and up to {@link HistoryQuery#listParallelism()} listing requests at once. This default
-   * filters a full walk: correct, but it builds the history of keys it then drops.
-   *
-   * @return whether the walk ran to the end ({@code false} when the visitor or the deadline stopped it)
-   */
-  default boolean history(HistoryQuery query, HistoryVisitor visitor) throws IOException {
-    return history(query.prefix(), h -> !query.expired() && (!query.accepts(h.key()) || visitor.visit(h)));
-  }
-
   /** Streams the current objects under {@code prefix} in ascending key order. */
   boolean list(String prefix, ListingVisitor visitor) throws IOException;
 
@@ -180,68 +158,6 @@ public interface ObjectStore extends Closeable {
    * @return whether an object was there
    */
   boolean delete(String key) throws IOException;
-
-  /**
-   * Removes what the store recorded about publishes to {@code key}: its publish records and the kept
-   * bytes of its divergent attempts (retention only, after the key's object was deleted: {@code history}
-   * then no longer shows the key). Removing nothing is not an error.
-   *
-   * @return how many records and evidence files or objects were removed
-   * @throws IOException when the store failed; some records may then be gone and others left, and
-   *     running again removes the rest
-   */
-  int deleteRecords(String key) throws IOException;
-
-  /**
-   * The pipeline's retirement mark ({@link Retirement}): how far retention has deleted, when and by
-   * what; empty when no gc run has deleted a generation of it (or the store keeps no such mark).
-   *
-   * @throws Retirement.MalformedRetirementException when the stored document is not a valid mark of
-   *     this pipeline
-   */
-  default Optional<Retirement> readRetirement(String pipeline) throws IOException {
-    return Optional.empty();
-  }
-
-  /**
-   * Moves the pipeline's retirement mark forward to {@code proposed} (retention only), never back: when
-   * the stored mark already covers a window start at least as high, it is kept and nothing is written.
-   * Concurrent calls are safe: the mark ends at the highest proposed, whatever the interleaving.
-   *
-   * @return the mark now stored (the proposed one, or the higher one found); empty only from a store
-   *     that keeps no retirement mark (this default), which then reports every re-publish as CREATED
-   * @throws IOException when the store failed; the stored mark is then the old or the proposed one,
-   *     whole, and calling again finishes the job
-   */
-  default Optional<Retirement> raiseRetirement(Retirement proposed) throws IOException {
-    return Optional.empty();
-  }
-
-  /**
-   * Records an operator's acknowledgement of a divergent key ({@link Acknowledgement}) create-only: it
-   * never replaces, changes or is merged with another, and is durable and visible to {@link
-   * #acknowledgements} when this returns. Nothing else in the store changes: the key's object, records
-   * and evidence stay.
-   *
-   * @throws UnsupportedOperationException from a store that keeps no acknowledgements (this default)
-   * @throws IOException when the store failed; the acknowledgement is then recorded whole or not at all,
-   *     and recording it again is safe (a second record of the same review)
-   */
-  default void acknowledge(Acknowledgement ack) throws IOException {
-    throw new UnsupportedOperationException(describe() + " keeps no acknowledgements");
-  }
-
-  /**
-   * The acknowledgements recorded for keys under {@code prefix}, by key ascending, each key's oldest
-   * first; empty from a store that keeps none (this default). Acknowledgements are operators' acts, few
-   * enough to hold in memory.
-   *
-   * @throws Acknowledgement.MalformedAcknowledgementException when a stored document is not one idem
-   *     wrote
-   */
-  default List<Acknowledgement> acknowledgements(String prefix) throws IOException {
-    return List.of();
-  }
 
   /**
    * The pipelines this store holds something of, ascending: every pipeline with a pointer, and every
@@ -263,18 +179,28 @@ public interface ObjectStore extends Closeable {
   }
 
   /**
-   * Removes leftovers that writers killed mid-operation may leave (temporaries, incomplete uploads,
-   * superseded pointer-log entries) older than {@code grace}, so that nothing a live writer still
-   * uses is touched.
-   *
-   * @return what was (or, with {@code dryRun}, would be) removed, one line each
+   * This store's record of publishes ({@link PublishHistory}), or empty when it keeps none. This default
+   * answers whether this object implements the interface; a decorator answers for the store it wraps.
    */
-  List<String> sweep(Duration grace, boolean dryRun) throws IOException;
+  default Optional<PublishHistory> publishHistory() {
+    return this instanceof PublishHistory h ? Optional.of(h) : Optional.empty();
+  }
 
-  /** Receives one key's history; returns {@code false} to stop the listing. */
-  @FunctionalInterface
-  interface HistoryVisitor {
-    boolean visit(KeyHistory history) throws IOException;
+  /**
+   * This store's retirement marks ({@link RetirementMarks}), or empty when it keeps none. This default
+   * answers whether this object implements the interface; a decorator answers for the store it wraps.
+   */
+  default Optional<RetirementMarks> retirementMarks() {
+    return this instanceof RetirementMarks m ? Optional.of(m) : Optional.empty();
+  }
+
+  /**
+   * This store's sweep of writers' leftovers ({@link LeftoverSweep}), or empty when it has none. This
+   * default answers whether this object implements the interface; a decorator answers for the store it
+   * wraps.
+   */
+  default Optional<LeftoverSweep> leftoverSweep() {
+    return this instanceof LeftoverSweep s ? Optional.of(s) : Optional.empty();
   }
 
   /** Receives one listed object; returns {@code false} to stop the listing. */

@@ -16,7 +16,7 @@ import java.util.Objects;
  * ever held an object.
  *
  * <p>One small document per pipeline, whatever the number of deleted keys ({@link
- * ObjectStore#raiseRetirement}): it only moves forward, to a higher window start, so two gc runs can
+ * RetirementMarks#raiseRetirement}): it only moves forward, to a higher window start, so two gc runs can
  * never move it back. It is a range, not a list: a window in the range that never held an object (a
  * gap published late) also counts as retired, and is reported as republished.
  *

@@ -4,8 +4,11 @@
  * <p>Both the filesystem store and the S3 store implement {@link dev.idem.core.store.ObjectStore};
  * core never knows which one it talks to. The SPI is deliberately narrow: a create-only put that
  * reports {@code CREATED / IDENTICAL / DIVERGENT}, existence and metadata, reads, a pointer read and a
- * token-based compare-and-swap, a history listing grouped by key for the divergence scan, and the
- * deletes retention needs. Ordering rules (which pointer may replace which) live in core, not in the
- * stores.
+ * token-based compare-and-swap, listing and the deletes retention needs. What a store may lack is a
+ * capability interface it implements ({@link dev.idem.core.store.PublishHistory}: a history listing
+ * grouped by key for the divergence scan; {@link dev.idem.core.store.RetirementMarks}; {@link
+ * dev.idem.core.store.LeftoverSweep}), reached through a typed accessor of {@code ObjectStore} that is
+ * empty when it does not have it. Ordering rules (which pointer may replace which) live in core, not in
+ * the stores.
  */
 package dev.idem.core.store;

@@ -12,6 +12,7 @@ import dev.idem.core.Window;
 import dev.idem.core.store.Acknowledgement;
 import dev.idem.core.store.CasResult;
 import dev.idem.core.store.HistoryQuery;
+import dev.idem.core.store.MissingCapabilityException;
 import dev.idem.core.store.Payload;
 import dev.idem.core.store.Pointer;
 import dev.idem.core.store.PutStatus;
@@ -118,7 +119,7 @@ class ProvenStoreDelegationTest {
 
     Retirement r = new Retirement("orders", 1_726_000_000L, Instant.EPOCH, "gc");
     assertTrue(store.readRetirement("orders").isEmpty());
-    assertEquals(Optional.of(r), store.raiseRetirement(r));
+    assertEquals(r, store.raiseRetirement(r));
     assertEquals(Optional.of(r), store.readRetirement("orders"));
 
     assertEquals(List.of("orders"), List.copyOf(store.pipelines()));
@@ -137,5 +138,26 @@ class ProvenStoreDelegationTest {
     assertEquals(1, store.deleteRecords(KEY), "the CREATED record");
     store.close();
     assertEquals(1, mem.closes.get());
+  }
+
+  @Test
+  void capabilities_thoseOfTheWrappedStore() throws IOException {
+    InMemoryObjectStore mem = new InMemoryObjectStore(CLOCK);
+    ProvenStore all = ProvenStore.wrap(mem, new PassingProver(), "idem test", CLOCK);
+    assertSame(all, all.publishHistory().orElseThrow(), "its own forwarding, so reads never probe");
+    assertSame(all, all.retirementMarks().orElseThrow());
+    assertSame(all, all.leftoverSweep().orElseThrow());
+
+    ProvenStore none = ProvenStore.wrap(ForwardingObjectStore.without(mem, ForwardingObjectStore.Capability.HISTORY,
+        ForwardingObjectStore.Capability.RETIREMENT_MARKS, ForwardingObjectStore.Capability.SWEEP),
+        new PassingProver(), "idem test", CLOCK);
+    assertTrue(none.publishHistory().isEmpty());
+    assertTrue(none.retirementMarks().isEmpty());
+    assertTrue(none.leftoverSweep().isEmpty());
+    MissingCapabilityException e = assertThrows(MissingCapabilityException.class, () -> none.history("", h -> true));
+    assertEquals("memory: keeps no publish history, and a call to it cannot be forwarded; nothing written",
+        e.getMessage());
+    assertThrows(MissingCapabilityException.class, () -> none.readRetirement("orders"));
+    assertThrows(MissingCapabilityException.class, () -> none.sweep(Duration.ZERO, true));
   }
 }

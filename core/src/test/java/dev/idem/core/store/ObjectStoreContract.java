@@ -37,7 +37,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The behaviour every {@link ObjectStore} must have, as one suite each store runs (contracts P1–P4,
- * G1–G3 of docs/DESIGN.md). A store's test class extends this and supplies a fresh, empty store.
+ * G1–G3 of docs/DESIGN.md). A store's test class extends this and supplies a fresh, empty store. The
+ * cases of history, retirement marks and acknowledgements expect the store to have those capabilities
+ * ({@link PublishHistory}, {@link RetirementMarks}).
  *
  * <p>Stores whose pointer compare-and-swap cannot be tested for atomicity under concurrency on the
  * test server (S3Proxy's {@code If-Match} is not atomic) override {@link #pointerCasIsAtomic()}.
@@ -77,6 +79,16 @@ public abstract class ObjectStoreContract {
 
   protected static Payload bytes(String s) {
     return Payload.ofBytes(s.getBytes(StandardCharsets.UTF_8));
+  }
+
+  /** The store's publish history; every store this suite runs against has one. */
+  protected PublishHistory history() {
+    return store.publishHistory().orElseThrow();
+  }
+
+  /** The store's retirement marks; every store this suite runs against keeps them. */
+  protected RetirementMarks marks() {
+    return store.retirementMarks().orElseThrow();
   }
 
   protected static byte[] read(ObjectStore store, String key) throws IOException {
@@ -139,7 +151,7 @@ public abstract class ObjectStoreContract {
     store.putIfAbsent(k, bytes("beta"), "writer-b");
     store.putIfAbsent(k, bytes("alpha"), "writer-c");
     List<KeyHistory> seen = new ArrayList<>();
-    store.history("orders/", h -> seen.add(h));
+    history().history("orders/", h -> seen.add(h));
     assertEquals(1, seen.size(), "one key: " + seen);
     KeyVerdict v = KeyVerdict.of(seen.get(0));
     assertTrue(v.divergent(), "P4: the scan must see the divergent attempt: " + seen);
@@ -178,7 +190,7 @@ public abstract class ObjectStoreContract {
     assertEquals(threads() - 1, outs.stream().filter(o -> o.status() == PutStatus.DIVERGENT).count(), "P3: " + outs);
     assertEquals(created.get(0).attemptSha256(), sha256Of(read(store, k)), "stored bytes are the winner's");
     List<KeyHistory> seen = new ArrayList<>();
-    store.history(k, h -> seen.add(h));
+    history().history(k, h -> seen.add(h));
     assertEquals(threads(), KeyVerdict.of(seen.get(0)).payloads(), "P4: every divergent attempt kept: " + seen);
   }
 
@@ -284,7 +296,7 @@ public abstract class ObjectStoreContract {
     store.checkWritable();
     List<String> seen = new ArrayList<>();
     store.list("", o -> seen.add(o.key()));
-    store.history("", h -> seen.add(h.key()));
+    history().history("", h -> seen.add(h.key()));
     assertEquals(List.of(), seen, "the check is invisible to listings and the scan");
     assertTrue(store.readPointer("orders").isEmpty());
   }
@@ -299,10 +311,10 @@ public abstract class ObjectStoreContract {
     }
     Collections.sort(keys);
     List<String> seen = new ArrayList<>();
-    assertTrue(store.history("", h -> seen.add(h.key())));
+    assertTrue(history().history("", h -> seen.add(h.key())));
     assertEquals(keys, seen);
     List<String> onlyA = new ArrayList<>();
-    store.history("a/", h -> onlyA.add(h.key()));
+    history().history("a/", h -> onlyA.add(h.key()));
     assertEquals(keys.stream().filter(k -> k.startsWith("a/")).toList(), onlyA);
   }
 
@@ -315,7 +327,7 @@ public abstract class ObjectStoreContract {
     store.putIfAbsent(two, bytes("rows,cols").withSchema(2), "writer-a");
     assertEquals(PutStatus.DIVERGENT, store.putIfAbsent(two, bytes("other").withSchema(2), "writer-b").status());
     Map<String, KeyHistory> seen = new HashMap<>();
-    store.history("orders/", h -> seen.put(h.key(), h) == null);
+    history().history("orders/", h -> seen.put(h.key(), h) == null);
     assertEquals(Integer.valueOf(1), seen.get(one).schema(), seen.toString());
     assertEquals(Integer.valueOf(2), seen.get(two).schema(), seen.toString());
     assertTrue(seen.get(two).entries().stream().anyMatch(e ->
@@ -330,7 +342,7 @@ public abstract class ObjectStoreContract {
     store.putIfAbsent(one, bytes("rows"), "writer-a");
     store.putIfAbsent(two, bytes("rows,cols"), "writer-a");
     List<Integer> schemas = new ArrayList<>();
-    store.history("orders/", h -> schemas.add(h.schema()));
+    history().history("orders/", h -> schemas.add(h.schema()));
     assertEquals(Arrays.asList(null, null), schemas);
   }
 
@@ -339,7 +351,7 @@ public abstract class ObjectStoreContract {
     store.putIfAbsent(key("a", 60), bytes("1"), "writer-a");
     store.putIfAbsent(key("a", 120), bytes("2"), "writer-a");
     int[] visits = {0};
-    assertFalse(store.history("", h -> ++visits[0] < 1));
+    assertFalse(history().history("", h -> ++visits[0] < 1));
     assertEquals(1, visits[0]);
   }
 
@@ -371,12 +383,12 @@ public abstract class ObjectStoreContract {
     assertEquals(PutStatus.DIVERGENT, store.putIfAbsent(k, bytes("omega"), "writer-b").status());
     store.delete(k);
 
-    assertTrue(store.deleteRecords(k) >= 1, "at least the divergent attempt's evidence");
+    assertTrue(history().deleteRecords(k) >= 1, "at least the divergent attempt's evidence");
 
     List<HistoryEntry> left = new ArrayList<>();
-    store.history(k, h -> left.addAll(h.entries()));
+    history().history(k, h -> left.addAll(h.entries()));
     assertFalse(left.stream().anyMatch(e -> e.kind() == HistoryEntry.Kind.DIVERGENT_ATTEMPT), left.toString());
-    assertEquals(0, store.deleteRecords(k), "removing nothing is not an error");
+    assertEquals(0, history().deleteRecords(k), "removing nothing is not an error");
   }
 
   // --- retirement mark ---
@@ -384,19 +396,19 @@ public abstract class ObjectStoreContract {
   @Test
   void retirement_noneThenRaisedForwardOnlyPerPipeline() throws IOException {
     Instant at = Instant.parse("2026-01-01T00:00:00Z");
-    assertTrue(store.readRetirement("orders").isEmpty());
+    assertTrue(marks().readRetirement("orders").isEmpty());
     Retirement first = new Retirement("orders", 120, at, "gc a");
-    assertEquals(first, store.raiseRetirement(first).orElseThrow());
-    assertEquals(first, store.raiseRetirement(new Retirement("orders", 60, at.plusSeconds(1), "gc b")).orElseThrow(),
+    assertEquals(first, marks().raiseRetirement(first));
+    assertEquals(first, marks().raiseRetirement(new Retirement("orders", 60, at.plusSeconds(1), "gc b")),
         "a lower mark never replaces a higher one");
-    assertEquals(first, store.raiseRetirement(new Retirement("orders", 120, at.plusSeconds(2), "gc c")).orElseThrow(),
+    assertEquals(first, marks().raiseRetirement(new Retirement("orders", 120, at.plusSeconds(2), "gc c")),
         "an equal one neither");
     Retirement higher = new Retirement("orders", 180, at.plusSeconds(3), "gc d");
-    assertEquals(higher, store.raiseRetirement(higher).orElseThrow());
-    assertEquals(higher, store.readRetirement("orders").orElseThrow());
-    assertTrue(store.readRetirement("other").isEmpty(), "one mark per pipeline");
+    assertEquals(higher, marks().raiseRetirement(higher));
+    assertEquals(higher, marks().readRetirement("orders").orElseThrow());
+    assertTrue(marks().readRetirement("other").isEmpty(), "one mark per pipeline");
     List<String> visible = new ArrayList<>();
-    store.history("", h -> visible.add(h.key()));
+    history().history("", h -> visible.add(h.key()));
     store.list("", o -> visible.add(o.key()));
     assertEquals(List.of(), visible, "the mark is the store's own: never listed as a key");
   }
@@ -405,8 +417,8 @@ public abstract class ObjectStoreContract {
   void retirement_concurrentRaises_endAtTheHighest() throws Exception {
     int n = threads();
     Instant at = Instant.parse("2026-01-01T00:00:00Z");
-    Race.run(n, i -> store.raiseRetirement(new Retirement("contended", 60L * ((i * 5) % n), at, "gc " + i)));
-    assertEquals(60L * (n - 1), store.readRetirement("contended").orElseThrow().windowStart());
+    Race.run(n, i -> marks().raiseRetirement(new Retirement("contended", 60L * ((i * 5) % n), at, "gc " + i)));
+    assertEquals(60L * (n - 1), marks().readRetirement("contended").orElseThrow().windowStart());
   }
 
   @Test
@@ -415,16 +427,16 @@ public abstract class ObjectStoreContract {
     store.putIfAbsent(k, bytes("alpha"), "writer-a");
     // What gc does: raise the mark (stamped with the run's start, before the deletes), delete, drop records.
     Retirement mark = new Retirement("orders", 600, Instant.now().minusSeconds(30), "contract");
-    store.raiseRetirement(mark);
+    marks().raiseRetirement(mark);
     assertTrue(store.delete(k));
-    store.deleteRecords(k);
+    history().deleteRecords(k);
 
     assertEquals(PutStatus.CREATED, store.putIfAbsent(k, bytes("omega, rebuilt"), "writer-b").status());
 
     List<KeyHistory> seen = new ArrayList<>();
-    store.history("orders/", seen::add);
+    history().history("orders/", seen::add);
     assertEquals(1, seen.size(), seen.toString());
-    KeyVerdict v = KeyVerdict.of(seen.get(0), store.readRetirement("orders").orElseThrow());
+    KeyVerdict v = KeyVerdict.of(seen.get(0), marks().readRetirement("orders").orElseThrow());
     assertFalse(v.divergent(), v.toString());
     assertTrue(v.republished(), v.toString());
   }
@@ -442,23 +454,23 @@ public abstract class ObjectStoreContract {
     store.putIfAbsent(k, bytes("alpha"), "writer-a");
     assertEquals(PutStatus.DIVERGENT, store.putIfAbsent(k, bytes("omega"), "writer-b").status());
     String other = key("other", 60);
-    assertEquals(List.of(), store.acknowledgements(""));
+    assertEquals(List.of(), history().acknowledgements(""));
 
     Acknowledgement first = ack(k, "ops-alice", Instant.parse("2026-12-02T15:40:08Z"));
-    store.acknowledge(first);
+    history().acknowledge(first);
     Acknowledgement second = ack(k, "ops-bob", Instant.parse("2026-12-02T15:41:00Z"));
-    store.acknowledge(second);
+    history().acknowledge(second);
     Acknowledgement third = ack(other, "ops-bob", Instant.parse("2026-12-02T15:42:00Z"));
-    store.acknowledge(third);
+    history().acknowledge(third);
 
-    assertEquals(List.of(first, second, third), store.acknowledgements(""), "key ascending, each key's oldest first");
-    assertEquals(List.of(first, second), store.acknowledgements("orders/"));
-    assertEquals(List.of(third), store.acknowledgements("other/"));
-    assertEquals(List.of(), store.acknowledgements("nothing/"));
+    assertEquals(List.of(first, second, third), history().acknowledgements(""), "key ascending, each key's oldest first");
+    assertEquals(List.of(first, second), history().acknowledgements("orders/"));
+    assertEquals(List.of(third), history().acknowledgements("other/"));
+    assertEquals(List.of(), history().acknowledgements("nothing/"));
 
     List<HistoryEntry> entries = new ArrayList<>();
     List<String> keys = new ArrayList<>();
-    store.history("", h -> keys.add(h.key()) && entries.addAll(h.entries()));
+    history().history("", h -> keys.add(h.key()) && entries.addAll(h.entries()));
     assertEquals(List.of(k), keys, "an acknowledgement is the store's own: never listed as a key");
     assertTrue(entries.stream().anyMatch(e -> e.kind() == HistoryEntry.Kind.DIVERGENT_ATTEMPT),
         "the evidence stays: " + entries);
@@ -470,12 +482,12 @@ public abstract class ObjectStoreContract {
   @Test
   void schemaOf_theSchemaThePublishDeclared() throws IOException {
     String k = key("orders", 780);
-    assertEquals(Optional.empty(), store.schemaOf(k));
+    assertEquals(Optional.empty(), history().schemaOf(k));
     store.putIfAbsent(k, bytes("alpha").withSchema(7), "writer-a");
-    assertEquals(Optional.of(7), store.schemaOf(k));
+    assertEquals(Optional.of(7), history().schemaOf(k));
     String none = key("orders", 840);
     store.putIfAbsent(none, bytes("beta"), "writer-a");
-    assertEquals(Optional.empty(), store.schemaOf(none), "a publish that declared none");
+    assertEquals(Optional.empty(), history().schemaOf(none), "a publish that declared none");
   }
 
   @Test

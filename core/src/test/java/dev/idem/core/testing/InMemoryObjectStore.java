@@ -6,15 +6,18 @@ import dev.idem.core.store.Acknowledgement;
 import dev.idem.core.store.CasResult;
 import dev.idem.core.store.HistoryEntry;
 import dev.idem.core.store.KeyHistory;
+import dev.idem.core.store.LeftoverSweep;
 import dev.idem.core.store.ListedObject;
 import dev.idem.core.store.ObjectInfo;
 import dev.idem.core.store.ObjectStore;
 import dev.idem.core.store.Payload;
 import dev.idem.core.store.Pointer;
 import dev.idem.core.store.PointerState;
+import dev.idem.core.store.PublishHistory;
 import dev.idem.core.store.PutOutcome;
 import dev.idem.core.store.PutStatus;
 import dev.idem.core.store.Retirement;
+import dev.idem.core.store.RetirementMarks;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -33,9 +36,11 @@ import java.util.TreeSet;
 /**
  * The simplest correct {@link ObjectStore}: one monitor around a few maps. It is the model the store
  * contract suite and the publisher tests run against, and what a user embedding idem can use in their
- * own tests. Every operation is linearizable (one lock).
+ * own tests. Every operation is linearizable (one lock). It has every capability ({@link
+ * PublishHistory}, {@link RetirementMarks}, {@link LeftoverSweep}: memory leaves no leftovers, so its sweep
+ * finds none); {@link ForwardingObjectStore#without} hides some.
  */
-public final class InMemoryObjectStore implements ObjectStore {
+public final class InMemoryObjectStore implements ObjectStore, PublishHistory, RetirementMarks, LeftoverSweep {
   private record Stored(byte[] bytes, ObjectInfo info) {}
 
   private final Clock clock;
@@ -189,9 +194,9 @@ public final class InMemoryObjectStore implements ObjectStore {
 
   /** Keeps the higher of the stored and the proposed mark (forward only). */
   @Override
-  public synchronized Optional<Retirement> raiseRetirement(Retirement proposed) {
-    return Optional.of(retirements.merge(proposed.pipeline(), proposed,
-        (current, next) -> next.windowStart() > current.windowStart() ? next : current));
+  public synchronized Retirement raiseRetirement(Retirement proposed) {
+    return retirements.merge(proposed.pipeline(), proposed,
+        (current, next) -> next.windowStart() > current.windowStart() ? next : current);
   }
 
   @Override

@@ -7,6 +7,7 @@ import dev.idem.core.store.Deadline;
 import dev.idem.core.store.DivergenceRecord;
 import dev.idem.core.store.HistoryQuery;
 import dev.idem.core.store.KnownKeys;
+import dev.idem.core.store.LeftoverSweep;
 import dev.idem.core.store.ListedObject;
 import dev.idem.core.store.ObjectInfo;
 import dev.idem.core.store.ObjectStore;
@@ -14,9 +15,11 @@ import dev.idem.core.store.Payload;
 import dev.idem.core.store.Pointer;
 import dev.idem.core.store.PointerState;
 import dev.idem.core.store.PublishDecision;
+import dev.idem.core.store.PublishHistory;
 import dev.idem.core.store.PutOutcome;
 import dev.idem.core.store.PutStatus;
 import dev.idem.core.store.Retirement;
+import dev.idem.core.store.RetirementMarks;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.DirectoryStream;
@@ -134,8 +137,11 @@ import java.util.TreeSet;
  *
  * Safe for concurrent use by any number of threads and processes on one root. Stores on one root in
  * one JVM share their in-process pointer locks.
+ *
+ * <p>It has every optional capability of a store: {@link PublishHistory}, {@link RetirementMarks} and
+ * {@link LeftoverSweep}.
  */
-public final class FsObjectStore implements ObjectStore {
+public final class FsObjectStore implements ObjectStore, PublishHistory, RetirementMarks, LeftoverSweep {
   private static final int PUBLISH_ATTEMPTS = 3;
 
   private final Layout layout;
@@ -586,12 +592,12 @@ public final class FsObjectStore implements ObjectStore {
 
   /** Raises {@code retired} forward only, under the pointer's lock ({@link RetirementFiles}). */
   @Override
-  public Optional<Retirement> raiseRetirement(Retirement proposed) throws IOException {
+  public Retirement raiseRetirement(Retirement proposed) throws IOException {
     Duration wait = lockWait();
     Deadline d = options.deadline();
     String within = Deadline.format(wait) + (wait.compareTo(options.lockTimeout()) < 0 && d != null
         ? " (what was left of " + d.describe() + ")" : "");
-    return Optional.of(retirements.raise(proposed, wait, within));
+    return retirements.raise(proposed, wait, within);
   }
 
   /** How long a lock may be waited for now: the lock timeout, or what is left of the deadline when less. */

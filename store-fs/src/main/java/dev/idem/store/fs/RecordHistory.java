@@ -4,7 +4,7 @@ import dev.idem.core.Sha256;
 import dev.idem.core.store.HistoryEntry;
 import dev.idem.core.store.HistoryQuery;
 import dev.idem.core.store.KeyHistory;
-import dev.idem.core.store.ObjectStore.HistoryVisitor;
+import dev.idem.core.store.PublishHistory.HistoryVisitor;
 import dev.idem.core.store.PutStatus;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;

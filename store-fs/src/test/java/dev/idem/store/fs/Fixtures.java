@@ -66,7 +66,7 @@ final class Fixtures {
 
   static List<KeyHistory> history(ObjectStore store, String prefix) throws IOException {
     List<KeyHistory> out = new ArrayList<>();
-    store.history(prefix, out::add);
+    store.publishHistory().orElseThrow().history(prefix, out::add);
     return out;
   }
 

@@ -176,7 +176,7 @@ class FsObjectStoreContainmentTest {
   }
 
   /** Runs one call; its result must show nothing of the outside store (checked here), its failure is returned. */
-  private static Optional<IOException> run(ObjectStore store, Call call, Pointer pointer) {
+  private static Optional<IOException> run(FsObjectStore store, Call call, Pointer pointer) {
     try {
       switch (call) {
         case EXISTS, STAT, OPEN -> {

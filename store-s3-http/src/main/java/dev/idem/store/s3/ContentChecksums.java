@@ -13,9 +13,10 @@ import java.util.concurrent.FutureTask;
 import java.util.zip.CRC32C;
 
 /**
- * The one pass idem makes over a payload before uploading it: its SHA-256 (recorded in {@code
- * idem-sha256} and, for a single PUT, signed in {@code x-amz-content-sha256}) and, in the same read, a
- * CRC32C of each part the upload will send (one part for a single PUT).
+ * The one pass idem makes over a payload before uploading it, as its {@link UploadPlan} says: its SHA-256
+ * (recorded in {@code idem-sha256}, and for a single PUT the hash the server checks the body against,
+ * {@link UploadPlan.Body}) and, in the same read, a CRC32C of each part the upload will send (one part
+ * for a single PUT).
  *
  * <p>Exists so the upload can check that the bytes it sends are the bytes hashed without hashing them a
  * second time: CRC32C runs at memory speed (intrinsified), SHA-256 at about 1–2 GB/s, and a part's
@@ -26,7 +27,8 @@ import java.util.zip.CRC32C;
  * is still of the bytes read here.
  *
  * <p>Parts sent over plain http carry their own SHA-256 as well (a CRC32C is no defence against someone
- * who rewrites a part in transit). {@link #withPartSha256} takes those on a second thread from a second
+ * who rewrites a part in transit). Where the payload reads ranges ({@link UploadPlan.PartSha256#IN_HASH_PASS})
+ * {@link #withPartSha256} takes those on a second thread from a second
  * read of the payload's ranges while the first thread takes the whole SHA-256, so with a core free for
  * it the pass takes about the time of one SHA-256, and the upload hashes nothing; the second read's CRC32Cs must equal the
  * first's, so both hashes describe the same bytes.
@@ -53,45 +55,59 @@ final class ContentChecksums implements Payload.Observer {
   }
 
   /**
-   * Reads {@code payload} once: its SHA-256 and the CRC32C of each {@code partSize} slice.
+   * The pass {@code plan} asks for: {@link #whole}, or {@link #withPartSha256} where the plan takes the
+   * parts' SHA-256s in the hash pass ({@link UploadPlan.PartSha256#IN_HASH_PASS}), on {@code executor}.
    *
-   * @param partSize the upload's part size, or at least {@code size} for a single PUT
-   * @throws Payload.ChangedWhileReadingException when the payload is not {@code size} bytes long now
+   * @throws Payload.ChangedWhileReadingException when the payload is not {@code plan.size()} bytes long now,
+   *     or changed between the two reads
    */
-  static Digest of(Payload payload, long size, long partSize) throws IOException {
-    if (size < 0 || partSize <= 0) {
-      throw new IllegalArgumentException("size must be >= 0 and part size > 0, were " + size + ", " + partSize);
+  static Digest of(Payload payload, UploadPlan plan, Executor executor) throws IOException {
+    return plan.partSha256() == UploadPlan.PartSha256.IN_HASH_PASS
+        ? withPartSha256(payload, plan, executor)
+        : whole(payload, plan);
+  }
+
+  /**
+   * Reads {@code payload} once: its SHA-256 and the CRC32C of each of {@code plan}'s slices ({@link
+   * UploadPlan#partSize}).
+   *
+   * @throws Payload.ChangedWhileReadingException when the payload is not {@code plan.size()} bytes long now
+   */
+  static Digest whole(Payload payload, UploadPlan plan) throws IOException {
+    long size = plan.size();
+    if (size < 0 || plan.partSize() <= 0) {
+      throw new IllegalArgumentException("size must be >= 0 and part size > 0, were " + size + ", " + plan.partSize());
     }
-    ContentChecksums sums = new ContentChecksums(size, partSize);
+    ContentChecksums sums = new ContentChecksums(size, plan.partSize());
     String sha = payload.sha256(sums);
     if (sums.seen != size) {
       throw Payload.ChangedWhileReadingException.notAsHashed(payload.toString(), sha,
           "it was " + sums.seen + " bytes long when hashed, " + size + " bytes before");
     }
     sums.finishPart();
-    return new Digest(sha, size, partSize, sums.crcs, null);
+    return new Digest(plan, sha, sums.crcs, null);
   }
 
   /**
-   * {@link #of}, and the SHA-256 of each part, taken on {@code executor} from a second read of {@code
+   * {@link #whole}, and the SHA-256 of each part, taken on {@code executor} from a second read of {@code
    * payload}'s ranges ({@link Payload#readsRanges()} must hold) while this thread reads it whole.
    *
-   * @throws Payload.ChangedWhileReadingException as {@link #of}, and when a part's bytes differed
+   * @throws Payload.ChangedWhileReadingException as {@link #whole}, and when a part's bytes differed
    *     between the two reads (their CRC32Cs) or a part ended early in the second
    */
-  static Digest withPartSha256(Payload payload, long size, long partSize, Executor executor) throws IOException {
+  static Digest withPartSha256(Payload payload, UploadPlan plan, Executor executor) throws IOException {
     if (!payload.readsRanges()) {
       throw new IllegalArgumentException(payload + " does not read ranges");
     }
-    PartHashes hashes = new PartHashes(payload, size, partSize);
+    PartHashes hashes = new PartHashes(payload, plan.size(), plan.partSize());
     FutureTask<Void> second = new FutureTask<>(() -> {
       hashes.read();
       return null;
     });
     executor.execute(second);
-    Digest whole;
+    Digest first;
     try {
-      whole = of(payload, size, partSize);
+      first = whole(payload, plan);
     } catch (IOException | RuntimeException | Error e) {
       second.cancel(true);
       throw e;
@@ -113,16 +129,16 @@ final class ContentChecksums implements Payload.Observer {
       throw (Error) cause;
     }
     if (hashes.endedEarly != null) {
-      throw Payload.ChangedWhileReadingException.notAsHashed(payload.toString(), whole.sha256(), hashes.endedEarly);
+      throw Payload.ChangedWhileReadingException.notAsHashed(payload.toString(), first.sha256(), hashes.endedEarly);
     }
-    for (int part = 1; part <= whole.parts(); part++) {
-      if (hashes.crcs[part - 1] != whole.crc32c(part)) {
-        throw Payload.ChangedWhileReadingException.notAsHashed(payload.toString(), whole.sha256(), "part " + part
+    for (int part = 1; part <= first.parts(); part++) {
+      if (hashes.crcs[part - 1] != first.crc32c(part)) {
+        throw Payload.ChangedWhileReadingException.notAsHashed(payload.toString(), first.sha256(), "part " + part
             + " read crc32c " + hex(hashes.crcs[part - 1]) + " while its SHA-256 was taken, "
-            + hex(whole.crc32c(part)) + " while the whole was hashed");
+            + hex(first.crc32c(part)) + " while the whole was hashed");
       }
     }
-    return new Digest(whole.sha256(), size, partSize, whole.crcs(), hashes.sha256);
+    return new Digest(plan, first.sha256(), first.crcs(), hashes.sha256);
   }
 
   /** The second read of {@link #withPartSha256}: each part's SHA-256 and CRC32C, from its own range. */
@@ -203,13 +219,18 @@ final class ContentChecksums implements Payload.Observer {
   }
 
   /**
-   * What the pass found.
+   * What the pass found, and the plan it was taken for, which the upload of these bytes follows.
    *
    * @param sha256 lowercase hex SHA-256 of the content
-   * @param partSize the slice each CRC32C covers (the last one shorter)
+   * @param crcs the CRC32C of each of the plan's slices ({@link UploadPlan#partSize}, the last one shorter)
    * @param partSha256 each part's SHA-256 in lowercase hex ({@link #withPartSha256}), or {@code null}
    */
-  record Digest(String sha256, long size, long partSize, int[] crcs, String[] partSha256) {
+  record Digest(UploadPlan plan, String sha256, int[] crcs, String[] partSha256) {
+
+    /** The size of the content hashed. */
+    long size() {
+      return plan.size();
+    }
 
     /** The SHA-256 of part {@code part} (1-based) taken in the pass, or {@code null} when none was. */
     String partSha256(int part) {

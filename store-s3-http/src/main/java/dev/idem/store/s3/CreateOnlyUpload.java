@@ -17,30 +17,27 @@ import java.util.concurrent.ExecutorService;
  *
  * <h2>Protocol</h2>
  *
+ * The upload follows the {@link UploadPlan} its payload was hashed for ({@link ContentChecksums.Digest#plan}),
+ * and decides nothing of its own about the shape or the body:
+ *
  * <ul>
- *   <li>First, one pass over the payload ({@link #digest}, {@link ContentChecksums}): its SHA-256, the
- *       hash the object is recorded under, and in the same read a CRC32C of each part the upload will
- *       send (the whole content for a single PUT). It is the only SHA-256 of the whole payload idem
- *       computes; parts to a plain-http endpoint carry one of their own, taken beside it.
- *   <li>Up to the multipart threshold: one PutObject with {@code If-None-Match: *}, that SHA-256 signed
- *       in {@code x-amz-content-sha256} (S3 rejects bytes that do not match) and the body streamed from
- *       the payload on each attempt, its length and CRC32C checked before the last byte leaves ({@link
- *       RequestBody#ofStream}), so a changed payload is refused on a server that checks nothing too. On a
- *       server proven to verify {@code x-amz-checksum-sha256} ({@link ProbeAnswers#verifiesChecksumSha256}) the
- *       same SHA-256 travels in that signed header instead, the payload {@code UNSIGNED-PAYLOAD} ({@link
- *       RequestBody#ofStreamWithChecksum}): the server still refuses other bytes, and one that buffers a
- *       signed body whole to hash it (S3Proxy) checks this one as it arrives.
- *   <li>Above it: CreateMultipartUpload (carrying the metadata, declaring CRC32C part checksums), then
- *       parts of exactly {@code partSize} bytes (the last one shorter), up to {@code parallelism} at once
- *       ({@link PartUploads}: a file's parts each read their own range, a stream is read in order; each
- *       part, once in memory, must have its CRC32C from the hash pass and is then sent with it in {@code
- *       x-amz-checksum-crc32c}, {@code UNSIGNED-PAYLOAD} over TLS, its SHA-256 signed over plain http;
- *       that SHA-256 is taken in the hash pass, on a second thread, when the payload reads ranges). The
- *       parts' checks cover every byte and the payload must end where it did, so no whole-content hash
- *       is taken again before CompleteMultipartUpload is sent with {@code If-None-Match: *}, the ETags
- *       and CRC32Cs in part order. Fixed part boundaries make the multipart ETag a function of the bytes, however many parts
- *       were in flight; nothing in idem compares ETags of content (IDENTICAL compares the recorded
- *       {@code idem-sha256}).
+ *   <li>First, before this class is called, one pass over the payload ({@link ContentChecksums}): its
+ *       SHA-256, the hash the object is recorded under, and in the same read a CRC32C of each part the
+ *       upload will send (the whole content for a single PUT). It is the only SHA-256 of the whole
+ *       payload idem computes.
+ *   <li>One PUT: PutObject with {@code If-None-Match: *}, that SHA-256 signed in {@code
+ *       x-amz-content-sha256} ({@link RequestBody#ofStream}), or, where the plan says the server verifies
+ *       it, in the signed {@code x-amz-checksum-sha256} header with the payload {@code UNSIGNED-PAYLOAD}
+ *       ({@link RequestBody#ofStreamWithChecksum}): either way the server refuses other bytes. The body is
+ *       streamed from the payload on each attempt, its length and CRC32C checked before the last byte
+ *       leaves, so a changed payload is refused on a server that checks nothing too.
+ *   <li>Parts: CreateMultipartUpload (carrying the metadata, declaring CRC32C part checksums), then parts
+ *       of exactly the plan's part size (the last one shorter), sent by {@link PartUploads} as the plan
+ *       says. The parts' checks cover every byte and the payload must end where it did, so no
+ *       whole-content hash is taken again before CompleteMultipartUpload is sent with {@code
+ *       If-None-Match: *}, the ETags and CRC32Cs in part order. Fixed part boundaries make the multipart
+ *       ETag a function of the bytes, however many parts were in flight; nothing in idem compares ETags
+ *       of content (IDENTICAL compares the recorded {@code idem-sha256}).
  * </ul>
  *
  * <h2>Failure states</h2>
@@ -141,59 +138,23 @@ final class CreateOnlyUpload {
 
   private final S3Client client;
   private final String bucket;
-  private final long threshold;
-  private final int partSize;
-  private final int parallelism;
   private final ExecutorService executor;
-  /** How parts travel to this client's endpoint: fixed by its scheme. */
-  private final PartUploads.Transfer transfer;
-  /** Whether the server is proven to refuse a body whose {@code x-amz-checksum-sha256} does not match it. */
-  private final boolean checksumHeader;
 
   /**
-   * @param parallelism parts of one upload in flight at once
-   * @param executor runs the parts; it must start each task without waiting for another to end (an
-   *     unbounded pool: {@link PartUploads} bounds the parts itself)
-   * @param checksumHeader whether single PUTs may carry their SHA-256 in {@code x-amz-checksum-sha256}
-   *     instead of a signed payload hash: only when the server was proven to verify that header (a
-   *     marker's {@code put-checksum-sha256} probe held), since on a plain-http endpoint nothing else
-   *     would stop bytes rewritten in transit
+   * @param executor runs the parts and the second read of the hash pass; it must start each task without
+   *     waiting for another to end (an unbounded pool: {@link PartUploads} bounds the parts itself)
    */
-  CreateOnlyUpload(S3Client client, String bucket, long threshold, long partSize, int parallelism,
-      ExecutorService executor, boolean checksumHeader) {
+  CreateOnlyUpload(S3Client client, String bucket, ExecutorService executor) {
     this.client = client;
     this.bucket = bucket;
-    this.threshold = threshold;
-    this.partSize = Math.toIntExact(Math.min(partSize, Integer.MAX_VALUE - 16));
-    this.parallelism = parallelism;
     this.executor = executor;
-    this.transfer = PartUploads.Transfer.to(client.endpoint());
-    this.checksumHeader = checksumHeader;
-  }
-
-  /**
-   * The one pass over {@code payload} before it is uploaded: its SHA-256 and the CRC32Cs of the parts
-   * {@link #upload} will send for {@code size} bytes; when those parts carry a SHA-256 of their own (plain
-   * http) and the payload reads ranges, their SHA-256s too, taken on a second thread in the same time
-   * ({@link ContentChecksums#withPartSha256}).
-   *
-   * @throws Payload.ChangedWhileReadingException when the payload is not {@code size} bytes long
-   */
-  ContentChecksums.Digest digest(Payload payload, long size) throws IOException {
-    if (size <= threshold) {
-      return ContentChecksums.of(payload, size, Math.max(size, 1));
-    }
-    if (transfer.hashesParts() && payload.readsRanges()) {
-      return ContentChecksums.withPartSha256(payload, size, partSize, executor);
-    }
-    return ContentChecksums.of(payload, size, partSize);
   }
 
   /**
    * Uploads create-only and settles the upload at once: a refused multipart upload is aborted before
    * this returns.
    *
-   * @param digest {@link #digest} of {@code payload}
+   * @param digest {@code payload}'s hash pass ({@link ContentChecksums#of}), whose plan the upload follows
    */
   Outcome upload(String objectKey, Payload payload, ContentChecksums.Digest digest, Map<String, String> metadata)
       throws IOException {
@@ -206,14 +167,14 @@ final class CreateOnlyUpload {
    * Uploads create-only; a multipart upload whose completion was refused with 412 stays open in the
    * result until it is closed, aborted or kept. Every other failure aborts the upload before this throws.
    *
-   * @param digest {@link #digest} of {@code payload}
+   * @param digest {@code payload}'s hash pass ({@link ContentChecksums#of}), whose plan the upload follows
    */
   Sent send(String objectKey, Payload payload, ContentChecksums.Digest digest, Map<String, String> metadata)
       throws IOException {
-    long size = digest.size();
+    UploadPlan plan = digest.plan();
     WriteProgress progress = payload.progress();
     progress.phase(WriteProgress.Phase.UPLOADING);
-    if (size > threshold) {
+    if (plan.multipart()) {
       return multipart(objectKey, payload, digest, metadata);
     }
     // The request reads the body as it writes it to the connection: what it read, it sent.
@@ -236,9 +197,9 @@ final class CreateOnlyUpload {
         return n;
       }
     };
-    RequestBody body = checksumHeader
-        ? RequestBody.ofStreamWithChecksum(sending, size, digest.sha256(), digest.crc32c(1), payload.toString())
-        : RequestBody.ofStream(sending, size, digest.sha256(), digest.crc32c(1), payload.toString());
+    RequestBody body = plan.body() == UploadPlan.Body.CHECKSUM_SHA256
+        ? RequestBody.ofStreamWithChecksum(sending, plan.size(), digest.sha256(), digest.crc32c(1), payload.toString())
+        : RequestBody.ofStream(sending, plan.size(), digest.sha256(), digest.crc32c(1), payload.toString());
     WriteResult w = client.put(bucket, objectKey, body, Condition.ifNoneMatch(), metadata);
     return switch (w.status()) {
       case WRITTEN -> new Sent(Outcome.CREATED, w.versionId(), w.attempts() > 1, objectKey, null);
@@ -249,17 +210,15 @@ final class CreateOnlyUpload {
 
   private Sent multipart(String objectKey, Payload payload, ContentChecksums.Digest digest,
       Map<String, String> metadata) throws IOException {
-    long size = digest.size();
-    long parts = (size + partSize - 1) / partSize;
-    if (parts > S3StoreOptions.MAX_PARTS) {
-      throw new IllegalArgumentException("payload of " + size + " bytes needs " + parts + " parts of " + partSize
-          + " bytes; S3 allows " + S3StoreOptions.MAX_PARTS + ": raise the part size");
+    UploadPlan plan = digest.plan();
+    if (plan.parts() > S3StoreOptions.MAX_PARTS) {
+      throw new IllegalArgumentException("payload of " + plan.size() + " bytes needs " + plan.parts() + " parts of "
+          + plan.partSize() + " bytes; S3 allows " + S3StoreOptions.MAX_PARTS + ": raise the part size");
     }
     String uploadId = client.createMultipartUpload(bucket, objectKey, metadata);
     boolean settled = false;
     try {
-      PartUploads uploads = new PartUploads(client, bucket, objectKey, uploadId, executor, parallelism, partSize,
-          digest, transfer);
+      PartUploads uploads = new PartUploads(client, bucket, objectKey, uploadId, executor, digest);
       // A payload that grew, shrank or changed since its hash was taken fails a part's check here.
       uploads.send(payload);
       List<String> etags = uploads.etags();

@@ -5,7 +5,7 @@ import dev.idem.core.store.HistoryEntry;
 import dev.idem.core.store.HistoryQuery;
 import dev.idem.core.store.KeyHistory;
 import dev.idem.core.store.ListedObject;
-import dev.idem.core.store.ObjectStore.HistoryVisitor;
+import dev.idem.core.store.PublishHistory.HistoryVisitor;
 import dev.idem.core.store.ObjectStore.ListingVisitor;
 import dev.idem.store.s3.internal.client.KeyOrder;
 import dev.idem.store.s3.internal.client.ObjectHead;

@@ -32,17 +32,18 @@ import java.util.zip.CRC32C;
  * stream payload is read in order by the calling thread, which fills one free buffer after another.
  * Either way, once a part is in its buffer, its task checks that it has the length and the CRC32C
  * ({@link ContentChecksums}) the same bytes had when the payload was hashed, and only then sends it as
- * the upload's {@link Transfer} says:
+ * the upload's {@link UploadPlan} says:
  *
  * <ul>
  *   <li>to an {@code https} endpoint, {@code UNSIGNED-PAYLOAD} with that CRC32C in {@code
- *       x-amz-checksum-crc32c} ({@link RequestBody#ofPart}): TLS authenticates the body, and no SHA-256 of
- *       the part is computed;
+ *       x-amz-checksum-crc32c} ({@link RequestBody#ofPart}, {@link UploadPlan.Body#CRC32C_OVER_TLS}): TLS
+ *       authenticates the body, and no SHA-256 of the part is computed;
  *   <li>to a plain {@code http} one, with the part's SHA-256 signed as the payload hash as well ({@link
- *       RequestBody#ofSignedPart}), since nothing else would stop a man in the middle from rewriting a
- *       part to other bytes of the same CRC32C. That SHA-256 is the one the hash pass took of the part's
- *       range ({@link ContentChecksums#withPartSha256}), so the server checks the bytes sent against the
- *       bytes hashed and the upload hashes nothing; a stream payload's parts are hashed here instead.
+ *       RequestBody#ofSignedPart}, {@link UploadPlan.Body#SIGNED_SHA256}), since nothing else would stop a
+ *       man in the middle from rewriting a part to other bytes of the same CRC32C. That SHA-256 is the one
+ *       the hash pass took of the part's range ({@link UploadPlan.PartSha256#IN_HASH_PASS}), so the server
+ *       checks the bytes sent against the bytes hashed and the upload hashes nothing; a stream payload's
+ *       parts are hashed here instead ({@link UploadPlan.PartSha256#AS_SENT}).
  * </ul>
  *
  * The buffer does not change while it is sent, so the CRC32C check covers every byte the part sends, on
@@ -72,7 +73,7 @@ final class PartUploads {
   private final int parts;
   private final String[] etags;
   private final ContentChecksums.Digest digest;
-  private final Transfer transfer;
+  private final UploadPlan plan;
 
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition changed = lock.newCondition();
@@ -83,26 +84,22 @@ final class PartUploads {
   private IOException failure;
 
   /**
-   * @param digest the payload's hash pass, its CRC32Cs taken per {@code partSize}
-   * @param transfer how parts travel
+   * @param digest the payload's hash pass, its CRC32Cs taken per part of its plan, which says how the parts
+   *     travel and how many are in flight at once
    */
   PartUploads(S3Client client, String bucket, String objectKey, String uploadId, ExecutorService executor,
-      int parallelism, int partSize, ContentChecksums.Digest digest, Transfer transfer) {
+      ContentChecksums.Digest digest) {
     this.client = client;
-    this.transfer = transfer;
     this.bucket = bucket;
     this.objectKey = objectKey;
     this.uploadId = uploadId;
     this.executor = executor;
-    this.parallelism = parallelism;
-    this.partSize = partSize;
-    this.size = digest.size();
     this.digest = digest;
-    this.parts = Math.toIntExact((size + partSize - 1) / partSize);
-    if (digest.partSize() != partSize || digest.parts() != parts) {
-      throw new IllegalArgumentException("checksums of " + digest.parts() + " parts of " + digest.partSize()
-          + " bytes for an upload of " + parts + " parts of " + partSize);
-    }
+    this.plan = digest.plan();
+    this.parallelism = plan.parallelism();
+    this.partSize = Math.toIntExact(plan.partSize());
+    this.size = plan.size();
+    this.parts = plan.parts();
     this.etags = new String[parts];
   }
 
@@ -198,46 +195,31 @@ final class PartUploads {
       throw changed(payload, "part " + part + " (bytes " + offset(part) + "-" + (offset(part) + n - 1)
           + ") read crc32c " + ContentChecksums.hex(actual) + ", hashed " + ContentChecksums.hex(hashed));
     }
-    RequestBody body = transfer.body(buffer, n, actual, digest.partSha256(part));
+    RequestBody body = body(plan, buffer, n, actual, digest.partSha256(part));
     etags[part - 1] = client.uploadPart(bucket, objectKey, uploadId, part, body);
     payload.progress().sent(n);
   }
 
-  /** How the parts of one upload travel: both with their CRC32C in a signed header. */
-  enum Transfer {
-    /** {@code UNSIGNED-PAYLOAD}: over TLS, which authenticates the body; no SHA-256 of the part is needed. */
-    CRC32C_HEADER,
-    /** The part's SHA-256 signed as the payload hash as well: over plain http. */
-    SIGNED_SHA256;
-
-    /** The transfer for parts to {@code endpoint}: over TLS the CRC32C alone, elsewhere the SHA-256 signed too. */
-    static Transfer to(java.net.URI endpoint) {
-      return "https".equalsIgnoreCase(endpoint.getScheme()) ? CRC32C_HEADER : SIGNED_SHA256;
+  /**
+   * The request body of a part, the first {@code n} bytes of {@code buffer}, whose CRC32C is {@code
+   * crc32c}, sent as {@code plan} says ({@link UploadPlan.Body}): always with that CRC32C in a signed
+   * header, and over plain http with a SHA-256 of the part signed as the payload hash too.
+   *
+   * @param hashed the part's SHA-256 from the hash pass ({@link UploadPlan.PartSha256#IN_HASH_PASS}), signed as
+   *     given: the server, not this step, checks it against the bytes; else unused
+   */
+  static RequestBody body(UploadPlan plan, byte[] buffer, int n, int crc32c, String hashed) {
+    if (plan.body() == UploadPlan.Body.CRC32C_OVER_TLS) {
+      return RequestBody.ofPart(buffer, 0, n, crc32c);
     }
+    return RequestBody.ofSignedPart(buffer, 0, n, crc32c,
+        plan.partSha256() == UploadPlan.PartSha256.AS_SENT ? sha256(buffer, n) : hashed);
+  }
 
-    /** Whether these parts carry their SHA-256. */
-    boolean hashesParts() {
-      return this == SIGNED_SHA256;
-    }
-
-    /**
-     * The request body of the first {@code n} bytes of {@code buffer}, whose CRC32C is {@code crc32c}.
-     *
-     * @param sha256 their SHA-256 from the hash pass, which the server then checks the bytes sent against;
-     *     {@code null} to hash them here (a stream payload's parts) when the transfer needs it
-     */
-    RequestBody body(byte[] buffer, int n, int crc32c, String sha256) {
-      if (this == CRC32C_HEADER) {
-        return RequestBody.ofPart(buffer, 0, n, crc32c);
-      }
-      return RequestBody.ofSignedPart(buffer, 0, n, crc32c, sha256 != null ? sha256 : sha256(buffer, n));
-    }
-
-    private static String sha256(byte[] buffer, int n) {
-      java.security.MessageDigest md = Sha256.newDigest();
-      md.update(buffer, 0, n);
-      return Sha256.hex(md.digest());
-    }
+  private static String sha256(byte[] buffer, int n) {
+    java.security.MessageDigest md = Sha256.newDigest();
+    md.update(buffer, 0, n);
+    return Sha256.hex(md.digest());
   }
 
   private Payload.ChangedWhileReadingException changed(Payload payload, String how) {

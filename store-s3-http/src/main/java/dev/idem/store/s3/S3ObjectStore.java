@@ -8,15 +8,18 @@ import dev.idem.core.store.CasResult;
 import dev.idem.core.store.DivergenceRecord;
 import dev.idem.core.store.HistoryQuery;
 import dev.idem.core.store.KnownKeys;
+import dev.idem.core.store.LeftoverSweep;
 import dev.idem.core.store.ObjectInfo;
 import dev.idem.core.store.ObjectStore;
 import dev.idem.core.store.Payload;
 import dev.idem.core.store.Pointer;
 import dev.idem.core.store.PointerState;
 import dev.idem.core.store.PublishDecision;
+import dev.idem.core.store.PublishHistory;
 import dev.idem.core.store.PutOutcome;
 import dev.idem.core.store.PutStatus;
 import dev.idem.core.store.Retirement;
+import dev.idem.core.store.RetirementMarks;
 import dev.idem.core.store.WriteProgress;
 import dev.idem.store.s3.internal.client.ObjectHead;
 import dev.idem.store.s3.internal.client.ObjectSummary;
@@ -58,14 +61,17 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <h2>Publish protocol ({@link #putIfAbsent})</h2>
  *
+ * How the payload is written is decided once, before it is hashed ({@link UploadPlan}, from its size,
+ * the endpoint, the options and the server's {@link ProbeAnswers}); everything below follows that plan,
+ * the divergence evidence included.
+ *
  * <ol>
  *   <li>At or above {@link S3StoreOptions#headFirstThreshold()} (8 MiB by default): HEAD the key first.
  *       When it holds an object, decide as after a 412 (below) and send no payload byte; when it does
  *       not, go on (a publisher racing in between is still refused by the condition).
  *   <li>Upload with {@code If-None-Match: *} ({@link CreateOnlyUpload}: one PUT, or a multipart upload
  *       with fixed part size above the threshold, its parts sent {@link
- *       S3StoreOptions#uploadParallelism()} at a time; a single PUT's SHA-256 signed as the payload hash, or
- *       in {@code x-amz-checksum-sha256} where the store's marker records that the server verifies it),
+ *       S3StoreOptions#uploadParallelism()} at a time; the body authenticated as the plan's table says),
  *       tagged with {@code idem-sha256}, {@code idem-writer},
  *       {@code idem-published} and a random {@code idem-attempt}. Success: CREATED, unless the write
  *       created a version in a versioned bucket and another version sits under it in the key's life
@@ -96,7 +102,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * gone, a HEAD shows this call's attempt current with its version), the key's life is
  * listed ({@link KeyLife}: one
  * ListObjectVersions page) after every multipart completion, and after a single PUT too where the store's
- * marker records that the server let two racing creates succeed ({@link ProbeAnswers}); none on an
+ * marker records that the server let two racing creates succeed ({@link UploadPlan#checksVersions}); none on an
  * unversioned bucket, whose replies name no version (a server seen to let racing creates succeed is
  * refused there by its probe, and a publish whose reply names no version on it fails). A version under
  * this call's means it lost: its own version is deleted, so the first is current again, and the publish
@@ -140,8 +146,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>Thread-safe. {@link #close()} stops the background threads used for listing read-ahead,
  * parallel HEADs and parallel parts; the HTTP client has no resources that need closing on Java 17.
+ *
+ * <p>It has every optional capability of a store: {@link PublishHistory}, {@link RetirementMarks} and
+ * {@link LeftoverSweep}.
  */
-public final class S3ObjectStore implements ObjectStore {
+public final class S3ObjectStore implements ObjectStore, PublishHistory, RetirementMarks, LeftoverSweep {
   private static final SecureRandom RANDOM = new SecureRandom();
   private static final int MAX_REPUBLISH = 3;
   /** How many times a racing loser reads the first version of the key's life before giving up ({@link #giveWayToFirst}). */
@@ -171,7 +180,7 @@ public final class S3ObjectStore implements ObjectStore {
     this.layout = new KeyLayout(location.prefix());
     this.executor = Executors.newCachedThreadPool(daemonThreads("idem-s3-" + location.bucket()));
     this.answers = ProbeAnswers.NONE;
-    this.uploader = uploader(answers);
+    this.uploader = new CreateOnlyUpload(client, location.bucket(), executor);
     this.pointerMode = options.pointerMode();
     this.pointers = protocol(pointerMode);
     this.walk = new HistoryWalk(client, location.bucket(), layout, options.pageSize(), options.historyParallelism(),
@@ -206,7 +215,7 @@ public final class S3ObjectStore implements ObjectStore {
     }
   }
 
-  /** {@code base} writing as {@code answers} say: everything shared but the uploader. */
+  /** {@code base} writing as {@code answers} say: everything shared but the answers. */
   private S3ObjectStore(S3ObjectStore base, ProbeAnswers answers) {
     this.client = base.client;
     this.location = base.location;
@@ -214,7 +223,7 @@ public final class S3ObjectStore implements ObjectStore {
     this.layout = base.layout;
     this.executor = base.executor;
     this.answers = Objects.requireNonNull(answers, "answers");
-    this.uploader = uploader(answers);
+    this.uploader = base.uploader;
     this.pointerMode = base.pointerMode;
     this.pointers = base.pointers;
     this.walk = base.walk;
@@ -223,11 +232,6 @@ public final class S3ObjectStore implements ObjectStore {
     this.knownKeys = base.knownKeys;
     this.decision = base.decision;
     this.acks = base.acks;
-  }
-
-  private CreateOnlyUpload uploader(ProbeAnswers answers) {
-    return new CreateOnlyUpload(client, location.bucket(), options.multipartThreshold(), options.partSize(),
-        options.uploadParallelism(), executor, answers.verifiesChecksumSha256());
   }
 
   /**
@@ -382,17 +386,18 @@ public final class S3ObjectStore implements ObjectStore {
     Names.requireWriterId(writerId);
     Objects.requireNonNull(payload, "payload");
     long size = payload.size();
+    // How this payload is written, decided once: the digest carries it to the upload and to the evidence.
+    UploadPlan plan = UploadPlan.choose(size, payload.readsRanges(), client.endpoint(), answers, options);
     // The one SHA-256 of the payload, with the checksums its upload checks the bytes sent against.
     payload.progress().phase(WriteProgress.Phase.HASHING);
-    ContentChecksums.Digest digest = uploader.digest(payload, size);
+    ContentChecksums.Digest digest = ContentChecksums.of(payload, plan, executor);
     String sha = digest.sha256();
     Instant published = options.clock().instant();
     String attempt = randomId();
     Map<String, String> meta = IdemMetadata.of(sha, writerId, published, attempt, payload.schema());
     String objectKey = layout.object(key);
-    boolean headFirst = size >= options.headFirstThreshold();
     for (int round = 1; round <= MAX_REPUBLISH; round++) {
-      if (headFirst) {
+      if (plan.headFirst()) {
         // A large payload: learn whether the key is taken before sending a byte. A key taken between
         // this HEAD and the upload is still refused by If-None-Match and decided below.
         Optional<ObjectHead> existing = client.head(location.bucket(), objectKey, null);
@@ -449,15 +454,6 @@ public final class S3ObjectStore implements ObjectStore {
   }
 
   /**
-   * Whether this store's create-only write of {@code size} bytes may have landed on another write: a
-   * multipart completion anywhere, a single PUT where the server was seen to apply racing creates. Only a
-   * version under the write's own shows it ({@link #firstInLife}).
-   */
-  private boolean mayLandOnAnother(long size) {
-    return answers.appliesRacingCreates() || size > options.multipartThreshold();
-  }
-
-  /**
    * This call's create succeeded on a server whose marker records that it applied racing creates, and the
    * reply named no version, so nothing can show whether it landed on another publisher's object (the
    * bucket's versioning was suspended after the store was proven, say).
@@ -472,13 +468,14 @@ public final class S3ObjectStore implements ObjectStore {
 
   /**
    * This call's write created {@code versionId} ({@code null} when the reply named none): {@code created},
-   * unless the write may have landed on another ({@link #mayLandOnAnother}) and a version under its own
+   * unless the write may have landed on another ({@link UploadPlan#checksVersions}) and a version under its own
    * shows it did (then decided as {@link #firstInLife} says). A write sent more than once whose reply
    * named no version learns it from the key ({@link #ownCurrentVersion}).
    */
   private PutOutcome ownWrite(String key, String versionId, boolean retried, PutOutcome created, Payload payload,
       ContentChecksums.Digest digest, Map<String, String> meta, String attempt) throws IOException {
-    if (!mayLandOnAnother(digest.size())) {
+    UploadPlan plan = digest.plan();
+    if (!plan.checksVersions()) {
       return created;
     }
     // An unversioned bucket's replies may name the literal "null" (moto): no version.
@@ -489,7 +486,7 @@ public final class S3ObjectStore implements ObjectStore {
       version = ownCurrentVersion(layout.object(key), attempt);
     }
     if (version == null) {
-      if (answers.appliesRacingCreates() && !retried) {
+      if (plan.requiresVersion() && !retried) {
         throw unversionedOnRacingServer(key);
       }
       return created;
@@ -756,8 +753,8 @@ public final class S3ObjectStore implements ObjectStore {
 
   /** Raises the mark forward only with create-only writes ({@link RetirementObjects}). */
   @Override
-  public Optional<Retirement> raiseRetirement(Retirement proposed) throws IOException {
-    return Optional.of(retirements.raise(proposed));
+  public Retirement raiseRetirement(Retirement proposed) throws IOException {
+    return retirements.raise(proposed);
   }
 
   /** One create-only object under {@code _idem/acks/} ({@link AcknowledgementObjects}). */

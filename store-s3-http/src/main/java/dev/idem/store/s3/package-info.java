@@ -24,19 +24,27 @@
  *
  * <h2>Reading map</h2>
  *
- * A publish, from the call to the bytes on the wire:
+ * A publish, from the call to the bytes on the wire, one file per step:
  *
  * <ol>
- *   <li><b>store</b>: {@code S3ObjectStore.putIfAbsent} checks the key ({@code KeyLayout}), answers from
- *       a HEAD first for large payloads, and hands the bytes on; the pointer ({@code CasPointers}, {@code
- *       LogPointers}), the history the scan reads ({@code HistoryWalk}) and the sweep are its other
- *       paths, each in its own class here.
- *   <li><b>upload</b>: {@code CreateOnlyUpload} writes create-only ({@code If-None-Match: *}), one PUT or
- *       a multipart upload whose parts {@code PartUploads} sends, and decides CREATED, IDENTICAL or
- *       DIVERGENT from what the key holds.
+ *   <li><b>store</b>: {@code S3ObjectStore.putIfAbsent} checks the key ({@code KeyLayout}), chooses the
+ *       publish's upload plan, hashes the payload once as the plan says ({@code ContentChecksums}), HEADs
+ *       the key first where the plan says, hands the bytes to the upload, and decides CREATED, IDENTICAL
+ *       or DIVERGENT from what the key holds (core's {@code PublishDecision}; divergence evidence is kept
+ *       by the same plan), checking the versions under its own write where the plan says ({@code
+ *       KeyLife}). The pointer ({@code CasPointers}, {@code LogPointers}), the history the scan reads
+ *       ({@code HistoryWalk}) and the sweep are its other paths, each in its own class here.
+ *   <li><b>upload plan</b>: {@code UploadPlan} states the upload decision table in one place and is chosen
+ *       once per publish from explicit inputs (size, whether the payload reads ranges, the endpoint's
+ *       scheme, the server's {@code ProbeAnswers}, the options): HEAD first or not, one PUT or parts, how
+ *       the body is authenticated, where part SHA-256s come from, whether versions are checked after the
+ *       write. Nothing after it decides these again.
+ *   <li><b>upload</b>: {@code CreateOnlyUpload} writes create-only ({@code If-None-Match: *}) as the plan
+ *       says: one PUT, or a multipart upload whose parts {@code PartUploads} sends, each checked against
+ *       the hash pass before it leaves.
  *   <li><b>client</b>: {@code internal.client.S3Client}, one method per S3 operation idem uses, with
- *       typed replies read by {@code S3Xml} and {@code VersionsPageReader} over the streaming parser
- *       in {@code internal.xml}.
+ *       request bodies from {@code RequestBody} and typed replies read by {@code S3Xml} and {@code
+ *       VersionsPageReader} over the streaming parser in {@code internal.xml}.
  *   <li><b>transport</b>: {@code internal.client.S3Transport} signs, sends over {@code java.net.http}
  *       (clients from {@code internal.http.HttpClients}, reply bodies cut by {@code BodyDeadline}),
  *       retries with backoff within the deadline, and turns error replies into {@code S3Exception}.
@@ -44,5 +52,10 @@
  *       Version 4, with credentials from a {@link dev.idem.store.s3.CredentialsProvider} such as {@code
  *       internal.auth.CredentialChain}.
  * </ol>
+ *
+ * A single-PUT publish that creates its key runs through {@code S3ObjectStore}, {@code KeyLayout}, {@code
+ * UploadPlan}, {@code ContentChecksums}, {@code IdemMetadata}, {@code CreateOnlyUpload}, {@code
+ * RequestBody}, {@code S3Client}, {@code S3Transport} and {@code SigV4Signer}; a multipart one adds {@code
+ * PartUploads}, and on its completion {@code KeyLife}.
  */
 package dev.idem.store.s3;

@@ -55,6 +55,32 @@ class ContentChecksumsTest {
     };
   }
 
+  /** A plan whose hash pass covers slices of {@code partSize}; the rest of a plan does not shape the pass. */
+  private static UploadPlan slices(long size, long partSize) {
+    return plan(size, partSize, UploadPlan.PartSha256.NONE);
+  }
+
+  private static UploadPlan plan(long size, long partSize, UploadPlan.PartSha256 partSha256) {
+    return new UploadPlan(size, false, size > partSize, partSize, 1, UploadPlan.Body.SIGNED_SHA256, partSha256,
+        false, false);
+  }
+
+  /** The pass a plan asks for: the parts' SHA-256s only where it takes them in the hash pass. */
+  @Test
+  void of_takesPartSha256_onlyWhenThePlanSaysInTheHashPass() throws IOException {
+    byte[] bytes = new byte[23];
+    new Random(7).nextBytes(bytes);
+    for (UploadPlan.PartSha256 where : UploadPlan.PartSha256.values()) {
+      UploadPlan plan = plan(23, 5, where);
+      ContentChecksums.Digest d = ContentChecksums.of(Payload.ofBytes(bytes), plan, Runnable::run);
+      assertEquals(plan, d.plan());
+      assertEquals(Sha256.of(bytes), d.sha256(), where.toString());
+      assertEquals(crc(bytes, 20, 23), d.crc32c(5), where.toString());
+      assertEquals(where == UploadPlan.PartSha256.IN_HASH_PASS ? Sha256.of(Arrays.copyOfRange(bytes, 5, 10)) : null,
+          d.partSha256(2), where.toString());
+    }
+  }
+
   private static int crc(byte[] b, int from, int to) {
     CRC32C c = new CRC32C();
     c.update(b, from, to - from);
@@ -67,7 +93,7 @@ class ContentChecksumsTest {
     byte[] bytes = new byte[size];
     new Random(size * 31L + partSize).nextBytes(bytes);
     for (Payload p : new Payload[] {Payload.ofBytes(bytes), chunked(bytes, chunk)}) {
-      ContentChecksums.Digest d = ContentChecksums.of(p, size, partSize);
+      ContentChecksums.Digest d = ContentChecksums.whole(p, slices(size, partSize));
       assertEquals(Sha256.of(bytes), d.sha256());
       assertEquals(size, d.size());
       int parts = size == 0 ? 1 : (size + partSize - 1) / partSize;
@@ -84,11 +110,11 @@ class ContentChecksumsTest {
     byte[] bytes = new byte[20];
     Arrays.fill(bytes, (byte) 7);
     Payload.ChangedWhileReadingException longer = assertThrows(Payload.ChangedWhileReadingException.class,
-        () -> ContentChecksums.of(chunked(bytes, 3), 15, 5));
+        () -> ContentChecksums.whole(chunked(bytes, 3), slices(15, 5)));
     assertTrue(longer.getMessage().endsWith("then it was 20 bytes long when hashed, 15 bytes before)"),
         longer.getMessage());
     Payload.ChangedWhileReadingException shorter = assertThrows(Payload.ChangedWhileReadingException.class,
-        () -> ContentChecksums.of(Payload.ofBytes(bytes), 21, 5));
+        () -> ContentChecksums.whole(Payload.ofBytes(bytes), slices(21, 5)));
     assertTrue(shorter.getMessage().endsWith("then it was 20 bytes long when hashed, 21 bytes before)"),
         shorter.getMessage());
   }
@@ -131,13 +157,13 @@ class ContentChecksumsTest {
         };
       }
     };
-    assertEquals(disk, assertThrows(IOException.class, () -> ContentChecksums.of(failing, 100, 30)));
+    assertEquals(disk, assertThrows(IOException.class, () -> ContentChecksums.whole(failing, slices(100, 30))));
   }
 
   @Test
   void of_badSizes_refused() {
-    assertThrows(IllegalArgumentException.class, () -> ContentChecksums.of(Payload.ofBytes(new byte[0]), -1, 5));
-    assertThrows(IllegalArgumentException.class, () -> ContentChecksums.of(Payload.ofBytes(new byte[0]), 0, 0));
+    assertThrows(IllegalArgumentException.class, () -> ContentChecksums.whole(Payload.ofBytes(new byte[0]), slices(-1, 5)));
+    assertThrows(IllegalArgumentException.class, () -> ContentChecksums.whole(Payload.ofBytes(new byte[0]), slices(0, 0)));
   }
 
   @Test
@@ -204,8 +230,8 @@ class ContentChecksumsTest {
     ExecutorService pool = Executors.newCachedThreadPool();
     try {
       for (Executor executor : new Executor[] {pool, Runnable::run}) {
-        ContentChecksums.Digest d = ContentChecksums.withPartSha256(Payload.ofBytes(bytes), size, partSize, executor);
-        ContentChecksums.Digest plain = ContentChecksums.of(Payload.ofBytes(bytes), size, partSize);
+        ContentChecksums.Digest d = ContentChecksums.withPartSha256(Payload.ofBytes(bytes), slices(size, partSize), executor);
+        ContentChecksums.Digest plain = ContentChecksums.whole(Payload.ofBytes(bytes), slices(size, partSize));
         assertEquals(plain.sha256(), d.sha256());
         assertEquals(Arrays.toString(plain.crcs()), Arrays.toString(d.crcs()));
         for (int part = 1; part <= d.parts(); part++) {
@@ -227,7 +253,7 @@ class ContentChecksumsTest {
     byte[] ranges = whole.clone();
     ranges[12] = 1;
     Payload.ChangedWhileReadingException e = assertThrows(Payload.ChangedWhileReadingException.class,
-        () -> ContentChecksums.withPartSha256(ranged(whole, ranges), 23, 5, Runnable::run));
+        () -> ContentChecksums.withPartSha256(ranged(whole, ranges), slices(23, 5), Runnable::run));
     assertTrue(e.getMessage().contains("sha256 " + Sha256.of(whole) + ", then part 3 read crc32c "
         + ContentChecksums.hex(crc(ranges, 10, 15)) + " while its SHA-256 was taken, " + ContentChecksums.hex(crc(whole, 10, 15))
         + " while the whole was hashed"), e.getMessage());
@@ -239,7 +265,7 @@ class ContentChecksumsTest {
     byte[] ranges = whole.clone();
     ranges[22] = 1;
     Payload.ChangedWhileReadingException e = assertThrows(Payload.ChangedWhileReadingException.class,
-        () -> ContentChecksums.withPartSha256(ranged(whole, ranges), 23, 5, Runnable::run));
+        () -> ContentChecksums.withPartSha256(ranged(whole, ranges), slices(23, 5), Runnable::run));
     assertTrue(e.getMessage().contains("then part 5 read crc32c "), e.getMessage());
   }
 
@@ -247,7 +273,7 @@ class ContentChecksumsTest {
   void withPartSha256_rangeEndsEarly_refusedNamingThePart() {
     byte[] whole = new byte[23];
     Payload.ChangedWhileReadingException e = assertThrows(Payload.ChangedWhileReadingException.class,
-        () -> ContentChecksums.withPartSha256(ranged(whole, new byte[12]), 23, 5, Runnable::run));
+        () -> ContentChecksums.withPartSha256(ranged(whole, new byte[12]), slices(23, 5), Runnable::run));
     assertTrue(e.getMessage().endsWith("then part 3 ended after 2 of its 5 bytes while its SHA-256 was taken)"),
         e.getMessage());
   }
@@ -259,7 +285,7 @@ class ContentChecksumsTest {
     Payload p = ranged(whole, () -> new ByteArrayInputStream(whole), (offset, length) -> {
       throw disk;
     });
-    assertEquals(disk, assertThrows(IOException.class, () -> ContentChecksums.withPartSha256(p, 10, 5, Runnable::run)));
+    assertEquals(disk, assertThrows(IOException.class, () -> ContentChecksums.withPartSha256(p, slices(10, 5), Runnable::run)));
   }
 
   /**
@@ -295,7 +321,7 @@ class ContentChecksumsTest {
       throw bug;
     });
     assertEquals(bug, assertThrows(IllegalStateException.class,
-        () -> ContentChecksums.withPartSha256(p, 10, 5, Runnable::run)));
+        () -> ContentChecksums.withPartSha256(p, slices(10, 5), Runnable::run)));
   }
 
   /**
@@ -319,7 +345,7 @@ class ContentChecksumsTest {
     java.util.concurrent.atomic.AtomicBoolean keptInterrupt = new java.util.concurrent.atomic.AtomicBoolean();
     Thread caller = new Thread(() -> {
       try {
-        ContentChecksums.withPartSha256(p, 10, 5, pool);
+        ContentChecksums.withPartSha256(p, slices(10, 5), pool);
       } catch (Throwable t) {
         thrown.set(t);
         keptInterrupt.set(Thread.currentThread().isInterrupted());
@@ -356,7 +382,7 @@ class ContentChecksumsTest {
     }, blockedUntilInterrupted(reading, stopped));
     ExecutorService pool = Executors.newCachedThreadPool();
     try {
-      assertEquals(disk, assertThrows(IOException.class, () -> ContentChecksums.withPartSha256(p, 10, 5, pool)));
+      assertEquals(disk, assertThrows(IOException.class, () -> ContentChecksums.withPartSha256(p, slices(10, 5), pool)));
       assertTrue(stopped.await(30, TimeUnit.SECONDS), "the second read was interrupted");
     } finally {
       pool.shutdownNow();
@@ -366,6 +392,6 @@ class ContentChecksumsTest {
   @Test
   void withPartSha256_payloadWithoutRanges_refused() {
     assertThrows(IllegalArgumentException.class,
-        () -> ContentChecksums.withPartSha256(chunked(new byte[3], 1), 3, 5, Runnable::run));
+        () -> ContentChecksums.withPartSha256(chunked(new byte[3], 1), slices(3, 5), Runnable::run));
   }
 }

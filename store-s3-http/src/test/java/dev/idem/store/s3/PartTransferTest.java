@@ -1,27 +1,33 @@
 package dev.idem.store.s3;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.idem.core.Sha256;
-import dev.idem.store.s3.PartUploads.Transfer;
 import dev.idem.store.s3.internal.client.RequestBody;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Map;
 import java.util.zip.CRC32C;
 import org.junit.jupiter.api.Test;
 
 /**
- * How multipart parts travel ({@link PartUploads.Transfer#to}): over TLS the transport authenticates the
- * body and a part goes {@code UNSIGNED-PAYLOAD} with its CRC32C; over plain http a CRC32C could be forged
- * by whoever rewrites the part, so the part's SHA-256 is signed too: the one the hash pass took when
- * there is one, else one taken of the bytes in the buffer.
+ * How multipart parts travel ({@link PartUploads#body}, as the {@link UploadPlan} says): over TLS the
+ * transport authenticates the body and a part goes {@code UNSIGNED-PAYLOAD} with its CRC32C; over plain
+ * http a CRC32C could be forged by whoever rewrites the part, so the part's SHA-256 is signed too: the one
+ * the hash pass took when the payload reads ranges, else one taken of the bytes in the buffer.
  */
 class PartTransferTest {
   private static final byte[] PART = "part bytes".getBytes(StandardCharsets.US_ASCII);
   private static final int CRC = crc32c(PART);
+  private static final UploadPlan TLS = parts("https://s3.eu-west-1.amazonaws.com", true);
+  private static final UploadPlan HTTP_RANGES = parts("http://minio.storage.svc:9000", true);
+  private static final UploadPlan HTTP_STREAM = parts("http://minio.storage.svc:9000", false);
+
+  private static UploadPlan parts(String endpoint, boolean readsRanges) {
+    return UploadPlan.choose(2 * S3StoreOptions.DEFAULT_MULTIPART_THRESHOLD, readsRanges, URI.create(endpoint),
+        ProbeAnswers.NONE, S3StoreOptions.defaults());
+  }
 
   private static int crc32c(byte[] b) {
     CRC32C crc = new CRC32C();
@@ -30,37 +36,27 @@ class PartTransferTest {
   }
 
   @Test
-  void plainHttpParts_signTheirSha256_httpsParts_not() {
-    assertEquals(Transfer.SIGNED_SHA256, Transfer.to(URI.create("http://minio.storage.svc:9000")));
-    assertEquals(Transfer.SIGNED_SHA256, Transfer.to(URI.create("HTTP://127.0.0.1:9000")));
-    assertEquals(Transfer.CRC32C_HEADER, Transfer.to(URI.create("https://s3.eu-west-1.amazonaws.com")));
-    assertEquals(Transfer.CRC32C_HEADER, Transfer.to(URI.create("HTTPS://minio.example:9000")));
-    assertTrue(Transfer.SIGNED_SHA256.hashesParts());
-    assertFalse(Transfer.CRC32C_HEADER.hashesParts());
-  }
-
-  @Test
-  void bothCarryTheCrc32cHeader_onlyPlainHttpSignsTheSha256() {
-    for (Transfer t : Transfer.values()) {
-      RequestBody body = t.body(PART, PART.length, CRC, null);
-      assertEquals(Map.of("x-amz-checksum-crc32c", "7bqbnA=="), body.headers(), t.toString());
-      assertEquals(PART.length, body.length(), t.toString());
+  void body_allCarryTheCrc32cHeader_onlyPlainHttpSignsTheSha256() {
+    for (UploadPlan plan : List.of(TLS, HTTP_RANGES, HTTP_STREAM)) {
+      RequestBody body = PartUploads.body(plan, PART, PART.length, CRC, Sha256.of(PART));
+      assertEquals(Map.of("x-amz-checksum-crc32c", "7bqbnA=="), body.headers(), plan.toString());
+      assertEquals(PART.length, body.length(), plan.toString());
     }
-    assertEquals("UNSIGNED-PAYLOAD", Transfer.CRC32C_HEADER.body(PART, PART.length, CRC, null).payloadHash());
-    assertEquals(Sha256.of(PART), Transfer.SIGNED_SHA256.body(PART, PART.length, CRC, null).payloadHash());
+    assertEquals("UNSIGNED-PAYLOAD", PartUploads.body(TLS, PART, PART.length, CRC, null).payloadHash());
+    assertEquals(Sha256.of(PART), PartUploads.body(HTTP_STREAM, PART, PART.length, CRC, null).payloadHash());
   }
 
   @Test
-  void hashedHere_onlyTheFirstNBytesOfTheBuffer() {
+  void body_streamPartHashedHere_onlyTheFirstNBytesOfTheBuffer() {
     byte[] buffer = "part bytes and the rest of a reused buffer".getBytes(StandardCharsets.US_ASCII);
-    assertEquals(Sha256.of(PART), Transfer.SIGNED_SHA256.body(buffer, PART.length, CRC, null).payloadHash());
+    assertEquals(Sha256.of(PART), PartUploads.body(HTTP_STREAM, buffer, PART.length, CRC, null).payloadHash());
   }
 
   /** A SHA-256 from the hash pass is signed as given: the server, not this step, checks it against the bytes. */
   @Test
-  void sha256FromTheHashPass_signedAsGiven_notRecomputed() {
+  void body_sha256FromTheHashPass_signedAsGiven_notRecomputed() {
     String given = Sha256.of("other bytes".getBytes(StandardCharsets.US_ASCII));
-    assertEquals(given, Transfer.SIGNED_SHA256.body(PART, PART.length, CRC, given).payloadHash());
-    assertEquals("UNSIGNED-PAYLOAD", Transfer.CRC32C_HEADER.body(PART, PART.length, CRC, given).payloadHash());
+    assertEquals(given, PartUploads.body(HTTP_RANGES, PART, PART.length, CRC, given).payloadHash());
+    assertEquals("UNSIGNED-PAYLOAD", PartUploads.body(TLS, PART, PART.length, CRC, given).payloadHash());
   }
 }
