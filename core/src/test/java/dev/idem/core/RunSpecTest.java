@@ -27,6 +27,20 @@ class RunSpecTest {
   }
 
   @Test
+  void outputKey_plainBudgetSpent_theSameKeyFromThePlatformDigest() {
+    Sha256.setPlainBudget(0);
+    try {
+      for (int i = 0; i < 2; i++) { // the digest is made once per thread, then reused
+        assertEquals(
+            "border-state/1726000000/state-2e9a897ae5a6b7b855af4442fcc5cf024f9d7c7861b60fa17fbc4ad4248510fa",
+            RunSpec.of("border-state", new Window(1_726_000_000L, 60), 3).outputKey().toString());
+      }
+    } finally {
+      Sha256.setPlainBudget(Sha256.PLAIN_BUDGET);
+    }
+  }
+
+  @Test
   void outputKey_withInputs_matchesCanonicalEncoding() {
     RunSpec spec = RunSpec.of("orders", new Window(1_726_000_000L, 3600), 7)
         .withInput("snapshot", "v42")

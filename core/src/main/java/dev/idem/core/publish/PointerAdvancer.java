@@ -164,15 +164,15 @@ public final class PointerAdvancer {
       if (current.isPresent()) {
         seen = current.get().pointer();
         int c = seen.position().compareTo(next.position());
+        if (c > 0) {
+          return report(AdvanceStatus.NEWER_PRESENT, next, seen, attempt - 1, start);
+        }
         if (c == 0) {
           // Same position is a no-op only for the same key; another key there is keying drift, told apart
           // so it is not reported as success-as-usual.
           AdvanceStatus same = seen.key().equals(next.key())
               ? AdvanceStatus.ALREADY_CURRENT : AdvanceStatus.SAME_POSITION_OTHER_KEY;
           return report(same, next, seen, attempt - 1, start);
-        }
-        if (c > 0) {
-          return report(AdvanceStatus.NEWER_PRESENT, next, seen, attempt - 1, start);
         }
       }
       Duration left = Duration.ofNanos(Math.max(0, end - nanoTime.getAsLong()));
@@ -201,7 +201,6 @@ public final class PointerAdvancer {
   /** Sleeps a jittered backoff, never past the deadline {@code end}. */
   private void backoff(int attempt, long end) throws IOException {
     if (baseBackoffMillis == 0) {
-      Thread.yield();
       return;
     }
     // Capped at 32x the base: a pointer write takes milliseconds, so contention clears fast, and an

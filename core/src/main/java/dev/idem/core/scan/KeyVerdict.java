@@ -197,9 +197,7 @@ public record KeyVerdict(String key, int writes, int payloads, Basis basis, int 
         contents.add(Content.of(e));
       }
     }
-    if (divergentAttempts > 0) {
-      addMetObjects(entries, contents);
-    }
+    addMetObjects(entries, contents);
     SortedSet<String> ids = new TreeSet<>();
     for (Content c : contents) {
       ids.add(c.id());
@@ -266,7 +264,9 @@ public record KeyVerdict(String key, int writes, int payloads, Basis basis, int 
 
     @Override
     public int hashCode() {
-      return (31 * kind + Objects.hashCode(id)) * 31 + Long.hashCode(size);
+      // The id alone: two contents of one key that share it (a version id of two sizes, an ETag equal to
+      // a SHA-256) are too rare to be worth hashing the rest.
+      return Objects.hashCode(id);
     }
   }
 

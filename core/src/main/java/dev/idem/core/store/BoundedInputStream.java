@@ -37,9 +37,7 @@ final class BoundedInputStream extends FilterInputStream {
       return -1;
     }
     int n = in.read(b, off, (int) Math.min(len, left));
-    if (n > 0) {
-      left -= n;
-    }
+    left -= Math.max(0, n);
     return n;
   }
 

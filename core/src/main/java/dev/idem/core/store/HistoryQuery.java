@@ -113,7 +113,8 @@ public record HistoryQuery(String prefix, String pipeline, long minWindowStart, 
       return true;
     }
     String rest = dirPrefix.substring(prefix.length(), dirPrefix.length() - 1);
-    if (rest.isEmpty() || rest.length() > 19 || rest.indexOf('/') >= 0 || (rest.length() > 1 && rest.charAt(0) == '0')) {
+    // Deeper directories fail the digit check below, at their '/'.
+    if (rest.isEmpty() || rest.length() > 19 || (rest.length() > 1 && rest.charAt(0) == '0')) {
       return false;
     }
     for (int i = 0; i < rest.length(); i++) {

@@ -83,6 +83,7 @@ class ProvenStoreDelegationTest {
     }
 
     @Override public List<String> sweep(Duration grace, boolean dryRun) { return List.of("removed x"); }
+    @Override public java.util.OptionalLong usableSpace() { return java.util.OptionalLong.of(12_345); }
     @Override public void checkWritable() throws IOException { throw new IOException("read-only"); }
     @Override public void close() { closes.incrementAndGet(); }
   }
@@ -110,6 +111,13 @@ class ProvenStoreDelegationTest {
     assertTrue(store.list("orders/", o -> seen.add(o.key())));
     assertEquals(List.of(KEY, KEY, KEY), seen);
     assertFalse(store.list("orders/", o -> false), "a visitor's stop is passed back");
+    assertFalse(store.history("orders/", h -> false));
+    assertFalse(store.history(HistoryQuery.under("orders/"), h -> false));
+    assertEquals(java.util.OptionalLong.of(12_345), store.usableSpace());
+    String other = RunSpec.of("orders", new Window(1_726_000_060L, 60), 4).outputKey().toString();
+    store.putIfAbsent(other, Payload.ofBytes("b".getBytes(StandardCharsets.UTF_8)).withSchema(4), "w");
+    assertEquals(Optional.of(4), store.schemaOf(other));
+    assertEquals(mem.stat(other), store.stat(other));
 
     Pointer p = Pointer.to(store.stat(KEY).orElseThrow(), 60, 1, "w", Instant.EPOCH);
     assertEquals(CasResult.SWAPPED, store.compareAndSetPointer("orders", null, p));

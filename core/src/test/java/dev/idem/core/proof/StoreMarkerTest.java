@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -72,6 +73,38 @@ class StoreMarkerTest {
           () -> StoreMarker.parse(b.getBytes(StandardCharsets.UTF_8), "s3://b/p/_idem/store"), b);
       assertTrue(e.getMessage().startsWith("malformed store marker s3://b/p/_idem/store: "), e.getMessage());
       assertFalse(e.getMessage().contains("\n"), e.getMessage());
+    }
+  }
+
+  @Test
+  void parse_documentUpToTheSizeLimit_read() throws Exception {
+    int limit = 16 * 1024;
+    assertEquals("idem " + "x".repeat(200), StoreMarker.parse(sized(limit), "m").createdBy());
+    StoreRefusedException e = assertThrows(StoreRefusedException.class, () -> StoreMarker.parse(sized(limit + 1), "m"));
+    assertTrue(e.getMessage().startsWith("malformed store marker m: larger than 16384 bytes;"), e.getMessage());
+  }
+
+  /** A marker document of exactly {@code bytes} bytes (at least 12 KiB): its last probe's test padded to fit. */
+  private static byte[] sized(int bytes) {
+    int unpadded = withPadding(0).length;
+    return withPadding(bytes - unpadded);
+  }
+
+  private static byte[] withPadding(int pad) {
+    List<ProbeResult> probes = new ArrayList<>();
+    for (int i = 0; i < 50; i++) {
+      probes.add(ProbeResult.held("p" + i, "t" + "t".repeat(i == 49 ? pad : 200), true, "answered", "publish"));
+    }
+    return new StoreMarker("fs", "lock", Instant.EPOCH, "idem " + "x".repeat(200), probes).toBytes();
+  }
+
+  @Test
+  void parse_lineWithoutAName_refusedNamingTheLine() {
+    String good = new String(sample().toBytes(), StandardCharsets.UTF_8);
+    for (String bad : List.of(good.replace("kind=s3", "=s3"), good.replace("kind=s3", "kind s3"))) {
+      StoreRefusedException e = assertThrows(StoreRefusedException.class,
+          () -> StoreMarker.parse(bad.getBytes(StandardCharsets.UTF_8), "m"));
+      assertTrue(e.getMessage().startsWith("malformed store marker m: line 2 is not name=value"), e.getMessage());
     }
   }
 

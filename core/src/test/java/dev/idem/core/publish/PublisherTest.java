@@ -103,6 +103,25 @@ class PublisherTest {
   }
 
   @Test
+  void publish_noReserve_asksForTheFreeSpaceOnlyForANonEmptyResult() throws Exception {
+    AtomicInteger asked = new AtomicInteger();
+    ObjectStore counting = new ForwardingObjectStore(store) {
+      @Override
+      public java.util.OptionalLong usableSpace() {
+        asked.incrementAndGet();
+        return java.util.OptionalLong.of(1L << 40);
+      }
+    };
+    Publisher p = Idem.publisher(counting).writer("w").minFree(0).allowEmptyResults().build();
+
+    assertEquals(PublishStatus.CREATED, p.publish(spec, producing("state", new AtomicInteger())).status());
+    assertEquals(1, asked.get(), "the result's size checked, no reserve");
+    RunSpec next = RunSpec.of("border-state", new Window(1_726_000_060L, 60), 3);
+    assertEquals(PublishStatus.CREATED, p.publish(next, (sp, key) -> Payload.ofBytes(new byte[0])).status());
+    assertEquals(1, asked.get(), "an empty result needs no room");
+  }
+
+  @Test
   void publish_keyAppearsWhileTaskRuns_identical() throws Exception {
     Publisher a = Idem.publisher(store).writer("replica-a").build();
     PublishReport r = a.publish(spec, (sp, key) -> {

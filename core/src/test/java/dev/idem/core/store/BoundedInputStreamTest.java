@@ -38,6 +38,14 @@ class BoundedInputStreamTest {
   }
 
   @Test
+  void zeroBytes_countTowardsTheBound() throws IOException {
+    BoundedInputStream in = new BoundedInputStream(new ByteArrayInputStream(new byte[3]), 2);
+    assertEquals(0, in.read());
+    assertEquals(0, in.read());
+    assertEquals(-1, in.read(), "a zero byte is a byte");
+  }
+
+  @Test
   void sourceShorterThanTheBound_endsWithTheSource() throws IOException {
     BoundedInputStream in = fourOf("ab");
     assertEquals(2, in.available());

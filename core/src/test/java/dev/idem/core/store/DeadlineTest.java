@@ -2,9 +2,11 @@ package dev.idem.core.store;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
@@ -86,6 +88,28 @@ class DeadlineTest {
     assertEquals("2m", Deadline.format(Duration.ofMinutes(2)));
     assertEquals("1h2m3s", Deadline.format(Duration.ofSeconds(3723)));
     assertEquals("1h", Deadline.format(Duration.ofHours(1)));
+    assertEquals("1m", Deadline.format(Duration.ofSeconds(60)));
+    assertEquals("1h1m", Deadline.format(Duration.ofSeconds(3660)));
     assertEquals("the 30s deadline", Deadline.after(Duration.ofSeconds(30), null, now::get).describe());
+  }
+
+  @Test
+  void format_fractionOfASecond_inMillisecondsUpToAMillionSeconds() {
+    assertEquals("999999500ms", Deadline.format(Duration.ofSeconds(999_999, 500_000_000)));
+    assertEquals("277h46m40s", Deadline.format(Duration.ofSeconds(1_000_000, 500_000_000)));
+  }
+
+  @Test
+  void deadlineExceeded_namesTheDeadlineTheAttemptsAndWhatTheLastMet() {
+    Deadline d = Deadline.after(Duration.ofSeconds(10), "--max-time", now::get);
+    IOException busy = new IOException("503 Slow Down");
+
+    DeadlineExceededException e = new DeadlineExceededException("PUT p/latest: " + d.describe() + " ran out", 3, busy, d);
+
+    assertSame(busy, e.lastFailure());
+    assertSame(busy, e.getCause(), "a caller's stack trace shows what the last attempt met");
+    assertEquals(3, e.attempts());
+    assertSame(d, e.deadline());
+    assertEquals(0, new DeadlineExceededException("no time left", 0, null, null).attempts());
   }
 }

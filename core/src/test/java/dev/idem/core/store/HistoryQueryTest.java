@@ -42,6 +42,13 @@ class HistoryQueryTest {
   }
 
   @Test
+  void withoutSchemaReads_theSameQueryReadingNoSchemas() {
+    HistoryQuery q = windows(1725999960).withListParallelism(3);
+    assertTrue(q.readsSchemas(), "read by default");
+    assertEquals(new HistoryQuery("p/", "p", 1725999960, SEP_2024, null, 3, false), q.withoutSchemaReads());
+  }
+
+  @Test
   void mayHoldKeysUnder_windowDirectories_onlyDecimalStartsInRange() {
     HistoryQuery q = windows(1725999960);
     assertTrue(q.mayHoldKeysUnder("p/"));
@@ -51,6 +58,7 @@ class HistoryQueryTest {
     assertFalse(q.mayHoldKeysUnder("p/01725999960/"));
     assertFalse(q.mayHoldKeysUnder("p/legacy/"));
     assertFalse(q.mayHoldKeysUnder("p/1725999960/deeper/"));
+    assertFalse(q.mayHoldKeysUnder("p//"));
     assertFalse(q.mayHoldKeysUnder("p/99999999999999999999/"), "beyond a long: no idem key");
     assertTrue(HistoryQuery.under("p/").mayHoldKeysUnder("p/legacy/"));
   }

@@ -2,13 +2,16 @@ package dev.idem.core.store;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.idem.core.Sha256;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -146,6 +149,73 @@ class PayloadTest {
     assertEquals(false, stream.withSchema(1).readsRanges());
     assertEquals(true, bytes.withSchema(1).readsRanges(), "the schema wrapper forwards ranges");
     assertArrayEquals(slice(content, 7, 9), readRange(bytes.withSchema(1), 7, 2));
+  }
+
+  @Test
+  void openRange_streamPayloadEndingBeforeTheOffset_emptyAndTheSourceClosed() throws IOException {
+    AtomicBoolean closed = new AtomicBoolean();
+    Payload stream = new Payload() {
+      @Override
+      public long size() {
+        return 3;
+      }
+
+      @Override
+      public String sha256() {
+        throw new UnsupportedOperationException("not hashed here");
+      }
+
+      @Override
+      public InputStream open() {
+        return new java.io.ByteArrayInputStream(new byte[] {1, 2, 3}) {
+          @Override
+          public void close() {
+            closed.set(true);
+          }
+        };
+      }
+    };
+
+    try (InputStream in = stream.openRange(5, 2)) {
+      assertEquals(-1, in.read(), "nothing past the end");
+    }
+    assertTrue(closed.get(), "the source is closed, not left open behind an empty range");
+  }
+
+  @Test
+  void progress_byDefaultNoneAndKeptWithTheSchema() {
+    WriteProgress shown = new WriteProgress() {
+      @Override
+      public void phase(Phase phase) {}
+
+      @Override
+      public void sent(long bytes) {}
+    };
+    Payload bytes = Payload.ofBytes(new byte[] {1});
+    Payload reported = new Payload() {
+      @Override
+      public long size() throws IOException {
+        return bytes.size();
+      }
+
+      @Override
+      public String sha256() throws IOException {
+        return bytes.sha256();
+      }
+
+      @Override
+      public InputStream open() throws IOException {
+        return bytes.open();
+      }
+
+      @Override
+      public WriteProgress progress() {
+        return shown;
+      }
+    };
+
+    assertSame(WriteProgress.NONE, bytes.progress());
+    assertSame(shown, reported.withSchema(2).progress(), "a store writing the payload with its schema still reports");
   }
 
   /** Collects what {@link Payload#sha256(Payload.Observer)} hands over, counting the calls. */
