@@ -70,7 +70,11 @@ public record Acknowledgement(String key, SortedSet<String> contents, int diverg
         throw new IllegalArgumentException("a content is one line without ',', was '" + c + "'");
       }
     }
-    contents = Collections.unmodifiableSortedSet(new TreeSet<>(contents));
+    // Copied into natural order: a set given with its own comparator would keep it (TreeSet's copy of a
+    // SortedSet does), and the document would list the same review's contents in another order.
+    TreeSet<String> natural = new TreeSet<>();
+    natural.addAll(contents);
+    contents = Collections.unmodifiableSortedSet(natural);
     if (divergentAttempts < 0) {
       throw new IllegalArgumentException("divergent attempts must be >= 0, was " + divergentAttempts);
     }

@@ -70,6 +70,18 @@ class AcknowledgementTest {
   }
 
   @Test
+  void toBytes_contentsGivenInAnotherOrder_writtenInNaturalOrder() {
+    SortedSet<String> reversed = new TreeSet<>(java.util.Comparator.<String>reverseOrder());
+    reversed.addAll(List.of(A, B));
+
+    Acknowledgement a = ack(reversed, 1);
+
+    assertEquals(List.of(A, B), List.copyOf(a.contents()));
+    assertEquals(ack(contents(A, B), 1), a);
+    assertArrayEquals(ack(contents(A, B), 1).toBytes(), a.toBytes(), "one review, one document");
+  }
+
+  @Test
   void constructor_divergentAttempts_zeroOrMore() {
     assertEquals(0, ack(contents(A), 0).divergentAttempts());
     assertEquals("divergent attempts must be >= 0, was -1", message(() -> ack(contents(A), -1)));
