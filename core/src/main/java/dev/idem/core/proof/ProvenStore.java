@@ -2,6 +2,7 @@ package dev.idem.core.proof;
 
 import dev.idem.core.store.Acknowledgement;
 import dev.idem.core.store.CasResult;
+import dev.idem.core.store.Claims;
 import dev.idem.core.store.HistoryQuery;
 import dev.idem.core.store.LeftoverSweep;
 import dev.idem.core.store.ObjectInfo;
@@ -66,7 +67,8 @@ import java.util.SortedSet;
  *
  * <p>Every {@link ObjectStore} method is forwarded explicitly, default methods included, so a store's
  * own override (such as a bounded pointer wait) is never bypassed. It has the capabilities ({@link
- * PublishHistory}, {@link RetirementMarks}, {@link LeftoverSweep}) the wrapped store has, no more.
+ * PublishHistory}, {@link RetirementMarks}, {@link LeftoverSweep}) the wrapped store has, no more, and
+ * its {@link Claims} as they are: a claim is advice, written before any proof is needed.
  *
  * <p>Thread-safe: concurrent first writes of one instance prove the store once.
  */
@@ -374,6 +376,12 @@ public final class ProvenStore implements ObjectStore, PublishHistory, Retiremen
   @Override
   public Optional<LeftoverSweep> leftoverSweep() {
     return store.leftoverSweep().map(s -> this);
+  }
+
+  /** The wrapped store's own: claims are advice, outside what this store proves or checks. */
+  @Override
+  public Optional<Claims> claims() {
+    return store.claims();
   }
 
   private static final String FORWARDED = "a call to it cannot be forwarded";

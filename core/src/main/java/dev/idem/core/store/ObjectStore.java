@@ -27,10 +27,13 @@ import java.util.TreeSet;
  *   <li>{@link RetirementMarks} ({@link #retirementMarks}): how far retention has deleted, so a window
  *       published again is told apart from a new or divergent one.
  *   <li>{@link LeftoverSweep} ({@link #leftoverSweep}): removal of what killed writers leave behind.
+ *   <li>{@link Claims} ({@link #claims}): advisory claims, so a replica can wait for another's object
+ *       instead of doing the same work; never needed for correctness.
  * </ul>
  *
  * Each caller states what it does without one: the scan refuses ({@link MissingCapabilityException}),
- * gc skips what needs it and says so, the publisher reports a re-publish as CREATED. The accessors'
+ * gc skips what needs it and says so, the publisher reports a re-publish as CREATED, every replica runs
+ * when there are no claims. The accessors'
  * defaults answer whether this object implements the interface; a decorator overrides them to answer
  * for the store it wraps.
  *
@@ -201,6 +204,14 @@ public interface ObjectStore extends Closeable {
    */
   default Optional<LeftoverSweep> leftoverSweep() {
     return this instanceof LeftoverSweep s ? Optional.of(s) : Optional.empty();
+  }
+
+  /**
+   * This store's advisory claims ({@link Claims}), or empty when it keeps none. This default answers
+   * whether this object implements the interface; a decorator answers for the store it wraps.
+   */
+  default Optional<Claims> claims() {
+    return this instanceof Claims c ? Optional.of(c) : Optional.empty();
   }
 
   /** Receives one listed object; returns {@code false} to stop the listing. */

@@ -28,6 +28,7 @@ class ObjectStoreCapabilitiesTest {
     assertTrue(store.publishHistory().isEmpty());
     assertTrue(store.retirementMarks().isEmpty());
     assertTrue(store.leftoverSweep().isEmpty());
+    assertTrue(store.claims().isEmpty());
   }
 
   @Test

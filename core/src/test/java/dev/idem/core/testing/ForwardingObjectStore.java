@@ -2,6 +2,7 @@ package dev.idem.core.testing;
 
 import dev.idem.core.store.Acknowledgement;
 import dev.idem.core.store.CasResult;
+import dev.idem.core.store.Claims;
 import dev.idem.core.store.LeftoverSweep;
 import dev.idem.core.store.ObjectInfo;
 import dev.idem.core.store.ObjectStore;
@@ -58,6 +59,7 @@ public class ForwardingObjectStore implements ObjectStore, PublishHistory, Retir
   @Override public Optional<PublishHistory> publishHistory() { return d.publishHistory().map(h -> this); }
   @Override public Optional<RetirementMarks> retirementMarks() { return d.retirementMarks().map(m -> this); }
   @Override public Optional<LeftoverSweep> leftoverSweep() { return d.leftoverSweep().map(s -> this); }
+  @Override public Optional<Claims> claims() { return d.claims(); }
 
   private static final String FORWARDED = "a call to it cannot be forwarded";
 
@@ -70,7 +72,7 @@ public class ForwardingObjectStore implements ObjectStore, PublishHistory, Retir
   }
 
   /** A capability {@link #without} can hide. */
-  public enum Capability { HISTORY, RETIREMENT_MARKS, SWEEP }
+  public enum Capability { HISTORY, RETIREMENT_MARKS, SWEEP, CLAIMS }
 
   /**
    * {@code delegate} as a store that lacks {@code hidden}: its accessors for them are empty, as a store
@@ -89,6 +91,10 @@ public class ForwardingObjectStore implements ObjectStore, PublishHistory, Retir
 
       @Override public Optional<LeftoverSweep> leftoverSweep() {
         return h.contains(Capability.SWEEP) ? Optional.empty() : super.leftoverSweep();
+      }
+
+      @Override public Optional<Claims> claims() {
+        return h.contains(Capability.CLAIMS) ? Optional.empty() : super.claims();
       }
     };
   }
