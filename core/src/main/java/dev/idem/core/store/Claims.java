@@ -52,7 +52,7 @@ public interface Claims {
    * @throws IOException when the store failed; a claim of this writer may be left, which goes stale and
    *     costs a waiter at most a ttl. A caller runs as if claims were off.
    */
-  Attempt claim(String key, String writer, Duration expected, Duration ttl) throws IOException;
+  Claimed claim(String key, String writer, Duration expected, Duration ttl) throws IOException;
 
   /**
    * Renews a held claim: its age starts again from zero. Writes the claim anew even if it was removed
@@ -91,7 +91,7 @@ public interface Claims {
   enum Result {
     /** This writer's claim is written: renew it while working, release it when done. */
     HELD,
-    /** Another writer's fresh claim is there ({@link Attempt#claim()}); nothing was written. */
+    /** Another writer's fresh claim is there ({@link Claimed#claim()}); nothing was written. */
     TAKEN
   }
 
@@ -101,8 +101,8 @@ public interface Claims {
    * @param result whether this writer holds the claim
    * @param claim this writer's claim (HELD) or the other's (TAKEN)
    */
-  record Attempt(Result result, Claim claim) {
-    public Attempt {
+  record Claimed(Result result, Claim claim) {
+    public Claimed {
       java.util.Objects.requireNonNull(result, "result");
       java.util.Objects.requireNonNull(claim, "claim");
     }

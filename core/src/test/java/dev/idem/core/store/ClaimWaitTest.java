@@ -88,7 +88,7 @@ class ClaimWaitTest {
 
     ObjectStore store() {
       Claims claims = new Claims() {
-        @Override public Attempt claim(String key, String writer, Duration expected, Duration ttl) {
+        @Override public Claims.Claimed claim(String key, String writer, Duration expected, Duration ttl) {
           throw new AssertionError("a waiter never claims");
         }
 

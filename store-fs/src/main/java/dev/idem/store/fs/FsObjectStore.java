@@ -3,6 +3,8 @@ package dev.idem.store.fs;
 import dev.idem.core.Names;
 import dev.idem.core.store.Acknowledgement;
 import dev.idem.core.store.CasResult;
+import dev.idem.core.store.Claim;
+import dev.idem.core.store.Claims;
 import dev.idem.core.store.Deadline;
 import dev.idem.core.store.DivergenceRecord;
 import dev.idem.core.store.HistoryQuery;
@@ -56,6 +58,7 @@ import java.util.TreeSet;
  * _idem/pointers/&lt;pipeline&gt;/latest.lock   the pointer's lock file (never deleted)
  * _idem/pointers/&lt;pipeline&gt;/retired       the retirement mark gc raises ({@link RetirementFiles})
  * _idem/acks/&lt;key&gt;/ack.&lt;random&gt;          an operator's acknowledgement ({@link AcknowledgementFiles})
+ * _idem/claims/&lt;key&gt;/claim.&lt;random&gt;      a writer's advisory claim on the key ({@link ClaimFiles})
  * </pre>
  *
  * Keys are checked by {@link Names#requireSafeKey} and must also not start with a segment {@code
@@ -138,10 +141,10 @@ import java.util.TreeSet;
  * Safe for concurrent use by any number of threads and processes on one root. Stores on one root in
  * one JVM share their in-process pointer locks.
  *
- * <p>It has every optional capability of a store: {@link PublishHistory}, {@link RetirementMarks} and
- * {@link LeftoverSweep}.
+ * <p>It has every optional capability of a store: {@link PublishHistory}, {@link RetirementMarks},
+ * {@link LeftoverSweep} and {@link Claims}.
  */
-public final class FsObjectStore implements ObjectStore, PublishHistory, RetirementMarks, LeftoverSweep {
+public final class FsObjectStore implements ObjectStore, PublishHistory, RetirementMarks, LeftoverSweep, Claims {
   private static final int PUBLISH_ATTEMPTS = 3;
 
   private final Layout layout;
@@ -155,6 +158,7 @@ public final class FsObjectStore implements ObjectStore, PublishHistory, Retirem
   private final PointerFiles pointers;
   private final RetirementFiles retirements;
   private final AcknowledgementFiles acks;
+  private final ClaimFiles claimFiles;
   private final PayloadCopier copier = new PayloadCopier();
 
   private FsObjectStore(Path root, Options options) {
@@ -168,6 +172,7 @@ public final class FsObjectStore implements ObjectStore, PublishHistory, Retirem
     this.pointers = new PointerFiles(layout, fs, ops, options.lockTimeout(), createdHere::contains);
     this.retirements = new RetirementFiles(layout, fs, ops);
     this.acks = new AcknowledgementFiles(layout, fs, ops);
+    this.claimFiles = new ClaimFiles(layout, fs, ops);
   }
 
   /** A store at {@code root} with {@link Options#defaults()}. See {@link #open(Path, Options)}. */
@@ -615,6 +620,43 @@ public final class FsObjectStore implements ObjectStore, PublishHistory, Retirem
   @Override
   public List<Acknowledgement> acknowledgements(String prefix) throws IOException {
     return acks.read(prefix);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Claims (advice only: the protocol, the clock and the skew allowance are in ClaimFiles)
+
+  /**
+   * Claims {@code key} unless another writer's claim there is younger than {@code ttl}; see {@link
+   * Claims#claim} and {@link ClaimFiles}.
+   */
+  @Override
+  public Claims.Claimed claim(String key, String writer, Duration expected, Duration ttl) throws IOException {
+    return claimFiles.claim(key, writer, expected, ttl);
+  }
+
+  /** Writes the claim as a new entry, then deletes the old one ({@link ClaimFiles}). */
+  @Override
+  public Claim renew(Claim held) throws IOException {
+    return claimFiles.renew(held);
+  }
+
+  @Override
+  public boolean release(Claim claim) throws IOException {
+    return claimFiles.release(claim);
+  }
+
+  /**
+   * The key's freshest claim, aged by this host's clock against the file's modification time less a
+   * skew allowance ({@link ClaimFiles}); unreadable entries are treated as absent.
+   */
+  @Override
+  public Optional<Claim> read(String key) throws IOException {
+    return claimFiles.read(key);
+  }
+
+  @Override
+  public List<Claim> claims(String prefix) throws IOException {
+    return claimFiles.claims(prefix);
   }
 
   /**

@@ -1,0 +1,253 @@
+package dev.idem.store.fs;
+
+import static dev.idem.store.fs.Fixtures.key;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.idem.core.store.Claim;
+import dev.idem.core.store.Claims;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The filesystem store's advisory claims ({@code _idem/claims/<key>/claim.<hex>}): who holds, who
+ * yields, takeover of a stale claim, renewal, release, ages by the file's time, and bad entries treated
+ * as absent. Staleness is made by setting an entry's modification time, never by waiting.
+ */
+class FsClaimsTest {
+  private static final Duration TTL = Duration.ofSeconds(30);
+  private static final Duration EXPECTED = Duration.ofMinutes(2);
+  private final String key = key("orders", 1_726_000_000L);
+
+  @TempDir Path root;
+
+  private FsObjectStore store() throws IOException {
+    return FsObjectStore.open(root);
+  }
+
+  private Path claimDir(String k) {
+    return root.resolve("_idem/claims").resolve(k);
+  }
+
+  private List<Path> entries(String k) throws IOException {
+    try (Stream<Path> s = Files.list(claimDir(k))) {
+      return s.sorted().toList();
+    }
+  }
+
+  private void age(Claim c, Duration ago) throws IOException {
+    Files.setLastModifiedTime(claimDir(c.key()).resolve(c.id()), FileTime.from(Instant.now().minus(ago)));
+  }
+
+  @Test
+  void claim_noClaim_heldWrittenWholeAndReadBack() throws Exception {
+    FsObjectStore s = store();
+    Claims.Claimed a = s.claim(key, "host-a:1", EXPECTED, TTL);
+    assertEquals(Claims.Result.HELD, a.result());
+    assertEquals(List.of(claimDir(key).resolve(a.claim().id())), entries(key), "one entry, no temporary left");
+    Claim read = s.read(key).orElseThrow();
+    assertEquals(a.claim().id(), read.id());
+    assertEquals("host-a:1", read.writer());
+    assertEquals(Optional.of(EXPECTED), read.expectedDuration());
+    assertEquals(a.claim().started(), read.started());
+    assertTrue(read.isFresh(TTL));
+  }
+
+  @Test
+  void claim_freshClaimOfAnother_takenNothingWritten() throws Exception {
+    FsObjectStore s = store();
+    Claim a = s.claim(key, "host-a:1", EXPECTED, TTL).claim();
+    Claims.Claimed b = store().claim(key, "host-b:2", null, TTL);
+    assertEquals(Claims.Result.TAKEN, b.result());
+    assertEquals(a.id(), b.claim().id());
+    assertEquals("host-a:1", b.claim().writer());
+    assertEquals(1, entries(key).size());
+  }
+
+  @Test
+  void claim_staleClaim_takenOverBesideIt() throws Exception {
+    FsObjectStore s = store();
+    Claim a = s.claim(key, "host-a:1", EXPECTED, TTL).claim();
+    age(a, Duration.ofHours(1));
+    Claims.Claimed b = s.claim(key, "host-b:2", null, TTL);
+    assertEquals(Claims.Result.HELD, b.result());
+    assertEquals("host-b:2", s.read(key).orElseThrow().writer(), "the freshest claim is read");
+    assertEquals(2, entries(key).size(), "the stale claim stays for gc");
+  }
+
+  @Test
+  void claim_anotherClaimsBetweenLookAndWrite_laterWriterYields() throws Exception {
+    FsObjectStore a = store();
+    Claim[] first = new Claim[1];
+    ForwardingOps interleave = new ForwardingOps() {
+      @Override
+      public void createLink(Path link, Path existing) throws IOException {
+        if (first[0] == null && link.getFileName().toString().startsWith("claim.")) {
+          // host-a claims after host-b looked and found nothing, and before host-b's entry appears.
+          first[0] = a.claim(key, "host-a:1", EXPECTED, TTL).claim();
+          age(first[0], Duration.ofSeconds(5));
+        }
+        super.createLink(link, existing);
+      }
+    };
+    FsObjectStore b = interleave.openStore(root, FsObjectStore.Options.defaults());
+    Claims.Claimed r = b.claim(key, "host-b:2", null, TTL);
+    assertEquals(Claims.Result.TAKEN, r.result(), "the younger of two fresh claims yields");
+    assertEquals(first[0].id(), r.claim().id());
+    assertEquals(List.of(claimDir(key).resolve(first[0].id())), entries(key), "the yielding writer's entry removed");
+  }
+
+  @Test
+  void renew_newEntryOldOneDeleted() throws Exception {
+    FsObjectStore s = store();
+    Claim held = s.claim(key, "host-a:1", EXPECTED, TTL).claim();
+    age(held, Duration.ofMinutes(5));
+    assertFalse(s.read(key).orElseThrow().isFresh(TTL));
+    Claim renewed = s.renew(held);
+    assertNotEquals(held.id(), renewed.id());
+    assertEquals(held.started(), renewed.started());
+    assertEquals(List.of(claimDir(key).resolve(renewed.id())), entries(key));
+    Claim read = s.read(key).orElseThrow();
+    assertEquals(renewed.id(), read.id());
+    assertTrue(read.isFresh(TTL), "renewed five minutes after its entry was written: " + read.age());
+  }
+
+  @Test
+  void renew_entryRemovedMeanwhile_writtenAgain() throws Exception {
+    FsObjectStore s = store();
+    Claim held = s.claim(key, "host-a:1", EXPECTED, TTL).claim();
+    assertTrue(s.release(held));
+    Claim renewed = s.renew(held);
+    assertEquals(Optional.of(renewed.id()), s.read(key).map(Claim::id));
+  }
+
+  @Test
+  void release_removesThatEntryOnly() throws Exception {
+    FsObjectStore s = store();
+    Claim stale = s.claim(key, "host-a:1", EXPECTED, TTL).claim();
+    age(stale, Duration.ofHours(1));
+    Claim mine = s.claim(key, "host-b:2", null, TTL).claim();
+    assertTrue(s.release(mine));
+    assertFalse(s.release(mine), "released twice: nothing there");
+    assertEquals(Optional.of(stale.id()), s.read(key).map(Claim::id));
+  }
+
+  @Test
+  void release_idNotOfThisStore_refused() throws Exception {
+    FsObjectStore s = store();
+    Claim forged = new Claim(key, "../../../../x", "host-a:1", Instant.EPOCH, null, Duration.ZERO);
+    assertThrows(IllegalArgumentException.class, () -> s.release(forged));
+  }
+
+  @Test
+  void read_ageIsFileTimeToNowLessSkewAllowance() throws Exception {
+    FsObjectStore s = store();
+    Claim c = s.claim(key, "host-a:1", EXPECTED, TTL).claim();
+    Instant before = Instant.now();
+    Instant written = before.truncatedTo(ChronoUnit.SECONDS).minusSeconds(10);
+    Files.setLastModifiedTime(claimDir(key).resolve(c.id()), FileTime.from(written));
+    Duration age = s.read(key).orElseThrow().age();
+    Instant after = Instant.now();
+    Duration skew = Duration.ofSeconds(ClaimFiles.SKEW_SECONDS);
+    assertTrue(age.compareTo(Duration.between(written, before).minus(skew)) >= 0, age.toString());
+    assertTrue(age.compareTo(Duration.between(written, after).minus(skew)) <= 0, age.toString());
+  }
+
+  @Test
+  void read_entryStampedAhead_ageZero() throws Exception {
+    FsObjectStore s = store();
+    Claim c = s.claim(key, "host-a:1", EXPECTED, TTL).claim();
+    Files.setLastModifiedTime(claimDir(key).resolve(c.id()), FileTime.from(Instant.now().plus(Duration.ofHours(1))));
+    assertEquals(Duration.ZERO, s.read(key).orElseThrow().age());
+  }
+
+  @Test
+  void read_malformedUnreadableOrForeignEntries_treatedAsAbsent() throws Exception {
+    FsObjectStore s = store();
+    Path dir = claimDir(key);
+    Files.createDirectories(dir);
+    Files.writeString(dir.resolve("claim.0000000000000001"), "not a claim\n");
+    Files.write(dir.resolve("claim.0000000000000002"), new byte[0]);
+    Claim other = new Claim(key("other", 1_726_000_000L), "x", "host-c:3", Instant.now(), null, Duration.ZERO);
+    Files.write(dir.resolve("claim.0000000000000003"), other.toBytes());
+    Claim wellFormed = new Claim(key, "x", "host-c:3", Instant.now(), null, Duration.ZERO);
+    Files.write(dir.resolve("claim.0000000000000004"), truncated(wellFormed.toBytes()));
+    Files.write(dir.resolve("claim-by-hand"), wellFormed.toBytes());
+    Files.createSymbolicLink(dir.resolve("claim.0000000000000005"), dir.resolve("claim-by-hand"));
+    Files.createDirectory(dir.resolve("claim.0000000000000006"));
+    assertEquals(Optional.empty(), s.read(key));
+    assertEquals(List.of(), s.claims("orders/"));
+    assertEquals(Claims.Result.HELD, s.claim(key, "host-b:2", null, TTL).result(), "bad entries never block");
+  }
+
+  private static byte[] truncated(byte[] b) {
+    return new String(b, StandardCharsets.UTF_8).substring(0, b.length - 1).getBytes(StandardCharsets.UTF_8);
+  }
+
+  @Test
+  void read_noClaims_empty() throws Exception {
+    assertEquals(Optional.empty(), store().read(key));
+    assertEquals(List.of(), store().claims(""));
+  }
+
+  @Test
+  void claims_prefix_everyClaimByKeyFreshestFirstStaleIncluded() throws Exception {
+    FsObjectStore s = store();
+    String later = key("orders", 1_726_000_060L);
+    String elsewhere = key("billing", 1_726_000_000L);
+    Claim stale = s.claim(key, "host-a:1", EXPECTED, TTL).claim();
+    age(stale, Duration.ofHours(1));
+    Claim fresh = s.claim(key, "host-b:2", null, TTL).claim();
+    Claim onLater = s.claim(later, "host-a:1", null, TTL).claim();
+    s.claim(elsewhere, "host-a:1", null, TTL);
+    List<String> ids = s.claims("orders/").stream().map(Claim::id).toList();
+    assertEquals(List.of(fresh.id(), stale.id(), onLater.id()), ids);
+    assertEquals(4, s.claims("").size());
+    assertEquals(List.of(onLater.id()), s.claims(later).stream().map(Claim::id).toList());
+    assertEquals(List.of(), s.claims("nothing-here/"));
+  }
+
+  @Test
+  void claim_linkFails_throwsAndLeavesNoEntry() throws Exception {
+    ForwardingOps failing = new ForwardingOps() {
+      @Override
+      public void createLink(Path link, Path existing) throws IOException {
+        throw new IOException("injected");
+      }
+    };
+    FsObjectStore s = failing.openStore(root, FsObjectStore.Options.defaults());
+    assertThrows(IOException.class, () -> s.claim(key, "host-a:1", EXPECTED, TTL));
+    assertEquals(List.of(), entries(key), "no entry and no temporary left");
+    assertEquals(Optional.empty(), store().read(key));
+  }
+
+  @Test
+  void claim_badArguments_refusedNothingWritten() throws Exception {
+    FsObjectStore s = store();
+    assertThrows(IllegalArgumentException.class, () -> s.claim(key, "host-a:1", null, Duration.ZERO));
+    assertThrows(IllegalArgumentException.class, () -> s.claim(key, "", null, TTL));
+    assertThrows(IllegalArgumentException.class, () -> s.claim("../escape", "host-a:1", null, TTL));
+    assertFalse(Files.exists(root.resolve("_idem/claims")));
+  }
+
+  @Test
+  void claims_storeReachedThroughAccessor() throws Exception {
+    FsObjectStore s = store();
+    assertTrue(s.claims().isPresent());
+    assertEquals(s, s.claims().get());
+  }
+}
