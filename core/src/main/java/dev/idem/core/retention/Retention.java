@@ -137,7 +137,7 @@ public final class Retention {
    *     propose, nothing written), or {@code null} when the run retired nothing and none was stored, or
    *     the store keeps no marks
    * @param skipped what the run did not do because the store lacks a capability, one line each; empty
-   *     on a store with every capability
+   *     on a store with every capability gc uses
    */
   public record Report(Pointer pointer, long generations, List<String> deleted, long records,
       List<String> evidenceKept, List<String> recordsOnly, List<String> swept, Retirement retirement,

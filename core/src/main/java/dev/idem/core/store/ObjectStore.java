@@ -12,8 +12,8 @@ import java.util.TreeSet;
 
 /**
  * The storage operations every store must have, and typed access to the ones a store may have. Implementations:
- * {@code FsObjectStore} (idem-store-fs) and {@code S3ObjectStore} (idem-store-s3-http), both with every
- * capability.
+ * {@code FsObjectStore} (idem-store-fs), with every capability, and {@code S3ObjectStore}
+ * (idem-store-s3-http), with every one but {@link Claims}.
  *
  * <h2>Required and optional</h2>
  *

@@ -11,6 +11,7 @@ import dev.idem.core.RunSpec;
 import dev.idem.core.Window;
 import dev.idem.core.store.Acknowledgement;
 import dev.idem.core.store.CasResult;
+import dev.idem.core.store.Claims;
 import dev.idem.core.store.HistoryQuery;
 import dev.idem.core.store.MissingCapabilityException;
 import dev.idem.core.store.Payload;
@@ -167,5 +168,21 @@ class ProvenStoreDelegationTest {
         e.getMessage());
     assertThrows(MissingCapabilityException.class, () -> none.readRetirement("orders"));
     assertThrows(MissingCapabilityException.class, () -> none.sweep(Duration.ZERO, true));
+  }
+
+  @Test
+  void claims_theWrappedStoresOwn() throws IOException {
+    InMemoryObjectStore mem = new InMemoryObjectStore(CLOCK);
+    assertTrue(ProvenStore.wrap(mem, new PassingProver(), "idem test", CLOCK).claims().isEmpty());
+    Claims claims = (Claims) java.lang.reflect.Proxy.newProxyInstance(Claims.class.getClassLoader(),
+        new Class<?>[] {Claims.class}, (proxy, method, args) -> {
+          throw new AssertionError("not called: " + method.getName());
+        });
+    ForwardingObjectStore withClaims = new ForwardingObjectStore(mem) {
+      @Override public Optional<Claims> claims() {
+        return Optional.of(claims);
+      }
+    };
+    assertSame(claims, ProvenStore.wrap(withClaims, new PassingProver(), "idem test", CLOCK).claims().orElseThrow());
   }
 }

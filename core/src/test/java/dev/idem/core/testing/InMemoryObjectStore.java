@@ -36,9 +36,9 @@ import java.util.TreeSet;
 /**
  * The simplest correct {@link ObjectStore}: one monitor around a few maps. It is the model the store
  * contract suite and the publisher tests run against, and what a user embedding idem can use in their
- * own tests. Every operation is linearizable (one lock). It has every capability ({@link
- * PublishHistory}, {@link RetirementMarks}, {@link LeftoverSweep}: memory leaves no leftovers, so its sweep
- * finds none); {@link ForwardingObjectStore#without} hides some.
+ * own tests. Every operation is linearizable (one lock). It has the capabilities {@link
+ * PublishHistory}, {@link RetirementMarks} and {@link LeftoverSweep} (memory leaves no leftovers, so its
+ * sweep finds none), and keeps no claims; {@link ForwardingObjectStore#without} hides some.
  */
 public final class InMemoryObjectStore implements ObjectStore, PublishHistory, RetirementMarks, LeftoverSweep {
   private record Stored(byte[] bytes, ObjectInfo info) {}

@@ -147,8 +147,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>Thread-safe. {@link #close()} stops the background threads used for listing read-ahead,
  * parallel HEADs and parallel parts; the HTTP client has no resources that need closing on Java 17.
  *
- * <p>It has every optional capability of a store: {@link PublishHistory}, {@link RetirementMarks} and
- * {@link LeftoverSweep}.
+ * <p>It has the optional capabilities {@link PublishHistory}, {@link RetirementMarks} and {@link
+ * LeftoverSweep}; it keeps no advisory claims ({@code ObjectStore#claims()} is empty).
  */
 public final class S3ObjectStore implements ObjectStore, PublishHistory, RetirementMarks, LeftoverSweep {
   private static final SecureRandom RANDOM = new SecureRandom();
