@@ -7,8 +7,9 @@
  * token-based compare-and-swap, listing and the deletes retention needs. What a store may lack is a
  * capability interface it implements ({@link dev.idem.core.store.PublishHistory}: a history listing
  * grouped by key for the divergence scan; {@link dev.idem.core.store.RetirementMarks}; {@link
- * dev.idem.core.store.LeftoverSweep}), reached through a typed accessor of {@code ObjectStore} that is
- * empty when it does not have it. Ordering rules (which pointer may replace which) live in core, not in
- * the stores.
+ * dev.idem.core.store.LeftoverSweep}; {@link dev.idem.core.store.Claims}, advisory claims that are
+ * never needed for correctness), reached through a typed accessor of {@code ObjectStore} that is empty
+ * when it does not have it. Ordering rules (which pointer may replace which, how long a replica waits
+ * for another's claim: {@link dev.idem.core.store.ClaimWait}) live in core, not in the stores.
  */
 package dev.idem.core.store;
