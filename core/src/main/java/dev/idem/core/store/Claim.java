@@ -17,8 +17,8 @@ import java.util.Optional;
  * Claims} says what each kind of bad claim costs).
  *
  * <p>The document is what its writer stored; {@link #id()} and {@link #age()} are the store's: the
- * entry's name (what {@link Claims#renew} and {@link Claims#release} act on) and how long ago it was
- * written or last renewed, judged by the store's clock when it was read.
+ * entry's name (what {@link Claims#renewClaim} and {@link Claims#releaseClaim} act on) and how long
+ * ago it was written or last renewed, judged by the store's clock when it was read.
  *
  * <p>Serialized as versioned, human-readable text ({@link #toBytes()}):
  *

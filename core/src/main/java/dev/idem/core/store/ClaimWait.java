@@ -57,10 +57,14 @@ public final class ClaimWait {
    * @param poll how often the claim and the object are looked at
    */
   public static ClaimWait of(Duration ttl, Duration bound, Duration poll) {
-    return new ClaimWait(ttl, bound, poll, System::nanoTime, d -> Thread.sleep(d.toMillis(), d.toNanosPart() % 1_000_000));
+    return new ClaimWait(ttl, bound, poll, System::nanoTime,
+        d -> Thread.sleep(d.toMillis(), d.toNanosPart() % 1_000_000));
   }
 
-  /** As {@link #of}, on {@code ticker} (nanoseconds, as {@link System#nanoTime}) and {@code sleeper}: tests' fake clock. */
+  /**
+   * As {@link #of(Duration, Duration, Duration)}, on {@code ticker} (nanoseconds, as {@link
+   * System#nanoTime}) and {@code sleeper}: how tests run it on a fake clock.
+   */
   public static ClaimWait of(Duration ttl, Duration bound, Duration poll, LongSupplier ticker, Sleeper sleeper) {
     return new ClaimWait(ttl, bound, poll, ticker, sleeper);
   }
@@ -98,7 +102,7 @@ public final class ClaimWait {
   /** The key's claim, or none when claims cannot be read: unreadable advice costs duplicated work only. */
   private static Optional<Claim> readOrNone(Claims claims, String key) {
     try {
-      return claims.read(key);
+      return claims.readClaim(key);
     } catch (IOException unreadable) {
       return Optional.empty();
     }

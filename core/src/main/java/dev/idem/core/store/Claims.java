@@ -33,7 +33,7 @@ import java.util.Optional;
  * Claim#isFresh}), or a <i>stale</i> one (older: its writer stopped renewing, most likely died). Ages
  * are judged by the store's clock ({@link Claim#age()}: each store says which clock and what skew it
  * allows), not by the caller's. A key may hold several claims at once (a takeover writes its own claim
- * beside a stale one; two writers may claim together); {@link #read} answers the freshest.
+ * beside a stale one; two writers may claim together); {@link #readClaim} answers the freshest.
  *
  * <p>A store reaches it through {@link ObjectStore#claims()}. Without it there are no claims: every
  * replica runs, as it would if every claim were lost.
@@ -62,7 +62,7 @@ public interface Claims {
    * @throws IOException when the store failed; the old claim is then still there, ageing, or the new
    *     one is and the old one too (the freshest is read)
    */
-  Claim renew(Claim held) throws IOException;
+  Claim renewClaim(Claim held) throws IOException;
 
   /**
    * Removes one claim entry: a holder's own when its work ends (published, failed or stopped), or a
@@ -71,7 +71,7 @@ public interface Claims {
    * @return whether the entry was there
    * @throws IOException when the store failed; the claim is then left and goes stale
    */
-  boolean release(Claim claim) throws IOException;
+  boolean releaseClaim(Claim claim) throws IOException;
 
   /**
    * The freshest claim on {@code key} (the smallest {@link Claim#age()}), or empty when it has none.
@@ -79,11 +79,11 @@ public interface Claims {
    *
    * @throws IOException when the store could not be listed; a caller treats the key as unclaimed
    */
-  Optional<Claim> read(String key) throws IOException;
+  Optional<Claim> readClaim(String key) throws IOException;
 
   /**
    * Every claim on the keys under {@code prefix}, by key ascending, each key's freshest first: what gc
-   * removes when stale, and what a scan reports as held. Unreadable entries are left out, as by {@link #read}.
+   * removes when stale, and what a scan reports as held. Unreadable entries are left out, as by {@link #readClaim}.
    */
   List<Claim> claims(String prefix) throws IOException;
 

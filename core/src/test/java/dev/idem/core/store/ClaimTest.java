@@ -77,6 +77,7 @@ class ClaimTest {
   @Test
   void new_negativeAgeOrExpected_refused() {
     assertThrows(IllegalArgumentException.class, () -> new Claim(KEY, "i", "w", STARTED, null, Duration.ofSeconds(-1)));
-    assertThrows(IllegalArgumentException.class, () -> new Claim(KEY, "i", "w", STARTED, Duration.ofSeconds(-1), Duration.ZERO));
+    assertThrows(IllegalArgumentException.class,
+        () -> new Claim(KEY, "i", "w", STARTED, Duration.ofSeconds(-1), Duration.ZERO));
   }
 }

@@ -92,15 +92,15 @@ class ClaimWaitTest {
           throw new AssertionError("a waiter never claims");
         }
 
-        @Override public Claim renew(Claim held) {
+        @Override public Claim renewClaim(Claim held) {
           throw new AssertionError("a waiter never renews");
         }
 
-        @Override public boolean release(Claim c) {
+        @Override public boolean releaseClaim(Claim c) {
           throw new AssertionError("a waiter never releases");
         }
 
-        @Override public Optional<Claim> read(String key) throws IOException {
+        @Override public Optional<Claim> readClaim(String key) throws IOException {
           play(actsAtRead);
           if (claimsUnreadable) {
             throw new IOException("claims unreadable");

@@ -103,20 +103,20 @@ final class ClaimFiles {
     return new Claims.Claimed(Claims.Result.TAKEN, first.claim());
   }
 
-  /** See {@link Claims#renew}: a new entry, then the old one deleted. */
+  /** See {@link Claims#renewClaim}: a new entry, then the old one deleted. */
   Claim renew(Claim held) throws IOException {
     Claim renewed = write(held);
     release(held);
     return renewed;
   }
 
-  /** See {@link Claims#release}. */
+  /** See {@link Claims#releaseClaim}. */
   boolean release(Claim claim) throws IOException {
     Path file = fileOf(claim);
     return fs.regularFile(file) != null && ops.deleteIfExists(file);
   }
 
-  /** See {@link Claims#read}: the freshest entry, by modification time (ties: the greater id). */
+  /** See {@link Claims#readClaim}: the freshest entry, by modification time (ties: the greater id). */
   Optional<Claim> read(String key) throws IOException {
     return entries(key).stream()
         .max(Comparator.comparing(Entry::modified).thenComparing(e -> e.claim().id()))

@@ -636,12 +636,12 @@ public final class FsObjectStore implements ObjectStore, PublishHistory, Retirem
 
   /** Writes the claim as a new entry, then deletes the old one ({@link ClaimFiles}). */
   @Override
-  public Claim renew(Claim held) throws IOException {
+  public Claim renewClaim(Claim held) throws IOException {
     return claimFiles.renew(held);
   }
 
   @Override
-  public boolean release(Claim claim) throws IOException {
+  public boolean releaseClaim(Claim claim) throws IOException {
     return claimFiles.release(claim);
   }
 
@@ -650,7 +650,7 @@ public final class FsObjectStore implements ObjectStore, PublishHistory, Retirem
    * skew allowance ({@link ClaimFiles}); unreadable entries are treated as absent.
    */
   @Override
-  public Optional<Claim> read(String key) throws IOException {
+  public Optional<Claim> readClaim(String key) throws IOException {
     return claimFiles.read(key);
   }
 

@@ -59,7 +59,7 @@ class FsClaimsTest {
     Claims.Claimed a = s.claim(key, "host-a:1", EXPECTED, TTL);
     assertEquals(Claims.Result.HELD, a.result());
     assertEquals(List.of(claimDir(key).resolve(a.claim().id())), entries(key), "one entry, no temporary left");
-    Claim read = s.read(key).orElseThrow();
+    Claim read = s.readClaim(key).orElseThrow();
     assertEquals(a.claim().id(), read.id());
     assertEquals("host-a:1", read.writer());
     assertEquals(Optional.of(EXPECTED), read.expectedDuration());
@@ -85,7 +85,7 @@ class FsClaimsTest {
     age(a, Duration.ofHours(1));
     Claims.Claimed b = s.claim(key, "host-b:2", null, TTL);
     assertEquals(Claims.Result.HELD, b.result());
-    assertEquals("host-b:2", s.read(key).orElseThrow().writer(), "the freshest claim is read");
+    assertEquals("host-b:2", s.readClaim(key).orElseThrow().writer(), "the freshest claim is read");
     assertEquals(2, entries(key).size(), "the stale claim stays for gc");
   }
 
@@ -112,55 +112,55 @@ class FsClaimsTest {
   }
 
   @Test
-  void renew_newEntryOldOneDeleted() throws Exception {
+  void renewClaim_newEntryOldOneDeleted() throws Exception {
     FsObjectStore s = store();
     Claim held = s.claim(key, "host-a:1", EXPECTED, TTL).claim();
     age(held, Duration.ofMinutes(5));
-    assertFalse(s.read(key).orElseThrow().isFresh(TTL));
-    Claim renewed = s.renew(held);
+    assertFalse(s.readClaim(key).orElseThrow().isFresh(TTL));
+    Claim renewed = s.renewClaim(held);
     assertNotEquals(held.id(), renewed.id());
     assertEquals(held.started(), renewed.started());
     assertEquals(List.of(claimDir(key).resolve(renewed.id())), entries(key));
-    Claim read = s.read(key).orElseThrow();
+    Claim read = s.readClaim(key).orElseThrow();
     assertEquals(renewed.id(), read.id());
     assertTrue(read.isFresh(TTL), "renewed five minutes after its entry was written: " + read.age());
   }
 
   @Test
-  void renew_entryRemovedMeanwhile_writtenAgain() throws Exception {
+  void renewClaim_entryRemovedMeanwhile_writtenAgain() throws Exception {
     FsObjectStore s = store();
     Claim held = s.claim(key, "host-a:1", EXPECTED, TTL).claim();
-    assertTrue(s.release(held));
-    Claim renewed = s.renew(held);
-    assertEquals(Optional.of(renewed.id()), s.read(key).map(Claim::id));
+    assertTrue(s.releaseClaim(held));
+    Claim renewed = s.renewClaim(held);
+    assertEquals(Optional.of(renewed.id()), s.readClaim(key).map(Claim::id));
   }
 
   @Test
-  void release_removesThatEntryOnly() throws Exception {
+  void releaseClaim_removesThatEntryOnly() throws Exception {
     FsObjectStore s = store();
     Claim stale = s.claim(key, "host-a:1", EXPECTED, TTL).claim();
     age(stale, Duration.ofHours(1));
     Claim mine = s.claim(key, "host-b:2", null, TTL).claim();
-    assertTrue(s.release(mine));
-    assertFalse(s.release(mine), "released twice: nothing there");
-    assertEquals(Optional.of(stale.id()), s.read(key).map(Claim::id));
+    assertTrue(s.releaseClaim(mine));
+    assertFalse(s.releaseClaim(mine), "released twice: nothing there");
+    assertEquals(Optional.of(stale.id()), s.readClaim(key).map(Claim::id));
   }
 
   @Test
-  void release_idNotOfThisStore_refused() throws Exception {
+  void releaseClaim_idNotOfThisStore_refused() throws Exception {
     FsObjectStore s = store();
     Claim forged = new Claim(key, "../../../../x", "host-a:1", Instant.EPOCH, null, Duration.ZERO);
-    assertThrows(IllegalArgumentException.class, () -> s.release(forged));
+    assertThrows(IllegalArgumentException.class, () -> s.releaseClaim(forged));
   }
 
   @Test
-  void read_ageIsFileTimeToNowLessSkewAllowance() throws Exception {
+  void readClaim_ageIsFileTimeToNowLessSkewAllowance() throws Exception {
     FsObjectStore s = store();
     Claim c = s.claim(key, "host-a:1", EXPECTED, TTL).claim();
     Instant before = Instant.now();
     Instant written = before.truncatedTo(ChronoUnit.SECONDS).minusSeconds(10);
     Files.setLastModifiedTime(claimDir(key).resolve(c.id()), FileTime.from(written));
-    Duration age = s.read(key).orElseThrow().age();
+    Duration age = s.readClaim(key).orElseThrow().age();
     Instant after = Instant.now();
     Duration skew = Duration.ofSeconds(ClaimFiles.SKEW_SECONDS);
     assertTrue(age.compareTo(Duration.between(written, before).minus(skew)) >= 0, age.toString());
@@ -168,15 +168,15 @@ class FsClaimsTest {
   }
 
   @Test
-  void read_entryStampedAhead_ageZero() throws Exception {
+  void readClaim_entryStampedAhead_ageZero() throws Exception {
     FsObjectStore s = store();
     Claim c = s.claim(key, "host-a:1", EXPECTED, TTL).claim();
     Files.setLastModifiedTime(claimDir(key).resolve(c.id()), FileTime.from(Instant.now().plus(Duration.ofHours(1))));
-    assertEquals(Duration.ZERO, s.read(key).orElseThrow().age());
+    assertEquals(Duration.ZERO, s.readClaim(key).orElseThrow().age());
   }
 
   @Test
-  void read_malformedUnreadableOrForeignEntries_treatedAsAbsent() throws Exception {
+  void readClaim_malformedUnreadableOrForeignEntries_treatedAsAbsent() throws Exception {
     FsObjectStore s = store();
     Path dir = claimDir(key);
     Files.createDirectories(dir);
@@ -189,7 +189,7 @@ class FsClaimsTest {
     Files.write(dir.resolve("claim-by-hand"), wellFormed.toBytes());
     Files.createSymbolicLink(dir.resolve("claim.0000000000000005"), dir.resolve("claim-by-hand"));
     Files.createDirectory(dir.resolve("claim.0000000000000006"));
-    assertEquals(Optional.empty(), s.read(key));
+    assertEquals(Optional.empty(), s.readClaim(key));
     assertEquals(List.of(), s.claims("orders/"));
     assertEquals(Claims.Result.HELD, s.claim(key, "host-b:2", null, TTL).result(), "bad entries never block");
   }
@@ -199,8 +199,8 @@ class FsClaimsTest {
   }
 
   @Test
-  void read_noClaims_empty() throws Exception {
-    assertEquals(Optional.empty(), store().read(key));
+  void readClaim_noClaims_empty() throws Exception {
+    assertEquals(Optional.empty(), store().readClaim(key));
     assertEquals(List.of(), store().claims(""));
   }
 
@@ -232,7 +232,7 @@ class FsClaimsTest {
     FsObjectStore s = failing.openStore(root, FsObjectStore.Options.defaults());
     assertThrows(IOException.class, () -> s.claim(key, "host-a:1", EXPECTED, TTL));
     assertEquals(List.of(), entries(key), "no entry and no temporary left");
-    assertEquals(Optional.empty(), store().read(key));
+    assertEquals(Optional.empty(), store().readClaim(key));
   }
 
   @Test
