@@ -17,8 +17,13 @@ import java.nio.file.attribute.FileTime;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -109,6 +114,36 @@ class FsClaimsTest {
     assertEquals(Claims.Result.TAKEN, r.result(), "the younger of two fresh claims yields");
     assertEquals(first[0].id(), r.claim().id());
     assertEquals(List.of(claimDir(key).resolve(first[0].id())), entries(key), "the yielding writer's entry removed");
+  }
+
+  @Test
+  void claim_eightWritersAtOnce_atLeastOneHoldsAndOnlyHoldersLeaveEntries() throws Exception {
+    int writers = 8;
+    CyclicBarrier start = new CyclicBarrier(writers);
+    ExecutorService pool = Executors.newFixedThreadPool(writers);
+    try {
+      List<Future<Claims.Claimed>> results = new ArrayList<>();
+      for (int i = 0; i < writers; i++) {
+        String writer = "host-" + i + ":1";
+        results.add(pool.submit(() -> {
+          FsObjectStore s = store();
+          start.await();
+          return s.claim(key, writer, null, TTL);
+        }));
+      }
+      List<String> held = new ArrayList<>();
+      for (Future<Claims.Claimed> f : results) {
+        Claims.Claimed c = f.get();
+        if (c.result() == Claims.Result.HELD) {
+          held.add(c.claim().id());
+        }
+      }
+      assertFalse(held.isEmpty(), "the oldest entry's writer always holds");
+      assertEquals(held.stream().map(claimDir(key)::resolve).sorted().toList(), entries(key),
+          "every writer that yielded removed its entry");
+    } finally {
+      pool.shutdownNow();
+    }
   }
 
   @Test
