@@ -41,10 +41,10 @@ import java.util.Optional;
 public interface Claims {
 
   /**
-   * Claims {@code key} for {@code writer}, unless another writer's claim there is fresh (younger than
-   * {@code ttl}). When two writers claim at once, each writes its claim and then reads the key's claims
-   * again, and the one whose fresh claim is older yields (removes its own); claims written within the
-   * store's time resolution of each other may both be held (duplicated work).
+   * Claims {@code key} for {@code writer}, unless a claim there is fresh (younger than {@code ttl}).
+   * When two writers claim at once, each writes its claim and then reads the key's claims again, and
+   * the one whose fresh claim is younger yields (removes its own); claims written within the store's
+   * time resolution of each other may both be held (duplicated work).
    *
    * @param expected how long the work is expected to take, or {@code null} when unknown
    * @return HELD with this writer's claim, to be renewed and released; or TAKEN with the other's fresh
@@ -83,9 +83,10 @@ public interface Claims {
 
   /**
    * Every claim on the keys under {@code prefix}, by key ascending, each key's freshest first: what gc
-   * removes when stale, and what a scan reports as held. Unreadable entries are left out, as by {@link #readClaim}.
+   * removes when stale, and what a scan reports as held. Unreadable entries are left out, as by
+   * {@link #readClaim}.
    */
-  List<Claim> claims(String prefix) throws IOException;
+  List<Claim> listClaims(String prefix) throws IOException;
 
   /** What {@link #claim} did: this writer holds the claim, or another writer's fresh claim was found. */
   enum Result {

@@ -110,7 +110,7 @@ class ClaimWaitTest {
                   Duration.ofNanos(nanos - renewedAt)));
         }
 
-        @Override public List<Claim> claims(String prefix) {
+        @Override public List<Claim> listClaims(String prefix) {
           throw new AssertionError("a waiter reads one key");
         }
       };

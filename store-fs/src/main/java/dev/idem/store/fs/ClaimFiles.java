@@ -123,8 +123,8 @@ final class ClaimFiles {
         .map(Entry::claim);
   }
 
-  /** See {@link Claims#claims}. */
-  List<Claim> claims(String prefix) throws IOException {
+  /** See {@link Claims#listClaims}. */
+  List<Claim> list(String prefix) throws IOException {
     Objects.requireNonNull(prefix, "prefix");
     List<Entry> out = new ArrayList<>();
     int slash = prefix.lastIndexOf('/');

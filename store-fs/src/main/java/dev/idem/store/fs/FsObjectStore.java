@@ -655,8 +655,8 @@ public final class FsObjectStore implements ObjectStore, PublishHistory, Retirem
   }
 
   @Override
-  public List<Claim> claims(String prefix) throws IOException {
-    return claimFiles.claims(prefix);
+  public List<Claim> listClaims(String prefix) throws IOException {
+    return claimFiles.list(prefix);
   }
 
   /**

@@ -225,7 +225,7 @@ class FsClaimsTest {
     Files.createSymbolicLink(dir.resolve("claim.0000000000000005"), dir.resolve("claim-by-hand"));
     Files.createDirectory(dir.resolve("claim.0000000000000006"));
     assertEquals(Optional.empty(), s.readClaim(key));
-    assertEquals(List.of(), s.claims("orders/"));
+    assertEquals(List.of(), s.listClaims("orders/"));
     assertEquals(Claims.Result.HELD, s.claim(key, "host-b:2", null, TTL).result(), "bad entries never block");
   }
 
@@ -236,11 +236,11 @@ class FsClaimsTest {
   @Test
   void readClaim_noClaims_empty() throws Exception {
     assertEquals(Optional.empty(), store().readClaim(key));
-    assertEquals(List.of(), store().claims(""));
+    assertEquals(List.of(), store().listClaims(""));
   }
 
   @Test
-  void claims_prefix_everyClaimByKeyFreshestFirstStaleIncluded() throws Exception {
+  void listClaims_prefix_everyClaimByKeyFreshestFirstStaleIncluded() throws Exception {
     FsObjectStore s = store();
     String later = key("orders", 1_726_000_060L);
     String elsewhere = key("billing", 1_726_000_000L);
@@ -249,11 +249,11 @@ class FsClaimsTest {
     Claim fresh = s.claim(key, "host-b:2", null, TTL).claim();
     Claim onLater = s.claim(later, "host-a:1", null, TTL).claim();
     s.claim(elsewhere, "host-a:1", null, TTL);
-    List<String> ids = s.claims("orders/").stream().map(Claim::id).toList();
+    List<String> ids = s.listClaims("orders/").stream().map(Claim::id).toList();
     assertEquals(List.of(fresh.id(), stale.id(), onLater.id()), ids);
-    assertEquals(4, s.claims("").size());
-    assertEquals(List.of(onLater.id()), s.claims(later).stream().map(Claim::id).toList());
-    assertEquals(List.of(), s.claims("nothing-here/"));
+    assertEquals(4, s.listClaims("").size());
+    assertEquals(List.of(onLater.id()), s.listClaims(later).stream().map(Claim::id).toList());
+    assertEquals(List.of(), s.listClaims("nothing-here/"));
   }
 
   @Test
