@@ -19,8 +19,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The packaged jar started as the container image starts it (C1 only, {@code -Didem.jit=per-command}):
  * a command that hashes a payload runs in a JVM with the JIT bin/idem gives it, and its result and exit
- * code are the command's. {@code -XX:+IgnoreUnrecognizedVMOptions} lets the JDK 17 this may run on
- * ignore the JDK 25 flag bin/idem passes.
+ * code are the command's. Started without an AOT cache, the relaunched JVM gets the default tiers and
+ * none of JDK 25's AOT flags, which the JDK 17 this may run on would refuse ({@code JitRelaunchTest}
+ * covers the line beside a cache).
  */
 class JitRelaunchE2E {
   @TempDir
@@ -32,8 +33,7 @@ class JitRelaunchE2E {
       fail("idem.jar not built: " + jar);
     }
     List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-XX:+IgnoreUnrecognizedVMOptions",
-        "-Djava.io.tmpdir=" + dir, "-Didem.jit=per-command", "-cp", jar, "dev.idem.cli.Main"));
+        "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Djava.io.tmpdir=" + dir, "-Didem.jit=per-command", "-cp", jar, "dev.idem.cli.Main"));
     cmd.addAll(List.of(args));
     return cmd;
   }
@@ -67,9 +67,9 @@ class JitRelaunchE2E {
     String said = "exit=" + p.exitValue() + " stdout=" + Files.readString(out) + " stderr=" + Files.readString(err);
 
     assertTrue(worker != null, "no JVM was started for publish: " + said);
-    assertTrue(workerArgs.containsAll(List.of("-XX:+UnlockDiagnosticVMOptions", "-XX:-AOTReplayTraining")),
-        workerArgs.toString());
+    assertFalse(workerArgs.contains("-XX:-AOTReplayTraining"), workerArgs.toString());
     assertFalse(workerArgs.contains("-XX:TieredStopAtLevel=1"), workerArgs.toString());
+    assertTrue(workerArgs.contains("-XX:+UseSerialGC"), workerArgs.toString());
     assertEquals(List.of(args), workerArgs.subList(workerArgs.size() - args.length, workerArgs.size()));
     assertEquals(0, p.exitValue(), said);
     assertTrue(Files.readString(out).startsWith("CREATED p/1725999960/"), said);
