@@ -158,9 +158,9 @@ final class BatchMetrics implements AutoCloseable {
         gauge(b, "idem_run_claim_status", "1 for what this run did with the key's advisory claim (HELD, TAKEN_OVER, "
             + "WAITED_SKIPPED, WAIT_EXPIRED, FAILED, UNSUPPORTED, OFF); absent when the key was published at the "
             + "first look.", base + ",status=\"" + claim.status().name() + "\"", "1");
-        gauge(b, "idem_run_claim_waits", "1 when this run waited for another writer's claim.", base,
-            claim.waited().isZero() && claim.status() != ClaimStatus.WAITED_SKIPPED
-                && claim.status() != ClaimStatus.WAIT_EXPIRED ? "0" : "1");
+        gauge(b, "idem_run_claim_waits", "1 when this run waited for another writer's fresh claim (then skipped, "
+            + "ran beside it, or took it over once it went stale or away).", base,
+            Reports.waitedForClaim(claim) ? "1" : "0");
         gauge(b, "idem_run_claim_takeovers", "1 when this run took over another writer's stale or released claim.",
             base, claim.status() == ClaimStatus.TAKEN_OVER ? "1" : "0");
         gauge(b, "idem_run_claim_skips", "1 when the claimant's object appeared while this run waited: the task "

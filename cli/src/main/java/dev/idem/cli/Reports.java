@@ -176,7 +176,17 @@ final class Reports {
   }
 
   private static String waitedClause(ClaimReport c) {
-    return c.waited().isZero() ? "" : ", after waiting " + Durations.format(c.waited());
+    return waitedForClaim(c) ? ", after waiting " + Durations.format(c.waited()) : "";
+  }
+
+  /**
+   * Whether this run waited for another writer's claim: it found one fresh (a skip or a run beside it
+   * after the wait), or took one over a second or more after it first looked (a takeover at the first
+   * look spends only the store's round trips).
+   */
+  static boolean waitedForClaim(ClaimReport c) {
+    return c.status() == ClaimStatus.WAITED_SKIPPED || c.status() == ClaimStatus.WAIT_EXPIRED
+        || c.status() == ClaimStatus.TAKEN_OVER && c.waited().getSeconds() > 0;
   }
 
   /**
