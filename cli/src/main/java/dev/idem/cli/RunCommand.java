@@ -56,6 +56,16 @@ import picocli.CommandLine.Spec;
             + "minute: 'idem: CMD (pid N) still running for KEY (61s)' (whole lines, since CMD's own stderr "
             + "shares the terminal; --quiet turns them off).",
         "",
+        "Claims (advice, never a lock; --no-claims turns them off): before CMD starts, idem writes a claim on the "
+            + "key (its writer, start and --expected-duration) and renews it every third of --claim-ttl while CMD "
+            + "runs, removing it when the run ends. A replica that finds another writer's fresh claim waits for "
+            + "that writer's object, up to --claim-wait, saying on stderr 'idem: waiting for host-a's claim on KEY "
+            + "(61s)' (off with --quiet): when the object appears it is SKIPPED (claim=WAITED_SKIPPED names the "
+            + "writer); a claim released without an object, or not renewed for --claim-ttl (its writer died), is "
+            + "taken over (claim=TAKEN_OVER) and CMD runs; past --claim-wait CMD runs beside it "
+            + "(claim=WAIT_EXPIRED). Whatever a claim says, the publish stays create-only: a lost, stale or "
+            + "unreadable claim costs at most a second run of CMD. --json reports it in \"claim\".",
+        "",
         "pointer=SAME_POSITION_OTHER_KEY (exit 0, a KEYING DRIFT line on stderr) means the pointer already "
             + "names another key for this window and schema: a build declared other inputs without bumping "
             + "--schema. This output stands; readers get the other key's.",
@@ -65,7 +75,10 @@ import picocli.CommandLine.Spec;
             + "signal killed it. On SIGTERM or SIGINT "
             + "while CMD runs, idem sends SIGTERM to CMD and its descendants, SIGKILLs them after --grace, "
             + "publishes nothing and exits 143 (SIGTERM) or 130 (SIGINT); one that arrives while the result is "
-            + "being published ends idem too, leaving the complete object or nothing, never part of one.",
+            + "being published ends idem too, leaving the complete object or nothing, never part of one. With "
+            + "--on-term finish, a SIGTERM drains instead: CMD runs on unsignalled and its result is published "
+            + "(the claim kept fresh, so a new replica waits for it and skips) if that is done within "
+            + "--drain-deadline; otherwise, or on a second SIGTERM or a SIGINT, idem aborts as above.",
         ""
     })
 final class RunCommand implements Callable<Integer> {
