@@ -11,6 +11,7 @@ import dev.idem.core.publish.TaskFailedException;
 import dev.idem.core.store.Claim;
 import dev.idem.core.store.ClaimWait;
 import dev.idem.core.store.Claims;
+import dev.idem.core.store.Deadline;
 import dev.idem.core.store.ObjectStore;
 import dev.idem.core.store.Payload;
 import java.io.IOException;
@@ -199,8 +200,8 @@ final class RunCommand implements Callable<Integer> {
         TaskProcess task = new TaskProcess(command, stdoutResult, grace, term,
             drainDeadline != null ? drainDeadline : Durations.parse(DEFAULT_DRAIN_DEADLINE), output.json ? err : out, err,
             !output.quiet, ctx.progressAfter()).arm();
-        ClaimWaitProgress waiting = new ClaimWaitProgress(st, runSpec.outputKey().toString(), err, !output.quiet,
-            ctx.progressAfter())) {
+        ClaimWaitProgress waiting = new ClaimWaitProgress(st, runSpec.outputKey().toString(), store.deadline(), err,
+            !output.quiet, ctx.progressAfter())) {
       PublishReport report;
       try {
         Publisher.Builder publisher = Idem.publisher(st).writer(writerId).clock(ctx.clock())
@@ -323,19 +324,24 @@ final class RunCommand implements Callable<Integer> {
    * waiting for host-a's claim on KEY (61s)}, first after {@link CliContext#progressAfter()}, then once a
    * minute. It is the claim wait's sleeper, so it starts with the first wait and never for a run that
    * finds no claim; the claimant is read from the store when a line is due (a takeover may change it).
+   * The command's deadline ({@code --max-time}) is paused while it sleeps: like CMD's run, a wait for
+   * another writer is not idem's store work.
    */
   static final class ClaimWaitProgress implements ClaimWait.Sleeper, AutoCloseable {
     private final ObjectStore store;
     private final String key;
+    private final Deadline deadline;
     private final PrintWriter err;
     private final boolean enabled;
     private final Duration after;
     private Progress progress;
     private boolean closed;
 
-    ClaimWaitProgress(ObjectStore store, String key, PrintWriter err, boolean enabled, Duration after) {
+    ClaimWaitProgress(ObjectStore store, String key, Deadline deadline, PrintWriter err, boolean enabled,
+        Duration after) {
       this.store = store;
       this.key = key;
+      this.deadline = deadline;
       this.err = err;
       this.enabled = enabled;
       this.after = after;
@@ -348,7 +354,12 @@ final class RunCommand implements Callable<Integer> {
           progress = Progress.start(err, enabled, after, 60_000, this::line);
         }
       }
-      Thread.sleep(d.toMillis(), d.toNanosPart() % 1_000_000);
+      deadline.pause();
+      try {
+        Thread.sleep(d.toMillis(), d.toNanosPart() % 1_000_000);
+      } finally {
+        deadline.resume();
+      }
     }
 
     private String line() {

@@ -7,7 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.idem.core.publish.ClaimPolicy;
 import dev.idem.core.store.Claims;
+import dev.idem.core.store.Deadline;
 import dev.idem.store.fs.FsObjectStore;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
@@ -167,6 +170,22 @@ class RunClaimsTest {
     assertEquals(120_000L, ((Number) claimant.get("expected_ms")).longValue(), r.describe());
     assertTrue(Instant.parse((String) claimant.get("started")).isAfter(Instant.now().minus(Duration.ofHours(1))),
         r.describe());
+  }
+
+  @Test
+  void claimWaitProgress_sleep_doesNotCountAgainstTheStoreDeadline() throws Exception {
+    // --max-time bounds idem's store work, as it excludes CMD's run: a wait for another writer's object
+    // longer than it must not leave the publish after it without time.
+    String key = key();
+    try (FsObjectStore st = FsObjectStore.open(storeRoot)) {
+      // The second of margin is for this thread's own running time between the deadline's start and the check.
+      Deadline maxTime = Deadline.after(Duration.ofSeconds(1), "--max-time");
+      try (RunCommand.ClaimWaitProgress waiting = new RunCommand.ClaimWaitProgress(st, key, maxTime,
+          new PrintWriter(new StringWriter()), false, Duration.ofDays(1))) {
+        waiting.sleep(Duration.ofMillis(1500));
+      }
+      assertFalse(maxTime.passed(), "left: " + maxTime.left());
+    }
   }
 
   @Test
