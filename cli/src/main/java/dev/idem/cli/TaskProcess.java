@@ -140,13 +140,6 @@ final class TaskProcess implements AutoCloseable {
    * @param stdoutSink where CMD's stdout goes when it is not the result (idem's stdout, or its
    *     stderr under {@code --json} so stdout holds only the report)
    * @param progressAfter a long-running CMD is reported on stderr first after this, then every minute
-   */
-  TaskProcess(List<String> command, boolean captureStdout, Duration grace, PrintWriter stdoutSink, PrintWriter err,
-      boolean progress, Duration progressAfter) {
-    this(command, captureStdout, grace, OnTerm.ABORT, null, stdoutSink, err, progress, progressAfter);
-  }
-
-  /**
    * @param onTerm what a SIGTERM does once CMD has started
    * @param drainDeadline with {@link OnTerm#FINISH}, how long after a SIGTERM CMD may take to finish and be
    *     published before idem stops it as with {@link OnTerm#ABORT}
@@ -229,7 +222,7 @@ final class TaskProcess implements AutoCloseable {
       }
     }
     say("the drain deadline (" + Durations.format(drainDeadline) + ", --drain-deadline) passed before CMD's result was "
-        + "published: stopping CMD; nothing of it is published");
+        + "published: aborting (a publish under way leaves the complete object or nothing)");
     System.exit(ExitCodes.INTERRUPTED_SIGTERM);
   }
 
