@@ -257,6 +257,20 @@ class ProcessesE2E {
   }
 
   @Test
+  void drain_aSigintAbortsAtOnce() throws Exception {
+    Process p = startTracked(runArgs("old-replica", DRAINED_CMD, "--on-term", "finish", "--drain-deadline", "10m"));
+    awaitFiles(dir.resolve("running"));
+    p.destroy();
+    awaitErr(p, "idem: SIGTERM: draining (--on-term finish)");
+    Process kill = new ProcessBuilder("kill", "-INT", Long.toString(p.pid())).inheritIO().start();
+    assertEquals(0, kill.waitFor(), "kill -INT");
+    Done d = finish(p);
+    assertEquals(ExitCodes.INTERRUPTED_SIGINT, d.code(), d.describe());
+    assertTrue(Files.exists(dir.resolve("cmd-got-term")), "CMD was stopped: " + d.describe());
+    assertFalse(Files.exists(storeRoot.resolve(key())), "nothing published: " + d.describe());
+  }
+
+  @Test
   void drain_sigtermWhileWaitingForAClaim_exits143WithoutStartingCmd() throws Exception {
     Process a = startTracked(runArgs("host-a", blockingCmd("a")));
     awaitFiles(dir.resolve("ran.a"));
