@@ -16,9 +16,12 @@ import java.util.Objects;
  * @param pointer the pointer advance, or {@code null} when pointer advancing was off
  * @param retired for REPUBLISHED, the retirement mark of the pipeline that covers the window (when gc
  *     retired it, up to which window, by what); {@code null} for every other status
+ * @param claim what was done with the key's advisory claim ({@link ClaimPolicy}), or {@code null} when
+ *     no claim was looked at: the key was published at the first look, or a payload was published
+ *     without a task ({@link Publisher#publish(dev.idem.core.RunSpec, dev.idem.core.store.Payload)})
  */
 public record PublishReport(OutputKey key, PublishStatus status, ObjectInfo stored, PutOutcome put, AdvanceReport pointer,
-    Retirement retired) {
+    Retirement retired, ClaimReport claim) {
   public PublishReport {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(status, "status");
@@ -28,9 +31,20 @@ public record PublishReport(OutputKey key, PublishStatus status, ObjectInfo stor
     }
   }
 
-  /** A report of any status but REPUBLISHED. */
+  /** A report without a claim. */
+  public PublishReport(OutputKey key, PublishStatus status, ObjectInfo stored, PutOutcome put, AdvanceReport pointer,
+      Retirement retired) {
+    this(key, status, stored, put, pointer, retired, null);
+  }
+
+  /** A report of any status but REPUBLISHED, without a claim. */
   public PublishReport(OutputKey key, PublishStatus status, ObjectInfo stored, PutOutcome put, AdvanceReport pointer) {
-    this(key, status, stored, put, pointer, null);
+    this(key, status, stored, put, pointer, null, null);
+  }
+
+  /** This report with {@code claim} as what was done with the key's claim. */
+  public PublishReport withClaim(ClaimReport claim) {
+    return new PublishReport(key, status, stored, put, pointer, retired, claim);
   }
 
   /** True when this replica found different bytes at its key: the deploy-gate signal. */

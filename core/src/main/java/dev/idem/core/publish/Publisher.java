@@ -3,6 +3,10 @@ package dev.idem.core.publish;
 import dev.idem.core.Names;
 import dev.idem.core.OutputKey;
 import dev.idem.core.RunSpec;
+import dev.idem.core.publish.ClaimReport.ClaimStatus;
+import dev.idem.core.store.Claim;
+import dev.idem.core.store.ClaimWait;
+import dev.idem.core.store.Claims;
 import dev.idem.core.store.ObjectInfo;
 import dev.idem.core.store.ObjectStore;
 import dev.idem.core.store.Payload;
@@ -32,6 +36,12 @@ import java.util.concurrent.ConcurrentHashMap;
  *   <li>check the store can be written ({@link ObjectStore#checkWritable}) and, where it can tell its
  *       free space ({@link ObjectStore#usableSpace}), that it has at least the reserve ({@link
  *       Builder#minFree}), so a store that cannot take the result costs no task run;
+ *   <li>claim the key ({@link ClaimPolicy}, on by default where the store keeps claims): when another
+ *       writer's fresh claim is there, wait, bounded, for its object (then SKIPPED, naming the claimant,
+ *       and on to step 6), take over a claim that goes away without an object or goes stale, or run
+ *       anyway once the bound is reached. A held claim is renewed while the task runs and released when
+ *       the publish ends, whatever its outcome. Claims are advice: a claim that cannot be read or written
+ *       only means the task runs ({@link ClaimReport});
  *   <li>run the task to produce the payload (only now: the expensive work runs only when needed); a
  *       0-byte payload is refused unless empty results were allowed (P6), since a task that wrote
  *       nothing has produced no result; a payload larger than the store's free space is refused before
@@ -76,11 +86,12 @@ public final class Publisher {
   private final boolean allowEmpty;
   /** Bytes the store must have free before the task runs, where it can tell; 0: not checked. */
   private final long minFree;
+  private final ClaimPolicy claimPolicy;
   /** Retirement marks read so far, by pipeline (empty: the pipeline has none); shared with derived publishers. */
   private final ConcurrentHashMap<String, Optional<Retirement>> retirements;
 
   private Publisher(ObjectStore store, String writerId, Clock clock, PointerAdvancer advancer, boolean advancePointer,
-      ClosedWindowGuard windows, boolean allowEmpty, long minFree,
+      ClosedWindowGuard windows, boolean allowEmpty, long minFree, ClaimPolicy claimPolicy,
       ConcurrentHashMap<String, Optional<Retirement>> retirements) {
     this.store = Objects.requireNonNull(store, "store");
     this.writerId = Names.requireWriterId(writerId);
@@ -90,6 +101,7 @@ public final class Publisher {
     this.windows = Objects.requireNonNull(windows, "windows");
     this.allowEmpty = allowEmpty;
     this.minFree = minFree;
+    this.claimPolicy = Objects.requireNonNull(claimPolicy, "claim policy");
     this.retirements = retirements;
   }
 
@@ -98,7 +110,7 @@ public final class Publisher {
    * is required. The defaults: the system clock, a {@link PointerAdvancer} with its default retries that
    * advances the pipeline's pointer after each publish, windows refused when they end more than {@link
    * ClosedWindowGuard#DEFAULT_MAX_CLOCK_SKEW} after the clock's now (G5), empty results refused (P6), no
-   * free-space reserve. Not thread-safe; the publisher it builds is.
+   * free-space reserve, advisory claims on ({@link ClaimPolicy#defaults()}). Not thread-safe; the publisher it builds is.
    */
   public static final class Builder {
     private final ObjectStore store;
@@ -109,6 +121,7 @@ public final class Publisher {
     private Duration maxClockSkew = ClosedWindowGuard.DEFAULT_MAX_CLOCK_SKEW;
     private boolean allowEmpty;
     private long minFree;
+    private ClaimPolicy claims = ClaimPolicy.defaults();
 
     /** Use {@link dev.idem.core.Idem#publisher}. */
     public Builder(ObjectStore store) {
@@ -170,6 +183,15 @@ public final class Publisher {
     }
 
     /**
+     * How the task's key is claimed while it runs ({@link ClaimPolicy#off()} turns claims off); by
+     * default {@link ClaimPolicy#defaults()}. Used only by {@link Publisher#publish(RunSpec, Task)}.
+     */
+    public Builder claims(ClaimPolicy policy) {
+      this.claims = Objects.requireNonNull(policy, "claim policy");
+      return this;
+    }
+
+    /**
      * The publisher.
      *
      * @throws IllegalStateException when no writer id was given
@@ -181,7 +203,7 @@ public final class Publisher {
       ClosedWindowGuard windows = new ClosedWindowGuard(clock, maxClockSkew);
       PointerAdvancer a = !advancePointer ? null
           : (advancer == null ? new PointerAdvancer(store) : advancer).withClosedWindowGuard(windows);
-      return new Publisher(store, writerId, clock, a, advancePointer, windows, allowEmpty, minFree,
+      return new Publisher(store, writerId, clock, a, advancePointer, windows, allowEmpty, minFree, claims,
           new ConcurrentHashMap<>());
     }
   }
@@ -222,23 +244,112 @@ public final class Publisher {
     store.checkWritable();
     requireFree(minFree, k, "less than the reserve of " + InsufficientSpaceException.bytes(minFree)
         + " required before the task runs; the task was not run, nothing was written");
-    Payload payload;
-    long size;
+    ClaimTurn turn = takeTurn(k);
+    if (turn.skipped != null) {
+      return new PublishReport(key, PublishStatus.SKIPPED, turn.skipped, null, advance(spec, turn.skipped), null,
+          turn.report(null));
+    }
+    ClaimHeartbeat heartbeat = turn.held == null ? null
+        : ClaimHeartbeat.start(turn.claims, turn.held, claimPolicy.heartbeat());
+    PublishReport published;
     try {
-      payload = Objects.requireNonNull(task.produce(spec, key), "task returned no payload");
-      size = payload.size();
-    } catch (InterruptedException | InterruptedIOException e) {
-      Thread.currentThread().interrupt();
-      throw new TaskFailedException("task for " + k + " was interrupted", e);
-    } catch (Exception e) {
-      throw new TaskFailedException("task for " + k + " failed: " + e.getMessage(), e);
+      Payload payload;
+      long size;
+      try {
+        payload = Objects.requireNonNull(task.produce(spec, key), "task returned no payload");
+        size = payload.size();
+      } catch (InterruptedException | InterruptedIOException e) {
+        Thread.currentThread().interrupt();
+        throw new TaskFailedException("task for " + k + " was interrupted", e);
+      } catch (Exception e) {
+        throw new TaskFailedException("task for " + k + " failed: " + e.getMessage(), e);
+      }
+      if (size == 0 && !allowEmpty) {
+        throw new EmptyResultException("task for " + k + " produced an empty result (0 bytes); nothing published, "
+            + "pointer untouched");
+      }
+      requireRoomFor(size, k);
+      published = publishPayload(spec, key, payload);
+    } finally {
+      // Released whatever the outcome: published, failed, or stopped.
+      if (heartbeat != null) {
+        heartbeat.close();
+      }
     }
-    if (size == 0 && !allowEmpty) {
-      throw new EmptyResultException("task for " + k + " produced an empty result (0 bytes); nothing published, "
-          + "pointer untouched");
+    return published.withClaim(turn.report(heartbeat));
+  }
+
+  /**
+   * Decides whether this replica runs the task for {@code key}, by the claim rule ({@link ClaimPolicy}):
+   * holding its own claim, after another's went away or stale, or without one; or skips, because the
+   * claimant's object appeared while it waited.
+   *
+   * @throws IOException the store could not say whether the object exists; nothing was written
+   * @throws TaskFailedException interrupted while waiting (the caller is being stopped); nothing ran
+   */
+  private ClaimTurn takeTurn(String key) throws IOException, TaskFailedException {
+    if (!claimPolicy.enabled()) {
+      return new ClaimTurn(ClaimStatus.OFF, null, null, null, null, Duration.ZERO);
     }
-    requireRoomFor(size, k);
-    return publishPayload(spec, key, payload);
+    Optional<Claims> maybe = store.claims();
+    if (maybe.isEmpty()) {
+      return new ClaimTurn(ClaimStatus.UNSUPPORTED, null, null, null, null, Duration.ZERO);
+    }
+    Claims claims = maybe.get();
+    long start = claimPolicy.nanoTime();
+    Claim other = null;
+    while (true) {
+      Duration waited = Duration.ofNanos(claimPolicy.nanoTime() - start);
+      Claims.Claimed claimed;
+      try {
+        claimed = claims.claim(key, writerId, claimPolicy.expected(), claimPolicy.ttl());
+      } catch (IOException | RuntimeException e) {
+        return new ClaimTurn(ClaimStatus.FAILED, claims, null, null, other, waited);
+      }
+      if (claimed.result() == Claims.Result.HELD) {
+        Claim displaced = claimed.stale() != null ? claimed.stale() : other;
+        return new ClaimTurn(displaced != null ? ClaimStatus.TAKEN_OVER : ClaimStatus.HELD, claims, claimed.claim(),
+            null, displaced, waited);
+      }
+      other = claimed.claim();
+      Duration left = claimPolicy.waitAtMost().minus(waited);
+      ClaimWait.Result result;
+      try {
+        result = claimPolicy.waitRule(left.isNegative() ? Duration.ZERO : left).await(store, key);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new TaskFailedException("interrupted while waiting for " + other.writer() + "'s claim on " + key, e);
+      }
+      other = result.lastClaim().orElse(other);
+      waited = Duration.ofNanos(claimPolicy.nanoTime() - start);
+      switch (result.outcome()) {
+        case SKIP -> {
+          Optional<ObjectInfo> stored = store.stat(key);
+          if (stored.isPresent()) {
+            return new ClaimTurn(ClaimStatus.WAITED_SKIPPED, claims, null, stored.get(), other, waited);
+          }
+          // Removed by retention between the two calls: claim it and run.
+        }
+        case WAIT_EXPIRED -> {
+          return new ClaimTurn(ClaimStatus.WAIT_EXPIRED, claims, null, null, other, waited);
+        }
+        case TAKEOVER -> {
+          // Claim again: another waiter may take over first, and is then waited for in turn.
+        }
+      }
+    }
+  }
+
+  /**
+   * The claim decision for one publish: a held claim to renew (or none), or the object a claimant
+   * published while this replica waited.
+   */
+  private record ClaimTurn(ClaimStatus status, Claims claims, Claim held, ObjectInfo skipped, Claim other,
+      Duration waited) {
+    ClaimReport report(ClaimHeartbeat heartbeat) {
+      return new ClaimReport(status, other, waited, heartbeat == null ? 0 : heartbeat.renewals(),
+          heartbeat == null ? 0 : heartbeat.failures());
+    }
   }
 
   /** Refuses a payload of {@code size} bytes where the store says fewer are free: before any is written. */

@@ -47,7 +47,8 @@ public interface Claims {
    * time resolution of each other may both be held (duplicated work).
    *
    * @param expected how long the work is expected to take, or {@code null} when unknown
-   * @return HELD with this writer's claim, to be renewed and released; or TAKEN with the other's fresh
+   * @return HELD with this writer's claim, to be renewed and released (and the stale claim it takes
+   *     over from, if any); or TAKEN with the other's fresh
    *     claim (nothing of this writer's left behind)
    * @throws IOException when the store failed; a claim of this writer may be left, which goes stale and
    *     costs a waiter at most a ttl. A caller runs as if claims were off.
@@ -101,11 +102,21 @@ public interface Claims {
    *
    * @param result whether this writer holds the claim
    * @param claim this writer's claim (HELD) or the other's (TAKEN)
+   * @param stale for HELD, the freshest of the stale claims found on the key (its writer stopped
+   *     renewing: this claim takes over from it), or {@code null} when there were none; {@code null} for TAKEN
    */
-  record Claimed(Result result, Claim claim) {
+  record Claimed(Result result, Claim claim, Claim stale) {
     public Claimed {
       java.util.Objects.requireNonNull(result, "result");
       java.util.Objects.requireNonNull(claim, "claim");
+      if (result == Result.TAKEN && stale != null) {
+        throw new IllegalArgumentException("a TAKEN claim names the fresh claim, not a stale one");
+      }
+    }
+
+    /** An outcome that found no stale claim. */
+    public Claimed(Result result, Claim claim) {
+      this(result, claim, null);
     }
   }
 }

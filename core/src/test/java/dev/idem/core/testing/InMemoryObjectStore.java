@@ -4,6 +4,8 @@ import dev.idem.core.Names;
 import dev.idem.core.Sha256;
 import dev.idem.core.store.Acknowledgement;
 import dev.idem.core.store.CasResult;
+import dev.idem.core.store.Claim;
+import dev.idem.core.store.Claims;
 import dev.idem.core.store.HistoryEntry;
 import dev.idem.core.store.KeyHistory;
 import dev.idem.core.store.LeftoverSweep;
@@ -37,10 +39,12 @@ import java.util.TreeSet;
  * The simplest correct {@link ObjectStore}: one monitor around a few maps. It is the model the store
  * contract suite and the publisher tests run against, and what a user embedding idem can use in their
  * own tests. Every operation is linearizable (one lock). It has the capabilities {@link
- * PublishHistory}, {@link RetirementMarks} and {@link LeftoverSweep} (memory leaves no leftovers, so its
- * sweep finds none), and keeps no claims; {@link ForwardingObjectStore#without} hides some.
+ * PublishHistory}, {@link RetirementMarks}, {@link LeftoverSweep} (memory leaves no leftovers, so its
+ * sweep finds none) and {@link Claims} (a claim's age is by this store's clock; claiming is atomic, so
+ * two writers never both hold); {@link ForwardingObjectStore#without} hides some.
  */
-public final class InMemoryObjectStore implements ObjectStore, PublishHistory, RetirementMarks, LeftoverSweep {
+public final class InMemoryObjectStore
+    implements ObjectStore, PublishHistory, RetirementMarks, LeftoverSweep, Claims {
   private record Stored(byte[] bytes, ObjectInfo info) {}
 
   private final Clock clock;
@@ -49,7 +53,10 @@ public final class InMemoryObjectStore implements ObjectStore, PublishHistory, R
   private final Map<String, PointerState> pointers = new HashMap<>();
   private final Map<String, Retirement> retirements = new HashMap<>();
   private final TreeMap<String, List<Acknowledgement>> acks = new TreeMap<>();
+  /** Claim entries by key, each with the instant it was written. */
+  private final TreeMap<String, List<Map.Entry<Claim, Instant>>> claims = new TreeMap<>();
   private long pointerVersions;
+  private long claimIds;
 
   public InMemoryObjectStore(Clock clock) {
     this.clock = clock;
@@ -226,6 +233,71 @@ public final class InMemoryObjectStore implements ObjectStore, PublishHistory, R
       }
     }
     return names;
+  }
+
+  @Override
+  public synchronized Claimed claim(String key, String writer, Duration expected, Duration ttl) {
+    Names.requireWriterId(writer);
+    List<Claim> entries = claimsOf(checked(key));
+    Optional<Claim> fresh = entries.stream().filter(c -> c.isFresh(ttl)).findFirst();
+    if (fresh.isPresent()) {
+      return new Claimed(Result.TAKEN, fresh.get());
+    }
+    Claim mine = write(new Claim(key, "unwritten", writer, clock.instant(), expected, Duration.ZERO));
+    return new Claimed(Result.HELD, mine, entries.isEmpty() ? null : entries.get(0));
+  }
+
+  @Override
+  public synchronized Claim renewClaim(Claim held) {
+    Claim renewed = write(held);
+    releaseClaim(held);
+    return renewed;
+  }
+
+  @Override
+  public synchronized boolean releaseClaim(Claim claim) {
+    List<Map.Entry<Claim, Instant>> entries = claims.get(claim.key());
+    boolean removed = entries != null && entries.removeIf(e -> e.getKey().id().equals(claim.id()));
+    if (entries != null && entries.isEmpty()) {
+      claims.remove(claim.key());
+    }
+    return removed;
+  }
+
+  @Override
+  public synchronized Optional<Claim> readClaim(String key) {
+    return claimsOf(checked(key)).stream().findFirst();
+  }
+
+  @Override
+  public synchronized List<Claim> listClaims(String prefix) {
+    List<Claim> out = new ArrayList<>();
+    for (String key : claims.tailMap(prefix).keySet()) {
+      if (!key.startsWith(prefix)) {
+        break;
+      }
+      out.addAll(claimsOf(key));
+    }
+    return out;
+  }
+
+  /** The key's claims, freshest first, aged by this store's clock now. */
+  private List<Claim> claimsOf(String key) {
+    Instant now = clock.instant();
+    List<Claim> out = new ArrayList<>();
+    for (Map.Entry<Claim, Instant> e : claims.getOrDefault(key, List.of())) {
+      Duration age = Duration.between(e.getValue(), now);
+      Claim c = e.getKey();
+      out.add(new Claim(c.key(), c.id(), c.writer(), c.started(), c.expected(), age.isNegative() ? Duration.ZERO : age));
+    }
+    out.sort(java.util.Comparator.comparing(Claim::age));
+    return out;
+  }
+
+  private Claim write(Claim claim) {
+    Claim written = claim.renewedAs("claim." + (++claimIds));
+    claims.computeIfAbsent(claim.key(), k -> new ArrayList<>()).add(Map.entry(written, clock.instant()));
+    return written;
   }
 
   @Override

@@ -89,7 +89,8 @@ final class ClaimFiles {
     if (ttl.isNegative() || ttl.isZero()) {
       throw new IllegalArgumentException("claim ttl must be > 0, was " + ttl);
     }
-    Optional<Entry> other = oldestFresh(entries(key), ttl);
+    List<Entry> before = entries(key);
+    Optional<Entry> other = oldestFresh(before, ttl);
     if (other.isPresent()) {
       return new Claims.Claimed(Claims.Result.TAKEN, other.get().claim());
     }
@@ -97,7 +98,8 @@ final class ClaimFiles {
     // Writers that claimed together each see the others' entries now: the oldest fresh one holds.
     Entry first = oldestFresh(entries(key), ttl).orElse(null);
     if (first == null || first.claim().id().equals(mine.id())) {
-      return new Claims.Claimed(Claims.Result.HELD, mine);
+      Claim stale = before.stream().max(Comparator.comparing(Entry::modified)).map(Entry::claim).orElse(null);
+      return new Claims.Claimed(Claims.Result.HELD, mine, stale);
     }
     release(mine);
     return new Claims.Claimed(Claims.Result.TAKEN, first.claim());

@@ -4,6 +4,7 @@ import static dev.idem.store.fs.Fixtures.key;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -63,6 +64,7 @@ class FsClaimsTest {
     FsObjectStore s = store();
     Claims.Claimed a = s.claim(key, "host-a:1", EXPECTED, TTL);
     assertEquals(Claims.Result.HELD, a.result());
+    assertNull(a.stale(), "nothing taken over");
     assertEquals(List.of(claimDir(key).resolve(a.claim().id())), entries(key), "one entry, no temporary left");
     Claim read = s.readClaim(key).orElseThrow();
     assertEquals(a.claim().id(), read.id());
@@ -90,6 +92,7 @@ class FsClaimsTest {
     age(a, Duration.ofHours(1));
     Claims.Claimed b = s.claim(key, "host-b:2", null, TTL);
     assertEquals(Claims.Result.HELD, b.result());
+    assertEquals(a.id(), b.stale().id(), "the claim taken over is named");
     assertEquals("host-b:2", s.readClaim(key).orElseThrow().writer(), "the freshest claim is read");
     assertEquals(2, entries(key).size(), "the stale claim stays for gc");
   }
