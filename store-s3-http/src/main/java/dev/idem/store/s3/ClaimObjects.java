@@ -51,7 +51,8 @@ import java.util.Optional;
  *
  * <ol>
  *   <li>List the key's entries. A fresh one (younger than the ttl) that reads as a claim: TAKEN, nothing
- *       written.
+ *       written. Else the freshest stale one that reads as a claim is the one this claim takes over
+ *       from, if any ({@link Claims.Claimed#stale()}).
  *   <li>Create this writer's entry.
  *   <li>List again. The oldest fresh readable entry (by {@code LastModified}, ties by name, so every
  *       writer listing the same entries picks the same one) holds: when it is another's, this writer
@@ -73,8 +74,8 @@ import java.util.Optional;
  * <h2>Requests per operation</h2>
  *
  * <ul>
- *   <li>{@link #claim}: HELD, 2 LIST and 1 PUT; TAKEN at the first look, 1 LIST and 1 GET; yielding, 2
- *       LIST, 1 PUT, 1 GET and 1 DELETE;
+ *   <li>{@link #claim}: HELD, 2 LIST and 1 PUT, and 1 GET more when it takes over a stale claim; TAKEN
+ *       at the first look, 1 LIST and 1 GET; yielding, 2 LIST, 1 PUT, 1 GET and 1 DELETE;
  *   <li>{@link #renew}: 1 PUT and 1 DELETE;
  *   <li>{@link #release}: 1 HEAD, and 1 DELETE when the entry is there;
  *   <li>{@link #read}: 1 LIST and 1 GET;
@@ -135,7 +136,8 @@ final class ClaimObjects {
     if (ttl.isNegative() || ttl.isZero()) {
       throw new IllegalArgumentException("claim ttl must be > 0, was " + ttl);
     }
-    Optional<Claim> other = oldestFresh(entries(key), ttl, null);
+    List<Entry> before = entries(key);
+    Optional<Claim> other = oldestFresh(before, ttl, null);
     if (other.isPresent()) {
       return new Claims.Claimed(Claims.Result.TAKEN, other.get());
     }
@@ -143,7 +145,7 @@ final class ClaimObjects {
     // Writers that claimed together each list the others' entries now: the oldest fresh one holds.
     Optional<Claim> first = oldestFresh(entries(key), ttl, mine);
     if (first.isEmpty() || first.get().id().equals(mine.id())) {
-      return new Claims.Claimed(Claims.Result.HELD, mine);
+      return new Claims.Claimed(Claims.Result.HELD, mine, freshestStale(before, ttl));
     }
     client.delete(bucket, layout.claimEntry(key, mine.id()));
     return new Claims.Claimed(Claims.Result.TAKEN, first.get());
@@ -240,6 +242,18 @@ final class ClaimObjects {
       }
     }
     return Optional.empty();
+  }
+
+  /** The freshest stale entry that reads as a claim, or {@code null}: the claim a HELD one takes over from. */
+  private Claim freshestStale(List<Entry> entries, Duration ttl) throws IOException {
+    List<Entry> stale = entries.stream().filter(e -> e.age().compareTo(ttl) >= 0).sorted(FRESHEST_FIRST).toList();
+    for (Entry e : stale) {
+      Optional<Claim> c = document(e);
+      if (c.isPresent()) {
+        return c.get();
+      }
+    }
+    return null;
   }
 
   /** The claim in entry {@code e}, aged as listed; empty when it is none (see Read in the class comment). */

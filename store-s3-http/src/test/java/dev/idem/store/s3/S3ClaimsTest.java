@@ -3,6 +3,7 @@ package dev.idem.store.s3;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -164,6 +165,7 @@ class S3ClaimsTest {
     Claims.Claimed a = s.claim(KEY, "host-a:1", EXPECTED, TTL);
 
     assertEquals(Claims.Result.HELD, a.result());
+    assertNull(a.stale(), "nothing taken over");
     assertEquals(Map.of("LIST", 2, "PUT", 1), requests.taken());
     assertTrue(a.claim().id().matches("claim\\.[0-9a-f]{16}"), a.claim().id());
     assertEquals(List.of(entry(KEY, a.claim().id())), entries(KEY));
@@ -192,11 +194,17 @@ class S3ClaimsTest {
   @Test
   void claim_staleClaim_takenOverBesideIt() throws Exception {
     writeEntry(KEY, FIRST_ID, document(KEY, "host-a:1"));
-    S3ObjectStore anHourLater = storeWithServerClockMoved(Duration.ofHours(1));
+    Requests requests = new Requests();
+    DateShiftingHttpClient anHourLater = new DateShiftingHttpClient(requests.client());
+    anHourLater.shift(Duration.ofHours(1));
 
-    Claims.Claimed b = anHourLater.claim(KEY, "host-b:2", null, TTL);
+    Claims.Claimed b = store(S3StoreOptions.defaults(), anHourLater).claim(KEY, "host-b:2", null, TTL);
 
     assertEquals(Claims.Result.HELD, b.result());
+    assertEquals(FIRST_ID, b.stale().id(), "the claim taken over is named");
+    assertEquals("host-a:1", b.stale().writer());
+    assertFalse(b.stale().isFresh(TTL), b.stale().age().toString());
+    assertEquals(Map.of("LIST", 2, "PUT", 1, "GET", 1), requests.taken());
     assertEquals(entriesOf(List.of(FIRST_ID, b.claim().id())), entries(KEY), "the stale claim stays for gc");
     assertEquals(b.claim().id(), store().readClaim(KEY).orElseThrow().id(), "the freshest claim is read");
   }

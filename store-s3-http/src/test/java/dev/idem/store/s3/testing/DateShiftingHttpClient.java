@@ -30,9 +30,19 @@ import javax.net.ssl.SSLSession;
  * Everything else is the real reply.
  */
 public final class DateShiftingHttpClient extends HttpClient {
-  private final HttpClient delegate = HttpClient.newBuilder().version(Version.HTTP_1_1).build();
+  private final HttpClient delegate;
   private volatile Duration shift = Duration.ZERO;
   private volatile boolean dropped;
+
+  /** Sends with a plain HTTP/1.1 client. */
+  public DateShiftingHttpClient() {
+    this(HttpClient.newBuilder().version(Version.HTTP_1_1).build());
+  }
+
+  /** Sends with {@code delegate} (one that counts or intercepts requests). */
+  public DateShiftingHttpClient(HttpClient delegate) {
+    this.delegate = delegate;
+  }
 
   /** From now on every reply's {@code Date} is the server's moved by {@code shift}. */
   public void shift(Duration shift) {
