@@ -150,14 +150,18 @@ public final class ScheduledRunner {
       // The old build runs on its schedule, a tenth of a second after each window closes.
       long millis = Instant.now().toEpochMilli();
       old.start(Duration.ofMillis(WINDOW.toMillis() - millis % WINDOW.toMillis() + 100));
-      old.exporting.acquire();
+      if (!old.exporting.tryAcquire(1, TimeUnit.MINUTES)) {
+        fail("the old build never started its export");
+      }
       // The deploy: the new build starts while the old one exports, and runs its job at once; the old
       // one is told to stop, with a drain longer than its export.
       fresh.start(Duration.ZERO);
       boolean oldDrained = old.shutdown(Duration.ofSeconds(30));
       // The new build runs the next windows alone; it is stopped while its third export runs, with a
       // drain shorter than an export.
-      fresh.exporting.acquire(3);
+      if (!fresh.exporting.tryAcquire(3, 1, TimeUnit.MINUTES)) {
+        fail("the new build did not start three exports: " + fresh.outcomes());
+      }
       boolean freshDrained = fresh.shutdown(Duration.ofMillis(100));
 
       List<Outcome> olds = old.outcomes();
@@ -206,11 +210,15 @@ public final class ScheduledRunner {
       }
     }
     if (!wrong.isEmpty()) {
-      wrong.forEach(w -> System.err.println("unexpected: " + w));
-      System.exit(1);
+      fail(String.join("\n  ", wrong));
     }
     System.out.println("one export and one object per window; the new build skipped by claim; the drained export"
         + " was published, the interrupted one was not");
+  }
+
+  private static void fail(String why) {
+    System.err.println("unexpected: " + why);
+    System.exit(1);
   }
 
   /** The export: a pure function of the window and the inputs, as a job's must be. */

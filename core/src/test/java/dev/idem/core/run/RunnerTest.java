@@ -23,6 +23,7 @@ import dev.idem.core.testing.ForwardingObjectStore;
 import dev.idem.core.testing.InMemoryObjectStore;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InterruptedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -298,6 +299,36 @@ class RunnerTest {
     assertTrue(sawInterrupt.get(), "the task's thread was interrupted");
     assertFalse(store.exists(key), "past the drain nothing is published");
     assertTrue(store.readClaim(key).isEmpty());
+    assertEquals(0, spoolEntries());
+  }
+
+  @Test
+  void stop_runPublishingPastTheDrain_isLeftToFinish() throws Exception {
+    CountDownLatch publishing = new CountDownLatch(1);
+    CountDownLatch proceed = new CountDownLatch(1);
+    ObjectStore slow = new ForwardingObjectStore(store) {
+      @Override
+      public PutOutcome putIfAbsent(String k, Payload payload, String writerId) throws IOException {
+        publishing.countDown();
+        try {
+          proceed.await(); // an interrupt here would fail the publish
+        } catch (InterruptedException e) {
+          throw new InterruptedIOException("the publish was interrupted");
+        }
+        return super.putIfAbsent(k, payload, writerId);
+      }
+    };
+    Runner runner = runner(slow);
+    Future<PublishReport> run = threads.submit(() -> runner.run(spec, writes(RESULT)));
+    publishing.await();
+
+    assertFalse(runner.stop(Duration.ZERO), "the run was still publishing at the drain's end");
+    assertFalse(runner.awaitStopped(Duration.ZERO));
+    proceed.countDown();
+
+    assertEquals(PublishStatus.CREATED, run.get().status());
+    assertTrue(runner.awaitStopped(Duration.ofMinutes(1)));
+    assertArrayEquals(RESULT, stored());
     assertEquals(0, spoolEntries());
   }
 
