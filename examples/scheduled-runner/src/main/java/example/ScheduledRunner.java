@@ -56,10 +56,17 @@ public final class ScheduledRunner {
   record Outcome(String build, Window window, PublishReport report, Exception failure) {
     @Override
     public String toString() {
-      String what = report == null ? failure.getClass().getSimpleName() + ": " + failure.getMessage()
-          : report.status() + (report.claim() == null ? "" : " (claim " + report.claim().status()
-              + report.claim().lastClaimant().map(c -> ", " + c.writer() + "'s").orElse("")
-              + (report.claim().waited().toMillis() == 0 ? "" : ", waited " + report.claim().waited().toMillis() + " ms") + ")");
+      String what;
+      if (report == null) {
+        what = failure.getClass().getSimpleName() + ": " + failure.getMessage();
+      } else if (report.claim() == null) {
+        what = report.status().toString();
+      } else {
+        long waited = report.claim().waited().toMillis();
+        what = report.status() + " (claim " + report.claim().status()
+            + report.claim().lastClaimant().map(c -> ", " + c.writer() + "'s").orElse("")
+            + (waited == 0 ? "" : ", waited " + waited + " ms") + ")";
+      }
       return "[" + build + "] window " + window.startEpochSecond() + ": " + what;
     }
   }

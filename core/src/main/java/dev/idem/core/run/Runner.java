@@ -49,7 +49,8 @@ import java.util.stream.Stream;
  * <ul>
  *   <li>before its task (the skip check, claiming, waiting for another writer's claim): it is
  *       interrupted at once, as it has no work to lose. It returns SKIPPED if it found the key published
- *       first (with no interrupt left on its thread); otherwise it throws {@link RunStoppedException}, its task never started;
+ *       first (with no interrupt left on its thread); otherwise it throws {@link RunStoppedException},
+ *       its task never started;
  *   <li>in its task: the task may finish within the drain, and its result is then published as usual
  *       (the claim stays fresh, renewed throughout); the run returns its report. A task still running at
  *       the drain's end has its thread interrupted: the run throws {@link RunStoppedException}, nothing
@@ -60,8 +61,8 @@ import java.util.stream.Stream;
  *       their own and an interrupted publish would waste a finished result; it returns its report.
  * </ul>
  *
- * Interruption of a run's thread from elsewhere (an executor's {@code shutdownNow}) is the task's
- * business: an interrupted task fails the publish as {@link Publisher#publish} says.
+ * An interrupt from elsewhere (an executor's {@code shutdownNow}) is not the runner's: the run fails as
+ * {@link Publisher#publish} says of an interrupted task, with the same exceptions as any failure.
  *
  * <p>Thread-safe: runs may go on at once on many threads (a scheduler's pool); each uses its own
  * spool. Runs on one runner for one key still claim against each other through the store.
