@@ -8,7 +8,7 @@ import dev.idem.core.publish.ClaimPolicy;
 import dev.idem.core.publish.ClaimReport;
 import dev.idem.core.publish.PublishReport;
 import dev.idem.core.publish.PublishStatus;
-import dev.idem.core.publish.Publisher;
+import dev.idem.core.run.Runner;
 import dev.idem.core.scan.DivergenceScan;
 import dev.idem.core.scan.KeyVerdict;
 import dev.idem.core.store.Claim;
@@ -66,8 +66,9 @@ import java.util.concurrent.TimeUnit;
  *       nowhere, read as none): the fault that turns claims off, which may cost work, never safety.
  * </ul>
  *
- * A stop reaching a replica that is waiting on a claim ends that run at once (nothing ran); one
- * reaching a publish in progress lets it finish, as {@code idem run} does.
+ * Each replica is a {@link Runner}, the in-JVM form of {@code idem run}, and its stop is {@link
+ * Runner#stop}: a run waiting on a claim ends at once (nothing ran), a task is interrupted at once
+ * ({@code Duration.ZERO}: today's abort) or at the drain's end, and a publish in progress finishes.
  *
  * <p>Measured per configuration: task work per window (one full task run = 1.0; a killed run counts the
  * fraction it ran), over all windows and over the windows a deploy overlapped; windows published;
@@ -164,9 +165,9 @@ public final class RollingDeploySimulation {
     return plan;
   }
 
-  /** Runs one configuration against a fresh store under {@code dir}. */
+  /** Runs one configuration against a fresh store in {@code dir/store}, spooling results in {@code dir/spool}. */
   Result run(Config config, Path dir) throws Exception {
-    FsObjectStore fs = FsObjectStore.open(dir);
+    FsObjectStore fs = FsObjectStore.open(dir.resolve("store"));
     ObjectStore store = config.claimsLost() ? claimsLost(fs) : fs;
     long w = params.windowSeconds();
     // The first window closes at the next whole boundary at least a second away.
@@ -177,7 +178,8 @@ public final class RollingDeploySimulation {
     List<double[]> plan = deployPlan();
     Set<Integer> deployWindows = new HashSet<>();
     List<Replica> replicas = new ArrayList<>();
-    Replica first = new Replica(1, store, config, time, runs, firstClose);
+    Path spool = Files.createDirectories(dir.resolve("spool"));
+    Replica first = new Replica(1, store, config, time, runs, firstClose, spool);
     replicas.add(first);
     first.startAt(0, false);
     Replica live = first;
@@ -186,7 +188,7 @@ public final class RollingDeploySimulation {
       deployWindows.add(window);
       // While the old replica's task for this window runs: the overlap a deploy makes costly.
       long startNanos = time.closeNanos(window) + (long) (d[1] * taskTime(window, live.version).toNanos());
-      Replica next = new Replica(live.version + 1, store, config, time, runs, firstClose);
+      Replica next = new Replica(live.version + 1, store, config, time, runs, firstClose, spool);
       replicas.add(next);
       time.sleepUntil(startNanos);
       next.startAt(window, true);
@@ -301,24 +303,24 @@ public final class RollingDeploySimulation {
   /** One replica: a scheduler that starts a run at every close from its start until it is stopped. */
   final class Replica {
     final int version;
-    private final Publisher publisher;
+    private final Runner runner;
     private final Config config;
     private final Timeline time;
     private final List<Run> runs;
     private final long firstClose;
     private final CountDownLatch stopped = new CountDownLatch(1);
     private final List<Thread> workers = Collections.synchronizedList(new ArrayList<>());
-    private final List<RunControl> inFlight = Collections.synchronizedList(new ArrayList<>());
     private Thread scheduler;
 
-    Replica(int version, ObjectStore store, Config config, Timeline time, List<Run> runs, long firstClose) {
+    Replica(int version, ObjectStore store, Config config, Timeline time, List<Run> runs, long firstClose,
+        Path spool) {
       this.version = version;
       this.config = config;
       this.time = time;
       this.runs = runs;
       this.firstClose = firstClose;
-      this.publisher = Idem.publisher(store).writer("replica-" + version)
-          .claims(config.claims() ? params.policy() : ClaimPolicy.off()).build();
+      this.runner = Idem.runner(store).writer("replica-" + version)
+          .claims(config.claims() ? params.policy() : ClaimPolicy.off()).spoolDirectory(spool).build();
     }
 
     /** Starts scheduling from window {@code from}; with {@code catchUp}, runs window {@code from} at once. */
@@ -350,48 +352,38 @@ public final class RollingDeploySimulation {
     private void launch(int window) {
       Run run = new Run(window, version);
       runs.add(run);
-      RunControl control = new RunControl();
-      Thread worker = new Thread(() -> execute(run, control), "replica-" + version + "-window-" + window);
-      control.thread = worker;
-      inFlight.add(control);
+      Thread worker = new Thread(() -> execute(run), "replica-" + version + "-window-" + window);
       workers.add(worker);
       worker.start();
     }
 
-    private void execute(Run run, RunControl control) {
+    private void execute(Run run) {
       Duration length = taskTime(run.window, version);
       try {
-        PublishReport report = publisher.publish(spec(run.window, firstClose), (s, k) -> {
-          control.taskStarted();
+        PublishReport report = runner.run(spec(run.window, firstClose), (s, k, out) -> {
           long start = System.nanoTime();
-          boolean killed = control.killed.await(length.toNanos(), TimeUnit.NANOSECONDS);
-          run.work = Math.min(1.0, (System.nanoTime() - start) / (double) length.toNanos());
-          if (killed) {
-            throw new IllegalStateException("killed by the stop");
+          try {
+            TimeUnit.NANOSECONDS.sleep(length.toNanos());
+          } finally {
+            run.work = Math.min(1.0, (System.nanoTime() - start) / (double) length.toNanos());
           }
-          control.publishing();
-          return Payload.ofBytes(output(run.window, version));
+          out.write(output(run.window, version));
         });
         run.publishedAtNanos = System.nanoTime();
         run.claim = report.claim();
         run.outcome = report.status().name();
       } catch (Exception e) {
         run.outcome = "FAILED: " + e.getMessage();
-      } finally {
-        inFlight.remove(control);
       }
     }
 
-    /** Stop (SIGTERM): no new runs; runs in flight are killed, or drained within the deadline. */
-    void stop() {
+    /**
+     * Stop (SIGTERM): no new runs; a run waiting on a claim ends at once, a task is interrupted at once
+     * or, with a drain, at the drain's end, and a publish under way finishes ({@link Runner#stop}).
+     */
+    void stop() throws InterruptedException {
       stopped.countDown();
-      List<RunControl> now;
-      synchronized (inFlight) {
-        now = new ArrayList<>(inFlight);
-      }
-      for (RunControl c : now) {
-        c.stop(config.drain() ? params.drain() : Duration.ZERO);
-      }
+      runner.stop(config.drain() ? params.drain() : Duration.ZERO);
     }
 
     void join() throws InterruptedException {
@@ -403,52 +395,6 @@ public final class RollingDeploySimulation {
       for (Thread t : all) {
         t.join();
       }
-    }
-  }
-
-  /** How a stop reaches one run: a run waiting on a claim ends at once; a task is killed, or drained. */
-  static final class RunControl {
-    enum Phase { WAITING, TASK, PUBLISHING }
-
-    volatile Thread thread;
-    final CountDownLatch killed = new CountDownLatch(1);
-    private Phase phase = Phase.WAITING;
-
-    synchronized void taskStarted() throws InterruptedException {
-      if (Thread.interrupted()) {
-        throw new InterruptedException("stopped before the task started");
-      }
-      phase = Phase.TASK;
-    }
-
-    synchronized void publishing() {
-      phase = Phase.PUBLISHING;
-    }
-
-    void stop(Duration drain) {
-      synchronized (this) {
-        if (phase == Phase.WAITING) {
-          thread.interrupt();
-          return;
-        }
-        if (phase == Phase.PUBLISHING) {
-          return;
-        }
-      }
-      if (drain.isZero()) {
-        killed.countDown();
-        return;
-      }
-      Thread deadline = new Thread(() -> {
-        try {
-          thread.join(drain.toMillis());
-        } catch (InterruptedException e) {
-          return;
-        }
-        killed.countDown();
-      });
-      deadline.setDaemon(true);
-      deadline.start();
     }
   }
 

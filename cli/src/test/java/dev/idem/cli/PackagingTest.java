@@ -166,13 +166,14 @@ class PackagingTest {
     assertTrue(workflow.contains("java: [\"17\", \"25\"]") && workflow.contains("uses: actions/setup-java@"),
         "a JDK 17 and a JDK 25 job");
     List<String> example = List.of("./mvnw -B -q install -DskipTests -pl core,store-fs -am",
-        "./mvnw -B -f examples/embedding/pom.xml verify exec:java");
+        "./mvnw -B -f examples/embedding/pom.xml verify exec:java",
+        "./mvnw -B -f examples/scheduled-runner/pom.xml verify exec:java");
     List<String> expected = new ArrayList<>(List.of("./mvnw -B verify"));
     expected.addAll(example);
     assertEquals(expected, mavenCommands(workflow),
-        "the README's test command, then the embedding example against the installed jars, nothing else");
+        "the README's test command, then the embedding examples against the installed jars, nothing else");
     String ci = read(ROOT.resolve(".ci/run"));
-    assertTrue(example.stream().allMatch(ci::contains), ".ci/run builds and runs the same example");
+    assertTrue(example.stream().allMatch(ci::contains), ".ci/run builds and runs the same examples");
     assertTrue(read(ROOT.resolve("README.md")).contains("./mvnw -B verify"), "the README gives that command");
     assertTrue(workflow.contains("moto[server]=="), "moto installed for the S3 suites");
   }

@@ -4,23 +4,18 @@ import dev.idem.core.Names;
 import dev.idem.core.store.Acknowledgement;
 import dev.idem.store.s3.internal.client.ObjectSummary;
 import dev.idem.store.s3.internal.client.ObjectsPage;
-import dev.idem.store.s3.internal.client.RequestBody;
 import dev.idem.store.s3.internal.client.S3Client;
-import dev.idem.store.s3.internal.client.S3Client.Condition;
 import dev.idem.store.s3.internal.client.S3Client.ObjectBytes;
 import dev.idem.store.s3.internal.client.VersionsPage;
-import dev.idem.store.s3.internal.client.WriteResult;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.SortedSet;
 import java.util.TreeSet;
-import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * The operators' acknowledgements of divergent keys in an {@link S3ObjectStore} ({@link
@@ -31,10 +26,9 @@ import java.util.concurrent.ThreadLocalRandom;
  *
  * One object per acknowledgement, {@code _idem/acks/KEY!ID} ({@code ID} 16 random hex digits; {@code !}
  * continues the key as in the evidence area, {@link KeyLayout}), holding its {@link Acknowledgement}
- * document. Written with {@code If-None-Match: *}, the condition every publish relies on: a 412 means
- * the id was drawn twice, and another is drawn; nothing ever replaces, changes or deletes one (gc leaves
- * them, the audit trail of a divergence whose evidence gc keeps too). Each PUT is atomic, so a reader
- * sees a whole document or none. Read: ListObjectsV2 under {@code _idem/acks/PREFIX} (every page, a
+ * document, created as a new object ({@link NewObjects}: {@code If-None-Match: *}, a name drawn twice
+ * drawn again); nothing ever replaces, changes or deletes one (gc leaves them, the audit trail of a
+ * divergence whose evidence gc keeps too). Each PUT is atomic, so a reader sees a whole document or none. Read: ListObjectsV2 under {@code _idem/acks/PREFIX} (every page, a
  * repeated token is an error, {@link ListingGuard}) and a GET of each, a few KiB at most; an object that
  * is not a document idem wrote is an error naming it, never an acknowledgement.
  *
@@ -48,7 +42,6 @@ import java.util.concurrent.ThreadLocalRandom;
 final class AcknowledgementObjects {
   static final String ACKS = KeyLayout.INTERNAL + "acks/";
   private static final int MAX_DOCUMENT = 128 * 1024;
-  private static final int ATTEMPTS = 5;
 
   private final S3Client client;
   private final String bucket;
@@ -74,32 +67,7 @@ final class AcknowledgementObjects {
       throw new IllegalArgumentException("the acknowledgement of " + ack.key() + " would be kept at a key of " + bytes
           + " bytes under prefix '" + layout.prefix() + "', and S3 keys stop at " + KeyLayout.MAX_OBJECT_KEY_BYTES);
     }
-    for (int attempt = 1; ; attempt++) {
-      String key = base + String.format("%016x", ThreadLocalRandom.current().nextLong());
-      WriteResult r;
-      try {
-        r = client.put(bucket, key, RequestBody.ofBytes(ack.toBytes()), Condition.ifNoneMatch(), Map.of());
-      } catch (IOException e) {
-        if (!PointerProtocol.conditionalConflict(e) || attempt == ATTEMPTS) {
-          throw e;
-        }
-        continue; // 409: a write to this id in flight; another id
-      }
-      // A 412 after a retry may be this call's own earlier write: recorded either way. A first 412 means
-      // the id was drawn twice: another id.
-      if (r.status() == WriteResult.Status.WRITTEN
-          || (r.status() == WriteResult.Status.PRECONDITION_FAILED && r.attempts() > 1)) {
-        return;
-      }
-      if (r.status() == WriteResult.Status.NOT_FOUND) {
-        throw new IOException("could not record the acknowledgement of " + ack.key() + ": bucket " + bucket
-            + " not found");
-      }
-      if (attempt == ATTEMPTS) {
-        throw new IOException("could not record the acknowledgement of " + ack.key() + " at s3://" + bucket + "/"
-            + base + "…: " + ATTEMPTS + " random ids were all taken");
-      }
-    }
+    NewObjects.create(client, bucket, id -> base + id, ack.toBytes(), "the acknowledgement of " + ack.key());
   }
 
   List<Acknowledgement> read(String prefix) throws IOException {

@@ -3,6 +3,7 @@ package dev.idem.store.s3;
 import dev.idem.core.Names;
 import dev.idem.core.Sha256;
 import java.nio.charset.StandardCharsets;
+import java.util.regex.Pattern;
 
 /**
  * Where everything lives under the store's prefix {@code P} in the bucket:
@@ -19,6 +20,8 @@ import java.nio.charset.StandardCharsets;
  *                                           window_start zero-padded to 20 digits; the highest counts
  * P_idem/acks/{key}!{id}                    an operator's acknowledgement of a divergent key
  *                                           ({@link AcknowledgementObjects}), id 16 random hex digits
+ * P_idem/claims/{key}/claim.{id}            a writer's advisory claim on a key ({@link ClaimObjects}),
+ *                                           id 16 random hex digits
  * </pre>
  *
  * Keys under {@code _idem/} are the store's own: {@code putIfAbsent} refuses them, and listings and
@@ -47,6 +50,10 @@ final class KeyLayout {
   static final int DIVERGENCE_OVERHEAD = EVIDENCE.length() + 1 + 64 + 1 + ATTEMPT_ID_LENGTH;
   private static final String POINTERS = INTERNAL + "pointers/";
   private static final String RETIRED = INTERNAL + "retired/";
+  private static final String CLAIMS = INTERNAL + "claims/";
+  /** The name of a claim entry under its key: {@code claim.} and 16 lowercase hex digits. */
+  private static final Pattern CLAIM_ID = Pattern.compile("claim\\.[0-9a-f]{16}");
+  private static final int CLAIM_ID_LENGTH = "claim.".length() + 16;
   private static final int SEQ_DIGITS = 20;
   /** The highest code point: a start-after marker past every key that begins with a given prefix. */
   private static final String MAX_CHAR = new String(Character.toChars(Character.MAX_CODE_POINT));
@@ -225,6 +232,68 @@ final class KeyLayout {
       return Long.parseLong(digits);
     } catch (NumberFormatException e) {
       return -1;
+    }
+  }
+
+  /** Where the claims on the keys that start with {@code keyPrefix} are listed. */
+  String claimsPrefix(String keyPrefix) {
+    return prefix + CLAIMS + keyPrefix;
+  }
+
+  /**
+   * The bucket key of claim entry {@code id} ({@link #isClaimId}) on {@code key}.
+   *
+   * @throws IllegalArgumentException for an id this layout does not give, or when the entry's key under
+   *     this prefix would be longer than an S3 key may be
+   */
+  String claimEntry(String key, String id) {
+    requireClaimableKey(key);
+    if (!isClaimId(id)) {
+      throw new IllegalArgumentException("not a claim entry of an S3 store: " + id);
+    }
+    return prefix + CLAIMS + key + "/" + id;
+  }
+
+  /**
+   * Checks a key a writer claims: safe, and short enough under this prefix that its claim entries (all
+   * of one length) fit in an S3 key. Every key {@link #requirePublishableKey} accepts is claimable.
+   *
+   * @throws IllegalArgumentException naming the length otherwise
+   */
+  String requireClaimableKey(String key) {
+    Names.requireSafeKey(key);
+    int bytes = (prefix + CLAIMS + key + "/").getBytes(StandardCharsets.UTF_8).length + CLAIM_ID_LENGTH;
+    if (bytes > MAX_OBJECT_KEY_BYTES) {
+      throw new IllegalArgumentException("a claim on " + key + " would be kept at a key of " + bytes
+          + " bytes under prefix '" + prefix + "', and S3 keys stop at " + MAX_OBJECT_KEY_BYTES);
+    }
+    return key;
+  }
+
+  /** Whether {@code id} is the name of a claim entry: {@code claim.} and 16 lowercase hex digits. */
+  static boolean isClaimId(String id) {
+    return CLAIM_ID.matcher(id).matches();
+  }
+
+  /** A claim entry's key and id ({@link #claimEntry}). */
+  record ClaimEntry(String key, String id) {}
+
+  /** Parses a bucket key under the claims area; {@code null} for anything else (a foreign object). */
+  ClaimEntry parseClaimEntry(String objectKey) {
+    String area = prefix + CLAIMS;
+    int slash = objectKey.lastIndexOf('/');
+    if (!objectKey.startsWith(area) || slash <= area.length()) {
+      return null;
+    }
+    String key = objectKey.substring(area.length(), slash);
+    String id = objectKey.substring(slash + 1);
+    if (!isClaimId(id)) {
+      return null;
+    }
+    try {
+      return new ClaimEntry(Names.requireSafeKey(key), id);
+    } catch (IllegalArgumentException notAKey) {
+      return null;
     }
   }
 

@@ -5,6 +5,8 @@ import dev.idem.core.OutputKey;
 import dev.idem.core.Sha256;
 import dev.idem.core.store.Acknowledgement;
 import dev.idem.core.store.CasResult;
+import dev.idem.core.store.Claim;
+import dev.idem.core.store.Claims;
 import dev.idem.core.store.DivergenceRecord;
 import dev.idem.core.store.HistoryQuery;
 import dev.idem.core.store.KnownKeys;
@@ -57,7 +59,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * Under the location's prefix: published objects at their keys, divergence evidence under {@code
  * _idem/evidence/}, pointers under {@code _idem/pointers/}, the retirement marks gc raises under {@code
- * _idem/retired/}, operators' acknowledgements under {@code _idem/acks/} (see {@link KeyLayout}).
+ * _idem/retired/}, operators' acknowledgements under {@code _idem/acks/}, writers' advisory claims under
+ * {@code _idem/claims/} (see {@link KeyLayout}).
  *
  * <h2>Publish protocol ({@link #putIfAbsent})</h2>
  *
@@ -147,10 +150,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>Thread-safe. {@link #close()} stops the background threads used for listing read-ahead,
  * parallel HEADs and parallel parts; the HTTP client has no resources that need closing on Java 17.
  *
- * <p>It has the optional capabilities {@link PublishHistory}, {@link RetirementMarks} and {@link
- * LeftoverSweep}; it keeps no advisory claims ({@code ObjectStore#claims()} is empty).
+ * <p>It has every optional capability: {@link PublishHistory}, {@link RetirementMarks}, {@link
+ * LeftoverSweep} and {@link Claims}, whose ages are judged by the server's clock ({@link ClaimObjects}).
  */
-public final class S3ObjectStore implements ObjectStore, PublishHistory, RetirementMarks, LeftoverSweep {
+public final class S3ObjectStore implements ObjectStore, PublishHistory, RetirementMarks, LeftoverSweep, Claims {
   private static final SecureRandom RANDOM = new SecureRandom();
   private static final int MAX_REPUBLISH = 3;
   /** How many times a racing loser reads the first version of the key's life before giving up ({@link #giveWayToFirst}). */
@@ -168,6 +171,7 @@ public final class S3ObjectStore implements ObjectStore, PublishHistory, Retirem
   private final Sweep sweep;
   private final RetirementObjects retirements;
   private final AcknowledgementObjects acks;
+  private final ClaimObjects claimObjects;
   private final ExecutorService executor;
   private final KnownKeys knownKeys;
   private final PublishDecision decision;
@@ -187,6 +191,7 @@ public final class S3ObjectStore implements ObjectStore, PublishHistory, Retirem
         executor);
     this.retirements = new RetirementObjects(client, location.bucket(), layout, options.pageSize());
     this.acks = new AcknowledgementObjects(client, location.bucket(), layout, options.pageSize());
+    this.claimObjects = new ClaimObjects(client, location.bucket(), layout, options.pageSize(), options.clock());
     this.sweep = new Sweep(client, location.bucket(), layout, options.pageSize(), options.logEntriesKept());
     this.knownKeys = new KnownKeys(options.knownKeysCacheSize());
     this.decision = options.keepEvidenceBytes() ? PublishDecision.keepingBytes() : PublishDecision.markerOnly();
@@ -232,6 +237,7 @@ public final class S3ObjectStore implements ObjectStore, PublishHistory, Retirem
     this.knownKeys = base.knownKeys;
     this.decision = base.decision;
     this.acks = base.acks;
+    this.claimObjects = base.claimObjects;
   }
 
   /**
@@ -773,6 +779,44 @@ public final class S3ObjectStore implements ObjectStore, PublishHistory, Retirem
   @Override
   public SortedSet<String> pipelines() throws IOException {
     return acks.pipelines();
+  }
+
+  // ---------------------------------------------------------------- claims (advice only: ClaimObjects)
+
+  /**
+   * Claims {@code key} unless another writer's claim there is younger than {@code ttl} by the server's
+   * clock: 2 LIST and a PUT when held ({@link ClaimObjects}).
+   */
+  @Override
+  public Claims.Claimed claim(String key, String writer, Duration expected, Duration ttl) throws IOException {
+    return claimObjects.claim(key, writer, expected, ttl);
+  }
+
+  /** Writes the claim as a new entry, then deletes the old one: a PUT and a DELETE. */
+  @Override
+  public Claim renewClaim(Claim held) throws IOException {
+    return claimObjects.renew(held);
+  }
+
+  /** A HEAD, and a DELETE when the entry is there. */
+  @Override
+  public boolean releaseClaim(Claim claim) throws IOException {
+    return claimObjects.release(claim);
+  }
+
+  /**
+   * The key's freshest claim, aged by the listing reply's {@code Date} against the entry's {@code
+   * LastModified}: a LIST and a GET, none when the document was read before ({@link ClaimObjects}).
+   */
+  @Override
+  public Optional<Claim> readClaim(String key) throws IOException {
+    return claimObjects.read(key);
+  }
+
+  /** A LIST per page under {@code _idem/claims/PREFIX} and a GET per entry not read before. */
+  @Override
+  public List<Claim> listClaims(String prefix) throws IOException {
+    return claimObjects.list(prefix);
   }
 
   // ---------------------------------------------------------------- history, listing, retention

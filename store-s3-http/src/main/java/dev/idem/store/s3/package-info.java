@@ -7,8 +7,8 @@
  *
  * <ul>
  *   <li>Every write is a single atomic S3 operation (PutObject or CompleteMultipartUpload), conditional
- *       wherever another writer may race: {@code If-None-Match: *} for objects, evidence and pointer-log
- *       entries, {@code If-Match} for the CAS pointer. Nothing is ever overwritten except the pointer
+ *       wherever another writer may race: {@code If-None-Match: *} for objects, evidence, pointer-log
+ *       entries, acknowledgements and claims, {@code If-Match} for the CAS pointer. Nothing is ever overwritten except the pointer
  *       (CAS mode) and its plain copy (LOG mode).
  *   <li>The store's own objects live under {@code PREFIX/_idem/}, which callers cannot write and which
  *       listings and history skip.
@@ -33,7 +33,8 @@
  *       or DIVERGENT from what the key holds (core's {@code PublishDecision}; divergence evidence is kept
  *       by the same plan), checking the versions under its own write where the plan says ({@code
  *       KeyLife}). The pointer ({@code CasPointers}, {@code LogPointers}), the history the scan reads
- *       ({@code HistoryWalk}) and the sweep are its other paths, each in its own class here.
+ *       ({@code HistoryWalk}), the advisory claims ({@code ClaimObjects}) and the sweep are its other
+ *       paths, each in its own class here.
  *   <li><b>upload plan</b>: {@code UploadPlan} states the upload decision table in one place and is chosen
  *       once per publish from explicit inputs (size, whether the payload reads ranges, the endpoint's
  *       scheme, the server's {@code ProbeAnswers}, the options): HEAD first or not, one PUT or parts, how

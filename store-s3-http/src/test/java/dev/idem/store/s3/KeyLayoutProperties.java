@@ -176,4 +176,40 @@ class KeyLayoutProperties {
     assertTrue(KeyOrder.compare(after, "tenant/_idem0") < 0);
     assertTrue(KeyOrder.compare(after, "tenant/a") < 0);
   }
+
+  @Provide
+  Arbitrary<String> safeKeys() {
+    return Arbitraries.strings().withChars("abcz019_-").ofMinLength(1).ofMaxLength(5).list().ofMinSize(1).ofMaxSize(4)
+        .map(segments -> String.join("/", segments));
+  }
+
+  /** A claim entry parses back to its key and id, and is listed under its key and every prefix of it. */
+  @Property
+  void claimEntry_roundTripsAndListsUnderEveryPrefixOfItsKey(@ForAll("safeKeys") String key,
+      @ForAll("hex16") String hex) {
+    String id = "claim." + hex;
+    String entry = layout.claimEntry(key, id);
+    assertEquals(new KeyLayout.ClaimEntry(key, id), layout.parseClaimEntry(entry));
+    for (int i = 0; i <= key.length(); i++) {
+      assertTrue(entry.startsWith(layout.claimsPrefix(key.substring(0, i))), key.substring(0, i));
+    }
+    assertTrue(entry.startsWith(layout.claimsPrefix(key + "/")));
+  }
+
+  @Provide
+  Arbitrary<String> hex16() {
+    return Arbitraries.strings().withChars("0123456789abcdef").ofLength(16);
+  }
+
+  @Example
+  void parseClaimEntry_foreignOrMisnamed_null() {
+    assertNull(layout.parseClaimEntry("tenant/_idem/claims/orders/1/claim-by-hand"));
+    assertNull(layout.parseClaimEntry("tenant/_idem/claims/orders/1/claim.0123456789ABCDEF"));
+    assertNull(layout.parseClaimEntry("tenant/_idem/claims/claim.0123456789abcdef"));
+    assertNull(layout.parseClaimEntry("tenant/_idem/claims/orders/../claim.0123456789abcdef"));
+    assertNull(layout.parseClaimEntry("tenant/_idem/acks/orders/1/claim.0123456789abcdef"));
+    assertNull(layout.parseClaimEntry("other/_idem/claims/orders/1/claim.0123456789abcdef"));
+    assertThrows(IllegalArgumentException.class, () -> layout.claimEntry("orders/1", "ack.0123456789abcdef"));
+    assertThrows(IllegalArgumentException.class, () -> layout.requireClaimableKey("orders/" + "x".repeat(1000)));
+  }
 }

@@ -22,6 +22,7 @@ import java.time.Instant;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -499,7 +500,10 @@ public final class S3Client {
     return page;
   }
 
-  /** ListObjectsV2, one page of at most {@code maxKeys} objects. */
+  /**
+   * ListObjectsV2, one page of at most {@code maxKeys} objects, with the server's clock when it answered
+   * ({@link ObjectsPage#serverTime()}, from the reply's {@code Date}).
+   */
   public ObjectsPage listObjects(String bucket, String prefix, String startAfter, String continuationToken,
       int maxKeys) throws IOException {
     Map<String, String> query = new TreeMap<>();
@@ -510,8 +514,10 @@ public final class S3Client {
     putIf(query, "start-after", startAfter);
     putIf(query, "continuation-token", continuationToken);
     String what = addressing.describe("GET", bucket, null, query);
-    ObjectsPage page = transport.exchange(new Call("GET", bucket, null, query, Map.of(), RequestBody.empty(),
-        Set.of()), body -> S3Xml.parseObjects(body, what));
+    List<ObjectsPage> parsed = new ArrayList<>(1);
+    Reply r = transport.exchange(new Call("GET", bucket, null, query, Map.of(), RequestBody.empty(), Set.of()),
+        body -> S3Xml.parseObjects(body, what), parsed::add);
+    ObjectsPage page = parsed.get(0).at(r.headers().firstValue("Date").map(S3Headers::httpDate).orElse(null));
     counts.listed(page.objects().size());
     return page;
   }

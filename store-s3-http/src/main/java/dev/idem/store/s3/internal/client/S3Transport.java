@@ -181,7 +181,11 @@ final class S3Transport {
     return value.get(0);
   }
 
-  private <T> Reply exchange(Call c, BodyReader<T> reader, Consumer<T> sink) throws IOException {
+  /**
+   * Sends {@code c} and hands what {@code reader} makes of the 2xx reply's body to {@code sink}; returns
+   * the reply, whose headers a caller reads beside the body's value (a listing's {@code Date}).
+   */
+  <T> Reply exchange(Call c, BodyReader<T> reader, Consumer<T> sink) throws IOException {
     URI uri = addressing.uri(c.bucket, c.key, c.query);
     for (int attempt = 1; ; attempt++) {
       // Outside the retry: a credentials failure is the provider's to retry, and is reported as it is.
