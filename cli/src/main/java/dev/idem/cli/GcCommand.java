@@ -2,6 +2,7 @@ package dev.idem.cli;
 
 import dev.idem.core.Names;
 import dev.idem.core.retention.Retention;
+import dev.idem.core.store.Claim;
 import dev.idem.core.store.ObjectStore;
 import dev.idem.core.store.Retirement;
 import java.io.IOException;
@@ -15,10 +16,10 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code idem gc}: core's {@link Retention} for one pipeline (it also sweeps the store's leftovers). On a
- * store that lacks a capability gc needs for part of its work (publish history, retirement marks, a sweep)
- * it does the rest and prints one {@code skipped:} line per capability missing ({@code skipped} in
- * {@code --json}).
+ * {@code idem gc}: core's {@link Retention} for one pipeline (it also removes the pipeline's stale claims
+ * and sweeps the store's leftovers). On a store that lacks a capability gc needs for part of its work
+ * (publish history, retirement marks, a sweep, claims) it does the rest and prints one {@code skipped:}
+ * line per capability missing ({@code skipped} in {@code --json}).
  */
 @Command(name = "gc", mixinStandardHelpOptions = true, versionProvider = IdemCommand.Version.class,
     description = {
@@ -29,12 +30,18 @@ import picocli.CommandLine.Spec;
             + "only ever moved forward) to the newest window it removes, so that a later publish of a removed "
             + "window is reported as REPUBLISHED and 'idem scan' does not call it divergent. --dry-run writes "
             + "nothing.",
+        "It removes the pipeline's stale claims too: claims not renewed within --claim-ttl, whose writers "
+            + "stopped (a fresh claim is never removed); the sweep removes the claim directories of a file: store "
+            + "left empty for longer than --grace.",
         "gc never creates a store: a file: store whose directory does not exist exits 4, one that holds files "
             + "but no _idem/ exits 9, and on a store idem has not marked (no _idem/store) nothing is probed or "
             + "marked.",
         ""
     })
 final class GcCommand implements Callable<Integer> {
+  /** The claim ttl publishers use by default ({@link Retention.Policy#DEFAULT_CLAIM_TTL}), as a flag's default. */
+  static final String DEFAULT_CLAIM_TTL = "60s";
+
   @Spec
   CommandSpec spec;
 
@@ -52,6 +59,11 @@ final class GcCommand implements Callable<Integer> {
   @Option(names = "--grace", paramLabel = "D", converter = Durations.class, defaultValue = "1h",
       description = "Leave alone objects and leftovers (temporaries, incomplete uploads) written within D. Default: ${DEFAULT-VALUE}")
   Duration grace;
+
+  @Option(names = "--claim-ttl", paramLabel = "D", converter = Durations.class, defaultValue = DEFAULT_CLAIM_TTL,
+      description = "Remove claims not written or renewed within D (their writers stopped renewing); a claim "
+          + "fresher than D is never removed. Give it the ttl the pipeline's runs claim with. Default: ${DEFAULT-VALUE}")
+  Duration claimTtl;
 
   @Option(names = "--dry-run", description = "Print what would be removed; remove nothing.")
   boolean dryRun;
@@ -73,7 +85,7 @@ final class GcCommand implements Callable<Integer> {
     Retention.Policy policy;
     try {
       Names.requirePipeline(pipeline);
-      policy = new Retention.Policy(keep, olderThan, grace, dryRun, dropDivergentEvidence);
+      policy = new Retention.Policy(keep, olderThan, grace, dryRun, dropDivergentEvidence, claimTtl);
     } catch (IllegalArgumentException e) {
       throw new UsageException(e.getMessage());
     }
@@ -98,6 +110,7 @@ final class GcCommand implements Callable<Integer> {
             .put("removed", report.deleted()).put("records_removed", report.records())
             .put("records_only_removed", report.recordsOnly()).put("evidence_kept", report.evidenceKept())
             .put("swept", report.swept()).put("retired", retiredJson(report.retirement()))
+            .put("claims_removed", report.claimsRemoved().stream().map(ScanCommand::claimJson).toList())
             .putIfPresent("skipped", report.skipped().isEmpty() ? null : report.skipped()));
       } else if (!output.quiet) {
         if (report.pointer() == null) {
@@ -111,6 +124,9 @@ final class GcCommand implements Callable<Integer> {
         }
         for (String k : report.recordsOnly()) {
           out.println((dryRun ? "would remove the records of " : "removed the records of ") + k);
+        }
+        for (Claim c : report.claimsRemoved()) {
+          out.println((dryRun ? "would remove the stale claim " : "removed the stale claim ") + ScanCommand.describe(c));
         }
         for (String s : report.swept()) {
           out.println((dryRun ? "would sweep " : "swept ") + s);
@@ -126,7 +142,7 @@ final class GcCommand implements Callable<Integer> {
         out.println("gc pipeline=" + pipeline + " generations=" + report.generations() + " kept=" + kept
             + " removed=" + report.deleted().size() + " records=" + report.records()
             + " evidence_kept=" + report.evidenceKept().size() + " swept=" + report.swept().size()
-            + (dryRun ? " (dry run)" : ""));
+            + " claims_removed=" + report.claimsRemoved().size() + (dryRun ? " (dry run)" : ""));
       }
       return ExitCodes.OK;
     }

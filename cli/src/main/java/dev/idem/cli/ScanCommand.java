@@ -10,6 +10,7 @@ import dev.idem.core.scan.ScanSummary;
 import dev.idem.core.scan.SchemaOverlap;
 import dev.idem.core.scan.WindowDrift;
 import dev.idem.core.store.Acknowledgement;
+import dev.idem.core.store.Claim;
 import dev.idem.core.store.DeadlineExceededException;
 import dev.idem.core.store.HistoryEntry;
 import dev.idem.core.store.HistoryQuery;
@@ -50,6 +51,9 @@ import picocli.CommandLine.Spec;
  * required to hold idem's files, so legacy buckets stay scannable; a missing bucket fails the listing
  * (exit 4). A store without publish history (an embedder's store) has nothing to judge and is refused
  * (exit 8), never passed. Read-only: nothing is created or written whatever the outcome.
+ *
+ * <p>The store's claims under the scanned prefix (one listing) are reported as notes, held or stale by
+ * {@code --claim-ttl}, and counted in the summary; they never change the exit code (advice, A1).
  */
 @Command(name = "scan", mixinStandardHelpOptions = true, versionProvider = IdemCommand.Version.class,
     description = {
@@ -79,10 +83,14 @@ import picocli.CommandLine.Spec;
         "A divergent key an operator acknowledged ('idem ack') is listed as ACKNOWLEDGED (stderr; type "
             + "acknowledged in --json; acknowledged_keys in the summary) and passes, until a new content or "
             + "divergent attempt is written there.",
+        "Claims still held under the prefix (replicas at work on keys not yet published: writer, key, age, start, "
+            + "expected duration) and stale ones (not renewed within --claim-ttl: 'idem gc' removes them) are "
+            + "reported (claims: on stderr; type claim in --json; claims_held and claims_stale in the summary). They are "
+            + "advice and never change the exit code. A store that keeps no claims reports none.",
         "Stderr gives one line per kind of note (divergent keys compared by ETag, drift, windows judged whole, "
-            + "schema bumps' overlaps, republished keys) with how many and one example, so a gate's log stays "
+            + "schema bumps' overlaps, republished keys, claims) with how many and one example, so a gate's log stays "
             + "short on a million keys; -v also lists every one as it is found (note:, DRIFT, SCHEMA-OVERLAP, "
-            + "REPUBLISHED lines); --json always has every one.",
+            + "REPUBLISHED, CLAIM lines); --json always has every one.",
         ""
     })
 final class ScanCommand implements Callable<Integer> {
@@ -139,9 +147,15 @@ final class ScanCommand implements Callable<Integer> {
           + "a scan without it skips.")
   boolean failOnDrift;
 
+  @Option(names = "--claim-ttl", paramLabel = "D", converter = Durations.class,
+      defaultValue = GcCommand.DEFAULT_CLAIM_TTL,
+      description = "Report claims not written or renewed within D as stale ('idem gc' removes them) and younger "
+          + "ones as held. Claims never change the exit code. Default: ${DEFAULT-VALUE}")
+  Duration claimTtl;
+
   @Option(names = {"-v", "--verbose"},
       description = "Also list every note on stderr as it is found: each divergent key compared by ETag, each "
-          + "DRIFT position, each SCHEMA-OVERLAP window and each REPUBLISHED key. Without it stderr gives one "
+          + "DRIFT position, each SCHEMA-OVERLAP window, each REPUBLISHED key and each CLAIM. Without it stderr gives one "
           + "line per kind of note with its count and one example. --json always has every one.")
   boolean verbose;
 
@@ -162,6 +176,9 @@ final class ScanCommand implements Callable<Integer> {
     CliContext ctx = IdemCommand.context(spec);
     if (maxKeys < 0) {
       throw new UsageException("--max-keys must be >= 0, was " + maxKeys);
+    }
+    if (claimTtl.isZero()) {
+      throw new UsageException("--claim-ttl must be positive");
     }
     if (progressEvery.isZero()) {
       throw new UsageException("--progress-every must be positive");
@@ -207,7 +224,7 @@ final class ScanCommand implements Callable<Integer> {
         query = query.withoutSchemaReads();
       }
       // --max-time (the store's deadline) is a hard limit: a listing request it cuts ends the scan incomplete.
-      DivergenceScan scan = new DivergenceScan(ctx.clock(), maxKeys, null).within(store.deadline());
+      DivergenceScan scan = new DivergenceScan(ctx.clock(), maxKeys, null).within(store.deadline()).withClaimTtl(claimTtl);
       List<String> cutBy = new ArrayList<>();
       ScanSummary summary;
       ScanNotes notes = new ScanNotes(err, verbose);
@@ -298,6 +315,17 @@ final class ScanCommand implements Callable<Integer> {
           }
 
           @Override
+          public void claim(Claim c, boolean stale) {
+            if (output.json) {
+              out.println(claimJson(c).put("stale", stale));
+              out.flush();
+            } else if (!output.quiet) {
+              notes.add(stale ? ScanNotes.Kind.CLAIM_STALE : ScanNotes.Kind.CLAIM_HELD, describe(c),
+                  () -> "idem scan: " + (stale ? "CLAIM-STALE " : "CLAIM ") + describe(c));
+            }
+          }
+
+          @Override
           public void progress(long keys, long entries) {
             keysSeen = keys;
             entriesSeen = entries;
@@ -326,7 +354,8 @@ final class ScanCommand implements Callable<Integer> {
             + summary.divergentKeys() + " divergent, " + summary.driftPositions()
             + " positions with more than one key" + (driftFails ? " (failing: --fail-on-drift)" : "")
             + ", " + summary.republishedKeys() + " republished after gc"
-            + (summary.acknowledgedKeys() > 0 ? ", " + summary.acknowledgedKeys() + " acknowledged divergent" : ""));
+            + (summary.acknowledgedKeys() > 0 ? ", " + summary.acknowledgedKeys() + " acknowledged divergent" : "")
+            + claimsSummary(summary.claims()));
         notes.summarize();
         if (!summary.complete()) {
           boolean byKeys = maxKeys > 0 && summary.keys() >= maxKeys;
@@ -354,6 +383,40 @@ final class ScanCommand implements Callable<Integer> {
       }
       return code;
     }
+  }
+
+  /**
+   * The claims' part of the totals line: empty when the store keeps none or none was found, so a gate's
+   * log is unchanged until a claim is there.
+   */
+  private static String claimsSummary(ScanSummary.ClaimCounts c) {
+    if (c == null) {
+      return "";
+    }
+    if (c.notListed() != null) {
+      return "; claims could not be listed (" + c.notListed() + "), which changes no verdict";
+    }
+    if (c.held() + c.stale() == 0) {
+      return "";
+    }
+    return "; claims: " + c.held() + " held, " + c.stale() + " stale (advice, never the verdict)";
+  }
+
+  /**
+   * A claim as the scan's and gc's lines show it: key, writer, how long ago it was written or renewed,
+   * when its writer started, and the duration it expected.
+   */
+  static String describe(Claim c) {
+    return c.key() + " by " + c.writer() + ", renewed " + Durations.format(c.age()) + " ago (started " + c.started()
+        + c.expectedDuration().map(d -> ", expected " + Durations.format(d)).orElse("") + ")";
+  }
+
+  /** A claim as {@code --json} of scan and gc shows it. */
+  static Json claimJson(Claim c) {
+    return Json.object().put("type", "claim").put("key", c.key()).put("id", c.id()).put("writer", c.writer())
+        .put("started", c.started())
+        .put("expected_seconds", c.expectedDuration().map(Duration::toSeconds).orElse(null))
+        .put("age_seconds", c.age().toSeconds());
   }
 
   /** An overlap's keys, each after its schema: {@code 1=KEY 2=KEY}. */
@@ -469,6 +532,9 @@ final class ScanCommand implements Callable<Integer> {
         .put("drift_positions", summary.driftPositions())
         .put("republished_keys", summary.republishedKeys())
         .put("acknowledged_keys", summary.acknowledgedKeys())
+        .put("claims_held", summary.claims() == null ? null : summary.claims().held())
+        .put("claims_stale", summary.claims() == null ? null : summary.claims().stale())
+        .putIfPresent("claims_not_listed", summary.claims() == null ? null : summary.claims().notListed())
         .put("clean", summary.clean())
         .put("exit_code", code);
   }

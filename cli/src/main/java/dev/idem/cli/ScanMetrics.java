@@ -18,7 +18,8 @@ import java.time.Duration;
  *
  * <p>Guarantees, as {@link BatchMetrics}: the file is replaced atomically, the push is one PUT with a
  * total deadline that replaces its group, and neither changes the exit code; a failure leaves a
- * one-line warning. Labels are {@code store} and {@code prefix}, a fixed set per deployment; counts are
+ * one-line warning. Claims held and stale are told when the store keeps claims and they were listed.
+ * Labels are {@code store} and {@code prefix}, a fixed set per deployment; counts are
  * values, never labels.
  */
 final class ScanMetrics {
@@ -90,6 +91,12 @@ final class ScanMetrics {
           Long.toString(s.driftPositions()));
       BatchMetrics.gauge(b, "idem_scan_republished_keys", "Keys published again after gc removed them.", base,
           Long.toString(s.republishedKeys()));
+      if (s.claims() != null && s.claims().notListed() == null) {
+        BatchMetrics.gauge(b, "idem_scan_claims_held", "Claims held under the prefix: replicas at work on keys not yet "
+            + "published (advice, never the verdict).", base, Long.toString(s.claims().held()));
+        BatchMetrics.gauge(b, "idem_scan_claims_stale", "Claims under the prefix not renewed within --claim-ttl: what gc "
+            + "removes.", base, Long.toString(s.claims().stale()));
+      }
       BatchMetrics.gauge(b, "idem_scan_pointer_problems", "Pointers naming an object that is missing or holds other bytes.", base,
           Integer.toString(s.pointerProblems().size()));
     }

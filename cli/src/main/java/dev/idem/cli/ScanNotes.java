@@ -30,7 +30,11 @@ final class ScanNotes {
     SCHEMA_OVERLAP("notes", "window holds one key per schema", "windows hold one key per schema",
         "the overlap of a --schema bump, not drift"),
     REPUBLISHED("notes", "key republished after gc removed it", "keys republished after gc removed them",
-        "each life holds one complete generation; not a failure");
+        "each life holds one complete generation; not a failure"),
+    CLAIM_HELD("claims", "claim held", "claims held",
+        "a replica at work on a key not yet published; advice, never the verdict"),
+    CLAIM_STALE("claims", "stale claim", "stale claims",
+        "not renewed within --claim-ttl, its writer stopped; 'idem gc' removes it; never the verdict");
 
     private final String label;
     private final String one;

@@ -276,7 +276,7 @@ class PointerScanGcTest {
     }
     Cli.Result r = new Cli().run("gc", "--pipeline", "p", "--keep", "1", "--store", store);
     assertEquals(0, r.code(), r.describe());
-    assertTrue(r.out().endsWith("removed=0 records=0 evidence_kept=0 swept=0\n"), "default grace 1h protects fresh objects: " + r.describe());
+    assertTrue(r.out().endsWith("removed=0 records=0 evidence_kept=0 swept=0 claims_removed=0\n"), "default grace 1h protects fresh objects: " + r.describe());
     Cli.Result none = new Cli().run("gc", "--pipeline", "other", "--keep", "1", "--grace", "0s", "--store", store);
     assertEquals(0, none.code(), none.describe());
     assertTrue(none.err().contains("no pointer"), none.describe());
@@ -304,7 +304,7 @@ class PointerScanGcTest {
     Cli.Result r = new Cli().run("gc", "--pipeline", "p", "--keep", "1", "--grace", "0s", "--store", store);
     assertEquals(0, r.code(), r.describe());
     assertTrue(r.out().contains("kept the records and evidence of " + key("p", 0) + " (divergent;"), r.describe());
-    assertTrue(r.out().endsWith("removed=2 records=1 evidence_kept=1 swept=0\n"), r.describe());
+    assertTrue(r.out().endsWith("removed=2 records=1 evidence_kept=1 swept=0 claims_removed=0\n"), r.describe());
     Cli.Result scan = new Cli().run("scan", "--pipeline", "p", "--store", store);
     assertEquals(ExitCodes.DIVERGENT, scan.code(), "the keying bug is still reported: " + scan.describe());
     assertTrue(scan.out().contains("DIVERGENT " + key("p", 0)), scan.describe());

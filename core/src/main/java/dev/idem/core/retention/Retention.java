@@ -2,7 +2,10 @@ package dev.idem.core.retention;
 
 import dev.idem.core.Names;
 import dev.idem.core.OutputKey;
+import dev.idem.core.publish.ClaimPolicy;
 import dev.idem.core.scan.KeyVerdict;
+import dev.idem.core.store.Claim;
+import dev.idem.core.store.Claims;
 import dev.idem.core.store.HistoryEntry;
 import dev.idem.core.store.KeyHistory;
 import dev.idem.core.store.LeftoverSweep;
@@ -77,12 +80,22 @@ import java.util.Set;
  * objects, so a publish there is SKIPPED or IDENTICAL, never wrongly REPUBLISHED), never behind deletes
  * that did.
  *
+ * <p>A run also removes the pipeline's stale advisory claims ({@link Claims}): entries not written or
+ * renewed within {@link Policy#claimTtl()}, judged by the store's clock ({@link Claim#age()}), whose
+ * writers stopped renewing (most likely died). A claim fresh by that ttl is never removed: a store
+ * writes every claim entry once and renews by writing a new one, so an entry's age only grows, and the
+ * entry found stale is still stale when it is removed, whatever its writer does meanwhile. A writer
+ * that was only slow finds its entry gone and writes a new one at its next renewal. Claims are advice
+ * (A1), so removing one, or failing to, changes no outcome. It happens before the sweep, which on a
+ * filesystem removes the claims' directories left empty (once they are older than the grace).
+ *
  * <p>On a store that lacks a capability ({@link ObjectStore#publishHistory()}, {@link
- * ObjectStore#retirementMarks()}, {@link ObjectStore#leftoverSweep()}) a run does what is safe without
- * it and lists what it skipped ({@link Report#skipped()}): without publish history there are no records
- * to remove and no divergence evidence to keep, so generations are deleted by the rules above alone;
- * without retirement marks none is raised (the mark is a record for readers, not a lock: a removed
- * window published again is then reported CREATED, not REPUBLISHED); without a sweep nothing is swept.
+ * ObjectStore#retirementMarks()}, {@link ObjectStore#leftoverSweep()}, {@link ObjectStore#claims()}) a
+ * run does what is safe without it and lists what it skipped ({@link Report#skipped()}): without publish
+ * history there are no records to remove and no divergence evidence to keep, so generations are deleted
+ * by the rules above alone; without retirement marks none is raised (the mark is a record for readers,
+ * not a lock: a removed window published again is then reported CREATED, not REPUBLISHED); without a
+ * sweep nothing is swept; without claims there are none to remove.
  *
  * <p>Memory is bounded by {@code keep} plus the report's list of deleted keys: the listing is
  * streamed twice, first to find the newest {@code keep} generations with a bounded heap, then to
@@ -101,8 +114,14 @@ public final class Retention {
    * @param dryRun report without deleting
    * @param dropDivergentEvidence also remove the records and evidence of divergent generations
    *     (default: kept, with the key still reported by the scan)
+   * @param claimTtl remove claims not written or renewed within this ttl (stale); by default the ttl
+   *     publishers claim with ({@link #DEFAULT_CLAIM_TTL})
    */
-  public record Policy(int keep, Duration olderThan, Duration grace, boolean dryRun, boolean dropDivergentEvidence) {
+  public record Policy(int keep, Duration olderThan, Duration grace, boolean dryRun, boolean dropDivergentEvidence,
+      Duration claimTtl) {
+    /** The ttl publishers claim with by default ({@link ClaimPolicy#defaults()}). */
+    public static final Duration DEFAULT_CLAIM_TTL = ClaimPolicy.defaults().ttl();
+
     public Policy {
       if (keep < 1) {
         throw new IllegalArgumentException("keep must be >= 1 (the pointer's generation is always kept), was " + keep);
@@ -114,6 +133,15 @@ public final class Retention {
       if (grace.isNegative()) {
         throw new IllegalArgumentException("grace must not be negative, was " + grace);
       }
+      Objects.requireNonNull(claimTtl, "claimTtl");
+      if (claimTtl.isNegative() || claimTtl.isZero()) {
+        throw new IllegalArgumentException("claim ttl must be positive, was " + claimTtl);
+      }
+    }
+
+    /** A policy that removes claims stale by the default ttl. */
+    public Policy(int keep, Duration olderThan, Duration grace, boolean dryRun, boolean dropDivergentEvidence) {
+      this(keep, olderThan, grace, dryRun, dropDivergentEvidence, DEFAULT_CLAIM_TTL);
     }
 
     /** A policy that keeps the records and evidence of divergent generations. */
@@ -138,10 +166,11 @@ public final class Retention {
    *     the store keeps no marks
    * @param skipped what the run did not do because the store lacks a capability, one line each; empty
    *     on a store with every capability gc uses
+   * @param claimsRemoved the pipeline's stale claims removed (or, in a dry run, that would be), by key
    */
   public record Report(Pointer pointer, long generations, List<String> deleted, long records,
       List<String> evidenceKept, List<String> recordsOnly, List<String> swept, Retirement retirement,
-      List<String> skipped) {}
+      List<String> skipped, List<Claim> claimsRemoved) {}
 
   /** What a run records as having retired when its caller does not say ({@link Retirement#retiredBy()}). */
   public static final String DEFAULT_RETIRED_BY = "idem-core retention";
@@ -175,6 +204,7 @@ public final class Retention {
     PublishHistory history = store.publishHistory().orElse(null);
     RetirementMarks marks = store.retirementMarks().orElse(null);
     LeftoverSweep sweep = store.leftoverSweep().orElse(null);
+    Claims claims = store.claims().orElse(null);
     Optional<PointerState> state = store.readPointer(pipeline);
     Pointer pointer = state.map(PointerState::pointer).orElse(null);
 
@@ -250,6 +280,7 @@ public final class Retention {
         records += history.deleteRecords(key);
       }
     }
+    List<Claim> claimsRemoved = claims == null ? List.of() : removeStaleClaims(claims, pipeline, policy);
     List<String> swept = sweep == null ? List.of() : sweep.sweep(policy.grace(), policy.dryRun());
     List<String> skipped = new ArrayList<>();
     if (history == null) {
@@ -262,8 +293,22 @@ public final class Retention {
     if (sweep == null) {
       skipped.add(store.describe() + " has no sweep of leftovers: nothing swept");
     }
+    if (claims == null) {
+      skipped.add(store.describe() + " keeps no claims: none to remove");
+    }
     return new Report(pointer, generations[0], deleted, records, evidenceKept, recordsOnly, swept, retirement,
-        List.copyOf(skipped));
+        List.copyOf(skipped), claimsRemoved);
+  }
+
+  /** The pipeline's claims older than the policy's ttl, removed unless the run is dry (class comment). */
+  private static List<Claim> removeStaleClaims(Claims claims, String pipeline, Policy policy) throws IOException {
+    List<Claim> removed = new ArrayList<>();
+    for (Claim c : claims.listClaims(pipeline + "/")) {
+      if (!c.isFresh(policy.claimTtl()) && (policy.dryRun() || claims.releaseClaim(c))) {
+        removed.add(c);
+      }
+    }
+    return List.copyOf(removed);
   }
 
   /** Whether {@code key}'s window lies strictly behind the pointer as it is now (none: not known to be). */

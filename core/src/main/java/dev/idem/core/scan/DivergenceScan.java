@@ -1,7 +1,10 @@
 package dev.idem.core.scan;
 
 import dev.idem.core.OutputKey;
+import dev.idem.core.publish.ClaimPolicy;
 import dev.idem.core.store.Acknowledgement;
+import dev.idem.core.store.Claim;
+import dev.idem.core.store.Claims;
 import dev.idem.core.store.Deadline;
 import dev.idem.core.store.DeadlineExceededException;
 import dev.idem.core.store.HistoryQuery;
@@ -62,6 +65,13 @@ import java.util.TreeSet;
  * not read). Any other {@link IOException} from the store ends the scan with no verdict; nothing is
  * written either way.
  *
+ * <p>The store's advisory claims under the prefix ({@link Claims}) are listed once, after the keys,
+ * and each is reported ({@link Listener#claim}) as held or stale by the scan's claim ttl ({@link
+ * #withClaimTtl}); they are counted in the summary and never change its verdict: a claim is advice
+ * (A1), saying who is at work on an unpublished key, not what was published. A store without claims is
+ * scanned the same, its summary saying so ({@link ScanSummary#claims()} {@code null}); a failure to
+ * list them is reported in the summary, never an error of the scan.
+ *
  * <p>A store without {@link PublishHistory} has nothing the scan could judge: the scan refuses it
  * ({@link dev.idem.core.store.MissingCapabilityException}) before any request, never reporting it clean.
  * A store without {@link RetirementMarks} is scanned as if no pipeline had a mark: a key published again
@@ -98,6 +108,12 @@ public final class DivergenceScan {
      */
     default void acknowledged(KeyVerdict verdict, Acknowledgement ack) throws IOException {}
 
+    /**
+     * A claim under the prefix, after the keys: held (written or renewed within the claim ttl) or
+     * {@code stale} (what gc removes). Advice, never part of the verdict.
+     */
+    default void claim(Claim claim, boolean stale) throws IOException {}
+
     /** Called after each key; cheap enough to ignore. */
     default void progress(long keys, long entries) {}
 
@@ -109,6 +125,7 @@ public final class DivergenceScan {
   private final long maxKeys;
   private final Duration maxTime;
   private final Deadline deadline;
+  private final Duration claimTtl;
 
   /**
    * @param maxKeys stop after this many keys; {@code 0} for no bound
@@ -125,13 +142,15 @@ public final class DivergenceScan {
     this.maxKeys = maxKeys;
     this.maxTime = maxTime;
     this.deadline = null;
+    this.claimTtl = ClaimPolicy.defaults().ttl();
   }
 
-  private DivergenceScan(Clock clock, long maxKeys, Duration maxTime, Deadline deadline) {
+  private DivergenceScan(Clock clock, long maxKeys, Duration maxTime, Deadline deadline, Duration claimTtl) {
     this.clock = clock;
     this.maxKeys = maxKeys;
     this.maxTime = maxTime;
     this.deadline = deadline;
+    this.claimTtl = claimTtl;
   }
 
   /**
@@ -140,7 +159,19 @@ public final class DivergenceScan {
    * rather than failed.
    */
   public DivergenceScan within(Deadline deadline) {
-    return new DivergenceScan(clock, maxKeys, null, Objects.requireNonNull(deadline, "deadline"));
+    return new DivergenceScan(clock, maxKeys, null, Objects.requireNonNull(deadline, "deadline"), claimTtl);
+  }
+
+  /**
+   * This scan judging claims older than {@code ttl} stale (by default the ttl publishers claim with,
+   * {@link ClaimPolicy#defaults()}).
+   */
+  public DivergenceScan withClaimTtl(Duration ttl) {
+    Objects.requireNonNull(ttl, "claim ttl");
+    if (ttl.isNegative() || ttl.isZero()) {
+      throw new IllegalArgumentException("claim ttl must be positive, was " + ttl);
+    }
+    return new DivergenceScan(clock, maxKeys, maxTime, deadline, ttl);
   }
 
   public DivergenceScan() {
@@ -225,6 +256,7 @@ public final class DivergenceScan {
       complete = false;
     }
     counts[4] += window.flush(listener);
+    ScanSummary.ClaimCounts claims = claims(store, prefix, until, listener);
     List<PointerTarget> problems = new ArrayList<>();
     long pointers = 0;
     SortedMap<String, Pointer.Rewind> rewinds = new TreeMap<>();
@@ -240,7 +272,41 @@ public final class DivergenceScan {
       }
     }
     return new ScanSummary(prefix, counts[0], counts[1], counts[2], counts[3], complete, pointers, problems, rewinds,
-        counts[4], counts[5], counts[6]);
+        counts[4], counts[5], counts[6], claims);
+  }
+
+  /**
+   * The claims under {@code prefix}, one listing, each told to {@code listener}; {@code null} for a store
+   * without claims. Claims are advice: a listing that fails or finds no time left is reported, not thrown.
+   */
+  private ScanSummary.ClaimCounts claims(ObjectStore store, String prefix, Instant until, Listener listener)
+      throws IOException {
+    Optional<Claims> claims = store.claims();
+    if (claims.isEmpty()) {
+      return null;
+    }
+    if (!timeLeft(until)) {
+      return new ScanSummary.ClaimCounts(0, 0, "the scan's time ran out before they were listed");
+    }
+    List<Claim> listed;
+    try {
+      listed = claims.get().listClaims(prefix);
+    } catch (IOException e) {
+      return new ScanSummary.ClaimCounts(0, 0, e.getMessage() == null ? e.getClass().getSimpleName()
+          : e.getMessage().replace('\n', ' '));
+    }
+    long held = 0;
+    long stale = 0;
+    for (Claim c : listed) {
+      boolean isStale = !c.isFresh(claimTtl);
+      if (isStale) {
+        stale++;
+      } else {
+        held++;
+      }
+      listener.claim(c, isStale);
+    }
+    return new ScanSummary.ClaimCounts(held, stale, null);
   }
 
   /** The newest of {@code acks} that still covers {@code v}, or {@code null}. */

@@ -35,11 +35,32 @@ import java.util.TreeMap;
  * @param acknowledgedKeys divergent keys an operator's acknowledgement still covers ({@link
  *     KeyVerdict#acknowledgedBy}); not counted in {@code divergentKeys} and not part of {@link #clean()}:
  *     the divergence was reviewed, and nothing was written there since
+ * @param claims the advisory claims under the prefix, held and stale, or {@code null} when the store
+ *     keeps none; never part of {@link #clean()}: a claim is advice (A1), not a fact about what was
+ *     published
  */
 public record ScanSummary(String prefix, long keys, long entries, long benignDuplicateKeys, long divergentKeys,
     boolean complete, long pointersExamined, List<PointerTarget> pointerProblems,
     SortedMap<String, Pointer.Rewind> pointerRewinds, long driftPositions, long republishedKeys,
-    long acknowledgedKeys) {
+    long acknowledgedKeys, ClaimCounts claims) {
+
+  /**
+   * The claims a scan listed under its prefix (one listing per scan).
+   *
+   * @param held claims written or renewed within the ttl: writers at work on keys not yet published
+   * @param stale claims older than the ttl, whose writers stopped renewing: what gc removes
+   * @param notListed why the claims could not be listed (the counts are then 0), or {@code null}
+   */
+  public record ClaimCounts(long held, long stale, String notListed) {}
+
+  /** A summary of a scan of a store that keeps no claims. */
+  public ScanSummary(String prefix, long keys, long entries, long benignDuplicateKeys, long divergentKeys,
+      boolean complete, long pointersExamined, List<PointerTarget> pointerProblems,
+      SortedMap<String, Pointer.Rewind> pointerRewinds, long driftPositions, long republishedKeys,
+      long acknowledgedKeys) {
+    this(prefix, keys, entries, benignDuplicateKeys, divergentKeys, complete, pointersExamined, pointerProblems,
+        pointerRewinds, driftPositions, republishedKeys, acknowledgedKeys, null);
+  }
 
   public ScanSummary {
     pointerProblems = List.copyOf(pointerProblems);

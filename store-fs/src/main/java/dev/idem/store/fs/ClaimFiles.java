@@ -6,6 +6,7 @@ import dev.idem.core.store.Claims;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
+import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Path;
@@ -58,6 +59,17 @@ import java.util.regex.Pattern;
  * bounded). An entry that vanished, cannot be read, is a link, or is not a document idem wrote for this
  * key is treated as absent, never as a claim and never as an error: an unreadable claim must not stop a
  * run. Only a failure to list the directory itself is thrown.
+ *
+ * <h2>Empty directories</h2>
+ *
+ * Releasing a claim leaves its key's directory empty; the sweep ({@link #sweepEmpty}) removes empty
+ * directories under {@code _idem/claims/} whose modification time is older than its grace (a release, a
+ * claim or a renewal in it touches that time). A claimer may be about to write into a directory the
+ * sweep removes (it made or found the directory and has not yet created its temporary file there):
+ * its write then fails ({@code NoSuchFileException}), the claim fails with an {@link IOException}, and
+ * the claimer runs without a claim, as claims allow (A1). A claimer whose temporary file is already
+ * there keeps the directory: {@code rmdir} refuses a directory that is not empty, and the sweep leaves
+ * it.
  */
 final class ClaimFiles {
   static final String DIR = "claims";
@@ -70,11 +82,13 @@ final class ClaimFiles {
   /** The id of a claim not yet written: {@link #write} names its entry. */
   private static final String UNWRITTEN = "unwritten";
 
+  private final Path storeRoot;
   private final Path root;
   private final ContainedFs fs;
   private final FsOps ops;
 
   ClaimFiles(Layout layout, ContainedFs fs, FsOps ops) {
+    this.storeRoot = layout.root();
     this.root = layout.internalDir().resolve(DIR);
     this.fs = fs;
     this.ops = ops;
@@ -159,6 +173,51 @@ final class ClaimFiles {
         readOne(child, a, key).ifPresent(out::add);
       }
     }
+  }
+
+  /**
+   * Removes the empty directories under {@code _idem/claims/} (deepest first) last modified at least
+   * {@code grace} ago, as the class comment says; a directory a claimer writes into meanwhile is left.
+   *
+   * @return {@code "removed <relative path>/ (empty claim directory, modified <time>)"} per directory, or
+   *     {@code "would remove …"} with {@code dryRun}
+   */
+  List<String> sweepEmpty(Duration grace, boolean dryRun) throws IOException {
+    List<String> lines = new ArrayList<>();
+    Instant cutoff = Instant.now().minus(grace);
+    for (Path child : children(root)) {
+      sweepEmpty(child, cutoff, dryRun, lines);
+    }
+    return lines;
+  }
+
+  /** Whether {@code dir} is an empty directory now gone (or, dry, that would be), its empty children first. */
+  private boolean sweepEmpty(Path dir, Instant cutoff, boolean dryRun, List<String> lines) throws IOException {
+    BasicFileAttributes a = entryOrNone(dir);
+    if (a == null || !a.isDirectory()) {
+      return false;
+    }
+    boolean empty = true;
+    for (Path child : children(dir)) {
+      empty &= sweepEmpty(child, cutoff, dryRun, lines);
+    }
+    // The time read before its children were removed: what this sweep removed does not make it young.
+    Instant modified = a.lastModifiedTime().toInstant();
+    if (!empty || modified.isAfter(cutoff)) {
+      return false;
+    }
+    if (!dryRun) {
+      try {
+        if (!ops.deleteIfExists(dir)) {
+          return false;
+        }
+      } catch (DirectoryNotEmptyException claimedMeanwhile) {
+        return false;
+      }
+    }
+    lines.add((dryRun ? "would remove " : "removed ") + storeRoot.relativize(dir) + "/ (empty claim directory, modified "
+        + modified + ")");
+    return true;
   }
 
   /** The readable entries of {@code key}. */

@@ -690,12 +690,15 @@ public final class FsObjectStore implements ObjectStore, PublishHistory, Retirem
   // ---------------------------------------------------------------------------------------------- Sweep
 
   /**
-   * Deletes {@code .tmp-} files (temporaries of killed publishes and pointer writes) anywhere under the
-   * root whose last modification is at least {@code grace} old. Pick a grace longer than the slowest
+   * Deletes {@code .tmp-} files (temporaries of killed publishes, pointer writes and claims) anywhere
+   * under the root whose last modification is at least {@code grace} old, then the empty claim
+   * directories under {@code _idem/claims/} as old ({@link ClaimFiles}: a claimer writing into one
+   * meanwhile at worst fails its claim and runs without one). Pick a grace longer than the slowest
    * publish: a live writer whose temporary file is swept fails with an {@link IOException} and
    * publishes nothing. Nothing else is ever touched.
    *
-   * @return {@code "removed <relative path> (<size> bytes, modified <time>)"} per file, or {@code
+   * @return {@code "removed <relative path> (<size> bytes, modified <time>)"} per file and {@code
+   *     "removed <relative path>/ (empty claim directory, modified <time>)"} per directory, or {@code
    *     "would remove …"} with {@code dryRun}, sorted
    */
   @Override
@@ -704,7 +707,10 @@ public final class FsObjectStore implements ObjectStore, PublishHistory, Retirem
     if (grace.isNegative()) {
       throw new IllegalArgumentException("grace must be >= 0, was " + grace);
     }
-    return TempFile.sweep(ops, layout.root(), grace, dryRun);
+    List<String> lines = new ArrayList<>(TempFile.sweep(ops, layout.root(), grace, dryRun));
+    lines.addAll(claimFiles.sweepEmpty(grace, dryRun));
+    lines.sort(null);
+    return lines;
   }
 
   @Override
