@@ -29,6 +29,8 @@ final class FateHook implements StepHook {
   private boolean fired;
   /** Set as the thread dies, before its death unwinds through the publisher (see {@link #died()}). */
   private volatile boolean died;
+  /** The thread that reached the step: a replica's own, or (on the filesystem) its claim heartbeat's. */
+  private volatile Thread firedOn;
 
   FateHook(Fate fate, DeathAction onDeath) {
     this.fate = fate;
@@ -53,6 +55,7 @@ final class FateHook implements StepHook {
       return;
     }
     fired = true;
+    firedOn = Thread.currentThread();
     if (fate instanceof Fate.Stalls st) {
       stall(st.millis());
       return;
@@ -87,6 +90,11 @@ final class FateHook implements StepHook {
    */
   boolean died() {
     return died;
+  }
+
+  /** The thread that reached the step, or {@code null} before it was reached. */
+  Thread firedOn() {
+    return firedOn;
   }
 
   /** Whether the step was reached. */

@@ -55,7 +55,7 @@ class FsClaimScenarioProperties {
         ClaimSetup.Forgery.STAMPED_AHEAD, ClaimSetup.Forgery.STAMPED_BEHIND, ClaimSetup.Forgery.CORRUPT));
   }
 
-  @Property(tries = 30, shrinking = ShrinkingMode.BOUNDED)
+  @Property(tries = 50, shrinking = ShrinkingMode.BOUNDED)
   void everyContractHoldsWhateverClaimsDo(@ForAll("scenarios") Scenario scenario) throws Exception {
     ScenarioCheck.check(backend(), scenario);
   }

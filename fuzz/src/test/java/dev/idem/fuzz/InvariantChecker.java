@@ -260,7 +260,9 @@ final class InvariantChecker {
       if (last.result() == Attempt.Result.IO_ERROR && !p7Error(last)) {
         v.add(who + ": the retry after an injected fault failed too: " + last.detail());
       }
-      if (r.fate() instanceof Fate.Dies && rec.stepReached && last.result() != Attempt.Result.DIED) {
+      // A death reached in the claim heartbeat's thread stops the heartbeat, not the replica.
+      boolean ownThread = rec.stepThread == null || rec.stepThread == rec.thread;
+      if (r.fate() instanceof Fate.Dies && rec.stepReached && ownThread && last.result() != Attempt.Result.DIED) {
         v.add(who + " reached its death step but reported " + last);
       }
       boolean allSkipped = attempts.stream().allMatch(a -> a.result() == Attempt.Result.OK && "SKIPPED".equals(a.status()));
@@ -592,7 +594,7 @@ final class InvariantChecker {
           v.add("A1: " + who + " got " + a.status() + " with claim status " + c.status()
               + " (no report only for a key published at the first look; WAITED_SKIPPED only with SKIPPED; the rest ran the task)");
         }
-        boolean off = r.claimFate().kind() == ClaimFate.Kind.OFF;
+        boolean off = !setup.enabled() || r.claimFate().kind() == ClaimFate.Kind.OFF;
         if (!c.status().equals(Attempt.ClaimSeen.NONE) && off != c.status().equals("OFF")) {
           v.add("A1: " + who + (off ? " has claims off" : " has claims on") + " but its claim report says " + c.status());
         }

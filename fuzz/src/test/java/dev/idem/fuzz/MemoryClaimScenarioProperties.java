@@ -28,7 +28,7 @@ class MemoryClaimScenarioProperties {
     return Scenarios.claimScenarios(Backend.Kind.MEMORY, Scenarios.MEMORY, List.of(ClaimSetup.Forgery.FRESH));
   }
 
-  @Property(tries = 40, shrinking = ShrinkingMode.BOUNDED)
+  @Property(tries = 80, shrinking = ShrinkingMode.BOUNDED)
   void everyContractHoldsWhateverClaimsDo(@ForAll("scenarios") Scenario scenario) throws Exception {
     ScenarioCheck.check(backend, scenario);
   }

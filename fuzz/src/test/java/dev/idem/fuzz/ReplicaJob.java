@@ -21,7 +21,7 @@ import java.util.function.BooleanSupplier;
  * lock makes the others end BUSY within it (B1) rather than wait for it; the default elsewhere (S3's
  * requests have their own timeouts, which a single injected timeout already exceeds).
  *
- * <p>Claims are on, with the scenario's {@link ClaimSetup} (off for a replica whose {@link ClaimFate} says
+ * <p>Claims are as the scenario's {@link ClaimSetup} says (off for a replica whose {@link ClaimFate} says
  * so), through a {@link ClaimSeam} that injects the replica's claim fate and measures its waits.
  */
 final class ReplicaJob {

@@ -21,7 +21,7 @@ public record Scenario(Backend.Kind backend, List<Replica> replicas, int readers
   }
 
   public Scenario(Backend.Kind backend, List<Replica> replicas, int readers, Hazard hazard) {
-    this(backend, replicas, readers, hazard, ClaimSetup.BASE);
+    this(backend, replicas, readers, hazard, ClaimSetup.OFF);
   }
 
   public Scenario(Backend.Kind backend, List<Replica> replicas, int readers) {
@@ -104,7 +104,7 @@ public record Scenario(Backend.Kind backend, List<Replica> replicas, int readers
   public String toString() {
     return backend.name().toLowerCase(java.util.Locale.ROOT) + " store, " + readers + " reader"
         + (readers == 1 ? "" : "s") + " following the pointer" + (hazard == Hazard.NONE ? "" : "; " + hazard.story)
-        + (claims.equals(ClaimSetup.BASE) ? "" : "; " + claims) + ":\n"
+        + (claims.equals(ClaimSetup.OFF) ? "" : "; " + claims) + ":\n"
         + replicas.stream().map(r -> "  " + r).collect(Collectors.joining("\n"));
   }
 }

@@ -39,6 +39,11 @@ final class ScenarioRunner {
     final List<Attempt> attempts = java.util.Collections.synchronizedList(new ArrayList<>());
     final AtomicInteger taskRuns = new AtomicInteger();
     volatile boolean stepReached;
+    /**
+     * For a replica thread, the thread that reached its step: its own, or its claim heartbeat's (a
+     * renewal's calls on the filesystem), which a death then stops while the replica goes on.
+     */
+    volatile Thread stepThread;
     volatile boolean killed;
     volatile Process process;
     volatile Thread pump;
@@ -308,6 +313,7 @@ final class ScenarioRunner {
       violations.add("replica " + rec.replica.id() + "'s thread failed outside publish: " + e);
     } finally {
       rec.stepReached = hook.fired();
+      rec.stepThread = hook.firedOn();
     }
   }
 
