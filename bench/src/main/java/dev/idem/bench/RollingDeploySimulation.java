@@ -112,7 +112,10 @@ public final class RollingDeploySimulation {
     }
   }
 
-  /** Per-configuration figures. */
+  /**
+   * Per-configuration figures. {@code closeToPublishMillis} is by window: from its close to the return
+   * of the publish that created it, in windows no deploy overlapped; -1 elsewhere.
+   */
   record Result(Config config, int windows, int published, double workAll, double workDeploy, int deployWindows,
       int divergentReported, int divergentFound, int clobbers, long[] closeToPublishMillis, Duration worstWait,
       int skippedByClaim, int takeovers, int waitsExpired) {}
@@ -207,7 +210,8 @@ public final class RollingDeploySimulation {
     double workAll = 0;
     double workDeploy = 0;
     int divergentReported = 0;
-    List<Long> latency = new ArrayList<>();
+    long[] latency = new long[params.windows()];
+    Arrays.fill(latency, -1);
     Duration worstWait = Duration.ZERO;
     int skippedByClaim = 0;
     int takeovers = 0;
@@ -253,7 +257,7 @@ public final class RollingDeploySimulation {
           clobbers++;
         }
         if (created != null && !deployWindows.contains(window)) {
-          latency.add(TimeUnit.NANOSECONDS.toMillis(created.publishedAtNanos - time.closeNanos(window)));
+          latency[window] = TimeUnit.NANOSECONDS.toMillis(created.publishedAtNanos - time.closeNanos(window));
         }
       }
     }
@@ -264,10 +268,9 @@ public final class RollingDeploySimulation {
         found[0]++;
       }
     });
-    long[] lat = latency.stream().mapToLong(Long::longValue).sorted().toArray();
     return new Result(config, params.windows(), published, workAll / params.windows(),
         deployWindows.isEmpty() ? 0 : workDeploy / deployWindows.size(), deployWindows.size(), divergentReported,
-        found[0], clobbers, lat, worstWait, skippedByClaim, takeovers, waitsExpired);
+        found[0], clobbers, latency, worstWait, skippedByClaim, takeovers, waitsExpired);
   }
 
   RunSpec spec(int window, long firstClose) {
@@ -502,20 +505,31 @@ public final class RollingDeploySimulation {
   static String table(Params p, List<Result> results) {
     StringBuilder out = new StringBuilder();
     out.append(String.format(Locale.ROOT, "%d windows of %d s, %d deploys (new replica ready after %d ms, drain "
-            + "deadline %d ms), tasks %d-%d ms, claims ttl %d ms, poll %d ms, wait bound %d ms, seed %d%n%n",
+            + "deadline %d ms), tasks %d-%d ms, claims ttl %d ms, poll %d ms, wait bound %d ms, seed %d; load "
+            + "average %s%n%n",
         p.windows(), p.windowSeconds(), p.deploys(), p.ready().toMillis(), p.drain().toMillis(), p.taskMin().toMillis(),
-        p.taskMax().toMillis(), p.ttl().toMillis(), p.poll().toMillis(), p.waitBound().toMillis(), p.seed()));
+        p.taskMax().toMillis(), p.ttl().toMillis(), p.poll().toMillis(), p.waitBound().toMillis(), p.seed(),
+        Machine.loadAverage()));
     out.append("| configuration | task runs per window | in deploy windows | windows published | divergent "
-        + "(reported / found by scan) | clobbers | close to publish, no deploy: p50 / max | worst claim wait | skipped by claim "
-        + "/ takeovers / waits expired |\n");
-    out.append("|---|---|---|---|---|---|---|---|---|\n");
+        + "(reported / found by scan) | clobbers | close to publish, no deploy: p50 | later than the first row, "
+        + "same window: p50 / max | worst claim wait | skipped by claim / takeovers / waits expired |\n");
+    out.append("|---|---|---|---|---|---|---|---|---|---|\n");
+    long[] base = results.isEmpty() ? new long[0] : results.get(0).closeToPublishMillis();
     for (Result r : results) {
-      long[] lat = r.closeToPublishMillis();
-      out.append(String.format(Locale.ROOT, "| %s | %.2f | %.2f | %d / %d | %d / %d | %d | %s / %s ms | %d ms | %d / %d / %d |%n",
+      long[] lat = Arrays.stream(r.closeToPublishMillis()).filter(v -> v >= 0).sorted().toArray();
+      List<Long> later = new ArrayList<>();
+      for (int w = 0; w < base.length && w < r.closeToPublishMillis().length; w++) {
+        if (base[w] >= 0 && r.closeToPublishMillis()[w] >= 0) {
+          later.add(r.closeToPublishMillis()[w] - base[w]);
+        }
+      }
+      Collections.sort(later);
+      out.append(String.format(Locale.ROOT, "| %s | %.2f | %.2f | %d / %d | %d / %d | %d | %s ms | %s / %s ms | %d ms "
+              + "| %d / %d / %d |%n",
           r.config().name(), r.workAll(), r.workDeploy(), r.published(), r.windows(), r.divergentReported(),
           r.divergentFound(), r.clobbers(), lat.length == 0 ? "-" : String.valueOf(lat[lat.length / 2]),
-          lat.length == 0 ? "-" : String.valueOf(lat[lat.length - 1]), r.worstWait().toMillis(), r.skippedByClaim(),
-          r.takeovers(), r.waitsExpired()));
+          later.isEmpty() ? "-" : later.get(later.size() / 2), later.isEmpty() ? "-" : later.get(later.size() - 1),
+          r.worstWait().toMillis(), r.skippedByClaim(), r.takeovers(), r.waitsExpired()));
     }
     return out.toString();
   }

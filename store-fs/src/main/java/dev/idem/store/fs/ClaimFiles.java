@@ -23,9 +23,10 @@ import java.util.regex.Pattern;
 /**
  * The advisory claims of a filesystem store ({@link FsObjectStore#claim} and the rest of {@link
  * Claims}): one file per claim entry, {@code _idem/claims/<key>/claim.<16 hex>}, holding its {@link
- * Claim} document. Claims are advice (see {@link Claims}): a document is forced before it is linked, so
- * none is ever seen partial, but no directory is fsynced, since a claim lost to a power loss costs
- * duplicated work only.
+ * Claim} document. Claims are advice (see {@link Claims}): a document is whole before it is linked, so
+ * no reader sees it partial; nothing is forced (neither the document nor a directory), since a claim
+ * lost or torn by a power loss is read as absent and costs duplicated work only, and a claim is
+ * written on every renewal.
  *
  * <h2>Write (a claim, or a renewal), step by step</h2>
  *
@@ -225,11 +226,11 @@ final class ClaimFiles {
   /** Writes {@code claim}'s document as a new entry (the steps are in the class comment). */
   private Claim write(Claim claim) throws IOException {
     Path dir = dirOf(claim.key());
-    fs.ensureDirectory(dir);
+    fs.ensureDirectoryUnsynced(dir);
     for (int attempt = 1; ; attempt++) {
       try (TempFile temp = TempFile.create(ops, dir, "claim")) {
         temp.write(ByteBuffer.wrap(claim.toBytes()));
-        temp.forceAndClose();
+        temp.closeUnforced();
         String id = NAME_PREFIX + TempFile.randomHex();
         Path target = dir.resolve(id);
         fs.requireNoLinks(target);

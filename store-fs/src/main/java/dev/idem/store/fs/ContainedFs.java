@@ -163,14 +163,24 @@ final class ContainedFs {
    */
   void ensureDirectory(Path dir) throws IOException {
     ensureRoot();
-    ensureBelowRoot(dir);
+    ensureBelowRoot(dir, true);
+  }
+
+  /**
+   * {@link #ensureDirectory} without fsyncing the parents of the directories made below the root: for
+   * directories of advice (claims), whose loss in a power loss costs duplicated work only, and which
+   * are made for every key.
+   */
+  void ensureDirectoryUnsynced(Path dir) throws IOException {
+    ensureRoot();
+    ensureBelowRoot(dir, false);
   }
 
   /** {@link #ensureDirectory} for two directories, checking the root once. */
   void ensureDirectories(Path first, Path second) throws IOException {
     ensureRoot();
-    ensureBelowRoot(first);
-    ensureBelowRoot(second);
+    ensureBelowRoot(first, true);
+    ensureBelowRoot(second, true);
   }
 
   private void ensureRoot() throws IOException {
@@ -179,7 +189,7 @@ final class ContainedFs {
     }
   }
 
-  private void ensureBelowRoot(Path dir) throws IOException {
+  private void ensureBelowRoot(Path dir, boolean durable) throws IOException {
     Path rel = root.relativize(dir);
     Path cur = root;
     if (rel.toString().isEmpty()) {
@@ -198,7 +208,9 @@ final class ContainedFs {
           throw new FileSystemException(cur.toString(), null, "vanished while being created");
         }
       }
-      sync(cur.getParent(), "created " + cur + " but could not make it durable");
+      if (durable) {
+        sync(cur.getParent(), "created " + cur + " but could not make it durable");
+      }
     }
   }
 

@@ -288,4 +288,27 @@ class FsClaimsTest {
     assertTrue(s.claims().isPresent());
     assertEquals(s, s.claims().get());
   }
+
+  @Test
+  void claimRenewRelease_forceNothing() throws Exception {
+    List<String> forced = new ArrayList<>();
+    ForwardingOps counting = new ForwardingOps() {
+      @Override
+      public void force(java.nio.channels.FileChannel channel) throws IOException {
+        forced.add("file");
+        super.force(channel);
+      }
+
+      @Override
+      public void fsyncDirectory(Path dir) throws IOException {
+        forced.add(dir.toString());
+        super.fsyncDirectory(dir);
+      }
+    };
+    FsObjectStore s = counting.openStore(root, FsObjectStore.Options.defaults());
+    Claim held = s.claim(key, "host-a:1", EXPECTED, TTL).claim();
+    Claim renewed = s.renewClaim(held);
+    assertTrue(s.releaseClaim(renewed));
+    assertEquals(List.of(), forced, "a claim is advice: a power loss may lose it, and it is written on every renewal");
+  }
 }
