@@ -40,8 +40,8 @@ final class HookedFsOps extends ForwardingOps {
    * names the same call it did before claims were written beside it, and drawn only by the claim
    * scenarios ({@link Scenarios#claimScenarios}).
    */
-  static final List<String> CLAIM_OPS = List.of("createDirectory(claims)", "fsyncDirectory(claims dir)",
-      "createNew(claim temp)", "write(claim temp)", "force(claim temp)", "createLink(claim)", "deleteIfExists(claim)");
+  static final List<String> CLAIM_OPS = List.of("createDirectory(claims)", "createNew(claim temp)", "write(claim temp)",
+      "createLink(claim)", "deleteIfExists(claim)");
   /** Where a fault after the call is a realistic failure: the bytes or sync may or may not have landed. */
   static final List<String> OPS_FAULT_AFTER = List.of("write(object temp)", "force(object temp)",
       "fsyncDirectory(object dir)", "write(record)", "force(record)", "fsyncDirectory(record dir)",
