@@ -65,6 +65,8 @@ mods="$("$jdk/bin/jdeps" --print-module-deps --ignore-missing-deps --multi-relea
 if "$jdk/bin/java" --list-modules | grep -q '^jdk.crypto.ec@'; then
   mods="$mods,jdk.crypto.ec"
 fi
+# jdk.unsupported holds sun.misc.Signal, which run --on-term finish reaches by reflection (unseen by jdeps).
+mods="$mods,jdk.unsupported"
 # java.xml (about 3 MB packed) stays out: the S3 store reads XML with its own parser
 # (dev.idem.store.s3.internal.xml), and a new use of java.xml in idem or a library must be a decision.
 case ",$mods," in

@@ -1,6 +1,8 @@
 package dev.idem.cli;
 
 import dev.idem.core.RunSpec;
+import dev.idem.core.publish.ClaimReport;
+import dev.idem.core.publish.ClaimReport.ClaimStatus;
 import dev.idem.core.publish.PublishReport;
 import dev.idem.core.publish.PublishStatus;
 import java.io.IOException;
@@ -150,6 +152,22 @@ final class BatchMetrics implements AutoCloseable {
         seconds(elapsed));
     if (report != null) {
       gauge(b, "idem_run_bytes", "Size of the object now at the output key.", base, Long.toString(report.stored().size()));
+      ClaimReport claim = report.claim();
+      if (claim != null) {
+        // Counted by claim: sum them over writers and windows for how often replicas waited, took over, skipped.
+        gauge(b, "idem_run_claim_status", "1 for what this run did with the key's advisory claim (HELD, TAKEN_OVER, "
+            + "WAITED_SKIPPED, WAIT_EXPIRED, FAILED, UNSUPPORTED, OFF); absent when the key was published at the "
+            + "first look.", base + ",status=\"" + claim.status().name() + "\"", "1");
+        gauge(b, "idem_run_claim_waits", "1 when this run waited for another writer's fresh claim (then skipped, "
+            + "ran beside it, or took it over once it went stale or away).", base,
+            Reports.waitedForClaim(claim) ? "1" : "0");
+        gauge(b, "idem_run_claim_takeovers", "1 when this run took over another writer's stale or released claim.",
+            base, claim.status() == ClaimStatus.TAKEN_OVER ? "1" : "0");
+        gauge(b, "idem_run_claim_skips", "1 when the claimant's object appeared while this run waited: the task "
+            + "was not run.", base, claim.status() == ClaimStatus.WAITED_SKIPPED ? "1" : "0");
+        gauge(b, "idem_run_claim_wait_seconds", "How long this run waited for another writer's claim.", base,
+            seconds(claim.waited()));
+      }
       if (report.pointer() != null) {
         gauge(b, "idem_pointer_outcome", "1 for the pointer advance outcome (ADVANCED, ALREADY_CURRENT, NEWER_PRESENT, "
             + "SAME_POSITION_OTHER_KEY, BUSY, CONFLICT, ...).", base + ",outcome=\"" + report.pointer().status().name()

@@ -101,8 +101,8 @@ public final class ExitCodes implements IExitCodeExceptionMapper {
         + "lacks what the command needs (a store without publish history: scan, history, ack, get --latest-of-schema); nothing written");
     m.put(" " + NOTHING_EXAMINED, "nothing examined: a scan met no keys and no pointer (--allow-empty passes a new pipeline), or its file: directory is not an idem store");
     m.put(INTERNAL + "", "internal error (a bug; IDEM_DEBUG=1 prints the stack trace)");
-    m.put(INTERRUPTED_SIGINT + "", "interrupted by SIGINT (CMD got it too; nothing partial published)");
-    m.put(INTERRUPTED_SIGTERM + "", "interrupted by SIGTERM (CMD got it too; nothing partial published)");
+    m.put(INTERRUPTED_SIGINT + "", "interrupted by SIGINT (CMD, if started, got it too; nothing partial published)");
+    m.put(INTERRUPTED_SIGTERM + "", "interrupted by SIGTERM (CMD, if started, got it too; nothing partial published)");
     return m;
   }
 

@@ -15,7 +15,8 @@ import java.util.Set;
  * {@code =per-command} (the image's entrypoint passes it) for one of those, idem starts the same JVM again
  * with the launcher's flags for it, the same class path and arguments, sharing its stdin, stdout and
  * stderr, and exits with its code; a SIGTERM or SIGINT that ends this JVM is passed on as SIGTERM and
- * waited for, so {@code run}'s CMD still gets its grace period. Every other command runs in place.
+ * waited for, so {@code run}'s CMD still gets its grace period (or its drain), and this JVM then exits
+ * with the child's code. Every other command runs in place.
  */
 final class JitRelaunch {
   /** The system property that asks for the launcher's per-command JIT. */
@@ -99,7 +100,9 @@ final class JitRelaunch {
     Thread passOn = new Thread(() -> {
       child.destroy();
       try {
-        child.waitFor();
+        // The child's code, not this JVM's 143: a run that drained the SIGTERM (--on-term finish) exits with
+        // its publish's code.
+        Runtime.getRuntime().halt(child.waitFor());
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }

@@ -1,15 +1,19 @@
 package dev.idem.cli;
 
 import dev.idem.core.RunSpec;
+import dev.idem.core.publish.ClaimReport;
+import dev.idem.core.publish.ClaimReport.ClaimStatus;
 import dev.idem.core.publish.AdvanceReport;
 import dev.idem.core.publish.AdvanceStatus;
 import dev.idem.core.publish.PublishReport;
 import dev.idem.core.publish.PublishStatus;
+import dev.idem.core.store.Claim;
 import dev.idem.core.store.DivergenceRecord;
 import dev.idem.core.store.ObjectInfo;
 import dev.idem.core.store.Pointer;
 import dev.idem.core.store.PutOutcome;
 import java.io.PrintWriter;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -145,10 +149,62 @@ final class Reports {
       }
     }
     parts.add("pointer=" + pointerWord(r.pointer()));
+    ClaimReport c = r.claim();
     if (r.status() == PublishStatus.SKIPPED) {
-      parts.add("(already published" + (s.writer() != null ? " by " + s.writer() : "") + "; task not run)");
+      String by = s.writer() != null ? " by " + s.writer() : "";
+      parts.add(c != null && c.status() == ClaimStatus.WAITED_SKIPPED
+          ? "claim=WAITED_SKIPPED (published" + by + " while this replica waited " + Durations.format(c.waited())
+              + " for " + claimant(c) + "'s claim; task not run)"
+          : "(already published" + by + "; task not run)");
+    } else if (c != null) {
+      switch (c.status()) {
+        case TAKEN_OVER -> parts.add("claim=TAKEN_OVER (" + claimant(c) + "'s claim went stale or was released "
+            + "without an object" + waitedClause(c) + "; this replica claimed the key and ran the task)");
+        case WAIT_EXPIRED -> parts.add("claim=WAIT_EXPIRED (" + claimant(c) + "'s claim was still fresh after "
+            + Durations.format(c.waited()) + " (--claim-wait): the task ran beside it)");
+        case FAILED -> parts.add("claim=FAILED (the claim could not be read or written: the task ran without one)");
+        default -> {
+          // HELD, OFF, UNSUPPORTED: the usual run, said in --json only.
+        }
+      }
     }
     return String.join(" ", parts);
+  }
+
+  private static String claimant(ClaimReport c) {
+    return c.lastClaimant().map(Claim::writer).orElse("another writer");
+  }
+
+  private static String waitedClause(ClaimReport c) {
+    return waitedForClaim(c) ? ", after waiting " + Durations.format(c.waited()) : "";
+  }
+
+  /**
+   * Whether this run waited for another writer's claim: it found one fresh (a skip or a run beside it
+   * after the wait), or took one over a second or more after it first looked (a takeover at the first
+   * look spends only the store's round trips).
+   */
+  static boolean waitedForClaim(ClaimReport c) {
+    return c.status() == ClaimStatus.WAITED_SKIPPED || c.status() == ClaimStatus.WAIT_EXPIRED
+        || c.status() == ClaimStatus.TAKEN_OVER && c.waited().getSeconds() > 0;
+  }
+
+  /**
+   * What was done with the key's claim, for {@code --json}: {@code null} when the key was published at
+   * the first look (no claim was looked at).
+   */
+  static Json claimJson(ClaimReport c) {
+    if (c == null) {
+      return null;
+    }
+    Json j = Json.object().put("status", c.status().name());
+    c.lastClaimant().ifPresent(other -> j.put("claimant", Json.object()
+        .put("writer", other.writer())
+        .put("started", other.started().toString())
+        .putIfPresent("expected_ms", other.expectedDuration().map(Duration::toMillis).orElse(null))));
+    return j.put("waited_ms", c.waited().toMillis())
+        .put("renewals", c.renewals())
+        .put("renewal_failures", c.renewalFailures());
   }
 
   static String pointerWord(AdvanceReport a) {
@@ -187,6 +243,7 @@ final class Reports {
     }
     j.put("retired", GcCommand.retiredJson(r.retired()));
     j.put("pointer", pointerJson(r.pointer()));
+    j.put("claim", claimJson(r.claim()));
     return j;
   }
 

@@ -39,6 +39,14 @@ import java.util.stream.Stream;
  *       result there ({@link #keepResult}) because its publish failed.
  * </ol>
  *
+ * <p>With {@link OnTerm#FINISH} ({@code --on-term finish}), {@link #arm()} also handles SIGTERM itself
+ * ({@link SignalTrap}) and a SIGTERM that arrives once CMD has started drains instead: CMD is not
+ * signalled and runs on, its result is published as usual (the publisher's claim heartbeat keeps
+ * running meanwhile), and idem exits with the publish's code. A drain is bounded by the drain
+ * deadline, counted from the signal to {@link #close()}; past it, or on a second SIGTERM, idem exits
+ * 143 through the hook above (CMD stopped, nothing of it published). A SIGINT, or a SIGTERM before
+ * CMD started (while waiting for another writer's claim), exits at once the same way.
+ *
  * Starting CMD and noticing a signal are ordered by this object's monitor, so either the hook sees
  * the process (and stops it) or the main thread sees the signal (and never starts it).
  */
@@ -50,7 +58,11 @@ final class TaskProcess implements AutoCloseable {
   private final PrintWriter err;
   private final boolean progress;
   private final Duration progressAfter;
+  private final OnTerm onTerm;
+  private final Duration drainDeadline;
   private final Thread hook = new Thread(this::onSignal, "idem-run-signal");
+  /** The SIGTERM handler of a drain, while armed with {@link OnTerm#FINISH}; else {@code null}. */
+  private SignalTrap termTrap;
 
   private Path dir;
   /** CMD's result, once it exited 0 and wrote one; kept by {@link #keepResult}. */
@@ -59,6 +71,18 @@ final class TaskProcess implements AutoCloseable {
   private Process process;
   private volatile boolean signalled;
   private boolean armed;
+  /** A SIGTERM came after CMD started, with {@link OnTerm#FINISH}: CMD runs on and its result is published. */
+  private boolean draining;
+  /** The run is over ({@link #close()}): a drain ended in time, a signal now is the JVM's to handle. */
+  private boolean finished;
+
+  /** What a SIGTERM does to a running CMD: {@code --on-term}. */
+  enum OnTerm {
+    /** Stop CMD (SIGTERM, SIGKILL after the grace), publish nothing, exit 143. */
+    ABORT,
+    /** Let CMD finish, within the drain deadline, and publish its result. */
+    FINISH
+  }
 
   /** CMD exited non-zero; idem exits with the same code, unless {@code --cmd-exit} maps it. */
   static final class CommandFailed extends Exception {
@@ -116,9 +140,14 @@ final class TaskProcess implements AutoCloseable {
    * @param stdoutSink where CMD's stdout goes when it is not the result (idem's stdout, or its
    *     stderr under {@code --json} so stdout holds only the report)
    * @param progressAfter a long-running CMD is reported on stderr first after this, then every minute
+   * @param onTerm what a SIGTERM does once CMD has started
+   * @param drainDeadline with {@link OnTerm#FINISH}, how long after a SIGTERM CMD may take to finish and be
+   *     published before idem stops it as with {@link OnTerm#ABORT}
    */
-  TaskProcess(List<String> command, boolean captureStdout, Duration grace, PrintWriter stdoutSink, PrintWriter err,
-      boolean progress, Duration progressAfter) {
+  TaskProcess(List<String> command, boolean captureStdout, Duration grace, OnTerm onTerm, Duration drainDeadline,
+      PrintWriter stdoutSink, PrintWriter err, boolean progress, Duration progressAfter) {
+    this.onTerm = onTerm;
+    this.drainDeadline = drainDeadline;
     this.command = List.copyOf(command);
     this.captureStdout = captureStdout;
     this.grace = grace;
@@ -128,11 +157,85 @@ final class TaskProcess implements AutoCloseable {
     this.progressAfter = progressAfter;
   }
 
-  /** Installs the signal forwarding; call before the publisher may start CMD. */
+  /**
+   * Installs the signal forwarding, and with {@link OnTerm#FINISH} the drain's SIGTERM handler; call before
+   * the publisher may start CMD. A runtime that cannot handle SIGTERM itself is said on stderr (even under
+   * --quiet: a drain was asked for) and SIGTERM then aborts.
+   */
   TaskProcess arm() {
     Runtime.getRuntime().addShutdownHook(hook);
     armed = true;
+    if (onTerm == OnTerm.FINISH) {
+      try {
+        termTrap = SignalTrap.install("TERM", this::onTerm);
+      } catch (SignalTrap.Unavailable e) {
+        err.println("idem: warning: --on-term finish is not available: " + e.getMessage()
+            + "; a SIGTERM stops CMD as with --on-term abort");
+        err.flush();
+      }
+    }
     return this;
+  }
+
+  /**
+   * The drain's SIGTERM handler, on the JVM's signal thread: the first SIGTERM after CMD started drains;
+   * one before CMD started, a second one, or one after the run is over exits 143 as the JVM would.
+   */
+  private void onTerm() {
+    long pid;
+    synchronized (this) {
+      boolean drain = process != null && !draining && !finished && !signalled;
+      if (drain) {
+        draining = true;
+        pid = process.pid();
+      } else {
+        pid = -1;
+      }
+    }
+    if (pid < 0) {
+      // Outside the monitor: exiting runs the hook, which takes it.
+      System.exit(ExitCodes.INTERRUPTED_SIGTERM);
+      return;
+    }
+    say("SIGTERM: draining (--on-term finish): CMD (pid " + pid + ") is not signalled and may finish, and its "
+        + "result be published, within " + Durations.format(drainDeadline) + " (--drain-deadline); another SIGTERM "
+        + "or a SIGINT stops it now");
+    Thread deadline = new Thread(this::awaitDrainDeadline, "idem-run-drain-deadline");
+    deadline.setDaemon(true);
+    deadline.start();
+  }
+
+  /** Ends a drain that outlives its deadline the way an abort ends: through the hook, exit 143. */
+  private void awaitDrainDeadline() {
+    long end = System.nanoTime() + drainDeadline.toNanos();
+    synchronized (this) {
+      long left;
+      while (!finished && (left = end - System.nanoTime()) > 0) {
+        try {
+          wait(left / 1_000_000, (int) (left % 1_000_000));
+        } catch (InterruptedException e) {
+          // Nothing interrupts this thread; the deadline still holds.
+        }
+      }
+      if (finished) {
+        return;
+      }
+    }
+    say("the drain deadline (" + Durations.format(drainDeadline) + ", --drain-deadline) passed before CMD's result was "
+        + "published: aborting (a publish under way leaves the complete object or nothing)");
+    System.exit(ExitCodes.INTERRUPTED_SIGTERM);
+  }
+
+  /** Whether a SIGTERM was drained: CMD finished after it and the run went on to publish. */
+  synchronized boolean drained() {
+    return draining && !signalled;
+  }
+
+  private void say(String line) {
+    synchronized (err) {
+      err.println("idem: " + line);
+      err.flush();
+    }
   }
 
   /** The publisher's task: runs CMD and returns its result. */
@@ -251,6 +354,13 @@ final class TaskProcess implements AutoCloseable {
 
   @Override
   public void close() {
+    synchronized (this) {
+      finished = true;
+      notifyAll();
+    }
+    if (termTrap != null) {
+      termTrap.restore();
+    }
     if (armed) {
       try {
         Runtime.getRuntime().removeShutdownHook(hook);

@@ -14,6 +14,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -119,14 +120,180 @@ class ProcessesE2E {
     }
   }
 
+  /** Waits for {@code text} on a running idem's stderr: it has reached that point (a wait, a drain). */
+  void awaitErr(Process p, String text) throws Exception {
+    Instant deadline = Instant.now().plus(LIMIT);
+    while (!read(p, "err").contains(text)) {
+      if (Instant.now().isAfter(deadline)) {
+        fail("timed out waiting for '" + text + "' on stderr:\n" + read(p, "err"));
+      }
+      if (!p.isAlive()) {
+        fail("idem ended before saying '" + text + "': exit=" + p.exitValue() + "\n" + read(p, "err"));
+      }
+      Thread.sleep(10);
+    }
+  }
+
+  /** {@link #runArgs} with {@code flags} before the {@code --}. */
+  String[] runArgs(String writer, String script, String... flags) {
+    List<String> args = new ArrayList<>(List.of(runArgs(writer, script)));
+    args.addAll(args.indexOf("--"), List.of(flags));
+    return args.toArray(new String[0]);
+  }
+
+  @SuppressWarnings("unchecked")
+  static Map<String, Object> claimOf(Done d) {
+    return (Map<String, Object>) MiniJson.object(d.out()).get("claim");
+  }
+
+  @SuppressWarnings("unchecked")
+  static String claimantOf(Done d) {
+    return (String) ((Map<String, Object>) claimOf(d).get("claimant")).get("writer");
+  }
+
+  /** A CMD that says it runs, waits for {@code go}, then writes {@code result}; and notes it ran. */
+  static String blockingCmd(String name) {
+    return "touch \"$DIR/ran." + name + "\"; while [ ! -e \"$DIR/go\" ]; do sleep 0.01; done; "
+        + "printf result > \"$IDEM_OUTPUT\"";
+  }
+
+  @Test
+  void claims_aReplicaFindingAFreshClaimWaitsAndSkipsNamingTheClaimant() throws Exception {
+    Process a = startTracked(runArgs("host-a", blockingCmd("a")));
+    awaitFiles(dir.resolve("ran.a"));
+    Process b = startTracked(runArgs("host-b", blockingCmd("b"), "--claim-poll", "1s"));
+    awaitErr(b, "idem: waiting for host-a's claim on " + key() + " (");
+    Files.createFile(dir.resolve("go"));
+    Done da = finish(a);
+    Done db = finish(b);
+    assertEquals(0, da.code(), da.describe());
+    assertEquals("CREATED", MiniJson.object(da.out()).get("status"), da.describe());
+    assertEquals("HELD", claimOf(da).get("status"), da.describe());
+    assertEquals(0, db.code(), db.describe());
+    assertEquals("SKIPPED", MiniJson.object(db.out()).get("status"), db.describe());
+    assertEquals("WAITED_SKIPPED", claimOf(db).get("status"), db.describe());
+    assertEquals("host-a", claimantOf(db), db.describe());
+    assertTrue(((Number) claimOf(db).get("waited_ms")).longValue() > 0, db.describe());
+    assertFalse(Files.exists(dir.resolve("ran.b")), "the waiting replica never ran CMD: " + db.describe());
+  }
+
+  @Test
+  void claims_aClaimantKilledGoesStaleAndTheNextReplicaTakesOver() throws Exception {
+    String script = "echo $$ > \"$DIR/a.pid\"; touch \"$DIR/running\"; while :; do sleep 0.05; done";
+    Process a = startTracked(runArgs("host-a", script, "--claim-ttl", "2s"));
+    awaitFiles(dir.resolve("running"));
+    a.destroyForcibly(); // SIGKILL: no release, no signal to CMD; the claim is left to go stale
+    finish(a);
+    ProcessHandle.of(Long.parseLong(Files.readString(dir.resolve("a.pid")).strip()))
+        .ifPresent(ProcessHandle::destroyForcibly);
+    Done b = idem(runArgs("host-b", "printf result > \"$IDEM_OUTPUT\"", "--claim-ttl", "2s", "--claim-poll", "1s"));
+    assertEquals(0, b.code(), b.describe());
+    assertEquals("CREATED", MiniJson.object(b.out()).get("status"), b.describe());
+    assertEquals("TAKEN_OVER", claimOf(b).get("status"), b.describe());
+    assertEquals("host-a", claimantOf(b), b.describe());
+    assertEquals("result", Files.readString(storeRoot.resolve(key())));
+  }
+
+  @Test
+  void claims_noClaims_bothReplicasRun() throws Exception {
+    Process a = startTracked(runArgs("host-a", blockingCmd("a")));
+    awaitFiles(dir.resolve("ran.a"));
+    Process b = startTracked(runArgs("host-b", blockingCmd("b"), "--no-claims"));
+    awaitFiles(dir.resolve("ran.b"));
+    Files.createFile(dir.resolve("go"));
+    Done da = finish(a);
+    Done db = finish(b);
+    assertEquals(0, da.code(), da.describe());
+    assertEquals(0, db.code(), db.describe());
+    assertEquals("OFF", claimOf(db).get("status"), db.describe());
+    Set<Object> statuses = new HashSet<>(List.of(MiniJson.object(da.out()).get("status"), MiniJson.object(db.out()).get("status")));
+    assertEquals(Set.of("CREATED", "IDENTICAL"), statuses, da.describe() + db.describe());
+  }
+
+  /** A CMD that notes a SIGTERM it gets, says it runs, waits for {@code go}, then writes its result. */
+  static final String DRAINED_CMD = "trap 'touch \"$DIR/cmd-got-term\"; exit 1' TERM; touch \"$DIR/running\"; "
+      + "while [ ! -e \"$DIR/go\" ]; do sleep 0.05; done; printf drained > \"$IDEM_OUTPUT\"";
+
+  @Test
+  void drain_sigtermWithOnTermFinish_publishesCmdsResultAndExitsWithThePublishsCode() throws Exception {
+    Process p = startTracked(runArgs("old-replica", DRAINED_CMD, "--on-term", "finish", "--drain-deadline", "60s"));
+    awaitFiles(dir.resolve("running"));
+    p.destroy(); // SIGTERM, what a rolling deployment sends the old replica
+    awaitErr(p, "idem: SIGTERM: draining (--on-term finish)");
+    Files.createFile(dir.resolve("go"));
+    Done d = finish(p);
+    assertEquals(0, d.code(), d.describe());
+    assertEquals("CREATED", MiniJson.object(d.out()).get("status"), d.describe());
+    assertEquals("HELD", claimOf(d).get("status"), d.describe());
+    assertTrue(d.err().contains("idem: drained: CMD finished after SIGTERM and its result is CREATED at " + key()),
+        d.describe());
+    assertFalse(Files.exists(dir.resolve("cmd-got-term")), "CMD was not signalled: " + d.describe());
+    assertEquals("drained", Files.readString(storeRoot.resolve(key())));
+  }
+
+  @Test
+  void drain_pastTheDeadline_abortsExit143NothingPublished() throws Exception {
+    Process p = startTracked(runArgs("old-replica", DRAINED_CMD, "--on-term", "finish", "--drain-deadline", "1s"));
+    awaitFiles(dir.resolve("running"));
+    p.destroy();
+    Done d = finish(p);
+    assertEquals(ExitCodes.INTERRUPTED_SIGTERM, d.code(), d.describe());
+    assertTrue(d.err().contains("idem: the drain deadline (1s, --drain-deadline) passed"), d.describe());
+    assertTrue(Files.exists(dir.resolve("cmd-got-term")), "CMD was stopped after the deadline: " + d.describe());
+    assertFalse(Files.exists(storeRoot.resolve(key())), "nothing published: " + d.describe());
+  }
+
+  @Test
+  void drain_aSecondSigtermAbortsAtOnce() throws Exception {
+    Process p = startTracked(runArgs("old-replica", DRAINED_CMD, "--on-term", "finish", "--drain-deadline", "10m"));
+    awaitFiles(dir.resolve("running"));
+    p.destroy();
+    awaitErr(p, "idem: SIGTERM: draining (--on-term finish)");
+    p.destroy();
+    Done d = finish(p);
+    assertEquals(ExitCodes.INTERRUPTED_SIGTERM, d.code(), d.describe());
+    assertTrue(Files.exists(dir.resolve("cmd-got-term")), "CMD was stopped: " + d.describe());
+    assertFalse(Files.exists(storeRoot.resolve(key())), "nothing published: " + d.describe());
+  }
+
+  @Test
+  void drain_aSigintAbortsAtOnce() throws Exception {
+    Process p = startTracked(runArgs("old-replica", DRAINED_CMD, "--on-term", "finish", "--drain-deadline", "10m"));
+    awaitFiles(dir.resolve("running"));
+    p.destroy();
+    awaitErr(p, "idem: SIGTERM: draining (--on-term finish)");
+    Process kill = new ProcessBuilder("kill", "-INT", Long.toString(p.pid())).inheritIO().start();
+    assertEquals(0, kill.waitFor(), "kill -INT");
+    Done d = finish(p);
+    assertEquals(ExitCodes.INTERRUPTED_SIGINT, d.code(), d.describe());
+    assertTrue(Files.exists(dir.resolve("cmd-got-term")), "CMD was stopped: " + d.describe());
+    assertFalse(Files.exists(storeRoot.resolve(key())), "nothing published: " + d.describe());
+  }
+
+  @Test
+  void drain_sigtermWhileWaitingForAClaim_exits143WithoutStartingCmd() throws Exception {
+    Process a = startTracked(runArgs("host-a", blockingCmd("a")));
+    awaitFiles(dir.resolve("ran.a"));
+    Process b = startTracked(runArgs("host-b", blockingCmd("b"), "--on-term", "finish", "--claim-poll", "1s"));
+    awaitErr(b, "idem: waiting for host-a's claim on ");
+    b.destroy();
+    Done db = finish(b);
+    assertEquals(ExitCodes.INTERRUPTED_SIGTERM, db.code(), db.describe());
+    assertFalse(Files.exists(dir.resolve("ran.b")), "CMD never started: " + db.describe());
+    Files.createFile(dir.resolve("go"));
+    Done da = finish(a);
+    assertEquals(0, da.code(), da.describe());
+  }
+
   @Test
   void twoReplicasRacing_oneCreatedTheOtherIdentical() throws Exception {
     // Each CMD announces it is running, then waits for "go": both replicas are past the skip check
-    // and produce before either publishes, so both reach the create-only put.
+    // and produce before either publishes, so both reach the create-only put. Without claims: with them,
+    // the second would wait for the first's object instead of running (the claims_ tests).
     String script = "touch \"$DIR/ready.$0\"; while [ ! -e \"$DIR/go\" ]; do sleep 0.01; done; "
         + "printf 'same bytes' > \"$IDEM_OUTPUT\"";
-    Process a = startTracked(concat(runArgs("old-replica", script), "a"));
-    Process b = startTracked(concat(runArgs("new-replica", script), "b"));
+    Process a = startTracked(concat(runArgs("old-replica", script, "--no-claims"), "a"));
+    Process b = startTracked(concat(runArgs("new-replica", script, "--no-claims"), "b"));
     awaitFiles(dir.resolve("ready.a"), dir.resolve("ready.b"));
     Files.createFile(dir.resolve("go"));
     Done da = finish(a);
