@@ -27,6 +27,10 @@ final class FateHook implements StepHook {
   /** The number this thread's last call of each operation started with. */
   private final ThreadLocal<Map<String, Integer>> started = ThreadLocal.withInitial(HashMap::new);
   private boolean fired;
+  /** Set as the thread dies, before its death unwinds through the publisher (see {@link #died()}). */
+  private volatile boolean died;
+  /** The thread that reached the step: a replica's own, or (on the filesystem) its claim heartbeat's. */
+  private volatile Thread firedOn;
 
   FateHook(Fate fate, DeathAction onDeath) {
     this.fate = fate;
@@ -51,6 +55,7 @@ final class FateHook implements StepHook {
       return;
     }
     fired = true;
+    firedOn = Thread.currentThread();
     if (fate instanceof Fate.Stalls st) {
       stall(st.millis());
       return;
@@ -60,6 +65,7 @@ final class FateHook implements StepHook {
     }
     Fate.Dies d = (Fate.Dies) fate;
     if (d.death() == Fate.Death.THREAD_DEATH) {
+      died = true;
       throw new SimulatedDeath(step);
     }
     onDeath.die(step);
@@ -76,6 +82,19 @@ final class FateHook implements StepHook {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+  }
+
+  /**
+   * Whether the replica's thread died at its step. Read without the hook's monitor, which a stall
+   * holds: the claim heartbeat asks it while its replica may be stalled.
+   */
+  boolean died() {
+    return died;
+  }
+
+  /** The thread that reached the step, or {@code null} before it was reached. */
+  Thread firedOn() {
+    return firedOn;
   }
 
   /** Whether the step was reached. */

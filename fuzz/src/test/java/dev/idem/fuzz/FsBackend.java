@@ -1,5 +1,6 @@
 package dev.idem.fuzz;
 
+import dev.idem.core.store.Claim;
 import dev.idem.core.store.ObjectStore;
 import dev.idem.store.fs.FsObjectStore;
 import java.io.IOException;
@@ -8,6 +9,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.FileTime;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -21,9 +26,13 @@ import java.util.stream.Stream;
 final class FsBackend implements Backend {
   /** {@code .tmp-<name>.<16 hex>}, as {@code FsObjectStore}'s class comment documents. */
   private static final Pattern TEMP = Pattern.compile("(.*/)?\\.tmp-[^/]+\\.[0-9a-f]{16}");
-  /** Every other file the layout documents: objects, records and the publish locks, evidence, pointers and their locks. */
+  /**
+   * Every other file the layout documents: objects, records and the publish locks, evidence, pointers and
+   * their locks, claim entries.
+   */
   private static final Pattern DOCUMENTED = Pattern.compile(
       "[a-z0-9][a-z0-9._-]*/[0-9]+/state-[0-9a-f]{64}"
+          + "|_idem/claims/[a-z0-9][a-z0-9._-]*/[0-9]+/state-[0-9a-f]{64}/claim\\.[0-9a-f]{16}"
           + "|_idem/records/[a-z0-9][a-z0-9._-]*/[0-9]+/state-[0-9a-f]{64}![A-Z]+\\.[0-9a-f]{64}\\.[0-9a-f]{16}"
           + "|_idem/records/[a-z0-9][a-z0-9._-]*/[0-9]+/\\.tmp-publish\\.lock"
           + "|_idem/evidence/[a-z0-9][a-z0-9._-]*/[0-9]+/state-[0-9a-f]{64}/[0-9a-f]{64}"
@@ -95,6 +104,7 @@ final class FsBackend implements Backend {
 
       @Override
       public void prepare(Scenario s) throws IOException {
+        forgeClaimEntries(root, s.replicas().get(0).spec(namespace).outputKey().toString(), s.claims().forgery());
         if (s.hazard() == Scenario.Hazard.NONE) {
           return;
         }
@@ -175,6 +185,37 @@ final class FsBackend implements Backend {
   @Override
   public void close() throws IOException {
     deleteTree(base);
+  }
+
+  /**
+   * Places what {@code forgery} says another writer left on {@code key}, as files in the layout {@code
+   * ClaimFiles} documents: an entry stamped an hour ahead or behind, or entries that are no claims.
+   */
+  static void forgeClaimEntries(Path root, String key, ClaimSetup.Forgery forgery) throws IOException {
+    if (forgery != ClaimSetup.Forgery.STAMPED_AHEAD && forgery != ClaimSetup.Forgery.STAMPED_BEHIND
+        && forgery != ClaimSetup.Forgery.CORRUPT) {
+      return;
+    }
+    Path dir = Files.createDirectories(root.resolve("_idem/claims").resolve(key));
+    byte[] document = new Claim(key, "forged", ClaimSetup.FORGER, Instant.now(), null, Duration.ZERO).toBytes();
+    if (forgery != ClaimSetup.Forgery.CORRUPT) {
+      Path entry = Files.write(dir.resolve("claim.00000000000000f0"), document);
+      Duration hour = Duration.ofHours(1);
+      Instant stamp = forgery == ClaimSetup.Forgery.STAMPED_AHEAD ? Instant.now().plus(hour) : Instant.now().minus(hour);
+      Files.setLastModifiedTime(entry, FileTime.from(stamp));
+      return;
+    }
+    Files.write(dir.resolve("claim.00000000000000c1"), "not a claim\n".getBytes(StandardCharsets.UTF_8));
+    String other = new String(document, StandardCharsets.UTF_8).replace("key=" + key, "key=" + key + "x");
+    Files.write(dir.resolve("claim.00000000000000c2"), other.getBytes(StandardCharsets.UTF_8));
+    Files.write(dir.resolve("claim.00000000000000c3"), java.util.Arrays.copyOf(document, document.length - 1));
+    byte[] oversized = new byte[Claim.MAX_DOCUMENT_BYTES + 10];
+    System.arraycopy(document, 0, oversized, 0, document.length);
+    java.util.Arrays.fill(oversized, document.length, oversized.length, (byte) '\n');
+    Files.write(dir.resolve("claim.00000000000000c4"), oversized);
+    // A link to a whole document outside the root (removed with the backend's directory): a link is no claim.
+    Path target = Files.write(root.resolveSibling(root.getFileName() + "-claim-target"), document);
+    Files.createSymbolicLink(dir.resolve("claim.00000000000000c5"), target);
   }
 
   private static void deleteTree(Path p) throws IOException {

@@ -96,6 +96,22 @@ class FsCriticalScenariosTest {
         replica(2, 40, 'B', Replica.Build.OLD, false, new Fate.Finishes()));
   }
 
+  /**
+   * A1: a replica JVM killed by SIGKILL while it holds its claim, before its object is linked, leaves its
+   * claim fresh (for the ttl plus the filesystem's skew allowance); the next replica waits for it, at most
+   * its bound, then runs and publishes; the killed replica's claim is left for gc.
+   */
+  @Example
+  void claimHolderKilledBeforeItsObject_nextReplicaWaitsAtMostItsBoundThenPublishes() throws Exception {
+    Scenario s = new Scenario(Backend.Kind.FS, List.of(
+        replica(1, 0, 'A', Replica.Build.OLD, false,
+            new Fate.Dies(Fate.Death.SIGKILL, new Step("createLink(object)", false, 1))),
+        replica(2, 200, 'A', Replica.Build.OLD, false, new Fate.Finishes())), 1, Scenario.Hazard.NONE,
+        new ClaimSetup(300, 500, 25, ClaimSetup.Forgery.NONE, 0));
+    List<String> v = new ScenarioRunner(backend()).runAndCheck(s);
+    assertEquals(List.of(), v, () -> Report.of(s, v));
+  }
+
   /** P3 with an unknown writer: the link landed, the record did not; the retry finds it. */
   @Example
   void recordFailsAfterTheLink_retryFindsTheObject() throws Exception {

@@ -35,6 +35,13 @@ final class HookedFsOps extends ForwardingOps {
       "openLockFile(publish lock)", "tryLock(publish lock)",
       "openLockFile(pointer lock)", "tryLock(pointer lock)", "force(object)", "createNew(pointer temp)",
       "write(pointer temp)", "force(pointer temp)", "atomicMove(pointer)", "fsyncDirectory(pointer dir)");
+  /**
+   * The claim files' operations ({@code ClaimFiles}): named apart, so that a step of the publish above
+   * names the same call it did before claims were written beside it, and drawn only by the claim
+   * scenarios ({@link Scenarios#claimScenarios}).
+   */
+  static final List<String> CLAIM_OPS = List.of("createDirectory(claims)", "createNew(claim temp)", "write(claim temp)",
+      "createLink(claim)", "deleteIfExists(claim)");
   /** Where a fault after the call is a realistic failure: the bytes or sync may or may not have landed. */
   static final List<String> OPS_FAULT_AFTER = List.of("write(object temp)", "force(object temp)",
       "fsyncDirectory(object dir)", "write(record)", "force(record)", "fsyncDirectory(record dir)",
@@ -78,9 +85,18 @@ final class HookedFsOps extends ForwardingOps {
     return around(op, call, r -> { });
   }
 
+  /** Claim files ({@code _idem/claims/...}) are steps of their own, apart from the publish's: see {@link #CLAIM_OPS}. */
+  private static boolean underClaims(Path p) {
+    String s = p.toString().replace('\\', '/');
+    return s.contains("/_idem/claims/") || s.endsWith("/_idem/claims");
+  }
+
   private static String newFileKind(Path file) {
     if (file.toString().replace('\\', '/').contains("/_idem/records/")) {
       return "record";
+    }
+    if (underClaims(file)) {
+      return "claim temp";
     }
     return file.getFileName().toString().startsWith(".tmp-latest") ? "pointer temp" : "object temp";
   }
@@ -166,7 +182,7 @@ final class HookedFsOps extends ForwardingOps {
 
   @Override public void createLink(Path link, Path existing) throws IOException {
     boolean evidence = link.toString().contains("/_idem/");
-    around(evidence ? "createLink(evidence)" : "createLink(object)", () -> {
+    around(underClaims(link) ? "createLink(claim)" : evidence ? "createLink(evidence)" : "createLink(object)", () -> {
       d.createLink(link, existing);
       return null;
     }, r -> {
@@ -192,7 +208,7 @@ final class HookedFsOps extends ForwardingOps {
 
   @Override public void fsyncDirectory(Path dir) throws IOException {
     String s = dir.toString().replace('\\', '/');
-    String kind = s.contains("/_idem/pointers/") ? "pointer dir"
+    String kind = underClaims(dir) ? "claims dir" : s.contains("/_idem/pointers/") ? "pointer dir"
         : s.matches(".*/_idem/records/[a-z0-9][a-z0-9._-]*/[0-9]+") ? "record dir"
         : s.matches(".*/_idem/evidence/[a-z0-9][a-z0-9._-]*/[0-9]+/state-[0-9a-f]{64}") ? "evidence dir"
         : s.matches(".*/[a-z0-9][a-z0-9._-]*/[0-9]+") && !s.contains("/_idem/") ? "object dir" : "parent";
@@ -211,7 +227,7 @@ final class HookedFsOps extends ForwardingOps {
   }
 
   @Override public void createDirectory(Path dir) throws IOException {
-    around("createDirectory", () -> {
+    around(underClaims(dir) ? "createDirectory(claims)" : "createDirectory", () -> {
       d.createDirectory(dir);
       return null;
     });
@@ -243,6 +259,6 @@ final class HookedFsOps extends ForwardingOps {
   }
 
   @Override public boolean deleteIfExists(Path file) throws IOException {
-    return around("deleteIfExists(temp)", () -> d.deleteIfExists(file));
+    return around(underClaims(file) ? "deleteIfExists(claim)" : "deleteIfExists(temp)", () -> d.deleteIfExists(file));
   }
 }

@@ -67,6 +67,19 @@ import java.util.stream.Collectors;
  *       which plays that server, also shows the key without a current version while a loser deletes
  *       its own, so a read finding nothing then and a publish ending in P7's error are allowed too. Two
  *       CREATED for one key, or a loser that finished with its bytes current, are still violations.
+ *   <li>A1, advisory claims: claims are advice, so every check above holds whatever a {@link ClaimFate} or a
+ *       forged entry did, and a claim fault alone never fails a publish (it ends with an outcome; only an
+ *       injected store fault or a death ends it otherwise). No replica waits past its bound: from the
+ *       first claim call that answered TAKEN to the end of its wait (its task starts, or it reads the
+ *       object it skips for), measured by {@link ClaimSeam}, at most the scenario's wait bound, plus one
+ *       poll interval, plus {@value #CLAIM_WAIT_SLACK_MS} ms for the scheduler's latency and the last
+ *       look's store calls, plus the delays injected into its own calls meanwhile (its own stall or claim
+ *       delays); the same for the wait its claim report states. The claim report agrees with the
+ *       outcome (no report only for a key published at the first look, WAITED_SKIPPED only with SKIPPED,
+ *       every other status only with a task that ran; OFF exactly for a replica with claims off,
+ *       UNSUPPORTED exactly on a store without claims) and names only writers that claimed (never an
+ *       entry that is not a claim). After the run, a claim entry is left only by the forger or by a
+ *       replica that died, hit an injected fault, or whose claim reply or release was made to fail.
  * </ul>
  */
 final class InvariantChecker {
@@ -81,6 +94,13 @@ final class InvariantChecker {
    * and the rest of the publish; far below the stall itself.
    */
   static final long BODY_STALL_BOUND_MS = 4 * S3Backend.REQUEST_TIMEOUT_MS + 5_000;
+
+  /**
+   * What a claim wait may take beyond its bound and one poll interval: the scheduler's latency (a sleep
+   * that ends late on a loaded machine) and the store calls of the last look (read the claim, look for
+   * the object, claim again).
+   */
+  static final long CLAIM_WAIT_SLACK_MS = 1_000;
 
   private final ScenarioRunner.RunRecord run;
   private final Backend.Run backend;
@@ -166,6 +186,7 @@ final class InvariantChecker {
         }
       }
       checkListing(store, byKey.keySet(), "after the run");
+      checkClaims(store);
       Map<String, Pointer> finals = new HashMap<>();
       for (int p = 0; p < run.scenario().pipelines(); p++) {
         checkPointer(store, p, storedSha, finals);
@@ -239,7 +260,9 @@ final class InvariantChecker {
       if (last.result() == Attempt.Result.IO_ERROR && !p7Error(last)) {
         v.add(who + ": the retry after an injected fault failed too: " + last.detail());
       }
-      if (r.fate() instanceof Fate.Dies && rec.stepReached && last.result() != Attempt.Result.DIED) {
+      // A death reached in the claim heartbeat's thread stops the heartbeat, not the replica.
+      boolean ownThread = rec.stepThread == null || rec.stepThread == rec.thread;
+      if (r.fate() instanceof Fate.Dies && rec.stepReached && ownThread && last.result() != Attempt.Result.DIED) {
         v.add(who + " reached its death step but reported " + last);
       }
       boolean allSkipped = attempts.stream().allMatch(a -> a.result() == Attempt.Result.OK && "SKIPPED".equals(a.status()));
@@ -530,6 +553,74 @@ final class InvariantChecker {
         v.add("C1: the listing shows " + k + ", which no replica published, " + when);
       }
     });
+  }
+
+  // --- A1: advisory claims ---
+
+  private void checkClaims(ObjectStore store) throws IOException {
+    ClaimSetup setup = run.scenario().claims();
+    Optional<dev.idem.core.store.Claims> claims = store.claims();
+    Map<String, ScenarioRunner.ReplicaRecord> byWriter = new HashMap<>();
+    for (ScenarioRunner.ReplicaRecord rec : run.replicas()) {
+      byWriter.put(rec.replica.writerId(run.namespace()), rec);
+    }
+    for (ScenarioRunner.ReplicaRecord rec : run.replicas()) {
+      Replica r = rec.replica;
+      String who = "replica " + r.id();
+      long ownStall = r.fate() instanceof Fate.Stalls st ? st.millis() : 0;
+      for (Attempt a : rec.attempts()) {
+        Attempt.ClaimSeen c = a.claim();
+        if (c == null) {
+          continue;
+        }
+        long slack = setup.pollMs() + CLAIM_WAIT_SLACK_MS + c.delayMs() + ownStall;
+        if (c.waitMs() > setup.waitMs() + slack) {
+          v.add("A1: " + who + " waited " + c.waitMs() + "ms for another writer's claim, past its bound of " + setup.waitMs()
+              + "ms (allowed: the bound, one poll of " + setup.pollMs() + "ms, " + CLAIM_WAIT_SLACK_MS + "ms of slack"
+              + (c.delayMs() + ownStall > 0 ? ", " + (c.delayMs() + ownStall) + "ms of its own delays" : "") + "; it got " + a + ")");
+        }
+        if (c.reportedWaitMs() > setup.waitMs() + slack) {
+          v.add("A1: " + who + "'s claim report says it waited " + c.reportedWaitMs() + "ms, past its bound of " + setup.waitMs() + "ms");
+        }
+        if (a.result() != Attempt.Result.OK || c.status() == null) {
+          continue;
+        }
+        boolean skipped = "SKIPPED".equals(a.status());
+        boolean agrees = switch (c.status()) {
+          case Attempt.ClaimSeen.NONE, "WAITED_SKIPPED" -> skipped;
+          default -> !skipped;
+        };
+        if (!agrees) {
+          v.add("A1: " + who + " got " + a.status() + " with claim status " + c.status()
+              + " (no report only for a key published at the first look; WAITED_SKIPPED only with SKIPPED; the rest ran the task)");
+        }
+        boolean off = !setup.enabled() || r.claimFate().kind() == ClaimFate.Kind.OFF;
+        if (!c.status().equals(Attempt.ClaimSeen.NONE) && off != c.status().equals("OFF")) {
+          v.add("A1: " + who + (off ? " has claims off" : " has claims on") + " but its claim report says " + c.status());
+        }
+        if (!off && !c.status().equals(Attempt.ClaimSeen.NONE) && claims.isEmpty() != c.status().equals("UNSUPPORTED")) {
+          v.add("A1: " + who + "'s claim report says " + c.status() + " on a store " + (claims.isEmpty() ? "without" : "with") + " claims");
+        }
+        if (c.claimant() != null && !byWriter.containsKey(c.claimant()) && !c.claimant().equals(ClaimSetup.FORGER)) {
+          v.add("A1: " + who + "'s claim report names " + c.claimant() + ", a writer that never claimed");
+        }
+      }
+    }
+    if (claims.isEmpty()) {
+      return;
+    }
+    for (dev.idem.core.store.Claim c : claims.get().listClaims("")) {
+      ScenarioRunner.ReplicaRecord rec = byWriter.get(c.writer());
+      if (c.writer().equals(ClaimSetup.FORGER)) {
+        continue;
+      }
+      if (rec == null) {
+        v.add("A1: a claim on " + c.key() + " by " + c.writer() + ", a writer of no replica, is in the store after the run");
+      } else if (!rec.disturbed() && !rec.replica.claimFate().mayLeaveClaim()) {
+        v.add("A1: replica " + rec.replica.id() + "'s claim on " + c.key() + " is left behind although its publish ended"
+            + " and nothing failed its release");
+      }
+    }
   }
 
   // --- pointer ---

@@ -17,10 +17,25 @@ import dev.idem.core.store.Payload;
  * @param nextWindow whether it runs the next window instead of the common one
  * @param fate how its run ends
  * @param process whether it runs as a separate JVM (always so for deaths by signal)
+ * @param claimFate what goes wrong with its advisory claims
  */
 public record Replica(
     int id, int pipeline, int startMs, int taskMs, char payload, Build build, boolean nextWindow, Fate fate,
-    boolean process) {
+    boolean process, ClaimFate claimFate) {
+
+  public Replica {
+    java.util.Objects.requireNonNull(claimFate, "claimFate");
+  }
+
+  /** A replica whose claims work. */
+  public Replica(int id, int pipeline, int startMs, int taskMs, char payload, Build build, boolean nextWindow, Fate fate,
+      boolean process) {
+    this(id, pipeline, startMs, taskMs, payload, build, nextWindow, fate, process, ClaimFate.NORMAL);
+  }
+
+  Replica withClaimFate(ClaimFate f) {
+    return new Replica(id, pipeline, startMs, taskMs, payload, build, nextWindow, fate, process, f);
+  }
 
   /** Window start shared by every scenario; keys are kept apart by the per-run pipeline names. */
   static final long BASE_WINDOW = 1_726_000_000L;
@@ -75,6 +90,7 @@ public record Replica(
     return "replica " + id + " (" + build.name().toLowerCase(java.util.Locale.ROOT) + " build, schema " + build.schema
         + (process ? ", own JVM" : ", thread") + ") starts at +" + startMs + "ms, runs " + taskMs
         + "ms, publishes '" + payload + "' (" + Payloads.bytes(payload).length + " bytes) for p" + pipeline
-        + (nextWindow ? ", next window" : ", same window") + "; " + fate;
+        + (nextWindow ? ", next window" : ", same window") + "; " + fate
+        + (claimFate.equals(ClaimFate.NORMAL) ? "" : "; " + claimFate);
   }
 }

@@ -7,13 +7,14 @@ final class ReplicaCodec {
   static String encode(Replica r) {
     return String.join(",", String.valueOf(r.id()), String.valueOf(r.pipeline()), String.valueOf(r.startMs()),
         String.valueOf(r.taskMs()), String.valueOf(r.payload()), r.build().name(), String.valueOf(r.nextWindow()),
-        String.valueOf(r.process()), fate(r.fate()));
+        String.valueOf(r.process()), r.claimFate().encode(), fate(r.fate()));
   }
 
   static Replica decode(String s) {
-    String[] f = s.split(",", 9);
+    String[] f = s.split(",", 10);
     return new Replica(Integer.parseInt(f[0]), Integer.parseInt(f[1]), Integer.parseInt(f[2]), Integer.parseInt(f[3]),
-        f[4].charAt(0), Replica.Build.valueOf(f[5]), Boolean.parseBoolean(f[6]), fate(f[8]), Boolean.parseBoolean(f[7]));
+        f[4].charAt(0), Replica.Build.valueOf(f[5]), Boolean.parseBoolean(f[6]), fate(f[9]), Boolean.parseBoolean(f[7]),
+        ClaimFate.decode(f[8]));
   }
 
   private static String fate(Fate fate) {

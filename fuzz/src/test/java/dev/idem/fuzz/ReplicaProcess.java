@@ -16,8 +16,8 @@ import java.util.List;
  * call ({@link Attempt#encode}), {@code STEP ...} when the fate's death step is reached, after which
  * the process waits to be killed, and {@code FIRED} before {@code DONE} when a fault or stall fired: a
  * fault the store swallows (a temporary file it could not delete, left for sweep) shows in no attempt,
- * and the runner must still count the replica as disturbed, as it does a thread by its hook. Arguments: backend kind, namespace, encoded replica, then the
- * backend's own arguments.
+ * and the runner must still count the replica as disturbed, as it does a thread by its hook. Arguments:
+ * backend kind, namespace, encoded replica, encoded claim setup, then the backend's own arguments.
  */
 public final class ReplicaProcess {
   private ReplicaProcess() {}
@@ -27,7 +27,8 @@ public final class ReplicaProcess {
     Backend.Kind kind = Backend.Kind.valueOf(args[0]);
     String namespace = args[1];
     Replica replica = ReplicaCodec.decode(args[2]);
-    List<String> backendArgs = Arrays.asList(args).subList(3, args.length);
+    ClaimSetup claims = ClaimSetup.decode(args[3]);
+    List<String> backendArgs = Arrays.asList(args).subList(4, args.length);
     FateHook hook = new FateHook(replica.fate(), step -> {
       out.println("STEP " + step.encode());
       parkForever();
@@ -40,7 +41,7 @@ public final class ReplicaProcess {
         return;
       }
       Thread.sleep(replica.startMs());
-      ReplicaJob.run(store, replica, namespace, kind, new ReplicaJob.Listener() {
+      ReplicaJob.run(store, replica, claims, namespace, kind, new ReplicaJob.Listener() {
         @Override
         public void taskRan() {
           out.println("TASK");
@@ -55,7 +56,8 @@ public final class ReplicaProcess {
         public void attemptEnded(Attempt attempt) {
           out.println("ATTEMPT " + attempt.encode());
         }
-      });
+        // A real signal kills it, heartbeat and all: its claim is left as a killed replica's is.
+      }, () -> false);
     }
     if (hook.fired()) {
       out.println("FIRED");

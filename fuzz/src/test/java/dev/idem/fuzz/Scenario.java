@@ -11,11 +11,17 @@ import java.util.stream.Collectors;
  * @param replicas 2 to 8 replicas, numbered from 1
  * @param readers reader threads following every pipeline's pointer during the run
  * @param hazard what is wrong with the store before the replicas start
+ * @param claims how the replicas use advisory claims, and what another writer left on the first key
  */
-public record Scenario(Backend.Kind backend, List<Replica> replicas, int readers, Hazard hazard) {
+public record Scenario(Backend.Kind backend, List<Replica> replicas, int readers, Hazard hazard, ClaimSetup claims) {
   public Scenario {
     replicas = List.copyOf(replicas);
     java.util.Objects.requireNonNull(hazard, "hazard");
+    java.util.Objects.requireNonNull(claims, "claims");
+  }
+
+  public Scenario(Backend.Kind backend, List<Replica> replicas, int readers, Hazard hazard) {
+    this(backend, replicas, readers, hazard, ClaimSetup.OFF);
   }
 
   public Scenario(Backend.Kind backend, List<Replica> replicas, int readers) {
@@ -97,7 +103,8 @@ public record Scenario(Backend.Kind backend, List<Replica> replicas, int readers
   @Override
   public String toString() {
     return backend.name().toLowerCase(java.util.Locale.ROOT) + " store, " + readers + " reader"
-        + (readers == 1 ? "" : "s") + " following the pointer" + (hazard == Hazard.NONE ? "" : "; " + hazard.story) + ":\n"
+        + (readers == 1 ? "" : "s") + " following the pointer" + (hazard == Hazard.NONE ? "" : "; " + hazard.story)
+        + (claims.equals(ClaimSetup.OFF) ? "" : "; " + claims) + ":\n"
         + replicas.stream().map(r -> "  " + r).collect(Collectors.joining("\n"));
   }
 }

@@ -25,6 +25,8 @@ final class ScenarioCheck {
         result.fates().forEach(f -> Statistics.label("fates").collect(f));
         Statistics.label("replicas").collect(scenario.replicas().size());
         Statistics.label("hazards").collect(scenario.hazard());
+        result.claims().forEach(c -> Statistics.label("claims").collect(c));
+        Statistics.label("claim forgery").collect(scenario.claims().forgery());
       }
       if (!result.violations().isEmpty()) {
         FuzzBudget.markFailed();

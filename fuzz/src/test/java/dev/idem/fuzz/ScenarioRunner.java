@@ -39,6 +39,11 @@ final class ScenarioRunner {
     final List<Attempt> attempts = java.util.Collections.synchronizedList(new ArrayList<>());
     final AtomicInteger taskRuns = new AtomicInteger();
     volatile boolean stepReached;
+    /**
+     * For a replica thread, the thread that reached its step: its own, or its claim heartbeat's (a
+     * renewal's calls on the filesystem), which a death then stops while the replica goes on.
+     */
+    volatile Thread stepThread;
     volatile boolean killed;
     volatile Process process;
     volatile Thread pump;
@@ -78,9 +83,10 @@ final class ScenarioRunner {
 
   /**
    * What one run showed: the broken contracts (empty when every contract held) and, per replica with a
-   * death or a fault, whether its step was reached (for jqwik's statistics).
+   * death or a fault, whether its step was reached, and each publish's claim status with its replica's
+   * claim fate (for jqwik's statistics).
    */
-  record Result(List<String> violations, List<String> fates) {}
+  record Result(List<String> violations, List<String> fates, List<String> claims) {}
 
   /** Runs and checks {@code s}; returns the violations found (empty when every contract held). */
   List<String> runAndCheck(Scenario s) throws Exception {
@@ -112,7 +118,16 @@ final class ScenarioRunner {
           fates.add(what + (hit ? " hit" : " step not reached"));
         }
       }
-      return new Result(List.copyOf(record.violations()), fates);
+      List<String> claims = new ArrayList<>();
+      for (ReplicaRecord rec : record.replicas()) {
+        for (Attempt a : rec.attempts()) {
+          if (a.claim() != null && a.claim().status() != null) {
+            claims.add(a.claim().status() + (rec.replica.claimFate().equals(ClaimFate.NORMAL) ? ""
+                : " (" + rec.replica.claimFate().kind().name().toLowerCase(java.util.Locale.ROOT) + ")"));
+          }
+        }
+      }
+      return new Result(List.copyOf(record.violations()), fates, claims);
     }
   }
 
@@ -132,11 +147,15 @@ final class ScenarioRunner {
     List<ObjectStore> readerStores = new ArrayList<>();
     List<Thread> threads = new ArrayList<>();
     CountDownLatch go = new CountDownLatch(1);
+    Forger forger = null;
     try {
       run.prepare(s);
+      if (s.claims().forgery() == ClaimSetup.Forgery.FRESH) {
+        forger = new Forger(run.observer(), s.replicas().get(0).spec(namespace).outputKey().toString(), s.claims());
+      }
       for (ReplicaRecord rec : records) {
         if (rec.replica.process()) {
-          startProcess(backend.kind(), rec, namespace, run, violations);
+          startProcess(backend.kind(), rec, namespace, s.claims(), run, violations);
         }
       }
       for (ReplicaRecord rec : records) {
@@ -156,7 +175,8 @@ final class ScenarioRunner {
       }
       for (ReplicaRecord rec : records) {
         if (!rec.replica.process()) {
-          Thread t = new Thread(() -> runThread(rec, namespace, run, backend.kind(), go, violations), "replica-" + rec.replica.id());
+          Thread t = new Thread(() -> runThread(rec, namespace, s.claims(), run, backend.kind(), go, violations),
+              "replica-" + rec.replica.id());
           t.setDaemon(true);
           rec.thread = t;
           threads.add(t);
@@ -197,6 +217,9 @@ final class ScenarioRunner {
         }
       }
     } finally {
+      if (forger != null) {
+        forger.close();
+      }
       for (ReplicaRecord rec : records) {
         if (rec.process != null && rec.process.isAlive()) {
           rec.process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
@@ -214,15 +237,63 @@ final class ScenarioRunner {
     return new RunRecord(s, namespace, records, violations, contentByKey, readers);
   }
 
-  private static void runThread(ReplicaRecord rec, String namespace, Backend.Run run, Backend.Kind kind, CountDownLatch go,
-      List<String> violations) {
+  /**
+   * A writer that never publishes: claims a key before the replicas start and keeps its claim fresh for
+   * {@link ClaimSetup#forgeryMs()}, then stops renewing and leaves it to go stale ({@link
+   * ClaimSetup.Forgery#FRESH}).
+   */
+  private static final class Forger implements AutoCloseable {
+    private final ObjectStore store;
+    private final Thread thread;
+
+    Forger(ObjectStore store, String key, ClaimSetup setup) throws IOException {
+      this.store = store;
+      dev.idem.core.store.Claims claims = store.claims().orElse(null);
+      if (claims == null) {
+        thread = null;
+        return;
+      }
+      java.time.Duration ttl = java.time.Duration.ofMillis(setup.ttlMs());
+      dev.idem.core.store.Claim first = claims.claim(key, ClaimSetup.FORGER, null, ttl).claim();
+      long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(setup.forgeryMs());
+      thread = new Thread(() -> {
+        dev.idem.core.store.Claim held = first;
+        try {
+          while (System.nanoTime() < until) {
+            Thread.sleep(Math.max(1, setup.ttlMs() / 3));
+            held = claims.renewClaim(held);
+          }
+        } catch (IOException | InterruptedException stopped) {
+          // The forger's claim is left as it is: fresh until it goes stale.
+        }
+      }, "claim-forger");
+      thread.setDaemon(true);
+      thread.start();
+    }
+
+    @Override
+    public void close() throws IOException {
+      if (thread != null) {
+        thread.interrupt();
+        try {
+          thread.join(10_000);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+      store.close();
+    }
+  }
+
+  private static void runThread(ReplicaRecord rec, String namespace, ClaimSetup claims, Backend.Run run, Backend.Kind kind,
+      CountDownLatch go, List<String> violations) {
     FateHook hook = new FateHook(rec.replica.fate(), step -> {
       throw new IllegalStateException("a thread replica cannot be killed by a signal");
     });
     try (ObjectStore store = run.replicaStore(rec.replica, hook)) {
       go.await();
       Thread.sleep(rec.replica.startMs());
-      ReplicaJob.run(store, rec.replica, namespace, kind, new ReplicaJob.Listener() {
+      ReplicaJob.run(store, rec.replica, claims, namespace, kind, new ReplicaJob.Listener() {
         @Override
         public void taskRan() {
           rec.taskRuns.incrementAndGet();
@@ -237,19 +308,21 @@ final class ScenarioRunner {
         public void attemptEnded(Attempt attempt) {
           rec.attempts.add(attempt);
         }
-      });
+      }, hook::died);
     } catch (Exception | Error e) {
       violations.add("replica " + rec.replica.id() + "'s thread failed outside publish: " + e);
     } finally {
       rec.stepReached = hook.fired();
+      rec.stepThread = hook.firedOn();
     }
   }
 
-  private static void startProcess(Backend.Kind kind, ReplicaRecord rec, String namespace, Backend.Run run, List<String> violations) throws IOException {
+  private static void startProcess(Backend.Kind kind, ReplicaRecord rec, String namespace, ClaimSetup claims, Backend.Run run,
+      List<String> violations) throws IOException {
     Path javaBin = Path.of(System.getProperty("java.home"), "bin", "java");
     List<String> cmd = new ArrayList<>(List.of(javaBin.toString(), "-cp", System.getProperty("java.class.path"),
         "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xss512k", "-Xmx128m",
-        ReplicaProcess.class.getName(), kind.name(), namespace, ReplicaCodec.encode(rec.replica)));
+        ReplicaProcess.class.getName(), kind.name(), namespace, ReplicaCodec.encode(rec.replica), claims.encode()));
     // The parent-side hook is the S3 proxy's: it kills the process while holding its request.
     FateHook parentHook = new FateHook(rec.replica.fate(), step -> {
       rec.stepReached = true;

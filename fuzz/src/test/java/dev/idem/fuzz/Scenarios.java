@@ -156,4 +156,65 @@ final class Scenarios {
         Tuple.of(20, atEvidence));
   }
 
+  /** The claim scenarios' tasks: long enough for a claim to be renewed while they run (the heartbeat is a third of the ttl). */
+  static final int CLAIM_TASK_MS = 400;
+
+  /**
+   * Scenarios with advisory claims at work: the replicas of {@link #scenarios}' generator (2 to 6 of
+   * them, tasks up to {@value #CLAIM_TASK_MS} ms), each with a {@link ClaimFate}; in two scenarios of
+   * three all racing for one key (one pipeline, one window, one build, starting within 5 ms of each
+   * other); a {@link ClaimSetup} of a ttl of 150 or 300 ms, a wait bound of 0 to 3 s and a poll of 5 to 100
+   * ms; and now and then a forged claim on the first replica's key ({@code forgeries}: those the backend
+   * can place). Everything shrinks toward the plain case: claims working, no race, no forgery.
+   */
+  static Arbitrary<Scenario> claimScenarios(Backend.Kind kind, Profile profile, List<ClaimSetup.Forgery> forgeries) {
+    Arbitrary<List<Replica>> replicas = replica(profile).list().ofMinSize(2).ofMaxSize(6)
+        .map(rs -> numbered(rs, profile.maxProcesses()));
+    Arbitrary<List<ClaimFate>> fates = claimFate().list().ofSize(6);
+    Arbitrary<List<Integer>> tasks = Arbitraries.integers().between(0, CLAIM_TASK_MS).list().ofSize(6);
+    Arbitrary<Boolean> racing = Arbitraries.frequency(Tuple.of(1, false), Tuple.of(2, true));
+    List<Tuple.Tuple2<Integer, ClaimSetup.Forgery>> forged = new ArrayList<>();
+    forged.add(Tuple.of(6, ClaimSetup.Forgery.NONE));
+    for (ClaimSetup.Forgery f : forgeries) {
+      forged.add(Tuple.of(f == ClaimSetup.Forgery.FRESH ? 2 : 1, f));
+    }
+    Arbitrary<ClaimSetup> setup = Combinators.combine(
+            Arbitraries.of(300, 150),
+            Arbitraries.frequencyOf(Tuple.of(3, Arbitraries.integers().between(0, 800)), Tuple.of(1, Arbitraries.just(0)),
+                Tuple.of(1, Arbitraries.integers().between(2_000, 3_000))),
+            Arbitraries.integers().between(5, 100),
+            Arbitraries.frequency(forged),
+            Arbitraries.integers().between(100, 3_000))
+        .as(ClaimSetup::new);
+    return Combinators.combine(replicas, fates, tasks, racing, setup, Arbitraries.integers().between(0, 1))
+        .as((rs, fs, ts, race, cs, readers) -> {
+          List<Replica> out = new ArrayList<>();
+          Replica first = rs.get(0);
+          for (int i = 0; i < rs.size(); i++) {
+            Replica r = rs.get(i);
+            out.add(new Replica(r.id(), race ? 0 : r.pipeline(), race ? r.startMs() % 6 : r.startMs(), ts.get(i),
+                r.payload(), race ? first.build() : r.build(), !race && r.nextWindow(), r.fate(), r.process(), fs.get(i)));
+          }
+          return new Scenario(kind, out, readers, Scenario.Hazard.NONE, cs);
+        });
+  }
+
+  /** One replica's claim fate: mostly working claims, sometimes off, now and then each fault. */
+  static Arbitrary<ClaimFate> claimFate() {
+    Arbitrary<ClaimFate> skewed = Combinators.combine(Arbitraries.of(1, -1), Arbitraries.integers().between(500, 3_000))
+        .as((sign, ms) -> new ClaimFate(ClaimFate.Kind.SKEWED, sign * ms));
+    return Arbitraries.frequencyOf(
+        Tuple.of(8, Arbitraries.just(ClaimFate.NORMAL)),
+        Tuple.of(2, Arbitraries.just(new ClaimFate(ClaimFate.Kind.OFF, 0))),
+        Tuple.of(1, Arbitraries.just(new ClaimFate(ClaimFate.Kind.CLAIM_FAILS, 0))),
+        Tuple.of(1, Arbitraries.just(new ClaimFate(ClaimFate.Kind.CLAIM_REPLY_LOST, 0))),
+        Tuple.of(1, Arbitraries.just(new ClaimFate(ClaimFate.Kind.DROPPED, 0))),
+        Tuple.of(1, Arbitraries.integers().between(20, 300).map(ms -> new ClaimFate(ClaimFate.Kind.CLAIM_DELAYED, ms))),
+        Tuple.of(1, Arbitraries.just(new ClaimFate(ClaimFate.Kind.RENEWALS_FAIL, 0))),
+        Tuple.of(1, Arbitraries.integers().between(100, 600).map(ms -> new ClaimFate(ClaimFate.Kind.RENEWALS_DELAYED, ms))),
+        Tuple.of(1, Arbitraries.integers().between(0, 200).map(ms -> new ClaimFate(ClaimFate.Kind.DELETED_UNDER_IT, ms))),
+        Tuple.of(1, Arbitraries.just(new ClaimFate(ClaimFate.Kind.RELEASE_FAILS, 0))),
+        Tuple.of(1, Arbitraries.just(new ClaimFate(ClaimFate.Kind.READ_FAILS, 0))),
+        Tuple.of(1, skewed));
+  }
 }

@@ -298,6 +298,7 @@ public final class Publisher {
     Claims claims = maybe.get();
     long start = claimPolicy.nanoTime();
     Claim other = null;
+    boolean looked = false;
     while (true) {
       Duration waited = Duration.ofNanos(claimPolicy.nanoTime() - start);
       Claims.Claimed claimed;
@@ -313,6 +314,12 @@ public final class Publisher {
       }
       other = claimed.claim();
       Duration left = claimPolicy.waitAtMost().minus(waited);
+      if (looked && (left.isNegative() || left.isZero())) {
+        // Taken again after a look said "take over", with the bound used up (claims that cannot be read
+        // look gone while claiming still finds one): run now, never past the bound.
+        return new ClaimTurn(ClaimStatus.WAIT_EXPIRED, claims, null, null, other, waited);
+      }
+      looked = true;
       ClaimWait.Result result;
       try {
         result = claimPolicy.waitRule(left.isNegative() ? Duration.ZERO : left).await(store, key);

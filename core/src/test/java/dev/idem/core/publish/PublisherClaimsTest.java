@@ -191,6 +191,38 @@ class PublisherClaimsTest {
         "ran without a claim of its own: the claimant's entry is all there is");
   }
 
+  /**
+   * Claims that cannot be read look gone to the waiting rule, while claiming still finds the other
+   * writer's fresh claim: each look says "take over", each claim says "taken". The bound still ends it.
+   */
+  @Test
+  void publish_claimsUnreadableAndAFreshClaimPastTheBound_runsAtTheBound() throws Exception {
+    Claim[] held = {othersClaim()};
+    AtomicInteger claimCalls = new AtomicInteger();
+    ObjectStore unreadable = new ClaimsOverride(store) {
+      @Override
+      public Claimed claim(String k, String writer, Duration expected, Duration ttl) throws IOException {
+        // Each call takes a second; the other writer renews every ten, for three minutes.
+        time.advance(Duration.ofSeconds(1));
+        if (claimCalls.incrementAndGet() % 10 == 0 && claimCalls.get() <= 180) {
+          held[0] = store.renewClaim(held[0]);
+        }
+        return super.claim(k, writer, expected, ttl);
+      }
+
+      @Override
+      public Optional<Claim> readClaim(String k) throws IOException {
+        throw new IOException("claims unreadable");
+      }
+    };
+    PublishReport report = publisher(unreadable, policy()).publish(spec, task("mine"));
+    assertEquals(PublishStatus.CREATED, report.status());
+    assertEquals(ClaimStatus.WAIT_EXPIRED, report.claim().status(), () -> claimCalls + " claim calls");
+    assertTrue(report.claim().waited().compareTo(WAIT.plusSeconds(1)) <= 0,
+        () -> "waited " + report.claim().waited() + ", past the bound of " + WAIT + " and one more claim call");
+    assertEquals(1, runs.get());
+  }
+
   @Test
   void publish_zeroWaitAndAFreshClaim_runsAtOnceBesideIt() throws Exception {
     othersClaim();
@@ -356,7 +388,7 @@ class PublisherClaimsTest {
     }
 
     @Override
-    public Optional<Claim> readClaim(String k) {
+    public Optional<Claim> readClaim(String k) throws IOException {
       return claims.readClaim(k);
     }
 
