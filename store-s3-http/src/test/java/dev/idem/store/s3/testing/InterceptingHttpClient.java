@@ -1,26 +1,16 @@
 package dev.idem.store.s3.testing;
 
 import java.io.IOException;
-import java.net.Authenticator;
-import java.net.CookieHandler;
-import java.net.ProxySelector;
-import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpHeaders;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
 import java.util.concurrent.Flow;
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLParameters;
-import javax.net.ssl.SSLSession;
 
 /**
  * An {@link HttpClient} that runs a test's hook before each synchronous request and then sends it
@@ -30,7 +20,7 @@ import javax.net.ssl.SSLSession;
  * answer a request itself instead (an S3 error reply for one key: 503 SlowDown on every retry, 403 on
  * one area), which the server then never sees.
  */
-public final class InterceptingHttpClient extends HttpClient {
+public final class InterceptingHttpClient extends ForwardingHttpClient {
 
   /** Runs before a request is sent. */
   @FunctionalInterface
@@ -47,7 +37,6 @@ public final class InterceptingHttpClient extends HttpClient {
   /** An S3 error reply: {@code status} with an {@code <Error>} body naming {@code code}. */
   public record ErrorReply(int status, String code) {}
 
-  private final HttpClient delegate;
   private final Hook hook;
   private final java.util.function.Consumer<HttpRequest> after;
   private final Responder responder;
@@ -62,7 +51,7 @@ public final class InterceptingHttpClient extends HttpClient {
   }
 
   private InterceptingHttpClient(Hook hook, java.util.function.Consumer<HttpRequest> after, Responder responder) {
-    this.delegate = HttpClient.newBuilder().version(Version.HTTP_1_1).build();
+    super(plain());
     this.hook = hook;
     this.after = after;
     this.responder = responder;
@@ -137,102 +126,6 @@ public final class InterceptingHttpClient extends HttpClient {
     }
     subscriber.onComplete();
     T t = subscriber.getBody().toCompletableFuture().join();
-    return new HttpResponse<>() {
-      @Override
-      public int statusCode() {
-        return error.status();
-      }
-
-      @Override
-      public HttpRequest request() {
-        return request;
-      }
-
-      @Override
-      public Optional<HttpResponse<T>> previousResponse() {
-        return Optional.empty();
-      }
-
-      @Override
-      public HttpHeaders headers() {
-        return headers;
-      }
-
-      @Override
-      public T body() {
-        return t;
-      }
-
-      @Override
-      public Optional<SSLSession> sslSession() {
-        return Optional.empty();
-      }
-
-      @Override
-      public URI uri() {
-        return request.uri();
-      }
-
-      @Override
-      public Version version() {
-        return Version.HTTP_1_1;
-      }
-    };
-  }
-
-  @Override
-  public <T> CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request, HttpResponse.BodyHandler<T> handler) {
-    throw new UnsupportedOperationException("the S3 client sends synchronously");
-  }
-
-  @Override
-  public <T> CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request, HttpResponse.BodyHandler<T> handler,
-      HttpResponse.PushPromiseHandler<T> push) {
-    throw new UnsupportedOperationException("the S3 client sends synchronously");
-  }
-
-  @Override
-  public Optional<CookieHandler> cookieHandler() {
-    return delegate.cookieHandler();
-  }
-
-  @Override
-  public Optional<Duration> connectTimeout() {
-    return delegate.connectTimeout();
-  }
-
-  @Override
-  public Redirect followRedirects() {
-    return delegate.followRedirects();
-  }
-
-  @Override
-  public Optional<ProxySelector> proxy() {
-    return delegate.proxy();
-  }
-
-  @Override
-  public SSLContext sslContext() {
-    return delegate.sslContext();
-  }
-
-  @Override
-  public SSLParameters sslParameters() {
-    return delegate.sslParameters();
-  }
-
-  @Override
-  public Optional<Authenticator> authenticator() {
-    return delegate.authenticator();
-  }
-
-  @Override
-  public Version version() {
-    return delegate.version();
-  }
-
-  @Override
-  public Optional<Executor> executor() {
-    return delegate.executor();
+    return reply(request, error.status(), headers, t, Optional.empty());
   }
 }
