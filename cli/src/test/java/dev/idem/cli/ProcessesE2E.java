@@ -59,6 +59,15 @@ class ProcessesE2E {
 
   private final java.util.Map<Process, Path[]> outputs = new java.util.HashMap<>();
 
+  /** A test that failed before it finished its processes leaves none running: idem, CMD or CMD's children. */
+  @org.junit.jupiter.api.AfterEach
+  void stopTracked() {
+    for (Process p : outputs.keySet()) {
+      p.descendants().forEach(ProcessHandle::destroyForcibly);
+      p.destroyForcibly();
+    }
+  }
+
   Process startTracked(String... args) throws IOException {
     Path out = dir.resolve("out-" + outputs.size());
     Path err = dir.resolve("err-" + outputs.size());
