@@ -199,7 +199,7 @@ class PublisherClaimsTest {
   void publish_claimsUnreadableAndAFreshClaimPastTheBound_runsAtTheBound() throws Exception {
     Claim[] held = {othersClaim()};
     AtomicInteger claimCalls = new AtomicInteger();
-    ObjectStore unreadable = new ClaimsOverride(store) {
+    ObjectStore unreadable = new ForwardingObjectStore(store) {
       @Override
       public Claimed claim(String k, String writer, Duration expected, Duration ttl) throws IOException {
         // Each call takes a second; the other writer renews every ten, for three minutes.
@@ -251,7 +251,7 @@ class PublisherClaimsTest {
 
   @Test
   void publish_claimWriteFails_runsWithoutAClaim() throws Exception {
-    ObjectStore failing = new ClaimsOverride(store) {
+    ObjectStore failing = new ForwardingObjectStore(store) {
       @Override
       public Claimed claim(String k, String writer, Duration expected, Duration ttl) throws IOException {
         throw new IOException("claims unreachable");
@@ -311,7 +311,7 @@ class PublisherClaimsTest {
   void publish_longTask_renewsTheClaimOnTheHeartbeat() throws Exception {
     CountDownLatch renewed = new CountDownLatch(2);
     AtomicInteger failures = new AtomicInteger();
-    ObjectStore counting = new ClaimsOverride(store) {
+    ObjectStore counting = new ForwardingObjectStore(store) {
       @Override
       public Claim renewClaim(Claim held) throws IOException {
         if (failures.getAndIncrement() == 0) {
@@ -336,7 +336,7 @@ class PublisherClaimsTest {
   @Test
   void publish_keyPublishedAtTheFirstLook_readsNoClaim() throws Exception {
     publishAsOther("theirs");
-    ObjectStore noReads = new ClaimsOverride(store) {
+    ObjectStore noReads = new ForwardingObjectStore(store) {
       @Override
       public Claimed claim(String k, String writer, Duration expected, Duration ttl) {
         throw new AssertionError("a published key needs no claim");
@@ -356,45 +356,5 @@ class PublisherClaimsTest {
     assertThrows(IllegalArgumentException.class, () -> ClaimPolicy.defaults().waitAtMost(Duration.ofSeconds(-1)));
     assertEquals(Duration.ofSeconds(20), ClaimPolicy.defaults().heartbeat());
     assertFalse(ClaimPolicy.off().enabled());
-  }
-
-  /** The in-memory store with some of its claim operations replaced. */
-  private abstract static class ClaimsOverride extends ForwardingObjectStore implements Claims {
-    private final InMemoryObjectStore claims;
-
-    ClaimsOverride(InMemoryObjectStore store) {
-      super(store);
-      this.claims = store;
-    }
-
-    @Override
-    public Optional<Claims> claims() {
-      return Optional.of(this);
-    }
-
-    @Override
-    public Claimed claim(String k, String writer, Duration expected, Duration ttl) throws IOException {
-      return claims.claim(k, writer, expected, ttl);
-    }
-
-    @Override
-    public Claim renewClaim(Claim held) throws IOException {
-      return claims.renewClaim(held);
-    }
-
-    @Override
-    public boolean releaseClaim(Claim claim) {
-      return claims.releaseClaim(claim);
-    }
-
-    @Override
-    public Optional<Claim> readClaim(String k) throws IOException {
-      return claims.readClaim(k);
-    }
-
-    @Override
-    public List<Claim> listClaims(String prefix) {
-      return claims.listClaims(prefix);
-    }
   }
 }

@@ -24,7 +24,6 @@ import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -109,7 +108,7 @@ class ScanClaimsTest {
     claim(key("daily", 3), "host-a:1", null);
     claim(key("hourly", 3), "host-a:1", null);
     List<String> listings = new ArrayList<>();
-    ObjectStore counting = withClaims(new CountingClaims(listings, null));
+    ObjectStore counting = countingListings(listings, null);
 
     ScanSummary s = scan(counting, "daily/", new DivergenceScan());
 
@@ -121,7 +120,7 @@ class ScanClaimsTest {
   @Test
   void run_claimsCannotBeListed_reportedVerdictUnchanged() throws IOException {
     publish(key("daily", 1), "one");
-    ObjectStore failing = withClaims(new CountingClaims(new ArrayList<>(), new IOException("listing refused")));
+    ObjectStore failing = countingListings(new ArrayList<>(), new IOException("listing refused"));
 
     ScanSummary s = scan(failing, "daily/", new DivergenceScan());
 
@@ -155,52 +154,17 @@ class ScanClaimsTest {
     assertTrue(s.clean());
   }
 
-  private ObjectStore withClaims(Claims claims) {
+  /** The memory store, recording each claim listing's prefix, or failing every listing with {@code failure}. */
+  private ObjectStore countingListings(List<String> listings, IOException failure) {
     return new ForwardingObjectStore(memory) {
       @Override
-      public Optional<Claims> claims() {
-        return Optional.of(claims);
+      public List<Claim> listClaims(String prefix) throws IOException {
+        listings.add(prefix);
+        if (failure != null) {
+          throw failure;
+        }
+        return super.listClaims(prefix);
       }
     };
-  }
-
-  /** The memory store's claims, recording each listing's prefix, or failing every listing. */
-  private final class CountingClaims implements Claims {
-    private final List<String> listings;
-    private final IOException failure;
-
-    CountingClaims(List<String> listings, IOException failure) {
-      this.listings = listings;
-      this.failure = failure;
-    }
-
-    @Override
-    public Claimed claim(String key, String writer, Duration expected, Duration ttl) throws IOException {
-      return memory.claim(key, writer, expected, ttl);
-    }
-
-    @Override
-    public Claim renewClaim(Claim held) throws IOException {
-      return memory.renewClaim(held);
-    }
-
-    @Override
-    public boolean releaseClaim(Claim claim) throws IOException {
-      return memory.releaseClaim(claim);
-    }
-
-    @Override
-    public Optional<Claim> readClaim(String key) throws IOException {
-      return memory.readClaim(key);
-    }
-
-    @Override
-    public List<Claim> listClaims(String prefix) throws IOException {
-      listings.add(prefix);
-      if (failure != null) {
-        throw failure;
-      }
-      return memory.listClaims(prefix);
-    }
   }
 }

@@ -2,7 +2,9 @@ package dev.idem.core.testing;
 
 import dev.idem.core.store.Acknowledgement;
 import dev.idem.core.store.CasResult;
+import dev.idem.core.store.Claim;
 import dev.idem.core.store.Claims;
+import dev.idem.core.store.MissingCapabilityException;
 import dev.idem.core.store.LeftoverSweep;
 import dev.idem.core.store.ObjectInfo;
 import dev.idem.core.store.ObjectStore;
@@ -23,11 +25,11 @@ import java.util.SortedSet;
 /**
  * Delegates every call to another store; a test overrides one method to inject a behaviour (a fault, a
  * delay, a contract broken on purpose) and leaves the rest real. It has the capabilities the delegate
- * has ({@link #publishHistory()} and the others are this store, so a test's override of a capability's
+ * has ({@link #publishHistory()}, {@link #claims()} and the others are this store, so a test's override of a capability's
  * method is the one callers reach); {@link #without} hides some, as a store that lacks them. A history
  * query walks {@link #history(String, HistoryVisitor)}, so overriding that one covers both forms.
  */
-public class ForwardingObjectStore implements ObjectStore, PublishHistory, RetirementMarks, LeftoverSweep {
+public class ForwardingObjectStore implements ObjectStore, PublishHistory, RetirementMarks, LeftoverSweep, Claims {
   private final ObjectStore d;
 
   public ForwardingObjectStore(ObjectStore delegate) {
@@ -54,14 +56,23 @@ public class ForwardingObjectStore implements ObjectStore, PublishHistory, Retir
   @Override public List<Acknowledgement> acknowledgements(String prefix) throws IOException { return history().acknowledgements(prefix); }
   @Override public SortedSet<String> pipelines() throws IOException { return d.pipelines(); }
   @Override public List<String> sweep(Duration grace, boolean dryRun) throws IOException { return LeftoverSweep.of(d, FORWARDED).sweep(grace, dryRun); }
+  @Override public Claimed claim(String key, String writer, Duration expected, Duration ttl) throws IOException { return claimsOf().claim(key, writer, expected, ttl); }
+  @Override public Claim renewClaim(Claim held) throws IOException { return claimsOf().renewClaim(held); }
+  @Override public boolean releaseClaim(Claim claim) throws IOException { return claimsOf().releaseClaim(claim); }
+  @Override public Optional<Claim> readClaim(String key) throws IOException { return claimsOf().readClaim(key); }
+  @Override public List<Claim> listClaims(String prefix) throws IOException { return claimsOf().listClaims(prefix); }
   @Override public void close() throws IOException { d.close(); }
 
   @Override public Optional<PublishHistory> publishHistory() { return d.publishHistory().map(h -> this); }
   @Override public Optional<RetirementMarks> retirementMarks() { return d.retirementMarks().map(m -> this); }
   @Override public Optional<LeftoverSweep> leftoverSweep() { return d.leftoverSweep().map(s -> this); }
-  @Override public Optional<Claims> claims() { return d.claims(); }
+  @Override public Optional<Claims> claims() { return d.claims().map(c -> this); }
 
   private static final String FORWARDED = "a call to it cannot be forwarded";
+
+  private Claims claimsOf() throws IOException {
+    return d.claims().orElseThrow(() -> new MissingCapabilityException(d, "claims", FORWARDED));
+  }
 
   private PublishHistory history() throws IOException {
     return PublishHistory.of(d, FORWARDED);
