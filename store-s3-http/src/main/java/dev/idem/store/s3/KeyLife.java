@@ -30,13 +30,16 @@ import java.util.Optional;
  * DeleteMarker elements, so an earlier life's version would pass for one under ours. So when the walk
  * finds a version under ours (the publish lost, or the page misplaced a marker), it walks again with one
  * entry per page, whose order is the listing's on every server; a publish that was first, the common
- * case, still costs one page.
+ * case, still costs one page. That second walk starts after our own version (it is the first page's
+ * version marker), which no other writer removes: a later racing version on top of ours is removed by
+ * its writer while it gives way, and a page whose marker names a removed version does not continue the
+ * listing (S3Proxy ends the listing there, or answers 404 {@code NoSuchVersion}).
  *
- * <p>A page refused as malformed starts the walk again, at most {@value #ATTEMPTS} walks in all: S3Proxy
- * lists a write in flight to the same key (another publisher's completion, a loser deleting its version)
- * as a version without an ETag, or under a temporary name, for a moment. So does a page answered 404
- * {@code NoSuchVersion}: S3Proxy refuses a version marker whose version was removed since the page
- * before (a loser giving way).
+ * <p>A walk starts again, at most {@value #ATTEMPTS} walks in all, when a page is refused as malformed
+ * (S3Proxy lists a write in flight to the same key, another publisher's completion or a loser deleting
+ * its version, as a version without an ETag, or under a temporary name, for a moment), when a page is
+ * answered 404 {@code NoSuchVersion}, and when a walk that paged did not meet our version: the marker of
+ * one of its pages named a version removed since the page before.
  *
  * <p>{@link #firstOfLife} walks the same way from the key's latest entry: a loser that removed its own
  * version learns which version is first now.
@@ -76,11 +79,11 @@ final class KeyLife {
       int pageSize) throws IOException {
     for (int attempt = 1; ; attempt++) {
       try {
-        Optional<String> first = walk(client, bucket, objectKey, versionId, pageSize);
+        Optional<String> first = walk(client, bucket, objectKey, versionId, false, pageSize);
         // A version under ours, as a page lists it: confirmed one entry per page, in which no server can
         // put a delete marker out of its place (moto gives a page's versions before its delete markers).
-        return first.isEmpty() || pageSize == 1 ? first : walk(client, bucket, objectKey, versionId, 1);
-      } catch (MalformedReplyException e) {
+        return first.isEmpty() || pageSize == 1 ? first : walk(client, bucket, objectKey, versionId, true, 1);
+      } catch (ListingMoved | MalformedReplyException e) {
         if (attempt == ATTEMPTS) {
           throw e;
         }
@@ -92,19 +95,25 @@ final class KeyLife {
     }
   }
 
+  /**
+   * One walk down the listing.
+   *
+   * @param fromOurs start after {@code versionId} (when not null) rather than at the key's latest entry
+   */
   private static Optional<String> walk(S3Client client, String bucket, String objectKey, String versionId,
-      int pageSize) throws IOException {
+      boolean fromOurs, int pageSize) throws IOException {
     String listing = "ListObjectVersions of s3://" + bucket + "/" + objectKey;
     ListingGuard<List<String>> guard = new ListingGuard<>(listing);
-    String keyMarker = null;
-    String versionMarker = null;
-    boolean ours = versionId == null;
+    boolean ours = versionId == null || fromOurs;
+    String keyMarker = ours && versionId != null ? objectKey : null;
+    String versionMarker = ours ? versionId : null;
+    boolean paged = false;
     String first = null;
     while (true) {
       VersionsPage page = client.listVersions(bucket, objectKey, keyMarker, versionMarker, pageSize);
       for (ObjectVersion v : page.versions()) {
         if (!v.key().equals(objectKey) || ours && v.deleteMarker()) {
-          return found(ours, first, versionId, listing);
+          return found(ours, paged, first, versionId, listing);
         }
         if (ours) {
           first = v.versionId();
@@ -113,20 +122,31 @@ final class KeyLife {
         }
       }
       if (!page.truncated()) {
-        return found(ours, first, versionId, listing);
+        return found(ours, paged, first, versionId, listing);
       }
       keyMarker = page.nextKeyMarker();
       versionMarker = page.nextVersionIdMarker();
+      paged = true;
       guard.next(Arrays.asList(keyMarker, versionMarker));
     }
   }
 
-  private static Optional<String> found(boolean ours, String first, String versionId, String listing)
-      throws IOException {
+  private static Optional<String> found(boolean ours, boolean paged, String first, String versionId,
+      String listing) throws IOException {
     if (!ours) {
-      throw new IOException(listing + " does not hold version " + versionId + ", which this publish just created;"
-          + " whether another version was there first cannot be told");
+      String message = listing + " does not hold version " + versionId + ", which this publish just created;"
+          + " whether another version was there first cannot be told";
+      throw paged ? new ListingMoved(message) : new IOException(message);
     }
     return Optional.ofNullable(first);
+  }
+
+  /** A walk that paged and missed our version: a page's marker may name a version removed meanwhile. */
+  private static final class ListingMoved extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    ListingMoved(String message) {
+      super(message);
+    }
   }
 }

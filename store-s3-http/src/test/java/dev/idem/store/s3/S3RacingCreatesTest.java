@@ -18,6 +18,7 @@ import dev.idem.core.store.PutStatus;
 import dev.idem.core.testing.Race;
 import dev.idem.store.s3.internal.client.ObjectSummary;
 import dev.idem.store.s3.internal.client.ObjectVersion;
+import dev.idem.store.s3.internal.client.RequestBody;
 import dev.idem.store.s3.internal.client.S3Client;
 import dev.idem.store.s3.testing.InterceptingHttpClient;
 import dev.idem.store.s3.testing.QuirkProxy;
@@ -36,9 +37,11 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.BeforeAll;
@@ -67,12 +70,16 @@ class S3RacingCreatesTest {
   }
 
   private static S3ObjectStore open(URI endpoint, String bucket, InterceptingHttpClient http) {
+    return open(endpoint, bucket, http, S3StoreOptions.defaults());
+  }
+
+  private static S3ObjectStore open(URI endpoint, String bucket, InterceptingHttpClient http,
+      S3StoreOptions options) {
     S3Client.Builder client = S3Client.builder(endpoint, S3ProxyServer.REGION, s3.credentials()).pathStyle(true);
     if (http != null) {
       client.httpClient(http);
     }
-    return S3ObjectStore.open(client.build(), s3.location(bucket, "p").withEndpoint(endpoint, true),
-        S3StoreOptions.defaults());
+    return S3ObjectStore.open(client.build(), s3.location(bucket, "p").withEndpoint(endpoint, true), options);
   }
 
   private static ProvenStore proven(URI endpoint, String bucket) {
@@ -291,6 +298,50 @@ class S3RacingCreatesTest {
       assertEquals("host-a", out.stored().writer(), out.toString());
     }
     assertTrue(refused.get() > 1, "the walk was sent again after the 404: " + refused);
+  }
+
+  /**
+   * A loser's walk down the key's life while a later racing write on top of its own version gives way:
+   * S3Proxy ends a listing whose version marker names a removed version (an empty page, not truncated,
+   * not a 404), so a walk paging from the key's latest entry loses sight of this publish's version. The
+   * walk below its own version pages from that version, which no other writer removes; a walk from the
+   * latest entry that missed it (pages of one entry) walks again; the publish gives way to the first.
+   * Before, it failed saying the listing did not hold its version.
+   */
+  @ParameterizedTest(name = "pages of {0}")
+  @ValueSource(ints = {1000, 1})
+  void putIfAbsent_laterRacingVersionRemovedDuringTheWalk_givesWayToTheFirst(int pageSize) throws Exception {
+    String bucket = s3.createBucket(true);
+    String objectKey = "p/" + KEY;
+    try (S3ObjectStore a = open(s3.endpoint(), bucket, null)) {
+      assertEquals(PutStatus.CREATED, a.putIfAbsent(KEY, text("rows"), "host-a").status());
+    }
+    AtomicReference<String> later = new AtomicReference<>();
+    AtomicInteger removedMidWalk = new AtomicInteger();
+    Quirk race = (request, next) -> {
+      if (request.method().equals("PUT") && request.key().equals(objectKey)) {
+        Reply own = next.send(request.without(Set.of("if-none-match")));
+        later.set(s3.client().put(bucket, objectKey, RequestBody.ofBytes("rows of build d".getBytes(
+            StandardCharsets.UTF_8)), null, Map.of()).versionId());
+        return own;
+      }
+      if (request.has("versions") && request.has("version-id-marker") && later.get() != null
+          && removedMidWalk.getAndIncrement() == 0) {
+        s3.client().deleteVersion(bucket, objectKey, later.get());
+      }
+      return next.send(request);
+    };
+    try (QuirkProxy gateway = new QuirkProxy(s3, race);
+        S3ObjectStore c = open(gateway.endpoint(), bucket, null, S3StoreOptions.builder().pageSize(pageSize).build())
+            .configuredBy(new ProbeAnswers(false, true))) {
+      PutOutcome out = c.putIfAbsent(KEY, text("rows of build c"), "host-c");
+
+      assertEquals(PutStatus.DIVERGENT, out.status(), out.toString());
+      assertEquals("host-a", out.stored().writer(), out.toString());
+    }
+    assertTrue(removedMidWalk.get() > 0, "the later version was removed while the walk paged");
+    assertEquals(1, versions(bucket, objectKey).stream().filter(v -> v.key().equals(objectKey)).count(),
+        "the loser removed its version; the later write gave way");
   }
 
   /**
