@@ -233,12 +233,10 @@ public final class Publisher {
     windows.requireClosed(spec.window(), "publish");
     OutputKey key = spec.outputKey();
     String k = key.toString();
-    if (store.exists(k)) {
-      Optional<ObjectInfo> stored = store.stat(k);
-      if (stored.isPresent()) {
-        return new PublishReport(key, PublishStatus.SKIPPED, stored.get(), null, advance(spec, stored.get()));
-      }
-      // Removed by retention between the two calls: fall through and publish it again.
+    // One look, stat rather than exists then stat: on S3 each is a HEAD, billed per request.
+    Optional<ObjectInfo> stored = store.stat(k);
+    if (stored.isPresent()) {
+      return new PublishReport(key, PublishStatus.SKIPPED, stored.get(), null, advance(spec, stored.get()));
     }
     // Only now, after the skip check: a replica that finds its key published needs no write access.
     store.checkWritable();

@@ -310,14 +310,16 @@ public final class S3ObjectStore implements ObjectStore, PublishHistory, Retirem
   }
 
   /**
-   * HeadBucket: the bucket must exist. S3 decides each PUT by policy, so only a PUT could prove one is
-   * allowed; the credentials are already tested by the HEAD of the skip check that comes first.
+   * The bucket must exist: HeadBucket, unless a reply from it already showed it does (the store marker
+   * read before the first write, or a HEAD that found an object). S3 decides each PUT by policy, so only a
+   * PUT could prove one is allowed; the credentials are already tested by the HEAD of the skip check that
+   * comes first.
    *
    * @throws S3Exception {@code NoSuchBucket} when the bucket is missing, or what the HEAD met
    */
   @Override
   public void checkWritable() throws IOException {
-    if (!client.bucketExists(location.bucket())) {
+    if (!client.bucketKnown(location.bucket()) && !client.bucketExists(location.bucket())) {
       throw new S3Exception(404, "NoSuchBucket", null, null, "HEAD", client.endpoint(), location.bucket());
     }
   }
