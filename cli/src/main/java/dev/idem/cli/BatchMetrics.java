@@ -5,6 +5,7 @@ import dev.idem.core.publish.ClaimReport;
 import dev.idem.core.publish.ClaimReport.ClaimStatus;
 import dev.idem.core.publish.PublishReport;
 import dev.idem.core.publish.PublishStatus;
+import dev.idem.core.store.ObjectStore;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.URI;
@@ -64,6 +65,7 @@ final class BatchMetrics implements AutoCloseable {
   private Integer exitCode;
   private boolean closed;
   private boolean reported;
+  private ObjectStore store;
 
   BatchMetrics(String command, RunSpec spec, Path file, URI pushUri, Duration pushTimeout, Clock clock, PrintWriter err) {
     this.command = command;
@@ -73,6 +75,11 @@ final class BatchMetrics implements AutoCloseable {
     this.pushTimeout = pushTimeout;
     this.clock = clock;
     this.err = err;
+  }
+
+  /** The store the command opened: what it sent by the report is in the metrics. */
+  void store(ObjectStore opened) {
+    this.store = opened;
   }
 
   /** A publish outcome and the exit code the command returns for it. */
@@ -174,6 +181,7 @@ final class BatchMetrics implements AutoCloseable {
             + "\"", "1");
       }
     }
+    StoreRequests.gauges(b, base, store == null ? null : StoreRequests.of(store));
     gauge(b, "idem_window_start_seconds", "Start of the window this command ran for, in epoch seconds.", base,
         Long.toString(spec.window().startEpochSecond()));
     gauge(b, "idem_run_completion_timestamp_seconds", "When the command ended, in epoch seconds.", base,

@@ -111,7 +111,8 @@ final class GcCommand implements Callable<Integer> {
             .put("records_only_removed", report.recordsOnly()).put("evidence_kept", report.evidenceKept())
             .put("swept", report.swept()).put("retired", retiredJson(report.retirement()))
             .put("claims_removed", report.claimsRemoved().stream().map(ScanCommand::claimJson).toList())
-            .putIfPresent("skipped", report.skipped().isEmpty() ? null : report.skipped()));
+            .putIfPresent("skipped", report.skipped().isEmpty() ? null : report.skipped())
+            .putIfPresent("requests", StoreRequests.json(StoreRequests.of(st))));
       } else if (!output.quiet) {
         if (report.pointer() == null) {
           err.println("idem gc: pipeline " + pipeline + " has no pointer yet; no generation removed");

@@ -7,6 +7,7 @@ import dev.idem.core.store.ObjectInfo;
 import dev.idem.core.store.ObjectStore;
 import dev.idem.core.store.Pointer;
 import dev.idem.core.store.PointerState;
+import dev.idem.store.s3.RequestCounts;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -93,6 +94,7 @@ final class GetCommand implements Callable<Integer> {
     String key;
     String sha;
     long size;
+    RequestCounts requests;
     try (ObjectStore st = store.open(ctx)) {
       if (target != null && target.latestOfSchema != null) {
         int schema = target.latestOfSchema;
@@ -143,8 +145,9 @@ final class GetCommand implements Callable<Integer> {
         progress.close();
         Files.deleteIfExists(tmp);
       }
+      requests = StoreRequests.of(st);
     }
-    report(key, sha, size, toStdout);
+    report(key, sha, size, toStdout, requests);
     return ExitCodes.OK;
   }
 
@@ -176,12 +179,12 @@ final class GetCommand implements Callable<Integer> {
     }
   }
 
-  private void report(String key, String sha, long size, boolean toStdout) {
+  private void report(String key, String sha, long size, boolean toStdout, RequestCounts requests) {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     if (output.json) {
       out.println(Json.object().put("key", key).put("sha256", sha).put("size", size)
-          .put("output", outputFile).put("verified", true));
+          .put("output", outputFile).put("verified", true).putIfPresent("requests", StoreRequests.json(requests)));
     } else if (!output.quiet) {
       (toStdout ? err : out).println("wrote " + key + " size=" + size + " sha256=" + sha + " (verified) to "
           + (toStdout ? "stdout" : outputFile));

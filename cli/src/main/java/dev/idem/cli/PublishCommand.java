@@ -85,6 +85,7 @@ final class PublishCommand implements Callable<Integer> {
     Path spool = null;
     BatchMetrics outcome = metrics.start(ctx, "publish", runSpec, writerId, spec.commandLine().getErr());
     try (outcome; ObjectStore st = store.open(ctx)) {
+      outcome.store(st);
       if (source == null) {
         source = ctx.stdinFile();
         if (source == null) {
@@ -121,7 +122,7 @@ final class PublishCommand implements Callable<Integer> {
         progress.close();
       }
       Reports.print(spec.commandLine().getOut(), spec.commandLine().getErr(), output, runSpec, report, writerId,
-          pointerTimeout.ranOut(store.deadline()));
+          pointerTimeout.ranOut(store.deadline()), st);
       outcome.published(report, Reports.exitCode(report));
       return Reports.exitCode(report);
     } catch (IOException | RuntimeException e) {

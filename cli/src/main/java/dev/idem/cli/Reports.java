@@ -10,6 +10,7 @@ import dev.idem.core.publish.PublishStatus;
 import dev.idem.core.store.Claim;
 import dev.idem.core.store.DivergenceRecord;
 import dev.idem.core.store.ObjectInfo;
+import dev.idem.core.store.ObjectStore;
 import dev.idem.core.store.Pointer;
 import dev.idem.core.store.PutOutcome;
 import java.io.PrintWriter;
@@ -54,11 +55,12 @@ final class Reports {
    * Prints a publish's report.
    *
    * @param ranOut which bound a pointer advance that gave up ran out of ({@link PointerTimeoutOption#ranOut})
+   * @param store the store published to: what it sent so far is in {@code --json}
    */
   static void print(PrintWriter out, PrintWriter err, OutputOptions o, RunSpec spec, PublishReport r, String writer,
-      String ranOut) {
+      String ranOut, ObjectStore store) {
     if (o.json) {
-      out.println(json(spec, r, writer));
+      out.println(json(spec, r, writer).putIfPresent("requests", StoreRequests.json(StoreRequests.of(store))));
     } else if (!o.quiet) {
       out.println(human(r));
     }

@@ -202,6 +202,7 @@ final class RunCommand implements Callable<Integer> {
             !output.quiet, ctx.progressAfter()).arm();
         ClaimWaitProgress waiting = new ClaimWaitProgress(st, runSpec.outputKey().toString(), store.deadline(), err,
             !output.quiet, ctx.progressAfter())) {
+      outcome.store(st);
       PublishReport report;
       try {
         Publisher.Builder publisher = Idem.publisher(st).writer(writerId).clock(ctx.clock())
@@ -254,7 +255,7 @@ final class RunCommand implements Callable<Integer> {
         throw e;
       }
       waiting.stop();
-      Reports.print(out, err, output, runSpec, report, writerId, pointerTimeout.ranOut(store.deadline()));
+      Reports.print(out, err, output, runSpec, report, writerId, pointerTimeout.ranOut(store.deadline()), st);
       if (task.drained()) {
         err.println("idem: drained: CMD finished after SIGTERM and its result is " + report.status() + " at "
             + report.key() + "; exiting " + Reports.exitCode(report) + " (--on-term finish)");

@@ -16,8 +16,6 @@ import dev.idem.core.store.HistoryEntry;
 import dev.idem.core.store.HistoryQuery;
 import dev.idem.core.store.ObjectStore;
 import dev.idem.store.fs.FsObjectStore;
-import dev.idem.store.s3.RequestCounts;
-import dev.idem.store.s3.S3ObjectStore;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -343,9 +341,9 @@ final class ScanCommand implements Callable<Integer> {
       boolean driftFails = failOnDrift && summary.driftPositions() > 0;
       int code = (summary.clean() && !driftFails) || passEmpty ? ExitCodes.OK
           : summary.examinedNothing() ? ExitCodes.NOTHING_EXAMINED : ExitCodes.DIVERGENT;
-      told.completed(summary, code, requestCounts(st));
+      told.completed(summary, code, StoreRequests.of(st));
       if (output.json) {
-        out.println(summaryJson(summary, code).putIfPresent("requests", requestsJson(st)));
+        out.println(summaryJson(summary, code).putIfPresent("requests", StoreRequests.json(StoreRequests.of(st))));
       } else if (!output.quiet) {
         out.println(summary.referenceLine());
         err.println("idem scan: examined " + summary.keys() + " keys (" + summary.entries()
@@ -483,24 +481,6 @@ final class ScanCommand implements Callable<Integer> {
           + ") but no _idem/ directory; an idem store holds <pipeline>/<window_start>/state-<sha256> objects "
           + "and _idem/ (created by the first publish)");
     }
-  }
-
-  /**
-   * What the scan asked of an S3 store (listing requests, entries those listings held, HEADs, GETs),
-   * or {@code null} for a store that counts none: the cost the design document's model bounds.
-   */
-  private static RequestCounts requestCounts(ObjectStore st) {
-    ObjectStore inner = st instanceof ProvenStore p ? p.store() : st;
-    return inner instanceof S3ObjectStore s3 ? s3.requestCounts() : null;
-  }
-
-  private static Json requestsJson(ObjectStore st) {
-    RequestCounts c = requestCounts(st);
-    if (c == null) {
-      return null;
-    }
-    return Json.object().put("list", c.listRequests()).put("entries_listed", c.entriesListed())
-        .put("head", c.heads()).put("get", c.gets());
   }
 
   private static Json summaryJson(ScanSummary summary, int code) {

@@ -296,7 +296,8 @@ class S3CommandsTest {
     assertEquals(0, scan.code(), scan.describe());
     String summary = scan.out().lines().filter(l -> l.contains("\"type\":\"summary\"")).findFirst().orElseThrow();
     java.util.regex.Matcher m = java.util.regex.Pattern.compile(
-        "\"requests\":\\{\"list\":(\\d+),\"entries_listed\":(\\d+),\"head\":(\\d+),\"get\":(\\d+)}").matcher(summary);
+        "\"requests\":\\{\"sent\":\\d+,\"class_a\":\\d+,\"class_b\":\\d+,\"free\":\\d+,"
+            + "\"list\":(\\d+),\"entries_listed\":(\\d+),\"head\":(\\d+),\"get\":(\\d+)}").matcher(summary);
     assertTrue(m.find(), scan.describe());
     assertTrue(Long.parseLong(m.group(1)) >= 2, "the version listing and the evidence listing: " + summary);
     assertTrue(Long.parseLong(m.group(2)) >= 1, "the key's version: " + summary);

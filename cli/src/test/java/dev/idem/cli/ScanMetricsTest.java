@@ -87,6 +87,9 @@ class ScanMetricsTest {
       assertEquals(String.valueOf(requests.get("head")), m.get("idem_scan_head_requests").value());
       assertEquals(String.valueOf(requests.get("get")), m.get("idem_scan_get_requests").value());
       assertEquals(String.valueOf(requests.get("entries_listed")), m.get("idem_scan_entries_listed").value());
+      assertEquals(String.valueOf(requests.get("class_a")), m.get("idem_s3_requests{class=A}").value());
+      assertEquals(String.valueOf(requests.get("class_b")), m.get("idem_s3_requests{class=B}").value());
+      assertEquals(String.valueOf(requests.get("free")), m.get("idem_s3_requests{class=free}").value());
       assertEquals("1", m.get("idem_scan_keys").value());
     }
   }

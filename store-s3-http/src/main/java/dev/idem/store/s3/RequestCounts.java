@@ -1,17 +1,35 @@
 package dev.idem.store.s3;
 
 /**
- * What an S3 store has asked of its server up to one moment: listing requests and the entries their
- * replies held, HEADs and GETs. Counted per call (a retried call counts once), when the reply has been
- * read, so a count is what the store received, and the scan's cost model can be checked against it and
- * shown to users ({@link S3ObjectStore#requestCounts()}).
+ * What an S3 store has asked of its server up to one moment. Two views of the same traffic:
+ *
+ * <ul>
+ *   <li>By call, for the scan's cost model: listing requests and the entries their replies held, HEADs
+ *       and GETs, each counted once per call (a retried call counts once) when its reply has been read.
+ *   <li>By price, for what the traffic costs: every request sent, retries included, in the classes S3
+ *       bills by. {@code classA} is what AWS prices as "PUT, COPY, POST, LIST requests" (PutObject,
+ *       CopyObject, the multipart calls, ListObjectsV2, ListObjectVersions, ListMultipartUploads);
+ *       {@code classB} is "GET, SELECT, and all other requests" (GetObject, HeadObject, bucket reads);
+ *       {@code free} is DELETE, which AWS does not bill (DeleteObject, AbortMultipartUpload).
+ * </ul>
+ *
+ * Read with {@link S3ObjectStore#requestCounts()}; {@link #since} gives what one operation cost.
  *
  * @param listRequests ListObjectVersions and ListObjectsV2 calls
  * @param entriesListed versions, delete markers, common prefixes and objects in their replies
  * @param heads HeadObject calls
  * @param gets GetObject calls
+ * @param classA requests sent that AWS bills at the PUT/LIST rate
+ * @param classB requests sent that AWS bills at the GET rate
+ * @param free requests sent that AWS does not bill (DELETE)
  */
-public record RequestCounts(long listRequests, long entriesListed, long heads, long gets) {
+public record RequestCounts(long listRequests, long entriesListed, long heads, long gets, long classA, long classB,
+    long free) {
+  /** Every request sent, retries included. */
+  public long sent() {
+    return classA + classB + free;
+  }
+
   /**
    * What was counted between {@code earlier} and these counts.
    *
@@ -20,6 +38,7 @@ public record RequestCounts(long listRequests, long entriesListed, long heads, l
    */
   public RequestCounts since(RequestCounts earlier) {
     return new RequestCounts(listRequests - earlier.listRequests, entriesListed - earlier.entriesListed,
-        heads - earlier.heads, gets - earlier.gets);
+        heads - earlier.heads, gets - earlier.gets, classA - earlier.classA, classB - earlier.classB,
+        free - earlier.free);
   }
 }

@@ -94,7 +94,7 @@ public final class S3Client {
         .followRedirects(HttpClient.Redirect.NEVER)
         .build();
     this.transport = new S3Transport(http, addressing, region, b.credentials, new SigV4Signer(b.clock), b.retry,
-        b.sleeper, b.requestTimeout, b.ticker, b.deadline);
+        b.sleeper, b.requestTimeout, b.ticker, b.deadline, counts);
   }
 
   private S3Client(S3Client base, S3Transport transport) {
@@ -279,6 +279,7 @@ public final class S3Client {
       confirmBucketAfter404(bucket, r);
       return Optional.empty();
     }
+    knownBuckets.add(bucket);
     return Optional.of(S3Headers.objectHead(r.headers(), "HEAD " + resource(bucket, key) + " at " + addressing.endpoint()));
   }
 
@@ -309,6 +310,7 @@ public final class S3Client {
       confirmBucketAfter404(bucket, r);
       return Optional.empty();
     }
+    knownBuckets.add(bucket);
     return Optional.of(new ObjectStream(S3Headers.objectHead(r.headers(), "GET " + resource(bucket, key) + " at " + addressing.endpoint()), r.stream()));
   }
 
@@ -326,6 +328,7 @@ public final class S3Client {
       confirmBucketAfter404(bucket, r);
       return Optional.empty();
     }
+    knownBuckets.add(bucket);
     return Optional.of(new ObjectBytes(S3Headers.objectHead(r.headers(), "GET " + resource(bucket, key) + " at " + addressing.endpoint()), r.body()));
   }
 
@@ -541,6 +544,14 @@ public final class S3Client {
         RequestBody.ofBytes(xml.getBytes(StandardCharsets.UTF_8)), Set.of()));
   }
 
+  /**
+   * Whether a reply from {@code bucket} already showed it exists: an object read from it, a HEAD that
+   * found one, a HeadBucket, or a 404 whose body named the key, not the bucket. No request.
+   */
+  public boolean bucketKnown(String bucket) {
+    return knownBuckets.contains(bucket);
+  }
+
   /** HeadBucket: whether the bucket exists (403 counts as existing: it is someone else's, or ours without s3:ListBucket). */
   public boolean bucketExists(String bucket) throws IOException {
     Reply r = transport.exchange(
@@ -603,7 +614,9 @@ public final class S3Client {
     if ("NoSuchBucket".equals(e.code())) {
       throw new S3Exception(404, e.code(), e.message(), e.requestId(), "GET", addressing.endpoint(), bucket);
     }
-    if (e.code() == null && !knownBuckets.contains(bucket) && !bucketExists(bucket)) {
+    if (e.code() != null) {
+      knownBuckets.add(bucket);
+    } else if (!knownBuckets.contains(bucket) && !bucketExists(bucket)) {
       throw new S3Exception(404, "NoSuchBucket", null, null, "HEAD", addressing.endpoint(), bucket);
     }
   }

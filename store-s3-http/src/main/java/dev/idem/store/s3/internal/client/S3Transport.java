@@ -91,16 +91,19 @@ final class S3Transport {
   private final Bound bound;
   /** The client's overall deadline (B2), or {@code null}: unbounded. */
   private final Deadline overall;
+  /** Where every request sent is counted, by the class S3 bills it at. */
+  private final RequestCounter counter;
 
   S3Transport(HttpClient http, S3Addressing addressing, String region, CredentialsProvider credentials,
       SigV4Signer signer, RetryPolicy retry, Sleeper sleeper, Duration requestTimeout, LongSupplier ticker,
-      Deadline overall) {
-    this(http, addressing, region, credentials, signer, retry, sleeper, requestTimeout, ticker, null, overall);
+      Deadline overall, RequestCounter counter) {
+    this(http, addressing, region, credentials, signer, retry, sleeper, requestTimeout, ticker, null, overall,
+        counter);
   }
 
   private S3Transport(HttpClient http, S3Addressing addressing, String region, CredentialsProvider credentials,
       SigV4Signer signer, RetryPolicy retry, Sleeper sleeper, Duration requestTimeout, LongSupplier ticker,
-      Bound bound, Deadline overall) {
+      Bound bound, Deadline overall, RequestCounter counter) {
     this.http = http;
     this.addressing = addressing;
     this.region = region;
@@ -112,6 +115,7 @@ final class S3Transport {
     this.ticker = ticker;
     this.bound = bound;
     this.overall = overall;
+    this.counter = counter;
   }
 
   /**
@@ -132,7 +136,7 @@ final class S3Transport {
       b = bound;
     }
     return new S3Transport(http, addressing, region, credentials, signer, retry, sleeper, requestTimeout, ticker, b,
-        overall);
+        overall, counter);
   }
 
   /** One request as the operations describe it. */
@@ -191,6 +195,7 @@ final class S3Transport {
       // Outside the retry: a credentials failure is the provider's to retry, and is reported as it is.
       HttpRequest request = request(c, uri, attempt);
       HttpResponse<InputStream> response;
+      counter.sent(c.method, c.key, c.query);
       try {
         response = http.send(request, HttpResponse.BodyHandlers.ofInputStream());
       } catch (IOException e) {
