@@ -1,11 +1,13 @@
 package dev.idem.cli;
 
+import dev.idem.store.s3.testing.S3TestServer;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
@@ -41,6 +43,20 @@ final class Cli {
   Cli env(String name, String value) {
     env.put(name, value);
     return this;
+  }
+
+  /**
+   * A command line with the environment a job on {@code server} has: its endpoint and region, the
+   * test credentials, no instance metadata, and {@code home} as HOME (no real AWS config is read).
+   */
+  static Cli onS3(S3TestServer server, Path home) {
+    return new Cli()
+        .env("AWS_ENDPOINT_URL", server.endpoint().toString())
+        .env("AWS_REGION", S3TestServer.REGION)
+        .env("AWS_ACCESS_KEY_ID", S3TestServer.ACCESS_KEY)
+        .env("AWS_SECRET_ACCESS_KEY", S3TestServer.SECRET_KEY)
+        .env("AWS_EC2_METADATA_DISABLED", "true")
+        .env("HOME", home.toString());
   }
 
   Cli stdin(String text) {

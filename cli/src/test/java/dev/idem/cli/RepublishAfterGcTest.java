@@ -24,17 +24,7 @@ class RepublishAfterGcTest {
 
   /** A Cli for {@code store}: for s3: stores, S3Proxy's endpoint and credentials in the environment. */
   private Cli cli(String store) throws java.io.IOException {
-    Cli c = new Cli();
-    if (store.startsWith("s3:")) {
-      S3ProxyServer s3 = S3ProxyServer.shared();
-      c.env("AWS_ENDPOINT_URL", s3.endpoint().toString())
-          .env("AWS_REGION", S3ProxyServer.REGION)
-          .env("AWS_ACCESS_KEY_ID", S3ProxyServer.ACCESS_KEY)
-          .env("AWS_SECRET_ACCESS_KEY", S3ProxyServer.SECRET_KEY)
-          .env("AWS_EC2_METADATA_DISABLED", "true")
-          .env("HOME", dir.toString());
-    }
-    return c;
+    return store.startsWith("s3:") ? Cli.onS3(S3ProxyServer.shared(), dir) : new Cli();
   }
 
   private Cli.Result publish(String store, int n, String content, String... extra) throws Exception {

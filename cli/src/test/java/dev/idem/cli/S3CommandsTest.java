@@ -46,13 +46,7 @@ class S3CommandsTest {
   }
 
   Cli cli(String secret) {
-    return new Cli()
-        .env("AWS_ENDPOINT_URL", server.endpoint().toString())
-        .env("AWS_REGION", S3TestServer.REGION)
-        .env("AWS_ACCESS_KEY_ID", S3TestServer.ACCESS_KEY)
-        .env("AWS_SECRET_ACCESS_KEY", secret)
-        .env("AWS_EC2_METADATA_DISABLED", "true")
-        .env("HOME", dir.toString());
+    return Cli.onS3(server, dir).env("AWS_SECRET_ACCESS_KEY", secret);
   }
 
   Cli.Result publish(String content) throws Exception {

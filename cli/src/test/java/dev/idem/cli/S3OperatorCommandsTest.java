@@ -40,15 +40,7 @@ class S3OperatorCommandsTest {
     String[] all = java.util.Arrays.copyOf(args, args.length + 2);
     all[args.length] = "--store";
     all[args.length + 1] = store;
-    return new Cli()
-        .env("AWS_ENDPOINT_URL", server.endpoint().toString())
-        .env("AWS_REGION", S3ProxyServer.REGION)
-        .env("AWS_ACCESS_KEY_ID", S3ProxyServer.ACCESS_KEY)
-        .env("AWS_SECRET_ACCESS_KEY", S3ProxyServer.SECRET_KEY)
-        .env("AWS_EC2_METADATA_DISABLED", "true")
-        .env("IDEM_S3_POINTER_MODE", "log")
-        .env("HOME", dir.toString())
-        .run(all);
+    return Cli.onS3(server, dir).env("IDEM_S3_POINTER_MODE", "log").run(all);
   }
 
   private Cli.Result publish(int window, int schema, String content, String writer) throws Exception {

@@ -41,13 +41,7 @@ class S3RequestCostTest {
   }
 
   Cli cli() {
-    return new Cli()
-        .env("AWS_ENDPOINT_URL", server.endpoint().toString())
-        .env("AWS_REGION", S3TestServer.REGION)
-        .env("AWS_ACCESS_KEY_ID", S3TestServer.ACCESS_KEY)
-        .env("AWS_SECRET_ACCESS_KEY", S3TestServer.SECRET_KEY)
-        .env("AWS_EC2_METADATA_DISABLED", "true")
-        .env("HOME", dir.toString());
+    return Cli.onS3(server, dir);
   }
 
   private String[] spec(String command, String... more) {

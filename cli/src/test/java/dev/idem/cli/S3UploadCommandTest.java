@@ -24,13 +24,7 @@ class S3UploadCommandTest {
   }
 
   private Cli s3Cli() {
-    return new Cli()
-        .env("AWS_ENDPOINT_URL", server.endpoint().toString())
-        .env("AWS_REGION", S3ProxyServer.REGION)
-        .env("AWS_ACCESS_KEY_ID", S3ProxyServer.ACCESS_KEY)
-        .env("AWS_SECRET_ACCESS_KEY", S3ProxyServer.SECRET_KEY)
-        .env("AWS_EC2_METADATA_DISABLED", "true")
-        .env("HOME", dir.toString());
+    return Cli.onS3(server, dir);
   }
 
   private Cli.Result publish(Cli cli, String store) throws Exception {
