@@ -28,7 +28,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -142,13 +144,17 @@ class DivergenceRecordCliTest {
     assertEquals(0, publish(fs(root, new ForwardingOps()), "rows\n").code());
     ForwardingOps noRecord = failing(p -> p.toString().contains("!DIVERGENT."), "createNew");
     // run skips a published key; it meets other bytes only when another replica published between its
-    // check and its publish, which a store that hides the key from exists() plays.
+    // check and its publish, which a store that hides the key from the skip check (its first look) plays.
+    AtomicBoolean looked = new AtomicBoolean();
     CliContext.StoreOpener racing = uri -> {
       ObjectStore s = noRecord.openStore(root, FsObjectStore.Options.defaults());
       return (ObjectStore) Proxy.newProxyInstance(ObjectStore.class.getClassLoader(), new Class<?>[] {ObjectStore.class},
           (proxy, m, args) -> {
             if (m.getName().equals("exists")) {
               return false;
+            }
+            if (m.getName().equals("stat") && !looked.getAndSet(true)) {
+              return Optional.empty();
             }
             try {
               return m.invoke(s, args);

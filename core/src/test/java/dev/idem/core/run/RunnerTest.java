@@ -16,6 +16,7 @@ import dev.idem.core.publish.PublishReport;
 import dev.idem.core.publish.PublishStatus;
 import dev.idem.core.publish.TaskFailedException;
 import dev.idem.core.store.Claims;
+import dev.idem.core.store.ObjectInfo;
 import dev.idem.core.store.ObjectStore;
 import dev.idem.core.store.Payload;
 import dev.idem.core.store.PutOutcome;
@@ -29,6 +30,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -361,6 +363,12 @@ class RunnerTest {
       public boolean exists(String k) throws IOException {
         calls.incrementAndGet();
         return super.exists(k);
+      }
+
+      @Override
+      public Optional<ObjectInfo> stat(String k) throws IOException {
+        calls.incrementAndGet();
+        return super.stat(k);
       }
     };
     Runner runner = runner(counting);
