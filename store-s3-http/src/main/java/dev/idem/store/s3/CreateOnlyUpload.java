@@ -229,7 +229,7 @@ final class CreateOnlyUpload {
         case WRITTEN -> new Sent(Outcome.CREATED, w.versionId(), w.attempts() > 1, objectKey, null);
         // The upload is gone: an earlier attempt of this Complete succeeded (its reply was lost), or
         // someone aborted it. The caller reads the key to tell which.
-        case NOT_FOUND -> new Sent(Outcome.EXISTS, null, objectKey, null);
+        case NOT_FOUND -> new Sent(Outcome.EXISTS, null, w.attempts() > 1, objectKey, null);
         // Refused: the upload stays open until the caller has read what it lost to.
         case PRECONDITION_FAILED -> new Sent(Outcome.EXISTS, null, objectKey, uploadId);
       };

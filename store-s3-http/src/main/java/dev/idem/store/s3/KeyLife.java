@@ -6,6 +6,7 @@ import dev.idem.store.s3.internal.client.S3Client;
 import dev.idem.store.s3.internal.client.S3Exception;
 import dev.idem.store.s3.internal.client.VersionsPage;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
@@ -72,6 +73,34 @@ final class KeyLife {
   static Optional<String> firstOfLife(S3Client client, String bucket, String objectKey, int pageSize)
       throws IOException {
     return first(client, bucket, objectKey, null, pageSize);
+  }
+
+  /**
+   * The versions of the key's current life, newest first: from its latest entry down to the first
+   * delete marker. Empty when the latest entry is a delete marker, or the key has none.
+   */
+  static List<String> versionsOfLife(S3Client client, String bucket, String objectKey, int pageSize)
+      throws IOException {
+    String listing = "ListObjectVersions of s3://" + bucket + "/" + objectKey;
+    ListingGuard<List<String>> guard = new ListingGuard<>(listing);
+    List<String> life = new ArrayList<>();
+    String keyMarker = null;
+    String versionMarker = null;
+    while (true) {
+      VersionsPage page = client.listVersions(bucket, objectKey, keyMarker, versionMarker, pageSize);
+      for (ObjectVersion v : page.versions()) {
+        if (!v.key().equals(objectKey) || v.deleteMarker()) {
+          return life;
+        }
+        life.add(v.versionId());
+      }
+      if (!page.truncated()) {
+        return life;
+      }
+      keyMarker = page.nextKeyMarker();
+      versionMarker = page.nextVersionIdMarker();
+      guard.next(Arrays.asList(keyMarker, versionMarker));
+    }
   }
 
   /** The walk of {@link #firstUnder}, from the version {@code versionId}, or from the key's latest entry when null. */

@@ -428,6 +428,17 @@ public final class S3ObjectStore implements ObjectStore, PublishHistory, Retirem
         // Refused: the key holds an object (its bytes were sent all the same).
         payload.progress().phase(WriteProgress.Phase.SKIPPING);
         Optional<ObjectHead> head = client.head(location.bucket(), objectKey, null);
+        if (sent.retried() && head.isPresent() && !attempt.equals(head.get().meta(IdemMetadata.ATTEMPT))) {
+          // A completion sent again finds its upload gone: an earlier send was applied, and another
+          // write may have landed on top of it since. This call's version is then under the current one.
+          String own = ownVersionInLife(objectKey, attempt);
+          if (own != null) {
+            sent.keep();
+            PutOutcome created = new PutOutcome(PutStatus.CREATED, new ObjectInfo(key, sha, size, writerId,
+                published), sha, size, null);
+            return ownWrite(key, own, false, created, payload, digest, meta, attempt);
+          }
+        }
         Optional<PutOutcome> decided = head.isEmpty() ? Optional.empty()
             : decide(key, head.get(), null, payload, digest, meta, attempt);
         if (decided.isPresent()) {
@@ -462,6 +473,21 @@ public final class S3ObjectStore implements ObjectStore, PublishHistory, Retirem
   }
 
   /**
+   * The version of the key's current life that carries this call's attempt, found by a HEAD of each
+   * version, newest first (a LIST and one HEAD per version above it): where a write sent again had its
+   * first send applied and another write landed on top. Null when none carries it.
+   */
+  private String ownVersionInLife(String objectKey, String attempt) throws IOException {
+    for (String v : KeyLife.versionsOfLife(client, location.bucket(), objectKey, options.pageSize())) {
+      Optional<ObjectHead> h = client.head(location.bucket(), objectKey, v);
+      if (h.isPresent() && attempt.equals(h.get().meta(IdemMetadata.ATTEMPT))) {
+        return v;
+      }
+    }
+    return null;
+  }
+
+  /**
    * This call's create succeeded on a server whose marker records that it applied racing creates, and the
    * reply named no version, so nothing can show whether it landed on another publisher's object (the
    * bucket's versioning was suspended after the store was proven, say).
@@ -490,8 +516,12 @@ public final class S3ObjectStore implements ObjectStore, PublishHistory, Retirem
     String version = "null".equals(versionId) ? null : versionId;
     if (version == null) {
       // The reply named none: a repeated completion's reply may not (S3Proxy), nor a reply a gateway
-      // rewrote; the key's HEAD shows this call's version where it is current.
+      // rewrote; the key's HEAD shows this call's version where it is current, the key's life where
+      // another write landed on top of it.
       version = ownCurrentVersion(layout.object(key), attempt);
+      if (version == null && retried) {
+        version = ownVersionInLife(layout.object(key), attempt);
+      }
     }
     if (version == null) {
       if (plan.requiresVersion() && !retried) {

@@ -9,12 +9,14 @@ import dev.idem.core.store.Payload;
 import dev.idem.core.store.PutOutcome;
 import dev.idem.core.store.PutStatus;
 import dev.idem.store.s3.internal.client.ObjectVersion;
+import dev.idem.store.s3.internal.client.RequestBody;
 import dev.idem.store.s3.testing.QuirkProxy;
 import dev.idem.store.s3.testing.QuirkProxy.Quirk;
 import dev.idem.store.s3.testing.S3ProxyServer;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -92,6 +94,44 @@ class S3CompletionReplyLostTest {
     try (S3ObjectStore store = S3ObjectStore.open(s3.location(bucket, "p"), s3.credentials(), options())) {
       assertEquals(PutStatus.CREATED, store.putIfAbsent(KEY, Payload.ofBytes(first), "replica-a").status());
     }
+  }
+
+  /**
+   * The same, with a third racing completion landing on top while the reply is lost: the retried
+   * completion's reply names no version and the key's current version is the third writer's, so this
+   * call's version is found down the key's life by its attempt. It gives way to the first. Before, it
+   * reported CREATED beside the first writer's CREATED.
+   */
+  @Test
+  void putIfAbsent_completionReplyLostWhileAnotherLandsOnTop_givesWayToTheFirst() throws IOException {
+    String bucket = s3.createBucket(true);
+    byte[] bytes = random(1);
+    firstPublish(bucket, bytes);
+    AtomicInteger lost = new AtomicInteger();
+    AtomicBoolean done = new AtomicBoolean();
+    Quirk thirdOnTop = (request, next) -> {
+      QuirkProxy.Reply reply = next.send(request);
+      if (request.isCompletion() && reply.status() == 200 && done.compareAndSet(false, true)) {
+        s3.client().put(bucket, "p/" + KEY, RequestBody.ofBytes(random(3)), null, Map.of());
+        lost.incrementAndGet();
+        return QuirkProxy.Reply.error(500, "InternalError", "the reply was lost after the completion was applied");
+      }
+      return reply;
+    };
+
+    PutOutcome second;
+    try (QuirkProxy proxy = new QuirkProxy(s3, thirdOnTop, Quirk.strips("POST", Set.of("If-None-Match"),
+        new AtomicInteger()));
+        S3ObjectStore store = S3ObjectStore.open(s3.location(bucket, "p").withEndpoint(proxy.endpoint(), true),
+            s3.credentials(), options())) {
+      second = store.putIfAbsent(KEY, Payload.ofBytes(bytes), "replica-b");
+    }
+
+    assertEquals(1, lost.get(), "the second completion was applied and its reply lost");
+    assertEquals(PutStatus.IDENTICAL, second.status(), second.toString());
+    assertEquals("replica-a", second.stored().writer(), second.toString());
+    assertEquals(2, versions(bucket).size(), "the second publish removed its version; the third's stays: "
+        + versions(bucket));
   }
 
   @Test
