@@ -181,7 +181,7 @@ final class BatchMetrics implements AutoCloseable {
             + "\"", "1");
       }
     }
-    StoreRequests.gauges(b, base, store == null ? null : StoreRequests.of(store));
+    StoreRequests.gauges(b, base, store);
     gauge(b, "idem_window_start_seconds", "Start of the window this command ran for, in epoch seconds.", base,
         Long.toString(spec.window().startEpochSecond()));
     gauge(b, "idem_run_completion_timestamp_seconds", "When the command ended, in epoch seconds.", base,

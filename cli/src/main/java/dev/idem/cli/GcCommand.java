@@ -112,7 +112,7 @@ final class GcCommand implements Callable<Integer> {
             .put("swept", report.swept()).put("retired", retiredJson(report.retirement()))
             .put("claims_removed", report.claimsRemoved().stream().map(ScanCommand::claimJson).toList())
             .putIfPresent("skipped", report.skipped().isEmpty() ? null : report.skipped())
-            .putIfPresent("requests", StoreRequests.json(StoreRequests.of(st))));
+            .putIfPresent("requests", StoreRequests.json(st)));
       } else if (!output.quiet) {
         if (report.pointer() == null) {
           err.println("idem gc: pipeline " + pipeline + " has no pointer yet; no generation removed");

@@ -7,7 +7,6 @@ import dev.idem.core.store.ObjectInfo;
 import dev.idem.core.store.ObjectStore;
 import dev.idem.core.store.Pointer;
 import dev.idem.core.store.PointerState;
-import dev.idem.store.s3.RequestCounts;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -94,7 +93,7 @@ final class GetCommand implements Callable<Integer> {
     String key;
     String sha;
     long size;
-    RequestCounts requests;
+    Json requests;
     try (ObjectStore st = store.open(ctx)) {
       if (target != null && target.latestOfSchema != null) {
         int schema = target.latestOfSchema;
@@ -145,7 +144,7 @@ final class GetCommand implements Callable<Integer> {
         progress.close();
         Files.deleteIfExists(tmp);
       }
-      requests = StoreRequests.of(st);
+      requests = StoreRequests.json(st);
     }
     report(key, sha, size, toStdout, requests);
     return ExitCodes.OK;
@@ -179,12 +178,12 @@ final class GetCommand implements Callable<Integer> {
     }
   }
 
-  private void report(String key, String sha, long size, boolean toStdout, RequestCounts requests) {
+  private void report(String key, String sha, long size, boolean toStdout, Json requests) {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     if (output.json) {
       out.println(Json.object().put("key", key).put("sha256", sha).put("size", size)
-          .put("output", outputFile).put("verified", true).putIfPresent("requests", StoreRequests.json(requests)));
+          .put("output", outputFile).put("verified", true).putIfPresent("requests", requests));
     } else if (!output.quiet) {
       (toStdout ? err : out).println("wrote " + key + " size=" + size + " sha256=" + sha + " (verified) to "
           + (toStdout ? "stdout" : outputFile));

@@ -67,7 +67,7 @@ final class PointerAdvanceCommand implements Callable<Integer> {
       AdvanceReport r = pointerTimeout.advancer(st, store.deadline()).withClosedWindowGuard(windows).advance(next);
       if (output.json) {
         out.println(Json.object().put("pipeline", runSpec.pipeline()).put("key", key)
-            .put("pointer", Reports.pointerJson(r)).putIfPresent("requests", StoreRequests.json(StoreRequests.of(st))));
+            .put("pointer", Reports.pointerJson(r)).putIfPresent("requests", StoreRequests.json(st)));
       } else if (!output.quiet) {
         out.println(r.status().name() + " " + runSpec.pipeline() + " key=" + key
             + ((r.status() == AdvanceStatus.NEWER_PRESENT || r.status() == AdvanceStatus.SAME_POSITION_OTHER_KEY)

@@ -60,7 +60,7 @@ final class Reports {
   static void print(PrintWriter out, PrintWriter err, OutputOptions o, RunSpec spec, PublishReport r, String writer,
       String ranOut, ObjectStore store) {
     if (o.json) {
-      out.println(json(spec, r, writer).putIfPresent("requests", StoreRequests.json(StoreRequests.of(store))));
+      out.println(json(spec, r, writer).putIfPresent("requests", StoreRequests.json(store)));
     } else if (!o.quiet) {
       out.println(human(r));
     }

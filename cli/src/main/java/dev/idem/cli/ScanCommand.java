@@ -341,9 +341,9 @@ final class ScanCommand implements Callable<Integer> {
       boolean driftFails = failOnDrift && summary.driftPositions() > 0;
       int code = (summary.clean() && !driftFails) || passEmpty ? ExitCodes.OK
           : summary.examinedNothing() ? ExitCodes.NOTHING_EXAMINED : ExitCodes.DIVERGENT;
-      told.completed(summary, code, StoreRequests.of(st));
+      told.completed(summary, code, StoreRequests.OnS3.counts(st));
       if (output.json) {
-        out.println(summaryJson(summary, code).putIfPresent("requests", StoreRequests.json(StoreRequests.of(st))));
+        out.println(summaryJson(summary, code).putIfPresent("requests", StoreRequests.json(st)));
       } else if (!output.quiet) {
         out.println(summary.referenceLine());
         err.println("idem scan: examined " + summary.keys() + " keys (" + summary.entries()

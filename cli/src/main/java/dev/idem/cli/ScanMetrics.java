@@ -107,7 +107,7 @@ final class ScanMetrics {
       BatchMetrics.gauge(b, "idem_scan_get_requests", "S3 GET requests the scan made.", base, Long.toString(requests.gets()));
       BatchMetrics.gauge(b, "idem_scan_entries_listed", "Entries the scan's S3 listings returned: versions, delete markers, "
           + "common prefixes and objects.", base, Long.toString(requests.entriesListed()));
-      StoreRequests.gauges(b, base, requests);
+      StoreRequests.OnS3.gauges(b, base, requests);
     }
     return b.toString();
   }
