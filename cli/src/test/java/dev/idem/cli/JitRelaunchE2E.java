@@ -50,10 +50,12 @@ class JitRelaunchE2E {
     long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     while (worker == null && p.isAlive() && System.nanoTime() < until) {
       // The child is the JVM once it runs idem's main class: until the JDK's spawn helper (jspawnhelper,
-      // whose arguments are the JDK's version and descriptor numbers) has exec'd it, it is not.
+      // whose arguments are the JDK's version and descriptor numbers) has exec'd it, it is not. Between
+      // its fork and its exec a child shows its parent's command line, idem's main class and the
+      // per-command property included, which the worker's line never carries.
       Optional<ProcessHandle> child = p.toHandle().children().findFirst();
-      if (child.isPresent() && child.get().info().arguments().map(a -> List.of(a).contains("dev.idem.cli.Main"))
-          .orElse(false)) {
+      if (child.isPresent() && child.get().info().arguments().map(a -> List.of(a).contains("dev.idem.cli.Main")
+          && !List.of(a).contains("-D" + JitRelaunch.PROPERTY + "=per-command")).orElse(false)) {
         worker = child.get();
       } else {
         Thread.sleep(10);
