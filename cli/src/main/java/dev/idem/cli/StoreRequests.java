@@ -27,13 +27,13 @@ final class StoreRequests {
 
   /** The {@code "requests"} object of a command's {@code --json}; {@code null} for a store that sends none. */
   static Json json(ObjectStore st) {
-    return onS3(st) ? OnS3.json(OnS3.counts(inner(st))) : null;
+    return onS3(st) ? OnS3.json(OnS3.counts(st)) : null;
   }
 
   /** The {@code idem_s3_requests} family, one sample per price class; nothing for a store that sends none. */
   static void gauges(StringBuilder b, String labels, ObjectStore st) {
     if (onS3(st)) {
-      OnS3.gauges(b, labels, OnS3.counts(inner(st)));
+      OnS3.gauges(b, labels, OnS3.counts(st));
     }
   }
 
