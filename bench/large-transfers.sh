@@ -143,6 +143,7 @@ requests_so_far() { grep -c 'S3ProxyHandler.*\] request: ' "$work/s3proxy.log" |
 server_ticks() { awk '{print $14 + $15}' "/proc/$server_pid/stat"; }
 ticks_per_s=$(getconf CLK_TCK)
 
+load_at_start=$(cut -d' ' -f1-3 /proc/loadavg)
 runs="$work/runs.tsv"
 printf 'op\tscheme\tsize_mib\tround\tside\twall_s\tcpu_s\trss_kib\talloc_bytes\trequests\tserver_cpu_s\n' > "$runs"
 # timed OP SCHEME SIZE ROUND SIDE -- command...: one row of runs.tsv; the command's output in $work/out.
@@ -246,7 +247,8 @@ done
   echo "## Large transfers: idem, the SDK's transfer manager and aws s3 cp, on one S3Proxy"
   echo
   echo "- \`bench/large-transfers.sh --sizes-mib $sizes --rounds $rounds --schemes $schemes --sides $sides\`"
-  echo "- $(nproc) CPUs, $(java -version 2>&1 | head -n 1), $(aws --version 2>&1); load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "- $(nproc) CPUs ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)), $(java -version 2>&1 | head -n 1), $(aws --version 2>&1)"
+  echo "- load average at the start: $load_at_start; at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "- medians of $rounds; CPU is the client's (user + system); server CPU is S3Proxy's during the command"
   echo
   echo "| op | scheme | size | side | wall s | CPU s | peak RSS MiB | allocated MiB | requests | server CPU s | wall / best peer |"
