@@ -10,6 +10,10 @@
 #   --rounds N        uploads and downloads per side, size and scheme (default 3)
 #   --schemes LIST    http,https (default both)
 #   --sides LIST      idem,sdk,aws (default all three)
+#   --server-store memory|disk
+#                     where S3Proxy keeps objects (default memory; its in-memory file system runs out
+#                     of space on a 2 GiB upload's parts and their joined copy, so 2 GiB needs disk:
+#                     files under bench/target/large-transfers/store, through the page cache)
 #
 # Per command: wall and CPU seconds (user + system) and peak RSS from /usr/bin/time; bytes allocated in
 # the heap by every thread (JVM sides, AllocationAgent); requests the server received (S3Proxy's log of
@@ -29,12 +33,14 @@ sizes="1,8,64,512,2048"
 rounds=3
 schemes="http,https"
 sides="idem,sdk,aws"
+server_store=memory
 while [ $# -gt 0 ]; do
   case "$1" in
     --sizes-mib) sizes="$2"; shift 2 ;;
     --rounds) rounds="$2"; shift 2 ;;
     --schemes) schemes="$2"; shift 2 ;;
     --sides) sides="$2"; shift 2 ;;
+    --server-store) server_store="$2"; shift 2 ;;
     *) echo "large-transfers.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -48,6 +54,7 @@ done
 for s in ${sides//,/ }; do
   case "$s" in idem|sdk|aws) ;; *) echo "large-transfers.sh: --sides takes idem, sdk and aws (got '$s')" >&2; exit 2 ;; esac
 done
+case "$server_store" in memory|disk) ;; *) echo "large-transfers.sh: --server-store takes memory or disk (got '$server_store')" >&2; exit 2 ;; esac
 for tool in /usr/bin/time curl keytool aws; do
   command -v "$tool" >/dev/null 2>&1 || { echo "large-transfers.sh: needs $tool" >&2; exit 1; }
 done
@@ -95,14 +102,20 @@ s3proxy.keystore-password=benchpass
 s3proxy.authorization=aws-v2-or-v4
 s3proxy.identity=$AWS_ACCESS_KEY_ID
 s3proxy.credential=$AWS_SECRET_ACCESS_KEY
-jclouds.provider=transient-nio2
 jclouds.identity=$AWS_ACCESS_KEY_ID
 jclouds.credential=$AWS_SECRET_ACCESS_KEY
 PROPS
+if [ "$server_store" = disk ]; then
+  mkdir -p "$work/store"
+  printf 'jclouds.provider=filesystem-nio2\njclouds.filesystem.basedir=%s\n' "$work/store" >> "$work/s3proxy.properties"
+else
+  echo 'jclouds.provider=transient-nio2' >> "$work/s3proxy.properties"
+fi
 largest=0
 for s in ${sizes//,/ }; do [ "$s" -gt "$largest" ] && largest=$s; done
 # In memory: idem's object (kept for the downloads), one upload's parts and their joined copy.
-heap_mib=$(( largest * 4 + 1024 ))
+heap_mib=1024
+[ "$server_store" = memory ] && heap_mib=$(( largest * 4 + 1024 ))
 # LOG_LEVEL=debug makes S3Proxy log one "request:" line per request, which is how requests are counted.
 LOG_LEVEL=debug java -Xmx${heap_mib}m -jar "$work/bin/s3proxy.jar" --properties "$work/s3proxy.properties" \
   > "$work/s3proxy.log" 2>&1 &
@@ -246,7 +259,7 @@ done
 {
   echo "## Large transfers: idem, the SDK's transfer manager and aws s3 cp, on one S3Proxy"
   echo
-  echo "- \`bench/large-transfers.sh --sizes-mib $sizes --rounds $rounds --schemes $schemes --sides $sides\`"
+  echo "- \`bench/large-transfers.sh --sizes-mib $sizes --rounds $rounds --schemes $schemes --sides $sides --server-store $server_store\`"
   echo "- $(nproc) CPUs ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)), $(java -version 2>&1 | head -n 1), $(aws --version 2>&1)"
   echo "- load average at the start: $load_at_start; at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "- medians of $rounds; CPU is the client's (user + system); server CPU is S3Proxy's during the command"
