@@ -191,9 +191,14 @@ final class BatchMetrics implements AutoCloseable {
 
   /** One gauge family of one sample: HELP, TYPE, the sample. */
   static void gauge(StringBuilder b, String name, String help, String labels, String value) {
+    gaugeFamily(b, name, help);
+    b.append(name).append('{').append(labels).append("} ").append(value).append('\n');
+  }
+
+  /** The HELP and TYPE lines of a gauge family; its samples follow. */
+  static void gaugeFamily(StringBuilder b, String name, String help) {
     b.append("# HELP ").append(name).append(' ').append(help).append('\n');
     b.append("# TYPE ").append(name).append(" gauge\n");
-    b.append(name).append('{').append(labels).append("} ").append(value).append('\n');
   }
 
   /** Seconds with millisecond precision, as the exposition format writes a float. */

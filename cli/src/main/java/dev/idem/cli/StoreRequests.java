@@ -61,9 +61,8 @@ final class StoreRequests {
 
     static void gauges(StringBuilder b, String labels, RequestCounts c) {
       String name = "idem_s3_requests";
-      b.append("# HELP ").append(name).append(" S3 requests this command sent, retries included, by the class S3"
-          + " bills them at: A (PUT, COPY, POST, LIST), B (GET, HEAD and the rest), free (DELETE).\n");
-      b.append("# TYPE ").append(name).append(" gauge\n");
+      BatchMetrics.gaugeFamily(b, name, "S3 requests this command sent, retries included, by the class S3 bills"
+          + " them at: A (PUT, COPY, POST, LIST), B (GET, HEAD and the rest), free (DELETE).");
       b.append(name).append('{').append(labels).append(",class=\"A\"} ").append(c.classA()).append('\n');
       b.append(name).append('{').append(labels).append(",class=\"B\"} ").append(c.classB()).append('\n');
       b.append(name).append('{').append(labels).append(",class=\"free\"} ").append(c.free()).append('\n');
