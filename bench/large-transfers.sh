@@ -152,6 +152,8 @@ sdk_cmd() { # scheme, alloc file, upload|download, key, file
 }
 aws_cmd http s3api create-bucket --bucket "$bucket"; "${CMD[@]}" > /dev/null
 
+# S3Proxy writes a request's line, flushed, before it handles the request, so every line of a command's
+# requests is in the log by the time the command has its last reply.
 requests_so_far() { grep -c 'S3ProxyHandler.*\] request: ' "$work/s3proxy.log" || true; }
 server_ticks() { awk '{print $14 + $15}' "/proc/$server_pid/stat"; }
 ticks_per_s=$(getconf CLK_TCK)
@@ -171,7 +173,6 @@ timed() {
     cat "$work/err" >&2
     exit 1
   fi
-  sleep 0.2 # the server logs a request as it starts it; let the last one's line land
   r1=$(requests_so_far); t1=$(server_ticks)
   local wall user sys rss
   read -r wall user sys rss < "$work/time"
