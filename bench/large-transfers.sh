@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Large outputs, side by side: `idem publish` and `idem get` against the AWS SDK's transfer manager
-# (SdkTransfer: S3TransferManager over the CRT-based client) and `aws s3 cp`, up and down, on one local
+# (SdkTransfer: S3TransferManager over the SDK's Java multipart async client, Netty) and `aws s3 cp`, up and down, on one local
 # S3Proxy reached over plain http and over https (a self-signed certificate each client trusts), the
 # same file for every side. Each command is one process, timed whole; the sides take turns, starting
 # with a different one each round, so a drift of the machine touches them alike.
@@ -21,7 +21,9 @@
 # every command's row to bench/target/large-transfers/runs.tsv and the medians to
 # bench/target/large-transfers.md.
 #
-# idem runs as its launchers run publish and get (C2, the serial GC), from cli/target; the SDK from
+# idem runs through the distribution's launcher (cli/src/dist/idem, over the jar in cli/target and the
+# JDK that runs this script, without a class-data archive), so with the flags users' publish and get
+# get; the SDK from
 # bench/target/benchmarks.jar with the JVM's defaults; the aws CLI with its defaults for `s3 cp` (8 MiB
 # parts, 10 requests at once). Builds what is missing with ./mvnw. Needs /usr/bin/time, curl, keytool
 # and the aws CLI.
@@ -66,11 +68,16 @@ work="$root/bench/target/large-transfers"
 rm -rf "$work"
 mkdir -p "$work/bin"
 # Private copies: another build may empty cli/target or bench/target while this runs.
-cp cli/target/idem-cli.jar "$work/bin/"
-cp -r cli/target/lib "$work/bin/lib"
 cp bench/target/benchmarks.jar "$work/bin/"
 cp bench/target/idem-bench-*.jar "$work/bin/agent.jar"
 cp bench/target/s3proxy/s3proxy.jar "$work/bin/"
+# The distribution's layout around the same jar: bin/idem, app/, and runtime/ (this script's JDK).
+java_home="$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")"
+mkdir -p "$work/idem/bin" "$work/idem/app"
+cp cli/src/dist/idem "$work/idem/bin/idem"
+cp cli/target/idem-cli.jar "$work/idem/app/"
+cp -r cli/target/lib "$work/idem/app/lib"
+ln -s "$java_home" "$work/idem/runtime"
 
 # The server's certificate, and each client's trust in it: a PKCS12 trust store for the JVMs, a PEM
 # bundle for the aws CLI.
@@ -143,8 +150,8 @@ tls_opts=("-Djavax.net.ssl.trustStore=$work/trust.p12" -Djavax.net.ssl.trustStor
   -Djavax.net.ssl.trustStoreType=PKCS12)
 idem_cmd() { # scheme, alloc file, idem arguments...
   local scheme=$1 alloc=$2; shift 2
-  CMD=(env "AWS_ENDPOINT_URL=$(endpoint_of "$scheme")" java -XX:+UseSerialGC -Xlog:disable -Xlog:all=error:stderr
-    "${tls_opts[@]}" "-javaagent:$work/bin/agent.jar=$alloc" -cp "$work/bin/idem-cli.jar" dev.idem.cli.Main "$@")
+  CMD=(env "AWS_ENDPOINT_URL=$(endpoint_of "$scheme")"
+    "IDEM_JAVA_OPTS=${tls_opts[*]} -javaagent:$work/bin/agent.jar=$alloc" "$work/idem/bin/idem" "$@")
 }
 sdk_cmd() { # scheme, alloc file, upload|download, key, file
   CMD=(java "${tls_opts[@]}" "-javaagent:$work/bin/agent.jar=$2" -cp "$work/bin/benchmarks.jar" dev.idem.bench.transfer.SdkTransfer

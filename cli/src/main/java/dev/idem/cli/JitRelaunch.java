@@ -10,8 +10,8 @@ import java.util.Set;
  * The JIT that {@code bin/idem} chooses per command, for a JVM started without it: the container image,
  * which has no shell to run the launcher, so its entrypoint starts every command with the one set of
  * flags the launcher gives the commands that end in a moment (C1 only, the AOT cache's training
- * replayed). The commands that hash a payload ({@code publish}, {@code run}, {@code get}) get C2 from the
- * launcher instead, whose SHA-256 intrinsic hashes 4-5 times as fast. Started with {@value #PROPERTY}
+ * replayed). The commands that hash a payload ({@code publish}, {@code run}, {@code get}) get {@link
+ * #HASHING_FLAGS} from the launcher instead. Started with {@value #PROPERTY}
  * {@code =per-command} (the image's entrypoint passes it) for one of those, idem starts the same JVM again
  * with the launcher's flags for it, the same class path and arguments, sharing its stdin, stdout and
  * stderr, and exits with its code; a SIGTERM or SIGINT that ends this JVM is passed on as SIGTERM and
@@ -23,9 +23,27 @@ final class JitRelaunch {
   static final String PROPERTY = "idem.jit";
   /** C1 alone: how the image's entrypoint starts every command. */
   static final String C1_ONLY = "-XX:TieredStopAtLevel=1";
-  /** What bin/idem gives the commands that hash a payload, in its order. */
+  /**
+   * What every launcher gives the commands that hash a payload, in its order. The JDK's AES-GCM, GHASH
+   * and SHA-256 intrinsics run only in C2-compiled callers; under C1 the cipher and the digest are
+   * compiled Java, several times slower. So C2 compiles the JDK's cipher and digest code after a few
+   * calls (at the default thresholds a short process encrypts and hashes much of a large payload before
+   * their callers reach C2), and nothing else: C2 compiling the HTTP client and idem's own code costs a
+   * large transfer more CPU than it saves. The young generation is 16 MiB: a transfer's garbage (TLS
+   * records, request buffers) dies young, and a larger eden only grows the resident set. BENCHMARKS.md
+   * ("Large outputs beside the transfer managers") has the figures.
+   */
+  static final List<String> HASHING_FLAGS = List.of("-XX:Tier4InvocationThreshold=1000000",
+      "-XX:Tier4MinInvocationThreshold=1000000", "-XX:Tier4CompileThreshold=1000000",
+      "-XX:Tier4BackEdgeThreshold=100000000", "-XX:CompileCommand=quiet",
+      "-XX:CompileCommand=CompileThresholdScaling,com/sun/crypto/provider/*.*,0.0005",
+      "-XX:CompileCommand=CompileThresholdScaling,sun/security/provider/*.*,0.0005", "-Xmn16m");
+  /**
+   * What the launcher puts before {@link #HASHING_FLAGS} beside a JDK 25 AOT cache: its training,
+   * recorded under C1 alone, is not replayed, since it would hold the cipher and digest code at C1.
+   */
   static final List<String> WITH_C2 = List.of("-XX:+UnlockDiagnosticVMOptions", "-XX:-AOTReplayTraining");
-  private static final Set<String> HASHING = Set.of("publish", "run", "get");
+  private static final Set<String> HASHING_COMMANDS = Set.of("publish", "run", "get");
   private static final Set<String> COMMANDS = Set.of(CommandModels.NAMES);
 
   private JitRelaunch() {}
@@ -36,7 +54,7 @@ final class JitRelaunch {
    * be split into JVM options, the class or jar, and {@code args}.
    */
   static Optional<List<String>> commandLine(List<String> processArgs, String[] args) {
-    if (!HASHING.contains(command(args))) {
+    if (!HASHING_COMMANDS.contains(command(args))) {
       return Optional.empty();
     }
     int target = processArgs.size() - args.length - 1;
@@ -48,6 +66,7 @@ final class JitRelaunch {
     // Without an AOT cache there is no training to leave out, and a JDK 17-24 runtime refuses the flag.
     boolean aotCache = processArgs.subList(0, jvmEnd).stream().anyMatch(o -> o.startsWith("-XX:AOTCache="));
     List<String> line = new ArrayList<>(aotCache ? WITH_C2 : List.of());
+    line.addAll(HASHING_FLAGS);
     for (String option : processArgs.subList(0, jvmEnd)) {
       if (!option.equals(C1_ONLY) && !option.startsWith("-D" + PROPERTY + "=")) {
         line.add(option);

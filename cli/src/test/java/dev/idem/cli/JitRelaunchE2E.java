@@ -72,6 +72,7 @@ class JitRelaunchE2E {
     assertFalse(workerArgs.contains("-XX:-AOTReplayTraining"), workerArgs.toString());
     assertFalse(workerArgs.contains("-XX:TieredStopAtLevel=1"), workerArgs.toString());
     assertTrue(workerArgs.contains("-XX:+UseSerialGC"), workerArgs.toString());
+    assertTrue(workerArgs.containsAll(JitRelaunch.HASHING_FLAGS), workerArgs.toString());
     assertEquals(List.of(args), workerArgs.subList(workerArgs.size() - args.length, workerArgs.size()));
     assertEquals(0, p.exitValue(), said);
     assertTrue(Files.readString(out).startsWith("CREATED p/1725999960/"), said);

@@ -14,6 +14,20 @@ class JitRelaunchTest {
       "-Xlog:all=error:stderr", "-XX:AOTCache=/opt/idem/app/idem.aot", "-Djava.io.tmpdir=/tmp",
       "-Didem.jit=per-command", "-cp", "/opt/idem/app/idem-cli.jar", "dev.idem.cli.Main");
 
+  /** The flags the launchers give the commands that hash a payload, then {@code rest}. */
+  private static List<String> hashing(List<String> rest) {
+    List<String> line = new java.util.ArrayList<>(JitRelaunch.HASHING_FLAGS);
+    line.addAll(rest);
+    return line;
+  }
+
+  /** Beside an AOT cache: its training not replayed, then {@link #hashing}. */
+  private static List<String> hashingWithAotCache(List<String> rest) {
+    List<String> line = new java.util.ArrayList<>(List.of("-XX:+UnlockDiagnosticVMOptions", "-XX:-AOTReplayTraining"));
+    line.addAll(hashing(rest));
+    return line;
+  }
+
   private static Optional<List<String>> relaunch(List<String> jvm, String... args) {
     List<String> process = new java.util.ArrayList<>(jvm);
     process.addAll(List.of(args));
@@ -23,9 +37,9 @@ class JitRelaunchTest {
   @Test
   void commandLine_commandsThatHash_c2InsteadOfC1Only_restAsStarted() {
     for (String command : List.of("publish", "run", "get")) {
-      assertEquals(Optional.of(List.of("-XX:+UnlockDiagnosticVMOptions", "-XX:-AOTReplayTraining", "-XX:+UseSerialGC",
-          "-Xlog:disable", "-Xlog:all=error:stderr", "-XX:AOTCache=/opt/idem/app/idem.aot", "-Djava.io.tmpdir=/tmp",
-          "-cp", "/opt/idem/app/idem-cli.jar", "dev.idem.cli.Main", command, "--pipeline", "p")),
+      assertEquals(Optional.of(hashingWithAotCache(List.of("-XX:+UseSerialGC", "-Xlog:disable",
+          "-Xlog:all=error:stderr", "-XX:AOTCache=/opt/idem/app/idem.aot", "-Djava.io.tmpdir=/tmp", "-cp",
+          "/opt/idem/app/idem-cli.jar", "dev.idem.cli.Main", command, "--pipeline", "p"))),
           relaunch(IMAGE, command, "--pipeline", "p"));
     }
   }
@@ -48,16 +62,16 @@ class JitRelaunchTest {
 
   @Test
   void commandLine_startedWithJar_keepsIt() {
-    assertEquals(Optional.of(List.of("-XX:+UnlockDiagnosticVMOptions", "-XX:-AOTReplayTraining", "-Xmx64m",
-        "-XX:AOTCache=idem.aot", "-jar", "idem.jar", "publish")), relaunch(List.of("-XX:TieredStopAtLevel=1", "-Xmx64m",
+    assertEquals(Optional.of(hashingWithAotCache(List.of("-Xmx64m", "-XX:AOTCache=idem.aot", "-jar", "idem.jar",
+        "publish"))), relaunch(List.of("-XX:TieredStopAtLevel=1", "-Xmx64m",
             "-XX:AOTCache=idem.aot", "-Didem.jit=per-command", "-jar", "idem.jar"), "publish"));
   }
 
   @Test
-  void commandLine_withoutAotCache_defaultTiersAndNoAotFlag() {
+  void commandLine_withoutAotCache_hashingFlagsAndNoAotFlag() {
     // A JDK 17-24 runtime refuses the AOT flags; without a cache there is no training to leave out.
-    assertEquals(Optional.of(List.of("-Xmx64m", "-XX:SharedArchiveFile=idem.jsa", "-cp", "idem-cli.jar",
-        "dev.idem.cli.Main", "get")), relaunch(List.of("-XX:TieredStopAtLevel=1", "-Xmx64m",
+    assertEquals(Optional.of(hashing(List.of("-Xmx64m", "-XX:SharedArchiveFile=idem.jsa", "-cp", "idem-cli.jar",
+        "dev.idem.cli.Main", "get"))), relaunch(List.of("-XX:TieredStopAtLevel=1", "-Xmx64m",
             "-XX:SharedArchiveFile=idem.jsa", "-Didem.jit=per-command", "-cp", "idem-cli.jar", "dev.idem.cli.Main"),
             "get"));
   }

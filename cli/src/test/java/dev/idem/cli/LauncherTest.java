@@ -26,9 +26,10 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class LauncherTest {
   private static final Path LAUNCHER = Path.of("src/dist/idem").toAbsolutePath();
-  /** C1 only, except for the commands that hash a payload (C2's SHA-256 intrinsic). */
+  /** C1 only, except for the commands that hash a payload ({@link JitRelaunch#HASHING_FLAGS}). */
   private static final List<String> C1_ONLY = List.of("-XX:TieredStopAtLevel=1");
-  private static final List<String> WITH_C2 = List.of("-XX:+UnlockDiagnosticVMOptions", "-XX:-AOTReplayTraining");
+  private static final List<String> WITH_C2 = JitRelaunch.WITH_C2;
+  private static final List<String> HASHING_FLAGS = JitRelaunch.HASHING_FLAGS;
   private static final List<String> VM_FLAGS = List.of("-XX:+UseSerialGC", "-Xlog:disable", "-Xlog:all=error:stderr");
 
   @TempDir
@@ -141,10 +142,15 @@ class LauncherTest {
       assertEquals(expected(List.of(), args), run.javaArgs(), args::toString);
     }
     // Spelled out once, so the rule above cannot drift with the code it checks: without an AOT cache
-    // the hashing commands run with the JVM's default tiers, with one they do not replay its training.
-    assertEquals(VM_FLAGS.get(0), dash(install.resolve("bin/idem"), Map.of(), List.of("run")).javaArgs().get(0));
+    // the hashing commands run with the image's flags for them, with one they also do not replay its
+    // training.
+    List<String> run = dash(install.resolve("bin/idem"), Map.of(), List.of("run")).javaArgs();
+    assertEquals(HASHING_FLAGS, run.subList(0, HASHING_FLAGS.size()));
+    assertEquals(VM_FLAGS.get(0), run.get(HASHING_FLAGS.size()));
     Files.writeString(install.resolve("app/idem.aot"), "");
-    assertEquals(WITH_C2, dash(install.resolve("bin/idem"), Map.of(), List.of("run")).javaArgs().subList(0, 2));
+    List<String> withCache = dash(install.resolve("bin/idem"), Map.of(), List.of("run")).javaArgs();
+    assertEquals(WITH_C2, withCache.subList(0, 2));
+    assertEquals(HASHING_FLAGS, withCache.subList(2, 2 + HASHING_FLAGS.size()));
     Files.delete(install.resolve("app/idem.aot"));
     assertEquals(C1_ONLY, dash(install.resolve("bin/idem"), Map.of(), List.of("scan")).javaArgs().subList(0, 1));
   }
@@ -168,7 +174,32 @@ class LauncherTest {
       assertTrue(p.waitFor(30, TimeUnit.SECONDS), command);
       // The jar is not there, so the JVM stops at the main class: that it got that far is the point.
       assertFalse(out.contains("Unrecognized VM option"), command + ": " + out);
+      // The compile commands are quiet: a JVM echoes them on stdout, where get writes the payload.
+      assertFalse(out.contains("CompileCommand"), command + ": " + out);
       assertTrue(out.contains("dev.idem.cli.Main"), command + ": " + out);
+    }
+  }
+
+  @Test
+  void sourceLauncher_hashingCommandsGetTheDistributionsFlags_idemJavaOptsAfterIdemsFlags() throws Exception {
+    // The checkout's ./idem, in a copy of the checkout whose jar is built (nothing is newer than it), run
+    // by bash with a stand-in JDK that prints what it is given.
+    Path checkout = dir.resolve("checkout dir");
+    Files.createDirectories(checkout.resolve("cli/target/lib"));
+    Files.writeString(checkout.resolve("cli/target/idem-cli.jar"), "");
+    Files.copy(Path.of("../idem").toAbsolutePath(), checkout.resolve("idem"));
+    executable(checkout.resolve("idem"));
+    Path jdk = install.resolve("runtime");
+    String jar = checkout.toRealPath().resolve("cli/target/idem-cli.jar").toString();
+    Map<String, String> env = Map.of("JAVA_HOME", jdk.toString(), "IDEM_JAVA_OPTS", " -Xmx64m  -Dx=* ");
+
+    for (String command : List.of("publish", "get", "scan")) {
+      Launched launched = run(dir, List.of("bash", checkout.resolve("idem").toString(), command), env);
+
+      List<String> want = new ArrayList<>(command.equals("scan") ? C1_ONLY : HASHING_FLAGS);
+      want.addAll(List.of("-XX:+UseSerialGC", "-Xshare:auto", "-Xlog:disable", "-Xlog:all=error:stderr",
+          "-Djava.io.tmpdir=/tmp", "-Xmx64m", "-Dx=*", "-cp", jar, "dev.idem.cli.Main", command));
+      assertEquals(want, launched.javaArgs(), command);
     }
   }
 
@@ -181,6 +212,9 @@ class LauncherTest {
     boolean hashes = List.of("publish", "run", "get").contains(command(args));
     boolean aotCache = archive.stream().anyMatch(a -> a.startsWith("-XX:AOTCache="));
     List<String> want = new ArrayList<>(hashes ? (aotCache ? WITH_C2 : List.of()) : C1_ONLY);
+    if (hashes) {
+      want.addAll(HASHING_FLAGS);
+    }
     want.addAll(VM_FLAGS);
     want.addAll(archive);
     want.add("-Djava.io.tmpdir=/tmp");
