@@ -41,6 +41,14 @@ if [ -z "$jar_dir" ]; then
   cp -r cli/target/lib "$jar_dir/lib"
 fi
 [ -f "$jar_dir/idem-cli.jar" ] || { echo "publish-large.sh: no idem-cli.jar in $jar_dir" >&2; exit 2; }
+# idem runs through the distribution's launcher, with the flags it gives publish: the jar in the
+# distribution's layout, and this script's JDK as its runtime.
+launcher_dir="$out_dir/idem"
+rm -rf "$launcher_dir"
+mkdir -p "$launcher_dir/bin"
+cp cli/src/dist/idem "$launcher_dir/bin/idem"
+ln -s "$(cd "$jar_dir" && pwd)" "$launcher_dir/app"
+ln -s "$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")" "$launcher_dir/runtime"
 
 s3proxy_jar="$HOME/.m2/repository/org/gaul/s3proxy/4.1.0/s3proxy-4.1.0-jar-with-dependencies.jar"
 [ -f "$s3proxy_jar" ] || { echo "publish-large.sh: no S3Proxy jar at $s3proxy_jar" >&2; exit 1; }
@@ -90,7 +98,7 @@ for run in $(seq 1 "$runs"); do
   at=$(( 1700000000 + run * 60 ))
   for kind in first identical; do
     /usr/bin/time -f '%e %M' -o "$out_dir/time" \
-      java -XX:+UseSerialGC -jar "$jar_dir/idem-cli.jar" publish \
+      "$launcher_dir/bin/idem" publish \
         --store s3://idem-large/idem --pipeline large --window 60s --schema 1 --at "$at" --writer bench \
         --file "$payload" > "$out_dir/out-$run-$kind" 2> "$out_dir/err-$run-$kind"
     read -r secs rss < "$out_dir/time"
@@ -103,7 +111,7 @@ done
 {
   echo "## Large publish with the CLI: ${size_mib} MiB, first and identical, same local S3Proxy"
   echo
-  echo "- \`bench/publish-large.sh --size-mib $size_mib --runs $runs\`; idem: \`java -XX:+UseSerialGC -jar idem-cli.jar publish\` from $jar_dir (C1 and C2, as the launchers run publish)"
+  echo "- \`bench/publish-large.sh --size-mib $size_mib --runs $runs\`; idem: the distribution's \`bin/idem publish\` over $jar_dir and this JDK"
   echo "- S3Proxy 4.1.0 (transient-nio2, in memory) at $AWS_ENDPOINT_URL; $(nproc) CPUs; uptime at end: $(uptime)"
   echo
   echo "| run | publish | outcome | wall s | peak RSS |"
