@@ -9,7 +9,9 @@
 #   --sizes-mib LIST  comma-separated sizes in MiB (default 1,8,64,512,2048)
 #   --rounds N        uploads and downloads per side, size and scheme (default 3)
 #   --schemes LIST    http,https (default both)
-#   --sides LIST      idem,sdk,aws (default all three)
+#   --sides LIST      idem,sdk,aws (default all three); also idem-jvm-defaults: idem's jar started with
+#                     the JVM's default JIT tiers and heap (java -XX:+UseSerialGC -cp idem-cli.jar), to
+#                     show what the launcher's flags for publish and get change
 #   --server-store memory|disk
 #                     where S3Proxy keeps objects (default memory; its in-memory file system runs out
 #                     of space on a 2 GiB upload's parts and their joined copy, so 2 GiB needs disk:
@@ -54,7 +56,8 @@ for s in ${schemes//,/ }; do
   case "$s" in http|https) ;; *) echo "large-transfers.sh: --schemes takes http and https (got '$s')" >&2; exit 2 ;; esac
 done
 for s in ${sides//,/ }; do
-  case "$s" in idem|sdk|aws) ;; *) echo "large-transfers.sh: --sides takes idem, sdk and aws (got '$s')" >&2; exit 2 ;; esac
+  case "$s" in idem|idem-jvm-defaults|sdk|aws) ;;
+    *) echo "large-transfers.sh: --sides takes idem, idem-jvm-defaults, sdk and aws (got '$s')" >&2; exit 2 ;; esac
 done
 case "$server_store" in memory|disk) ;; *) echo "large-transfers.sh: --server-store takes memory or disk (got '$server_store')" >&2; exit 2 ;; esac
 for tool in /usr/bin/time curl keytool aws; do
@@ -153,6 +156,11 @@ idem_cmd() { # scheme, alloc file, idem arguments...
   CMD=(env "AWS_ENDPOINT_URL=$(endpoint_of "$scheme")"
     "IDEM_JAVA_OPTS=${tls_opts[*]} -javaagent:$work/bin/agent.jar=$alloc" "$work/idem/bin/idem" "$@")
 }
+idem_jvm_defaults_cmd() { # as idem_cmd, without the launcher's flags for the hashing commands
+  local scheme=$1 alloc=$2; shift 2
+  CMD=(env "AWS_ENDPOINT_URL=$(endpoint_of "$scheme")" java -XX:+UseSerialGC -Xlog:disable -Xlog:all=error:stderr
+    "${tls_opts[@]}" "-javaagent:$work/bin/agent.jar=$alloc" -cp "$work/idem/app/idem-cli.jar" dev.idem.cli.Main "$@")
+}
 sdk_cmd() { # scheme, alloc file, upload|download, key, file
   CMD=(java "${tls_opts[@]}" "-javaagent:$work/bin/agent.jar=$2" -cp "$work/bin/benchmarks.jar" dev.idem.bench.transfer.SdkTransfer
     "$3" "$(endpoint_of "$1")" "$bucket" "$4" "$5")
@@ -199,6 +207,11 @@ for scheme in ${schemes//,/ }; do
   idem_cmd "$scheme" "$work/alloc" publish --store "s3://$bucket/idem-$scheme" --pipeline large --window 60s \
     --schema 1 --at "$at" --writer bench --file "$work/warm.bin" --quiet
   "${CMD[@]}" > /dev/null
+  if [[ ",$sides," == *,idem-jvm-defaults,* ]]; then
+    idem_jvm_defaults_cmd "$scheme" "$work/alloc" publish --store "s3://$bucket/idem-jvm-$scheme" --pipeline large \
+      --window 60s --schema 1 --at "$at" --writer bench --file "$work/warm.bin" --quiet
+    "${CMD[@]}" > /dev/null
+  fi
   sdk_cmd "$scheme" "$work/alloc" upload "warm/sdk-$scheme" "$work/warm.bin"
   "${CMD[@]}"
   aws_cmd "$scheme" s3 cp --no-progress "$work/warm.bin" "s3://$bucket/warm/aws-$scheme"
@@ -222,6 +235,10 @@ for size in ${sizes//,/ }; do
               --window 60s --schema 1 --at "$at" --writer bench --file "$payload" --json --quiet
             timed up "$scheme" "$size" "$round" idem -- "${CMD[@]}"
             idem_key=$(sed -n 's/.*"key" *: *"\([^"]*\)".*/\1/p' "$work/out" | head -n 1) ;;
+          idem-jvm-defaults)
+            idem_jvm_defaults_cmd "$scheme" "$work/alloc" publish --store "s3://$bucket/idem-jvm-$scheme" \
+              --pipeline large --window 60s --schema 1 --at "$at" --writer bench --file "$payload" --json --quiet
+            timed up "$scheme" "$size" "$round" "$side" -- "${CMD[@]}" ;;
           sdk)
             sdk_cmd "$scheme" "$work/alloc" upload "peers/sdk-$size-$round" "$payload"
             timed up "$scheme" "$size" "$round" sdk -- "${CMD[@]}" ;;
@@ -241,6 +258,10 @@ for size in ${sizes//,/ }; do
             idem_cmd "$scheme" "$work/alloc" get --store "s3://$bucket/idem-$scheme" --pipeline large \
               --window 60s --schema 1 --at "$at" -o "$work/down.bin" --json --quiet
             timed down "$scheme" "$size" "$round" idem -- "${CMD[@]}" ;;
+          idem-jvm-defaults)
+            idem_jvm_defaults_cmd "$scheme" "$work/alloc" get --store "s3://$bucket/idem-jvm-$scheme" \
+              --pipeline large --window 60s --schema 1 --at "$at" -o "$work/down.bin" --json --quiet
+            timed down "$scheme" "$size" "$round" "$side" -- "${CMD[@]}" ;;
           sdk)
             sdk_cmd "$scheme" "$work/alloc" download "$down_key" "$work/down.bin"
             timed down "$scheme" "$size" "$round" sdk -- "${CMD[@]}" ;;
@@ -258,6 +279,8 @@ for size in ${sizes//,/ }; do
         aws_cmd http s3 rm --quiet "s3://$bucket/idem-$scheme/$idem_key"
         "${CMD[@]}" > /dev/null
       fi
+      aws_cmd http s3 rm --quiet --recursive "s3://$bucket/idem-jvm-$scheme/"
+      "${CMD[@]}" > /dev/null
     done
   done
   rm -f "$payload"
@@ -289,9 +312,9 @@ done
       for (i = 1; i <= m; i++) {
         k = order[i]; split(k, f, SUBSEP)
         best = ""
-        if (f[4] == "idem") {
+        if (f[4] ~ /^idem/) {
           for (j = 1; j <= m; j++) { split(order[j], g, SUBSEP)
-            if (g[1] == f[1] && g[2] == f[2] && g[3] == f[3] && g[4] != "idem" && (best == "" || med[order[j]] < best)) best = med[order[j]] }
+            if (g[1] == f[1] && g[2] == f[2] && g[3] == f[3] && g[4] !~ /^idem/ && (best == "" || med[order[j]] < best)) best = med[order[j]] }
         }
         a = median(alloc, k, n[k])
         printf "| %s | %s | %s MiB | %s | %.2f | %.2f | %.0f | %s | %s | %.2f | %s |\n", f[1], f[2], f[3], f[4], med[k], median(cpu, k, n[k]),
