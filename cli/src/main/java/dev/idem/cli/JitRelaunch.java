@@ -30,8 +30,8 @@ final class JitRelaunch {
    * calls (at the default thresholds a short process encrypts and hashes much of a large payload before
    * their callers reach C2), and nothing else: C2 compiling the HTTP client and idem's own code costs a
    * large transfer more CPU than it saves. The young generation is 16 MiB: a transfer's garbage (TLS
-   * records, request buffers) dies young, and a larger eden only grows the resident set. BENCHMARKS.md
-   * ("Large outputs beside the transfer managers") has the figures.
+   * records, request buffers) dies young, and a larger eden only grows the resident set. {@code
+   * bench/large-transfers.sh --sides idem,idem-jvm-defaults} measures them against the JVM's defaults.
    */
   static final List<String> HASHING_FLAGS = List.of("-XX:Tier4InvocationThreshold=1000000",
       "-XX:Tier4MinInvocationThreshold=1000000", "-XX:Tier4CompileThreshold=1000000",
