@@ -227,6 +227,7 @@ for size in ${sizes//,/ }; do
     for scheme in ${schemes//,/ }; do
       at=$(( at + 60 ))
       idem_key=""
+      jvm_key=""
       for i in $(seq 0 $(( n_sides - 1 ))); do
         side=${side_list[$(( (i + round) % n_sides ))]}
         case $side in
@@ -238,7 +239,8 @@ for size in ${sizes//,/ }; do
           idem-jvm-defaults)
             idem_jvm_defaults_cmd "$scheme" "$work/alloc" publish --store "s3://$bucket/idem-jvm-$scheme" \
               --pipeline large --window 60s --schema 1 --at "$at" --writer bench --file "$payload" --json --quiet
-            timed up "$scheme" "$size" "$round" "$side" -- "${CMD[@]}" ;;
+            timed up "$scheme" "$size" "$round" "$side" -- "${CMD[@]}"
+            jvm_key=$(sed -n 's/.*"key" *: *"\([^"]*\)".*/\1/p' "$work/out" | head -n 1) ;;
           sdk)
             sdk_cmd "$scheme" "$work/alloc" upload "peers/sdk-$size-$round" "$payload"
             timed up "$scheme" "$size" "$round" sdk -- "${CMD[@]}" ;;
@@ -279,8 +281,11 @@ for size in ${sizes//,/ }; do
         aws_cmd http s3 rm --quiet "s3://$bucket/idem-$scheme/$idem_key"
         "${CMD[@]}" > /dev/null
       fi
-      aws_cmd http s3 rm --quiet --recursive "s3://$bucket/idem-jvm-$scheme/"
-      "${CMD[@]}" > /dev/null
+      # Only the object: the store's marker under the prefix stays, or the next publish probes again.
+      if [ -n "$jvm_key" ]; then
+        aws_cmd http s3 rm --quiet "s3://$bucket/idem-jvm-$scheme/$jvm_key"
+        "${CMD[@]}" > /dev/null
+      fi
     done
   done
   rm -f "$payload"
