@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Large outputs, side by side: `idem publish` and `idem get` against the AWS SDK's transfer manager
-# (SdkTransfer: S3TransferManager over the SDK's Java multipart async client, Netty) and `aws s3 cp`, up and down, on one local
-# S3Proxy reached over plain http and over https (a self-signed certificate each client trusts), the
+# (SdkTransfer: S3TransferManager over the SDK's Java multipart async client, Netty) and `aws s3 cp`,
+# up and down, on one local S3Proxy reached over plain http and over https (a self-signed certificate each client trusts), the
 # same file for every side. Each command is one process, timed whole; the sides take turns, starting
 # with a different one each round, so a drift of the machine touches them alike.
 #
@@ -24,9 +24,8 @@
 # bench/target/large-transfers.md.
 #
 # idem runs through the distribution's launcher (cli/src/dist/idem, over the jar in cli/target and the
-# JDK that runs this script, without a class-data archive), so with the flags users' publish and get
-# get; the SDK from
-# bench/target/benchmarks.jar with the JVM's defaults; the aws CLI with its defaults for `s3 cp` (8 MiB
+# JDK that runs this script, without a class-data archive), with the flags users' publish and get
+# get; the SDK from bench/target/benchmarks.jar with the JVM's defaults; the aws CLI with its defaults for `s3 cp` (8 MiB
 # parts, 10 requests at once). Builds what is missing with ./mvnw. Needs /usr/bin/time, curl, keytool
 # and the aws CLI.
 set -euo pipefail
@@ -161,6 +160,9 @@ idem_jvm_defaults_cmd() { # as idem_cmd, without the launcher's flags for the ha
   CMD=(env "AWS_ENDPOINT_URL=$(endpoint_of "$scheme")" java -XX:+UseSerialGC -Xlog:disable -Xlog:all=error:stderr
     "${tls_opts[@]}" "-javaagent:$work/bin/agent.jar=$alloc" -cp "$work/idem/app/idem-cli.jar" dev.idem.cli.Main "$@")
 }
+published_key() { # the key an idem side's publish --json named in $work/out
+  sed -n 's/.*"key" *: *"\([^"]*\)".*/\1/p' "$work/out" | head -n 1
+}
 sdk_cmd() { # scheme, alloc file, upload|download, key, file
   CMD=(java "${tls_opts[@]}" "-javaagent:$work/bin/agent.jar=$2" -cp "$work/bin/benchmarks.jar" dev.idem.bench.transfer.SdkTransfer
     "$3" "$(endpoint_of "$1")" "$bucket" "$4" "$5")
@@ -235,12 +237,12 @@ for size in ${sizes//,/ }; do
             idem_cmd "$scheme" "$work/alloc" publish --store "s3://$bucket/idem-$scheme" --pipeline large \
               --window 60s --schema 1 --at "$at" --writer bench --file "$payload" --json --quiet
             timed up "$scheme" "$size" "$round" idem -- "${CMD[@]}"
-            idem_key=$(sed -n 's/.*"key" *: *"\([^"]*\)".*/\1/p' "$work/out" | head -n 1) ;;
+            idem_key=$(published_key) ;;
           idem-jvm-defaults)
             idem_jvm_defaults_cmd "$scheme" "$work/alloc" publish --store "s3://$bucket/idem-jvm-$scheme" \
               --pipeline large --window 60s --schema 1 --at "$at" --writer bench --file "$payload" --json --quiet
             timed up "$scheme" "$size" "$round" "$side" -- "${CMD[@]}"
-            jvm_key=$(sed -n 's/.*"key" *: *"\([^"]*\)".*/\1/p' "$work/out" | head -n 1) ;;
+            jvm_key=$(published_key) ;;
           sdk)
             sdk_cmd "$scheme" "$work/alloc" upload "peers/sdk-$size-$round" "$payload"
             timed up "$scheme" "$size" "$round" sdk -- "${CMD[@]}" ;;
