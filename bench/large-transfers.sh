@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Large outputs, side by side: `idem publish` and `idem get` against the AWS SDK's transfer manager
 # (SdkTransfer: S3TransferManager over the SDK's Java multipart async client, Netty) and `aws s3 cp`,
-# up and down, on one local S3Proxy reached over plain http and over https (a self-signed certificate each client trusts), the
-# same file for every side. Each command is one process, timed whole; the sides take turns, starting
+# up and down, on one local S3Proxy reached over plain http and over https (a self-signed certificate
+# each client trusts), the same file for every side. Each command is one process, timed whole; the sides take turns, starting
 # with a different one each round, so a drift of the machine touches them alike.
 #
 # Usage: bench/large-transfers.sh [--sizes-mib LIST] [--rounds N] [--schemes LIST] [--sides LIST]
@@ -25,9 +25,9 @@
 #
 # idem runs through the distribution's launcher (cli/src/dist/idem, over the jar in cli/target and the
 # JDK that runs this script, without a class-data archive), with the flags users' publish and get
-# get; the SDK from bench/target/benchmarks.jar with the JVM's defaults; the aws CLI with its defaults for `s3 cp` (8 MiB
-# parts, 10 requests at once). Builds what is missing with ./mvnw. Needs /usr/bin/time, curl, keytool
-# and the aws CLI.
+# get; the SDK from bench/target/benchmarks.jar with the JVM's defaults; the aws CLI with its defaults
+# for `s3 cp` (8 MiB parts, 10 requests at once). Builds what is missing with ./mvnw. Needs
+# /usr/bin/time, curl, keytool and the aws CLI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$PWD"
