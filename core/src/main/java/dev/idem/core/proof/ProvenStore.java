@@ -51,8 +51,8 @@ import java.util.SortedSet;
  * {@link #sweep}) rely on no guarantee a probe shows: on a store with a marker they are checked against
  * it as a write is, on one without they neither probe nor create the marker, so a command that only
  * deletes ({@code idem gc} on a mistyped store) never creates a store. Reads never probe and never
- * create anything; {@link #readPointer} reads the marker
- * once, when there is one, and refuses a store whose marker names another pointer mode than the one this
+ * create anything; {@link #readPointer} (and {@link #peekPointer}, where this process chose a pointer
+ * mode) reads the marker once, when there is one, and refuses a store whose marker names another pointer mode than the one this
  * process chose (a process that chose none takes the marker's), since a reader in the other mode would
  * follow a pointer that writers no longer move. A store without a marker is
  * read as it is (legacy buckets idem never wrote).
@@ -294,6 +294,20 @@ public final class ProvenStore implements ObjectStore, PublishHistory, Retiremen
   public Optional<PointerState> readPointer(String pipeline) throws IOException {
     checkModeForReading();
     return store.readPointer(pipeline);
+  }
+
+  /**
+   * The wrapped store's peek. When this process chose no pointer mode it reads no marker: it would take
+   * the marker's mode, and whichever that is, a peek only ever names a generation the pointer named. A
+   * process that chose a mode reads as {@link #readPointer} does, so a store marked for the other mode is
+   * refused.
+   */
+  @Override
+  public Optional<Pointer> peekPointer(String pipeline) throws IOException {
+    if (prover.pointerModeChosen()) {
+      return readPointer(pipeline).map(PointerState::pointer);
+    }
+    return store.peekPointer(pipeline);
   }
 
   @Override

@@ -32,7 +32,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * <ol>
  *   <li>refuse a window that has not closed yet, beyond the allowed clock skew (G5, {@link
  *       ClosedWindowGuard}); derive the key from the spec (K1–K3);
- *   <li>if the key already holds an object, skip the task entirely (P5) and go to step 6 (the advance);
+ *   <li>if the pipeline's pointer already names the key, skip the task entirely (P5): SKIPPED, with
+ *       nothing more to read or write ({@link ObjectStore#peekPointer}, one request on S3). Otherwise, if
+ *       the key already holds an object, skip the task and go to step 6 (the advance);
  *   <li>check the store can be written ({@link ObjectStore#checkWritable}) and, where it can tell its
  *       free space ({@link ObjectStore#usableSpace}), that it has at least the reserve ({@link
  *       Builder#minFree}), so a store that cannot take the result costs no task run;
@@ -233,6 +235,10 @@ public final class Publisher {
     windows.requireClosed(spec.window(), "publish");
     OutputKey key = spec.outputKey();
     String k = key.toString();
+    PublishReport current = alreadyCurrent(spec, key);
+    if (current != null) {
+      return current;
+    }
     // One look, stat rather than exists then stat: on S3 each is a HEAD, billed per request.
     Optional<ObjectInfo> stored = store.stat(k);
     if (stored.isPresent()) {
@@ -433,6 +439,31 @@ public final class Publisher {
       retirements.putIfAbsent(pipeline, known);
     }
     return known;
+  }
+
+  /**
+   * SKIPPED at once when the pipeline's pointer already names {@code key}: the key then holds the object
+   * the pointer describes (G1), and the advance a skip makes would find the pointer current. One read
+   * ({@link ObjectStore#peekPointer}), where the skip check, the pointer and (on S3) the store marker
+   * would take three. {@code null} when the pointer names anything else or nothing, or when this
+   * publisher does not advance the pointer: the skip check then looks at the key itself.
+   */
+  private PublishReport alreadyCurrent(RunSpec spec, OutputKey key) throws IOException {
+    if (!advancePointer) {
+      return null;
+    }
+    Optional<Pointer> seen = store.peekPointer(key.pipeline());
+    if (seen.isEmpty() || !seen.get().key().equals(key.toString())
+        || seen.get().windowLength() != spec.window().lengthSeconds()
+        || seen.get().schemaVersion() != spec.schemaVersion()) {
+      return null;
+    }
+    Pointer p = seen.get();
+    ObjectInfo stored = new ObjectInfo(p.key(), p.sha256(), p.size(), p.writer(), p.publishedAt());
+    Pointer requested = Pointer.to(stored, spec.window().lengthSeconds(), spec.schemaVersion(), writerId,
+        clock.instant());
+    return new PublishReport(key, PublishStatus.SKIPPED, stored, null,
+        new AdvanceReport(AdvanceStatus.ALREADY_CURRENT, requested, p, 0, Duration.ZERO));
   }
 
   private AdvanceReport advance(RunSpec spec, ObjectInfo stored) throws IOException {

@@ -130,6 +130,18 @@ public interface ObjectStore extends Closeable {
   Optional<PointerState> readPointer(String pipeline) throws IOException;
 
   /**
+   * The pipeline's pointer as the store can read it most cheaply, without its token: what the publisher's
+   * skip check needs to learn that the pointer already names its key, in which case the key is published
+   * (G1) and its advance has nothing to do. It may lag {@link #readPointer} (a store that keeps a copy for
+   * readers outside idem updates the copy after the pointer), but it only ever names a generation the
+   * pointer named. The default reads {@link #readPointer}; the S3 store reads its {@code latest} object
+   * in one GET, which needs no store marker to say which pointer mode the store uses.
+   */
+  default Optional<Pointer> peekPointer(String pipeline) throws IOException {
+    return readPointer(pipeline).map(PointerState::pointer);
+  }
+
+  /**
    * Replaces the pipeline's pointer with {@code next} if it still holds {@code expectedToken} ({@code
    * null}: if there is no pointer yet). Ordering rules are the caller's (core's {@code
    * PointerAdvancer}); the store only guarantees atomicity (P1, G3, G4).

@@ -401,6 +401,27 @@ class ProvenStoreTest {
   }
 
   @Test
+  void peekPointer_modeNotChosen_readsNoMarker_modeChosen_refusedAsReadPointerIs() throws Exception {
+    AtomicReference<byte[]> slot = new AtomicReference<>(
+        new StoreMarker("mem", "cas", Instant.EPOCH, "idem old", List.of(good())).toBytes());
+    InMemoryObjectStore mem = new InMemoryObjectStore();
+    mem.putIfAbsent(KEY, text("a"), "w");
+    new dev.idem.core.publish.PointerAdvancer(mem).advance(
+        Pointer.to(mem.stat(KEY).orElseThrow(), 60, 1, "w", Instant.EPOCH));
+    FollowingProver following = new FollowingProver(slot, "log");
+    ScriptedProver chosen = new ScriptedProver(slot, "log", List.of(good()));
+
+    Pointer peeked = ProvenStore.wrap(mem, following, "idem test", CLOCK).peekPointer("orders").orElseThrow();
+    StoreRefusedException refused = assertThrows(StoreRefusedException.class,
+        () -> ProvenStore.wrap(mem, chosen, "idem test", CLOCK).peekPointer("orders"));
+
+    assertEquals(KEY, peeked.key());
+    assertEquals(0, following.markerReads.get(), "the peek needs no marker");
+    assertEquals(1, chosen.markerReads.get());
+    assertTrue(refused.getMessage().contains("configured for log"), refused.getMessage());
+  }
+
+  @Test
   void readPointer_noMarker_readsWithoutProbingOrCreating() throws Exception {
     AtomicReference<byte[]> slot = new AtomicReference<>();
     ScriptedProver prover = new ScriptedProver(slot, "cas", List.of(good()));

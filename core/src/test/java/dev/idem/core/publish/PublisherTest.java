@@ -256,8 +256,119 @@ class PublisherTest {
     Publisher p = Idem.publisher(counting).writer("w").build();
     assertEquals(PublishStatus.CREATED, p.publish(spec, Payload.ofBytes("x".getBytes(StandardCharsets.UTF_8))).status());
     assertEquals(0, stats.get(), "putIfAbsent already reported the stored object");
-    assertEquals(PublishStatus.SKIPPED, p.publish(spec, producing("x", new AtomicInteger())).status());
-    assertEquals(1, stats.get(), "the skip path reads the stored object once");
+    RunSpec unpointed = RunSpec.of("border-state", spec.window().next(), 3);
+    Idem.publisher(store).writer("w").withoutPointer().build()
+        .publish(unpointed, Payload.ofBytes("y".getBytes(StandardCharsets.UTF_8)));
+    assertEquals(PublishStatus.SKIPPED, p.publish(unpointed, producing("y", new AtomicInteger())).status());
+    assertEquals(1, stats.get(), "a skip the pointer does not vouch for reads the stored object once");
+  }
+
+  /** Records the store calls a publish makes, by method name. */
+  private static final class Recording extends ForwardingObjectStore {
+    final List<String> calls = new ArrayList<>();
+    private final java.util.function.Function<String, java.util.Optional<Pointer>> peek;
+
+    Recording(ObjectStore d, java.util.function.Function<String, java.util.Optional<Pointer>> peek) {
+      super(d);
+      this.peek = peek;
+    }
+
+    @Override
+    public java.util.Optional<Pointer> peekPointer(String pipeline) throws IOException {
+      calls.add("peekPointer");
+      return peek == null ? super.peekPointer(pipeline) : peek.apply(pipeline);
+    }
+
+    @Override
+    public java.util.Optional<dev.idem.core.store.ObjectInfo> stat(String key) throws IOException {
+      calls.add("stat");
+      return super.stat(key);
+    }
+
+    @Override
+    public java.util.Optional<dev.idem.core.store.PointerState> readPointer(String pipeline) throws IOException {
+      calls.add("readPointer");
+      return super.readPointer(pipeline);
+    }
+
+    @Override
+    public CasResult compareAndSetPointer(String pipeline, String expectedToken, Pointer next) throws IOException {
+      calls.add("compareAndSetPointer");
+      return super.compareAndSetPointer(pipeline, expectedToken, next);
+    }
+
+    @Override
+    public dev.idem.core.store.PutOutcome putIfAbsent(String key, Payload payload, String writerId) throws IOException {
+      calls.add("putIfAbsent");
+      return super.putIfAbsent(key, payload, writerId);
+    }
+
+    @Override
+    public void checkWritable() throws IOException {
+      calls.add("checkWritable");
+      super.checkWritable();
+    }
+  }
+
+  @Test
+  void publish_pointerNamesTheKey_skippedOnOneReadAsTheAdvanceWouldReport() throws Exception {
+    PublishReport first = Idem.publisher(store).writer("old-replica").build()
+        .publish(spec, Payload.ofBytes("state".getBytes(StandardCharsets.UTF_8)));
+    Recording recording = new Recording(store, null);
+    AtomicInteger runs = new AtomicInteger();
+    PublishReport r = Idem.publisher(recording).writer("new-replica").build().publish(spec, producing("state", runs));
+    assertEquals(List.of("peekPointer"), recording.calls, "the pointer names the key: nothing else to read or write");
+    assertEquals(0, runs.get());
+    assertEquals(PublishStatus.SKIPPED, r.status());
+    assertEquals(first.stored(), r.stored(), "the stored object as the pointer describes it");
+    assertEquals(AdvanceStatus.ALREADY_CURRENT, r.pointer().status());
+    assertEquals(store.readPointer("border-state").orElseThrow().pointer(), r.pointer().current());
+    assertEquals(first.pointer().requested().key(), r.pointer().requested().key());
+  }
+
+  @Test
+  void publish_peekLagsThePointer_theKeyItselfDecides() throws Exception {
+    RunSpec previous = RunSpec.of("border-state", new Window(spec.window().startEpochSecond() - 60, 60), 3);
+    Pointer behind = Idem.publisher(store).writer("w").build()
+        .publish(previous, Payload.ofBytes("p".getBytes(StandardCharsets.UTF_8))).pointer().current();
+    Idem.publisher(store).writer("w").build().publish(spec, Payload.ofBytes("state".getBytes(StandardCharsets.UTF_8)));
+    // A copy for plain readers that has not caught up yet still names the previous window.
+    Recording lagging = new Recording(store, pipeline -> java.util.Optional.of(behind));
+    PublishReport r = Idem.publisher(lagging).writer("w2").build().publish(spec, producing("state", new AtomicInteger()));
+    assertEquals(PublishStatus.SKIPPED, r.status());
+    assertEquals(List.of("peekPointer", "stat", "readPointer"), lagging.calls);
+    assertEquals(AdvanceStatus.ALREADY_CURRENT, r.pointer().status());
+  }
+
+  @Test
+  void publish_peekNamesTheKeyUnderAnotherSchema_notTrusted() throws Exception {
+    Pointer odd = Idem.publisher(store).writer("w").build()
+        .publish(spec, Payload.ofBytes("state".getBytes(StandardCharsets.UTF_8))).pointer().current();
+    Pointer otherSchema = new Pointer(odd.pipeline(), odd.key(), odd.windowStart(), odd.windowLength(), 4, odd.sha256(),
+        odd.size(), odd.writer(), odd.publishedAt());
+    Recording recording = new Recording(store, pipeline -> java.util.Optional.of(otherSchema));
+    PublishReport r = Idem.publisher(recording).writer("w2").build().publish(spec, producing("state", new AtomicInteger()));
+    assertEquals(PublishStatus.SKIPPED, r.status());
+    assertEquals(List.of("peekPointer", "stat", "readPointer"), recording.calls);
+  }
+
+  @Test
+  void publish_newKey_peeksOnceThenPublishesAsBefore() throws Exception {
+    Recording recording = new Recording(store, null);
+    PublishReport r = Idem.publisher(recording).writer("w").build().publish(spec, producing("state", new AtomicInteger()));
+    assertEquals(PublishStatus.CREATED, r.status());
+    assertEquals(List.of("peekPointer", "stat", "checkWritable", "putIfAbsent", "readPointer", "compareAndSetPointer"),
+        recording.calls);
+  }
+
+  @Test
+  void publish_withoutPointer_neverPeeks() throws Exception {
+    Idem.publisher(store).writer("w").build().publish(spec, Payload.ofBytes("state".getBytes(StandardCharsets.UTF_8)));
+    Recording recording = new Recording(store, null);
+    PublishReport r = Idem.publisher(recording).writer("w2").withoutPointer().build()
+        .publish(spec, producing("state", new AtomicInteger()));
+    assertEquals(PublishStatus.SKIPPED, r.status());
+    assertEquals(List.of("stat"), recording.calls);
   }
 
   @Test

@@ -292,6 +292,22 @@ public abstract class ObjectStoreContract {
   }
 
   @Test
+  void peekPointer_namesWhatThePointerNames_afterEachAdvanceAndRewind() throws IOException {
+    assertTrue(store.peekPointer("orders").isEmpty());
+    PointerAdvancer adv = new PointerAdvancer(store);
+    Pointer good = pointerTo("orders", 60, 1);
+    Pointer bad = pointerTo("orders", 180, 1);
+    adv.advance(good);
+    assertEquals(store.readPointer("orders").orElseThrow().pointer(), store.peekPointer("orders").orElseThrow());
+    adv.advance(bad);
+    assertEquals(bad, store.peekPointer("orders").orElseThrow());
+    new PointerRewinder(store, ClosedWindowGuard.systemDefault()).rewind(good, bad.key(), "ops-1", "bad build");
+    Pointer rewound = store.readPointer("orders").orElseThrow().pointer();
+    assertEquals(rewound, store.peekPointer("orders").orElseThrow(), "a rewind is seen too");
+    assertTrue(store.peekPointer("other").isEmpty());
+  }
+
+  @Test
   void checkWritable_newStore_passesAndLeavesNothingVisible() throws IOException {
     store.checkWritable();
     List<String> seen = new ArrayList<>();

@@ -45,6 +45,7 @@ public class ForwardingObjectStore implements ObjectStore, PublishHistory, Retir
   @Override public void checkWritable() throws IOException { d.checkWritable(); }
   @Override public java.util.OptionalLong usableSpace() throws IOException { return d.usableSpace(); }
   @Override public Optional<PointerState> readPointer(String pipeline) throws IOException { return d.readPointer(pipeline); }
+  @Override public Optional<Pointer> peekPointer(String pipeline) throws IOException { return d.peekPointer(pipeline); }
   @Override public CasResult compareAndSetPointer(String pipeline, String expectedToken, Pointer next) throws IOException { return d.compareAndSetPointer(pipeline, expectedToken, next); }
   @Override public boolean history(String prefix, HistoryVisitor visitor) throws IOException { return history().history(prefix, visitor); }
   @Override public boolean list(String prefix, ListingVisitor visitor) throws IOException { return d.list(prefix, visitor); }

@@ -29,6 +29,7 @@ import dev.idem.store.s3.internal.client.ObjectsPage;
 import dev.idem.store.s3.internal.client.RequestBody;
 import dev.idem.store.s3.internal.client.S3Client;
 import dev.idem.store.s3.internal.client.S3Client.Condition;
+import dev.idem.store.s3.internal.client.S3Client.ObjectBytes;
 import dev.idem.store.s3.internal.client.S3Client.ObjectStream;
 import dev.idem.store.s3.internal.client.S3Exception;
 import dev.idem.store.s3.internal.client.WriteResult;
@@ -754,6 +755,22 @@ public final class S3ObjectStore implements ObjectStore, PublishHistory, Retirem
   @Override
   public Optional<PointerState> readPointer(String pipeline) throws IOException {
     return pointers.read(Names.requirePipeline(pipeline));
+  }
+
+  /**
+   * One GET of {@code _idem/pointers/PIPELINE/latest}, whichever pointer mode the store uses: in {@code
+   * cas} mode the pointer itself, in {@code log} mode the copy kept in log order for readers outside idem
+   * ({@link LogPointers}), which may lag the log but only names what an entry named. It needs no store
+   * marker, so a skip costs one request.
+   */
+  @Override
+  public Optional<Pointer> peekPointer(String pipeline) throws IOException {
+    String key = layout.latest(Names.requirePipeline(pipeline));
+    Optional<ObjectBytes> got = client.getBytes(location.bucket(), key, PointerProtocol.MAX_DOCUMENT);
+    if (got.isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(Pointer.parse(got.get().bytes(), "s3://" + location.bucket() + "/" + key, pipeline));
   }
 
   @Override
