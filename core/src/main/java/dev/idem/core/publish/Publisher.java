@@ -34,7 +34,9 @@ import java.util.concurrent.ConcurrentHashMap;
  *       ClosedWindowGuard}); derive the key from the spec (K1–K3);
  *   <li>if the pipeline's pointer already names the key, skip the task entirely (P5): SKIPPED, with
  *       nothing more to read or write ({@link ObjectStore#peekPointer}, one request on S3). Otherwise, if
- *       the key already holds an object, skip the task and go to step 6 (the advance);
+ *       the key already holds an object, skip the task and go to step 6 (the advance). A publisher whose
+ *       last run of the pipeline ran the task does not read the pointer first: its next window is
+ *       likely new, and the read would be one request more;
  *   <li>check the store can be written ({@link ObjectStore#checkWritable}) and, where it can tell its
  *       free space ({@link ObjectStore#usableSpace}), that it has at least the reserve ({@link
  *       Builder#minFree}), so a store that cannot take the result costs no task run;
@@ -91,6 +93,12 @@ public final class Publisher {
   private final ClaimPolicy claimPolicy;
   /** Retirement marks read so far, by pipeline (empty: the pipeline has none); shared with derived publishers. */
   private final ConcurrentHashMap<String, Optional<Retirement>> retirements;
+  /**
+   * By pipeline: whether this publisher's last run of it ran the task (true) or found the window done
+   * (false). A replica that ran its last window will likely run the next, whose key the pointer cannot
+   * name yet, so it looks at the key first and spares the pointer's read ({@link #alreadyCurrent}).
+   */
+  private final ConcurrentHashMap<String, Boolean> created = new ConcurrentHashMap<>();
 
   private Publisher(ObjectStore store, String writerId, Clock clock, PointerAdvancer advancer, boolean advancePointer,
       ClosedWindowGuard windows, boolean allowEmpty, long minFree, ClaimPolicy claimPolicy,
@@ -234,8 +242,15 @@ public final class Publisher {
   public PublishReport publish(RunSpec spec, Task task) throws IOException, TaskFailedException {
     windows.requireClosed(spec.window(), "publish");
     OutputKey key = spec.outputKey();
+    PublishReport report = publishOrSkip(spec, key, task);
+    // The next window of this pipeline starts from the pointer if this one was found done, from the key if not.
+    created.put(key.pipeline(), report.status() != PublishStatus.SKIPPED);
+    return report;
+  }
+
+  private PublishReport publishOrSkip(RunSpec spec, OutputKey key, Task task) throws IOException, TaskFailedException {
     String k = key.toString();
-    PublishReport current = alreadyCurrent(spec, key);
+    PublishReport current = created.getOrDefault(key.pipeline(), false) ? null : alreadyCurrent(spec, key);
     if (current != null) {
       return current;
     }

@@ -362,6 +362,27 @@ class PublisherTest {
   }
 
   @Test
+  void publish_afterRunningTheTask_nextWindowLooksAtTheKeyFirst_afterASkip_atThePointer() throws Exception {
+    Recording recording = new Recording(store, null);
+    Publisher p = Idem.publisher(recording).writer("w").build();
+    RunSpec second = RunSpec.of("border-state", spec.window().next(), 3);
+    RunSpec third = RunSpec.of("border-state", second.window().next(), 3);
+    assertEquals(PublishStatus.CREATED, p.publish(spec, producing("1", new AtomicInteger())).status());
+    recording.calls.clear();
+    assertEquals(PublishStatus.CREATED, p.publish(second, producing("2", new AtomicInteger())).status());
+    assertEquals("stat", recording.calls.get(0), "a replica that ran its last window starts from the key");
+    Idem.publisher(store).writer("other").build().publish(third, producing("3", new AtomicInteger()));
+    recording.calls.clear();
+    assertEquals(PublishStatus.SKIPPED, p.publish(third, producing("3", new AtomicInteger())).status());
+    assertEquals(List.of("stat", "readPointer"), recording.calls);
+    RunSpec fourth = RunSpec.of("border-state", third.window().next(), 3);
+    Idem.publisher(store).writer("other").build().publish(fourth, producing("4", new AtomicInteger()));
+    recording.calls.clear();
+    assertEquals(PublishStatus.SKIPPED, p.publish(fourth, producing("4", new AtomicInteger())).status());
+    assertEquals(List.of("peekPointer"), recording.calls, "after a skip, the pointer first again");
+  }
+
+  @Test
   void publish_withoutPointer_neverPeeks() throws Exception {
     Idem.publisher(store).writer("w").build().publish(spec, Payload.ofBytes("state".getBytes(StandardCharsets.UTF_8)));
     Recording recording = new Recording(store, null);
