@@ -144,8 +144,10 @@ class DivergenceRecordCliTest {
     assertEquals(0, publish(fs(root, new ForwardingOps()), "rows\n").code());
     ForwardingOps noRecord = failing(p -> p.toString().contains("!DIVERGENT."), "createNew");
     // run skips a published key; it meets other bytes only when another replica published between its
-    // check and its publish, which a store that hides the key from the skip check (its first look) plays.
+    // check and its publish, which a store that hides the pointer and the key from the skip check (their
+    // first looks) plays.
     AtomicBoolean looked = new AtomicBoolean();
+    AtomicBoolean peeked = new AtomicBoolean();
     CliContext.StoreOpener racing = uri -> {
       ObjectStore s = noRecord.openStore(root, FsObjectStore.Options.defaults());
       return (ObjectStore) Proxy.newProxyInstance(ObjectStore.class.getClassLoader(), new Class<?>[] {ObjectStore.class},
@@ -153,7 +155,8 @@ class DivergenceRecordCliTest {
             if (m.getName().equals("exists")) {
               return false;
             }
-            if (m.getName().equals("stat") && !looked.getAndSet(true)) {
+            if (m.getName().equals("stat") && !looked.getAndSet(true)
+                || m.getName().equals("peekPointer") && !peeked.getAndSet(true)) {
               return Optional.empty();
             }
             try {
