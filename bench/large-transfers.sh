@@ -160,6 +160,13 @@ idem_jvm_defaults_cmd() { # as idem_cmd, without the launcher's flags for the ha
   CMD=(env "AWS_ENDPOINT_URL=$(endpoint_of "$scheme")" java -XX:+UseSerialGC -Xlog:disable -Xlog:all=error:stderr
     "${tls_opts[@]}" "-javaagent:$work/bin/agent.jar=$alloc" -cp "$work/idem/app/idem-cli.jar" dev.idem.cli.Main "$@")
 }
+idem_side_cmd() { # side (idem or idem-jvm-defaults), scheme, alloc file, idem arguments...
+  local side=$1; shift
+  if [ "$side" = idem ]; then idem_cmd "$@"; else idem_jvm_defaults_cmd "$@"; fi
+}
+store_of() { # side, scheme: each idem side publishes under a prefix of its own
+  if [ "$1" = idem ]; then echo "s3://$bucket/idem-$2"; else echo "s3://$bucket/idem-jvm-$2"; fi
+}
 published_key() { # the key an idem side's publish --json named in $work/out
   sed -n 's/.*"key" *: *"\([^"]*\)".*/\1/p' "$work/out" | head -n 1
 }
@@ -228,21 +235,15 @@ for size in ${sizes//,/ }; do
   for round in $(seq 1 "$rounds"); do
     for scheme in ${schemes//,/ }; do
       at=$(( at + 60 ))
-      idem_key=""
-      jvm_key=""
+      declare -A keys=()
       for i in $(seq 0 $(( n_sides - 1 ))); do
         side=${side_list[$(( (i + round) % n_sides ))]}
         case $side in
-          idem)
-            idem_cmd "$scheme" "$work/alloc" publish --store "s3://$bucket/idem-$scheme" --pipeline large \
-              --window 60s --schema 1 --at "$at" --writer bench --file "$payload" --json --quiet
-            timed up "$scheme" "$size" "$round" idem -- "${CMD[@]}"
-            idem_key=$(published_key) ;;
-          idem-jvm-defaults)
-            idem_jvm_defaults_cmd "$scheme" "$work/alloc" publish --store "s3://$bucket/idem-jvm-$scheme" \
+          idem|idem-jvm-defaults)
+            idem_side_cmd "$side" "$scheme" "$work/alloc" publish --store "$(store_of "$side" "$scheme")" \
               --pipeline large --window 60s --schema 1 --at "$at" --writer bench --file "$payload" --json --quiet
             timed up "$scheme" "$size" "$round" "$side" -- "${CMD[@]}"
-            jvm_key=$(published_key) ;;
+            keys[$side]=$(published_key) ;;
           sdk)
             sdk_cmd "$scheme" "$work/alloc" upload "peers/sdk-$size-$round" "$payload"
             timed up "$scheme" "$size" "$round" sdk -- "${CMD[@]}" ;;
@@ -252,18 +253,14 @@ for size in ${sizes//,/ }; do
         esac
       done
       # Every side downloads the same object: the one idem published, or the SDK's when idem is not run.
-      if [ -n "$idem_key" ]; then down_key="idem-$scheme/$idem_key"; else down_key="peers/sdk-$size-$round"; fi
+      if [ -n "${keys[idem]:-}" ]; then down_key="idem-$scheme/${keys[idem]}"; else down_key="peers/sdk-$size-$round"; fi
       for i in $(seq 0 $(( n_sides - 1 ))); do
         side=${side_list[$(( (i + round) % n_sides ))]}
         rm -f "$work/down.bin"
         case $side in
-          idem)
-            [ -n "$idem_key" ] || continue
-            idem_cmd "$scheme" "$work/alloc" get --store "s3://$bucket/idem-$scheme" --pipeline large \
-              --window 60s --schema 1 --at "$at" -o "$work/down.bin" --json --quiet
-            timed down "$scheme" "$size" "$round" idem -- "${CMD[@]}" ;;
-          idem-jvm-defaults)
-            idem_jvm_defaults_cmd "$scheme" "$work/alloc" get --store "s3://$bucket/idem-jvm-$scheme" \
+          idem|idem-jvm-defaults)
+            [ -n "${keys[$side]:-}" ] || continue
+            idem_side_cmd "$side" "$scheme" "$work/alloc" get --store "$(store_of "$side" "$scheme")" \
               --pipeline large --window 60s --schema 1 --at "$at" -o "$work/down.bin" --json --quiet
             timed down "$scheme" "$size" "$round" "$side" -- "${CMD[@]}" ;;
           sdk)
@@ -279,15 +276,11 @@ for size in ${sizes//,/ }; do
       # The server keeps objects in memory: remove this round's.
       aws_cmd http s3 rm --quiet --recursive "s3://$bucket/peers/"
       "${CMD[@]}" > /dev/null
-      if [ -n "$idem_key" ]; then
-        aws_cmd http s3 rm --quiet "s3://$bucket/idem-$scheme/$idem_key"
+      # Only the objects: each store's marker under its prefix stays, or the next publish probes again.
+      for side in "${!keys[@]}"; do
+        aws_cmd http s3 rm --quiet "$(store_of "$side" "$scheme")/${keys[$side]}"
         "${CMD[@]}" > /dev/null
-      fi
-      # Only the object: the store's marker under the prefix stays, or the next publish probes again.
-      if [ -n "$jvm_key" ]; then
-        aws_cmd http s3 rm --quiet "s3://$bucket/idem-jvm-$scheme/$jvm_key"
-        "${CMD[@]}" > /dev/null
-      fi
+      done
     done
   done
   rm -f "$payload"

@@ -63,7 +63,21 @@ final class CasPointers implements PointerProtocol {
     if (etag == null) {
       throw new MalformedReplyException("GET " + bucket + "/" + key, "no ETag, so the pointer cannot be swapped");
     }
-    return Optional.of(new PointerState(Pointer.parse(got.get().bytes(), "s3://" + bucket + "/" + key, pipeline), etag));
+    return Optional.of(new PointerState(parse(got.get(), key, pipeline), etag));
+  }
+
+  /**
+   * The {@code latest} object's document in one GET, without the token a swap needs: in this mode the
+   * pointer, in {@link PointerMode#LOG} the copy kept for plain readers ({@link S3ObjectStore#peekPointer}).
+   */
+  Optional<Pointer> peek(String pipeline) throws IOException {
+    String key = layout.latest(pipeline);
+    Optional<ObjectBytes> got = client.getBytes(bucket, key, MAX_DOCUMENT);
+    return got.isEmpty() ? Optional.empty() : Optional.of(parse(got.get(), key, pipeline));
+  }
+
+  private Pointer parse(ObjectBytes got, String key, String pipeline) throws IOException {
+    return Pointer.parse(got.bytes(), "s3://" + bucket + "/" + key, pipeline);
   }
 
   @Override

@@ -29,7 +29,6 @@ import dev.idem.store.s3.internal.client.ObjectsPage;
 import dev.idem.store.s3.internal.client.RequestBody;
 import dev.idem.store.s3.internal.client.S3Client;
 import dev.idem.store.s3.internal.client.S3Client.Condition;
-import dev.idem.store.s3.internal.client.S3Client.ObjectBytes;
 import dev.idem.store.s3.internal.client.S3Client.ObjectStream;
 import dev.idem.store.s3.internal.client.S3Exception;
 import dev.idem.store.s3.internal.client.WriteResult;
@@ -765,12 +764,7 @@ public final class S3ObjectStore implements ObjectStore, PublishHistory, Retirem
    */
   @Override
   public Optional<Pointer> peekPointer(String pipeline) throws IOException {
-    String key = layout.latest(Names.requirePipeline(pipeline));
-    Optional<ObjectBytes> got = client.getBytes(location.bucket(), key, PointerProtocol.MAX_DOCUMENT);
-    if (got.isEmpty()) {
-      return Optional.empty();
-    }
-    return Optional.of(Pointer.parse(got.get().bytes(), "s3://" + location.bucket() + "/" + key, pipeline));
+    return new CasPointers(client, location.bucket(), layout).peek(Names.requirePipeline(pipeline));
   }
 
   @Override
