@@ -30,14 +30,20 @@ final class JitRelaunch {
    * calls (at the default thresholds a short process encrypts and hashes much of a large payload before
    * their callers reach C2), and nothing else: C2 compiling the HTTP client and idem's own code costs a
    * large transfer more CPU than it saves. The young generation is 16 MiB: a transfer's garbage (TLS
-   * records, request buffers) dies young, and a larger eden only grows the resident set. {@code
-   * bench/large-transfers.sh --sides idem,idem-jvm-defaults} measures them against the JVM's defaults.
+   * records, request buffers) dies young, and a larger eden only grows the resident set. The heap starts
+   * at 48 MiB and grows as the live set needs: started at the JVM's default (a 64th of the machine's
+   * memory), the old generation filled with promoted garbage for the whole of a transfer before its first
+   * full collection. The HTTP client reads a body 256 KiB at a time, not 16 KiB: each read is handed from
+   * the client's selector thread to the reader, and at 16 KiB that hand-off cost a download a third of
+   * its time. {@code bench/large-transfers.sh --sides idem,idem-jvm-defaults} measures them against the
+   * JVM's defaults.
    */
   static final List<String> HASHING_FLAGS = List.of("-XX:Tier4InvocationThreshold=1000000",
       "-XX:Tier4MinInvocationThreshold=1000000", "-XX:Tier4CompileThreshold=1000000",
       "-XX:Tier4BackEdgeThreshold=100000000", "-XX:CompileCommand=quiet",
       "-XX:CompileCommand=CompileThresholdScaling,com/sun/crypto/provider/*.*,0.0005",
-      "-XX:CompileCommand=CompileThresholdScaling,sun/security/provider/*.*,0.0005", "-Xmn16m");
+      "-XX:CompileCommand=CompileThresholdScaling,sun/security/provider/*.*,0.0005", "-Xmn16m", "-Xms48m",
+      "-Djdk.httpclient.bufsize=262144");
   /**
    * What the launcher puts before {@link #HASHING_FLAGS} beside a JDK 25 AOT cache: its training,
    * recorded under C1 alone, is not replayed, since it would hold the cipher and digest code at C1.
