@@ -25,7 +25,7 @@
 #
 # idem runs through the distribution's launcher (cli/src/dist/idem, over the jar in cli/target and the
 # JDK that runs this script, without a class-data archive), with the flags users' publish and get
-# get; the SDK from bench/target/benchmarks.jar with the JVM's defaults; the aws CLI with its defaults
+# get, and after them IDEM_JAVA_OPTS from this script's environment, to measure one flag changed; the SDK from bench/target/benchmarks.jar with the JVM's defaults; the aws CLI with its defaults
 # for `s3 cp` (8 MiB parts, 10 requests at once). Builds what is missing with ./mvnw. Needs
 # /usr/bin/time, curl, keytool and the aws CLI.
 set -euo pipefail
@@ -153,7 +153,7 @@ tls_opts=("-Djavax.net.ssl.trustStore=$work/trust.p12" -Djavax.net.ssl.trustStor
 idem_cmd() { # scheme, alloc file, idem arguments...
   local scheme=$1 alloc=$2; shift 2
   CMD=(env "AWS_ENDPOINT_URL=$(endpoint_of "$scheme")"
-    "IDEM_JAVA_OPTS=${tls_opts[*]} -javaagent:$work/bin/agent.jar=$alloc" "$work/idem/bin/idem" "$@")
+    "IDEM_JAVA_OPTS=${tls_opts[*]} -javaagent:$work/bin/agent.jar=$alloc ${IDEM_JAVA_OPTS:-}" "$work/idem/bin/idem" "$@")
 }
 idem_jvm_defaults_cmd() { # as idem_cmd, without the launcher's flags for the hashing commands
   local scheme=$1 alloc=$2; shift 2
