@@ -321,6 +321,35 @@ class S3ChangedPayloadTest {
   }
 
   /**
+   * The file is cut short while part 1 is on its way: part 2, read in chunks from its range, ends early,
+   * and the part is refused for its length before any of it is sent.
+   */
+  @ParameterizedTest(name = "via gateway: {0}")
+  @ValueSource(booleans = {false, true})
+  void multipart_fileShrinksAfterItWasHashed_refusedAbortedNothingVisible(boolean viaGateway, @TempDir Path dir)
+      throws Exception {
+    byte[] bytes = random(10 * MIB, 7);
+    Path file = Files.write(dir.resolve("shrinking.bin"), bytes);
+    onBoth(viaGateway, endpoint -> {
+      Files.write(file, bytes);
+      InterceptingHttpClient http = new InterceptingHttpClient(request -> {
+        if (InterceptingHttpClient.isPart(request, 1)) {
+          try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
+            ch.truncate(7 * MIB);
+          }
+        }
+      });
+      try (S3ObjectStore st = open(clientOf(endpoint).httpClient(http), multipart())) {
+        Payload.ChangedWhileReadingException e = assertThrows(Payload.ChangedWhileReadingException.class,
+            () -> st.putIfAbsent(key(), Payload.ofFile(file), "h"));
+        assertTrue(e.getMessage().contains("it ended after " + 7 * MIB + " of " + 10 * MIB + " bytes"),
+            e.getMessage());
+      }
+      assertTrue(nothingVisible(), "the upload was aborted");
+    });
+  }
+
+  /**
    * Part 3 is rewritten, while part 2 is on its way, to other bytes of the same CRC32C (a CRC is linear:
    * four bytes can cancel any change), so idem's own check of the part passes; the SHA-256 signed with the
    * part is the one the hash pass took, so the server refuses the part and nothing is published. A part
