@@ -34,7 +34,6 @@ import dev.idem.store.s3.internal.client.S3Exception;
 import dev.idem.store.s3.internal.client.WriteResult;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InterruptedIOException;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
@@ -104,15 +103,18 @@ import java.util.concurrent.atomic.AtomicInteger;
  * the write's reply names the version it created (or, where it names none or a repeat found the upload
  * gone, a HEAD shows this call's attempt current with its version), the key's life is
  * listed ({@link KeyLife}: one
- * ListObjectVersions page) after every multipart completion, and after a single PUT too where the store's
- * marker records that the server let two racing creates succeed ({@link UploadPlan#checksVersions}); none on an
- * unversioned bucket, whose replies name no version (a server seen to let racing creates succeed is
- * refused there by its probe, and a publish whose reply names no version on it fails). A version under
- * this call's means it lost: its own version is deleted, so the first is current again, and the publish
- * is decided against the first as after a 412. Exactly one of N concurrent publishers gets CREATED
- * because S3 applies {@code If-None-Match: *} atomically, and where a server does not, because the later
- * versions give way (P3; a loser stopped between its write and that delete leaves its version current,
- * and the scan reports two contents in one life). Single PUTs on a server whose probe saw no race won
+ * ListObjectVersions page when this call's version is alone in it) after every multipart completion, and
+ * after a single PUT too where the store's marker records that the server let two racing creates succeed
+ * ({@link UploadPlan#checksVersions}); none on an unversioned bucket, whose replies name no version (a server
+ * seen to let racing creates succeed is refused there by its probe, and a publish whose reply names no
+ * version on it fails). Another version in the life is judged by which versions stay there around a HEAD
+ * of the key, not by the listing's order, which moto and S3Proxy do not keep in the order writes landed
+ * ({@link KeyLife#settle}). A version there before this call's means it lost: its own version is deleted,
+ * so the first is current again, and the publish is decided against the version the life comes down to,
+ * as after a 412. Exactly one of N concurrent publishers gets CREATED because S3 applies {@code
+ * If-None-Match: *} atomically, and where a server does not, because the later versions give way (P3; a
+ * loser stopped between its write and that delete leaves its version current, and the scan reports two
+ * contents in one life). Single PUTs on a server whose probe saw no race won
  * twice are not checked: a race not seen is no proof, but checking every publish on every server would
  * cost a listing each where S3's condition is atomic.
  *
@@ -478,7 +480,7 @@ public final class S3ObjectStore implements ObjectStore, PublishHistory, Retirem
    * first send applied and another write landed on top. Null when none carries it.
    */
   private String ownVersionInLife(String objectKey, String attempt) throws IOException {
-    for (String v : KeyLife.versionsOfLife(client, location.bucket(), objectKey, options.pageSize())) {
+    for (String v : KeyLife.life(client, location.bucket(), objectKey, null, options.pageSize())) {
       Optional<ObjectHead> h = client.head(location.bucket(), objectKey, v);
       if (h.isPresent() && attempt.equals(h.get().meta(IdemMetadata.ATTEMPT))) {
         return v;
@@ -533,71 +535,94 @@ public final class S3ObjectStore implements ObjectStore, PublishHistory, Retirem
   }
 
   /**
-   * After this call's create-only write created {@code versionId}: whether a version of another write
-   * sits under it in the key's life, as on a server that applies racing {@code If-None-Match} writes and
-   * keeps both (moto). Then this call lost: its own version is deleted, so that the first one is current
-   * again, and the publish is decided against the first one like a refused write.
+   * After this call's create-only write created {@code versionId}: whether another write's version was in
+   * the key's life first, as on a server that applies racing {@code If-None-Match} writes and keeps each
+   * (moto), decided by {@link KeyLife#settle} without trusting the listing's order. Then this call lost: its
+   * own version is deleted, so that the first one is current again, and the publish is decided against the
+   * version the life comes down to ({@link #giveWay}).
    *
    * @return empty when this call's version is the first of its life (CREATED)
    */
   private Optional<PutOutcome> firstInLife(String key, String versionId, Payload payload,
       ContentChecksums.Digest digest, Map<String, String> meta, String attempt) throws IOException {
     String objectKey = layout.object(key);
-    Optional<String> first = KeyLife.firstUnder(client, location.bucket(), objectKey, versionId, options.pageSize());
-    if (first.isEmpty()) {
+    KeyLife.Settled settled = KeyLife.settle(client, location.bucket(), objectKey, versionId, attempt,
+        options.pageSize());
+    if (settled.first()) {
       return Optional.empty();
     }
     try {
-      client.deleteVersion(location.bucket(), objectKey, versionId);
+      client.deleteVersion(location.bucket(), objectKey, settled.own());
     } catch (IOException e) {
       throw new IOException("publish of " + key + " to " + describe() + ": the server applied this publish's"
-          + " create-only write over version " + first.get() + " (it does not apply If-None-Match atomically),"
-          + " and removing this publish's version " + versionId + " failed, so its bytes stay current until that"
-          + " version is deleted: " + e.getMessage(), e);
+          + " create-only write although the key held an earlier version (it does not apply If-None-Match"
+          + " atomically), and removing this publish's version " + settled.own() + " failed, so its bytes may stay"
+          + " current until that version is deleted: " + e.getMessage(), e);
     }
-    return Optional.of(giveWayToFirst(key, versionId, first.get(), payload, digest, meta, attempt));
+    return Optional.of(settled.byListingOrder() ? giveWayToFirst(key, settled.own(), payload, digest, meta, attempt)
+        : giveWay(key, settled.own(), payload, digest, meta, attempt));
   }
 
   /**
-   * After this call removed its version {@code removed}, which a listing showed over {@code listedFirst}:
-   * the publish decided against the first version of the key's life. Where several writes race, a listing
-   * may name as first a version that another loser removes before it is read, or miss an older write not
-   * yet listed, or (S3Proxy, while it makes an older version current again) list the key without any
-   * version for a moment; so the first is read, then the life listed again, and the decision is made only
-   * on a version both show, at most {@value #FIRST_READS} times.
+   * After this call lost and removed its version {@code removed}: the publish decided against the version
+   * the key's life comes down to once every loser has removed its own, read when the life lists exactly
+   * one. Where it does not within {@link KeyLife#SETTLE_ROUNDS} looks (a racing writer stopped before
+   * removing its version), against the first version by the listing's order ({@link #giveWayToFirst}),
+   * as at once when the listing's order already decided that this call lost.
    */
-  private PutOutcome giveWayToFirst(String key, String removed, String listedFirst, Payload payload,
-      ContentChecksums.Digest digest, Map<String, String> meta, String attempt) throws IOException {
+  private PutOutcome giveWay(String key, String removed, Payload payload, ContentChecksums.Digest digest,
+      Map<String, String> meta, String attempt) throws IOException {
     String objectKey = layout.object(key);
-    String first = listedFirst;
-    for (int read = 1; ; read++) {
-      Optional<ObjectHead> head = client.head(location.bucket(), objectKey, first);
-      Optional<String> listed = KeyLife.firstOfLife(client, location.bucket(), objectKey, options.pageSize());
-      if (head.isPresent() && listed.equals(Optional.of(first))) {
-        Optional<PutOutcome> decided = decide(key, head.get(), first, payload, digest, meta, attempt);
+    for (int round = 1; round <= KeyLife.SETTLE_ROUNDS; round++) {
+      List<String> life = KeyLife.life(client, location.bucket(), objectKey, null, options.pageSize());
+      if (life.size() == 1) {
+        Optional<ObjectHead> head = client.head(location.bucket(), objectKey, life.get(0));
+        Optional<PutOutcome> decided = head.isEmpty() ? Optional.empty()
+            : decide(key, head.get(), life.get(0), payload, digest, meta, attempt);
         if (decided.isPresent()) {
           return decided.get();
         }
       }
+      KeyLife.pause(round);
+    }
+    return giveWayToFirst(key, removed, payload, digest, meta, attempt);
+  }
+
+  /**
+   * After this call removed its version {@code removed} and the key's life did not come down to one
+   * version: the publish decided against the first version of the life by the listing's order. Where
+   * several writes race, a listing may name as first a version that another loser removes before it is
+   * read, or miss an older write not yet listed, or (S3Proxy, while it makes an older version current
+   * again) list the key without any version for a moment; so the first is read, then the life listed
+   * again, and the decision is made only on a version both show, at most {@value #FIRST_READS} times.
+   */
+  private PutOutcome giveWayToFirst(String key, String removed, Payload payload, ContentChecksums.Digest digest,
+      Map<String, String> meta, String attempt) throws IOException {
+    String objectKey = layout.object(key);
+    Optional<String> listed = KeyLife.firstOfLife(client, location.bucket(), objectKey, options.pageSize());
+    for (int read = 1; ; read++) {
+      if (listed.isPresent()) {
+        String first = listed.get();
+        Optional<ObjectHead> head = client.head(location.bucket(), objectKey, first);
+        listed = KeyLife.firstOfLife(client, location.bucket(), objectKey, options.pageSize());
+        if (head.isPresent() && listed.equals(Optional.of(first))) {
+          Optional<PutOutcome> decided = decide(key, head.get(), first, payload, digest, meta, attempt);
+          if (decided.isPresent()) {
+            return decided.get();
+          }
+        }
+      }
       if (read == FIRST_READS) {
         throw new IOException("publish of " + key + " to " + describe() + ": the server applied this publish's"
-            + " create-only write over version " + listedFirst + "; the first version of the key's life was"
+            + " create-only write although the key held an earlier version; the first version of the key's life was"
             + (listed.isEmpty() ? " gone when read, and the key lists no version now"
                 : " gone or replaced when read " + FIRST_READS + " times in a row")
             + "; this publish's version " + removed + " was removed and nothing was published by this call");
       }
-      first = listed.orElse(first);
-      pause(read);
-    }
-  }
-
-  /** A moment for racing writes to settle before the key's life is read again: 20, 40, 80 ms. */
-  private static void pause(int read) throws IOException {
-    try {
-      Thread.sleep(10L << read);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new InterruptedIOException("interrupted while a publish gave way to the first version of its key");
+      KeyLife.pause(read);
+      if (listed.isEmpty()) {
+        listed = KeyLife.firstOfLife(client, location.bucket(), objectKey, options.pageSize());
+      }
     }
   }
 

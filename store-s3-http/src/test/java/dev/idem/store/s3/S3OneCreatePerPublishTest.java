@@ -12,6 +12,7 @@ import dev.idem.core.Window;
 import dev.idem.core.store.Payload;
 import dev.idem.core.store.PutOutcome;
 import dev.idem.core.store.PutStatus;
+import dev.idem.core.testing.Race;
 import dev.idem.core.store.Retirement;
 import dev.idem.store.s3.internal.client.ObjectVersion;
 import dev.idem.store.s3.internal.client.RequestBody;
@@ -343,6 +344,59 @@ class S3OneCreatePerPublishTest {
       assertArrayEquals(first, read(st, key(60)));
     }
     assertEquals(1, versions(bucket, "p/" + key(60)).size());
+  }
+
+  /**
+   * A server that lists a key's versions by the time each write took rather than the order they landed
+   * (moto within one millisecond, S3Proxy when two completions race) lists B's completion, which landed on
+   * A's version, under it. B must still give way: DIVERGENT against A, A's bytes current, B's version gone.
+   * Before, B found nothing listed under its own version and reported CREATED: two CREATED for one key, B's
+   * bytes current.
+   */
+  @Test
+  void putIfAbsent_laterCompletionListedUnderTheEarlier_divergentAndFirstBytesCurrentAgain() throws IOException {
+    String bucket = s3.createBucket(true);
+    byte[] first = random(6 * MIB, 41);
+    byte[] second = random(6 * MIB, 42);
+    try (QuirkProxy gateway = new QuirkProxy(s3, QuirkProxy.Quirk.listsVersionsOldestFirst(),
+            QuirkProxy.Quirk.strips("POST", Set.of("If-None-Match"), new AtomicInteger()));
+        S3ObjectStore a = open(bucket, gateway.endpoint(), null, multipart());
+        S3ObjectStore b = open(bucket, gateway.endpoint(), null, multipart())) {
+      assertEquals(PutStatus.CREATED, a.putIfAbsent(key(80), Payload.ofBytes(first), "host-a").status());
+      PutOutcome out = b.putIfAbsent(key(80), Payload.ofBytes(second), "host-b");
+      assertEquals(PutStatus.DIVERGENT, out.status(), out.toString());
+      assertEquals("host-a", out.stored().writer());
+      assertEquals(Sha256.of(first), out.stored().sha256());
+      assertArrayEquals(first, read(b, key(80)), "P2: the first bytes are current again");
+    }
+    assertEquals(1, versions(bucket, "p/" + key(80)).size(), "B's version is gone");
+  }
+
+  /**
+   * The same server, both completions applied before either publisher looks: the one that landed first
+   * is listed as the newer. Exactly one is CREATED, the other DIVERGENT against it, the creator's bytes
+   * current and its version the only one: whichever landed last gives way, the other waits for it.
+   */
+  @Test
+  void putIfAbsent_racingCompletionsListedOldestFirst_oneCreatedItsBytesTheOnlyVersion() throws Exception {
+    String bucket = s3.createBucket(true);
+    byte[][] payloads = {random(6 * MIB, 43), random(6 * MIB, 44)};
+    AtomicInteger applied = new AtomicInteger();
+    try (QuirkProxy gateway = new QuirkProxy(s3, QuirkProxy.Quirk.listsVersionsOldestFirst(),
+            QuirkProxy.Quirk.checksCreatesBeforeWriting(2, r -> r.key().equals("p/" + key(90)), applied));
+        S3ObjectStore a = open(bucket, gateway.endpoint(), null, multipart());
+        S3ObjectStore b = open(bucket, gateway.endpoint(), null, multipart())) {
+      S3ObjectStore[] stores = {a, b};
+      List<PutOutcome> outs = Race.run(2, i -> stores[i].putIfAbsent(key(90), Payload.ofBytes(payloads[i]),
+          "host-" + i));
+      assertEquals(2, applied.get(), "both completions were applied");
+      int creator = outs.get(0).status() == PutStatus.CREATED ? 0 : 1;
+      assertEquals(PutStatus.CREATED, outs.get(creator).status(), outs.toString());
+      assertEquals(PutStatus.DIVERGENT, outs.get(1 - creator).status(), outs.toString());
+      assertEquals("host-" + creator, outs.get(1 - creator).stored().writer());
+      assertArrayEquals(payloads[creator], read(a, key(90)), "P2: the creator's bytes are current");
+    }
+    assertEquals(1, versions(bucket, "p/" + key(90)).size(), "the loser's version is gone");
   }
 
   /**

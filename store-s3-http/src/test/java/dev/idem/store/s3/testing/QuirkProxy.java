@@ -19,6 +19,8 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -252,6 +254,51 @@ public final class QuirkProxy implements AutoCloseable {
         return new Reply(r.status(), r.headers(), (rest.substring(0, at) + versions + markers + rest.substring(at))
             .getBytes(StandardCharsets.UTF_8));
       };
+    }
+
+    /**
+     * moto and S3Proxy list a key's versions by the last-modified time each write took, not by the order
+     * the writes landed: moto to the millisecond, writes within one millisecond oldest first; S3Proxy
+     * takes the time before the write waits for its turn to land. So a write that lands on another can be
+     * listed under it. Made certain here: every run of consecutive {@code <Version>} elements of one key
+     * in a ListObjectVersions reply comes oldest first, as moto lists writes of one millisecond, and, as
+     * moto marks it, {@code IsLatest} is on the first of them, not on the version that is current.
+     */
+    static Quirk listsVersionsOldestFirst() {
+      Pattern version = Pattern.compile("<Version>.*?<Key>(.*?)</Key>.*?</Version>", Pattern.DOTALL);
+      return (request, next) -> {
+        Reply r = next.send(request);
+        if (!request.method().equals("GET") || !request.has("versions") || !r.ok()) {
+          return r;
+        }
+        String body = new String(r.body(), StandardCharsets.UTF_8);
+        StringBuilder out = new StringBuilder();
+        List<String> run = new ArrayList<>();
+        String runKey = null;
+        int end = 0;
+        Matcher m = version.matcher(body);
+        while (m.find()) {
+          if (m.start() != end || !m.group(1).equals(runKey)) {
+            appendOldestFirst(run, out);
+            out.append(body, end, m.start());
+          }
+          run.add(m.group());
+          runKey = m.group(1);
+          end = m.end();
+        }
+        appendOldestFirst(run, out);
+        out.append(body.substring(end));
+        return new Reply(r.status(), r.headers(), out.toString().getBytes(StandardCharsets.UTF_8));
+      };
+    }
+
+    /** One key's run of versions, newest first as listed, appended oldest first, the first marked latest. */
+    private static void appendOldestFirst(List<String> run, StringBuilder out) {
+      Collections.reverse(run);
+      for (int i = 0; i < run.size(); i++) {
+        out.append(run.get(i).replaceFirst("<IsLatest>(true|false)</IsLatest>", "<IsLatest>" + (i == 0) + "</IsLatest>"));
+      }
+      run.clear();
     }
 
     /**
