@@ -25,7 +25,8 @@ import java.util.Optional;
  * The order a listing gives a key's versions is not the order they landed on every server: moto and
  * S3Proxy sort them by the last-modified time each write took (moto to the millisecond, writes of one
  * millisecond oldest first, and marks the first listed as latest; S3Proxy takes the time before a write
- * waits for its turn to land), so a write that landed on another can be listed under it. What every
+ * waits for its turn to land, and marks the current version latest, which a page gives first), so a
+ * write that landed on another can be listed under it. What every
  * server keeps is S3's rule for the current version: it is the one that landed last among those still
  * there. So the decision rests on which versions are there, not on their order:
  *
