@@ -18,6 +18,7 @@ import dev.idem.store.s3.internal.client.RetryPolicy;
 import dev.idem.store.s3.internal.client.S3Client;
 import dev.idem.store.s3.internal.client.VersionsPage;
 import dev.idem.store.s3.testing.HeaderStrippingProxy;
+import dev.idem.store.s3.testing.QuirkProxy;
 import dev.idem.store.s3.testing.S3ProxyServer;
 import java.io.IOException;
 import java.net.URI;
@@ -25,6 +26,8 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * {@code S3ObjectStore} in {@link PointerMode#LOG} against S3Proxy (whose {@code If-Match} is not
@@ -41,8 +44,9 @@ import java.util.List;
  * {@code If-None-Match} ({@link Scenario.Hazard#IGNORES_IF_NONE_MATCH}), where every replica must be
  * refused by its probe and nothing may be written. Under {@link Scenario.Hazard#APPLIES_EVERY_COMPLETION}
  * the replicas reach S3Proxy through a gateway that drops {@code If-None-Match} from completions only
- * ({@code HeaderStrippingProxy.onMethod("POST")}), so every completion lands as a new version, as moto
- * lands concurrent ones; the store was proven directly, as moto's probe passes.
+ * ({@code QuirkProxy.Quirk.strips("POST")}), so every completion lands as a new version, as moto lands
+ * concurrent ones, and that lists a key's versions oldest first ({@code listsVersionsOldestFirst}), as
+ * moto lists the writes of one millisecond; the store was proven directly, as moto's probe passes.
  *
  * <p>A backend made with an {@link S3Breakage} has every replica's proxy apply it.
  *
@@ -119,13 +123,15 @@ final class S3Backend implements Backend {
     List<FaultyHttpProxy> proxies = new ArrayList<>();
     return new Run() {
       private HeaderStrippingProxy stripping;
+      private QuirkProxy completing;
       private Scenario.Hazard hazard = Scenario.Hazard.NONE;
 
       /**
        * The store is proven once, as its first writer would, so that replicas read the marker, unless
        * the server ignores {@code If-None-Match}: then every replica talks to S3Proxy through a gateway
        * that strips it, and nobody has proven the store. A server that applies every completion is a
-       * gateway stripping it from completions only.
+       * gateway stripping it from completions only, which also lists a key's versions oldest first, as
+       * moto lists the writes of one millisecond.
        */
       @Override
       public void prepare(Scenario s) throws IOException {
@@ -135,7 +141,8 @@ final class S3Backend implements Backend {
           return;
         }
         if (hazard == Scenario.Hazard.APPLIES_EVERY_COMPLETION) {
-          stripping = HeaderStrippingProxy.onMethod(server, "POST", "If-None-Match");
+          completing = new QuirkProxy(server, QuirkProxy.Quirk.listsVersionsOldestFirst(),
+              QuirkProxy.Quirk.strips("POST", Set.of("If-None-Match"), new AtomicInteger()));
         }
         try (ObjectStore o = observer()) {
           proven((S3ObjectStore) o).requireWritable();
@@ -144,11 +151,11 @@ final class S3Backend implements Backend {
 
       @Override
       public List<String> clearHazard() throws IOException {
-        if (stripping == null) {
+        if (completing != null) {
+          completing.close();
           return List.of();
         }
-        if (hazard == Scenario.Hazard.APPLIES_EVERY_COMPLETION) {
-          stripping.close();
+        if (stripping == null) {
           return List.of();
         }
         List<String> v = new ArrayList<>();
@@ -164,7 +171,8 @@ final class S3Backend implements Backend {
 
       private FaultyHttpProxy proxy(Replica replica, StepHook hook) throws IOException {
         Fate.Fault fault = replica.fate() instanceof Fate.Faulted f ? f.fault() : null;
-        URI upstream = stripping != null ? stripping.endpoint() : server.endpoint();
+        URI upstream = stripping != null ? stripping.endpoint()
+            : completing != null ? completing.endpoint() : server.endpoint();
         FaultyHttpProxy p = new FaultyHttpProxy(upstream, pathPrefix, hook, fault, REQUEST_TIMEOUT_MS + 300, breakage);
         synchronized (proxies) {
           proxies.add(p);

@@ -49,12 +49,13 @@ public record Scenario(Backend.Kind backend, List<Replica> replicas, int readers
     /**
      * The S3 server applies every CompleteMultipartUpload, {@code If-None-Match: *} or not, and keeps each
      * as a version, as moto does with concurrent completions (its probe still passes: moto refuses a
-     * completion that comes after another). No replica is refused: a publisher whose completion landed
+     * completion that comes after another), and lists a key's versions oldest first, as moto lists the
+     * writes of one millisecond. No replica is refused: a publisher whose completion landed
      * over an earlier version must give way (P3, P7), and the checks allow what the server makes
      * visible meanwhile ({@link InvariantChecker}).
      */
     APPLIES_EVERY_COMPLETION("the server applies every multipart completion, If-None-Match or not, and keeps each as"
-        + " a version (moto, under concurrent completions)");
+        + " a version, listing a key's versions oldest first (moto, under concurrent completions)");
 
     final String story;
 
