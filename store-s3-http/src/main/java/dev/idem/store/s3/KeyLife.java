@@ -135,23 +135,39 @@ final class KeyLife {
    */
   static List<String> life(S3Client client, String bucket, String objectKey, String own, int pageSize)
       throws IOException {
+    return walkedAgain(() -> {
+      Life walked = walkLife(client, bucket, objectKey, pageSize);
+      if (walked.endsAtMarker() && walked.versions().size() > 1 && pageSize > 1) {
+        // A delete marker after several versions: one entry per page puts it in its place on every server.
+        walked = walkLife(client, bucket, objectKey, 1);
+        if (!walked.endsAtMarker()) {
+          throw new ListingMoved("ListObjectVersions of s3://" + bucket + "/" + objectKey + " one entry per page"
+              + " ended before the delete marker a page of it showed");
+        }
+      }
+      if (own != null && !walked.versions().contains(own)) {
+        throw new ListingMoved("ListObjectVersions of s3://" + bucket + "/" + objectKey + " does not hold"
+            + " version " + own + ", which this publish just created; whether another version was there first"
+            + " cannot be told");
+      }
+      return walked.versions();
+    });
+  }
+
+  /** A walk of the listing, which may meet the moments the class comment lists. */
+  @FunctionalInterface
+  private interface Walk<T> {
+    T walk() throws IOException;
+  }
+
+  /**
+   * {@code walk}'s result, walked again, {@value #ATTEMPTS} walks in all, after a malformed page, a 404
+   * {@code NoSuchVersion} or a {@link ListingMoved}.
+   */
+  private static <T> T walkedAgain(Walk<T> walk) throws IOException {
     for (int attempt = 1; ; attempt++) {
       try {
-        Life walked = walkLife(client, bucket, objectKey, pageSize);
-        if (walked.endsAtMarker() && walked.versions().size() > 1 && pageSize > 1) {
-          // A delete marker after several versions: one entry per page puts it in its place on every server.
-          walked = walkLife(client, bucket, objectKey, 1);
-          if (!walked.endsAtMarker()) {
-            throw new ListingMoved("ListObjectVersions of s3://" + bucket + "/" + objectKey + " one entry per page"
-                + " ended before the delete marker a page of it showed");
-          }
-        }
-        if (own != null && !walked.versions().contains(own)) {
-          throw new ListingMoved("ListObjectVersions of s3://" + bucket + "/" + objectKey + " does not hold"
-              + " version " + own + ", which this publish just created; whether another version was there first"
-              + " cannot be told");
-        }
-        return walked.versions();
+        return walk.walk();
       } catch (ListingMoved | MalformedReplyException e) {
         if (attempt == ATTEMPTS) {
           throw e;
@@ -163,6 +179,7 @@ final class KeyLife {
       }
     }
   }
+
 
   /** One walk of a life: its versions, and whether it ended at a delete marker of the key. */
   private record Life(List<String> versions, boolean endsAtMarker) {}
@@ -234,22 +251,12 @@ final class KeyLife {
    */
   private static Optional<String> first(S3Client client, String bucket, String objectKey, String versionId,
       int pageSize) throws IOException {
-    for (int attempt = 1; ; attempt++) {
-      try {
-        Optional<String> first = walk(client, bucket, objectKey, versionId, false, pageSize);
-        // A version under ours, as a page lists it: confirmed one entry per page, in which no server can
-        // put a delete marker out of its place (moto gives a page's versions before its delete markers).
-        return first.isEmpty() || pageSize == 1 ? first : walk(client, bucket, objectKey, versionId, true, 1);
-      } catch (ListingMoved | MalformedReplyException e) {
-        if (attempt == ATTEMPTS) {
-          throw e;
-        }
-      } catch (S3Exception e) {
-        if (attempt == ATTEMPTS || !"NoSuchVersion".equals(e.code())) {
-          throw e;
-        }
-      }
-    }
+    return walkedAgain(() -> {
+      Optional<String> first = walk(client, bucket, objectKey, versionId, false, pageSize);
+      // A version under ours, as a page lists it: confirmed one entry per page, in which no server can
+      // put a delete marker out of its place (moto gives a page's versions before its delete markers).
+      return first.isEmpty() || pageSize == 1 ? first : walk(client, bucket, objectKey, versionId, true, 1);
+    });
   }
 
   /**
