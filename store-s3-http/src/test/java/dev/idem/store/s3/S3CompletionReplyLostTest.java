@@ -8,6 +8,7 @@ import dev.idem.core.Window;
 import dev.idem.core.store.Payload;
 import dev.idem.core.store.PutOutcome;
 import dev.idem.core.store.PutStatus;
+import dev.idem.store.s3.internal.client.ObjectHead;
 import dev.idem.store.s3.internal.client.ObjectVersion;
 import dev.idem.store.s3.internal.client.RequestBody;
 import dev.idem.store.s3.testing.QuirkProxy;
@@ -163,5 +164,39 @@ class S3CompletionReplyLostTest {
     assertEquals(1, lost.get(), "the second completion was applied and its reply lost");
     assertEquals(PutStatus.DIVERGENT, second.status(), second.toString());
     assertArrayEquals(bytes, current(bucket), "the first publish's bytes are current");
+  }
+  /**
+   * A completion applied twice, as S3Proxy applies one sent again while the first send is still being
+   * applied: two versions carry this call's attempt, and its reply names the earlier one while the later
+   * one is current. The call is the key's first writer: CREATED, and it removes the later copy, so one
+   * version stays. Before, it waited for the later copy's writer (itself) to give way, then read the
+   * listing's order and left both versions.
+   */
+  @Test
+  void putIfAbsent_completionAppliedTwice_createdItsLaterCopyRemoved() throws IOException {
+    String bucket = s3.createBucket(true);
+    byte[] bytes = random(4);
+    AtomicInteger copies = new AtomicInteger();
+    Quirk appliedTwice = (request, next) -> {
+      QuirkProxy.Reply reply = next.send(request);
+      if (request.isCompletion() && reply.status() == 200) {
+        ObjectHead applied = s3.client().head(bucket, request.key(), null).orElseThrow();
+        s3.client().put(bucket, request.key(), RequestBody.ofBytes(bytes), null, applied.metadata());
+        copies.incrementAndGet();
+      }
+      return reply;
+    };
+
+    PutOutcome out;
+    try (QuirkProxy proxy = new QuirkProxy(s3, appliedTwice);
+        S3ObjectStore store = S3ObjectStore.open(s3.location(bucket, "p").withEndpoint(proxy.endpoint(), true),
+            s3.credentials(), options())) {
+      out = store.putIfAbsent(KEY, Payload.ofBytes(bytes), "replica-a");
+    }
+
+    assertEquals(1, copies.get(), "the completion was applied a second time");
+    assertEquals(PutStatus.CREATED, out.status(), out.toString());
+    assertEquals(1, versions(bucket).size(), "the later copy is removed: " + versions(bucket));
+    assertArrayEquals(bytes, current(bucket));
   }
 }
