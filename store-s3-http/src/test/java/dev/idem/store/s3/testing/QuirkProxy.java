@@ -34,6 +34,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
+import java.util.function.UnaryOperator;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -233,12 +234,7 @@ public final class QuirkProxy implements AutoCloseable {
      */
     static Quirk listsVersionsBeforeDeleteMarkers() {
       Pattern entry = Pattern.compile("<(Version|DeleteMarker)>.*?</\\1>", Pattern.DOTALL);
-      return (request, next) -> {
-        Reply r = next.send(request);
-        if (!request.method().equals("GET") || !request.has("versions") || !r.ok()) {
-          return r;
-        }
-        String body = new String(r.body(), StandardCharsets.UTF_8);
+      return rewritesVersionListings(body -> {
         StringBuilder versions = new StringBuilder();
         StringBuilder markers = new StringBuilder();
         Matcher m = entry.matcher(body);
@@ -248,12 +244,11 @@ public final class QuirkProxy implements AutoCloseable {
           (m.group(1).equals("Version") ? versions : markers).append(m.group());
         }
         if (at < 0) {
-          return r;
+          return body;
         }
         String rest = entry.matcher(body).replaceAll("");
-        return new Reply(r.status(), r.headers(), (rest.substring(0, at) + versions + markers + rest.substring(at))
-            .getBytes(StandardCharsets.UTF_8));
-      };
+        return rest.substring(0, at) + versions + markers + rest.substring(at);
+      });
     }
 
     /**
@@ -266,12 +261,7 @@ public final class QuirkProxy implements AutoCloseable {
      */
     static Quirk listsVersionsOldestFirst() {
       Pattern version = Pattern.compile("<Version>.*?<Key>(.*?)</Key>.*?</Version>", Pattern.DOTALL);
-      return (request, next) -> {
-        Reply r = next.send(request);
-        if (!request.method().equals("GET") || !request.has("versions") || !r.ok()) {
-          return r;
-        }
-        String body = new String(r.body(), StandardCharsets.UTF_8);
+      return rewritesVersionListings(body -> {
         StringBuilder out = new StringBuilder();
         List<String> run = new ArrayList<>();
         String runKey = null;
@@ -288,7 +278,19 @@ public final class QuirkProxy implements AutoCloseable {
         }
         appendOldestFirst(run, out);
         out.append(body.substring(end));
-        return new Reply(r.status(), r.headers(), out.toString().getBytes(StandardCharsets.UTF_8));
+        return out.toString();
+      });
+    }
+
+    /** The body of every successful ListObjectVersions reply replaced by what {@code rewrite} makes of it. */
+    private static Quirk rewritesVersionListings(UnaryOperator<String> rewrite) {
+      return (request, next) -> {
+        Reply r = next.send(request);
+        if (!request.method().equals("GET") || !request.has("versions") || !r.ok()) {
+          return r;
+        }
+        String body = rewrite.apply(new String(r.body(), StandardCharsets.UTF_8));
+        return new Reply(r.status(), r.headers(), body.getBytes(StandardCharsets.UTF_8));
       };
     }
 
