@@ -38,7 +38,7 @@ import java.util.Optional;
  *       both listings (there before and after the HEAD, so at it) landed before this one, which lost;
  *       with none, every earlier version has been removed by its writer, a loser, and this one is first.
  *   <li>Else another version landed on this one and its writer has not yet given way: wait (20 ms,
- *       doubling) and look again, from the HEAD, at most {@value #SETTLE_ROUNDS} rounds (2.5 s in all).
+ *       doubling) and look again, from the HEAD, at most {@value #SETTLE_ROUNDS} rounds (1.3 s of pauses).
  *       A writer stopped between its write and its removal leaves its version on top for good; then
  *       the listing's order decides ({@link #firstUnder}), which is the order the writes landed on S3 and,
  *       on the servers above, wrong only for writes that raced within the moment a write takes to land.
@@ -74,7 +74,10 @@ import java.util.Optional;
  */
 final class KeyLife {
   static final int ATTEMPTS = 3;
-  /** Rounds {@link #settle} looks again while another version sits on this call's: 20 ms doubling, 2.5 s in all. */
+  /**
+   * Rounds {@link #settle} looks while another version sits on this call's; pauses of 20 ms doubling
+   * between them, 1.3 s in all.
+   */
   static final int SETTLE_ROUNDS = 7;
 
   /**

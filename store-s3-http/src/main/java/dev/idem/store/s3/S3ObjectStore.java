@@ -583,7 +583,9 @@ public final class S3ObjectStore implements ObjectStore, PublishHistory, Retirem
           return decided.get();
         }
       }
-      KeyLife.pause(round);
+      if (round < KeyLife.SETTLE_ROUNDS) {
+        KeyLife.pause(round);
+      }
     }
     return giveWayToFirst(key, removed, payload, digest, meta, attempt);
   }

@@ -298,7 +298,8 @@ public final class QuirkProxy implements AutoCloseable {
     private static void appendOldestFirst(List<String> run, StringBuilder out) {
       Collections.reverse(run);
       for (int i = 0; i < run.size(); i++) {
-        out.append(run.get(i).replaceFirst("<IsLatest>(true|false)</IsLatest>", "<IsLatest>" + (i == 0) + "</IsLatest>"));
+        out.append(run.get(i).replaceFirst("<IsLatest>(true|false)</IsLatest>",
+            "<IsLatest>" + (i == 0) + "</IsLatest>"));
       }
       run.clear();
     }
