@@ -972,6 +972,7 @@ public final class S3ObjectStore implements ObjectStore, PublishHistory, Retirem
   @Override
   public void close() {
     executor.shutdownNow();
+    client.close();
   }
 
   @Override

@@ -74,6 +74,8 @@ import java.util.function.LongSupplier;
  */
 public final class S3Client {
   private static final String CHECKSUM_ALGORITHM = "x-amz-checksum-algorithm";
+  /** How long {@link #close} waits for the HTTP client's thread to end (it takes a few milliseconds). */
+  private static final Duration RELEASE_WAIT = Duration.ofSeconds(1);
 
   private final S3Addressing addressing;
   private final String region;
@@ -81,6 +83,8 @@ public final class S3Client {
   private final CredentialsProvider credentials;
   private final Set<String> knownBuckets;
   private final RequestCounter counts;
+  /** The HTTP client this client built for itself, which {@link #close} releases; null when given one. */
+  private final HttpClient ownHttp;
 
   private S3Client(Builder b) {
     this.addressing = new S3Addressing(b.endpoint, b.pathStyle);
@@ -88,11 +92,15 @@ public final class S3Client {
     this.credentials = b.credentials;
     this.knownBuckets = ConcurrentHashMap.newKeySet();
     this.counts = new RequestCounter();
-    HttpClient http = b.http != null ? b.http : HttpClients.forEndpoint(b.endpoint)
+    URI endpoint = b.endpoint;
+    Duration connectTimeout = b.connectTimeout;
+    // Made on the first request, so a client never used starts no thread.
+    HttpClient http = b.http != null ? b.http : HttpClients.lazily(() -> HttpClients.forEndpoint(endpoint)
         .version(HttpClient.Version.HTTP_1_1)
-        .connectTimeout(b.connectTimeout)
+        .connectTimeout(connectTimeout)
         .followRedirects(HttpClient.Redirect.NEVER)
-        .build();
+        .build());
+    this.ownHttp = b.http != null ? null : http;
     this.transport = new S3Transport(http, addressing, region, b.credentials, new SigV4Signer(b.clock), b.retry,
         b.sleeper, b.requestTimeout, b.ticker, b.deadline, counts);
   }
@@ -103,7 +111,24 @@ public final class S3Client {
     this.credentials = base.credentials;
     this.knownBuckets = base.knownBuckets;
     this.counts = base.counts;
+    this.ownHttp = base.ownHttp;
     this.transport = transport;
+  }
+
+  /**
+   * Releases the HTTP client this client built for itself (one given to its {@link Builder} is the
+   * giver's): its selector thread stops, so a process done with its stores ends without the JVM waiting
+   * for that thread ({@link HttpClients#release}). This client and every view of it send nothing after.
+   */
+  public void close() {
+    if (ownHttp == null) {
+      return;
+    }
+    try {
+      HttpClients.release(ownHttp, RELEASE_WAIT);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   /**

@@ -1,6 +1,8 @@
 package dev.idem.store.s3.internal.http;
 
 import java.io.IOException;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
 import java.net.Authenticator;
 import java.net.CookieHandler;
 import java.net.ProxySelector;
@@ -16,6 +18,8 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.function.Supplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import javax.net.ssl.KeyManager;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLContextSpi;
@@ -40,9 +44,13 @@ import javax.net.ssl.TrustManager;
  * context that refuses to be used, so a request that somehow reaches an {@code https://} address through
  * it fails with {@link IllegalStateException} naming the cause, never with an unchecked certificate;
  * any other scheme gets the JDK's default TLS, as before. {@link #lazily} defers building a client to
- * its first use and builds it once.
+ * its first use and builds it once. {@link #release} stops a client's selector thread, so a process
+ * done with its clients ends without waiting for it.
  */
 public final class HttpClients {
+  /** The JDK's client {@code toString}: its class and identity, then its id in parentheses. */
+  private static final Pattern CLIENT_ID = Pattern.compile(".*\\((\\d+)\\)");
+
   private HttpClients() {}
 
   /** A builder for a client that talks to {@code endpoint} (and to nothing with another scheme). */
@@ -58,6 +66,80 @@ public final class HttpClients {
   /** A client that calls {@code make} on its first use (any method), once, and delegates to what it made. */
   public static HttpClient lazily(Supplier<HttpClient> make) {
     return new Lazy(Objects.requireNonNull(make, "make"));
+  }
+
+  /**
+   * Stops {@code client}'s selector thread and waits up to {@code wait} for it to end. A {@linkplain
+   * #lazily lazy} client refuses every use afterwards, and is not made if it was not yet; any other must
+   * not be used again (on JDK 17-20 a request would never be answered).
+   *
+   * <p>Why: every JDK HttpClient keeps a selector thread, and while the client is idle that thread sits
+   * in native code ({@code epoll_wait}). The JVM's exit, whether by {@code System.exit} or by the last
+   * non-daemon thread ending, waits up to 300 ms for threads in native code to come back (HotSpot's
+   * {@code VM_Exit::wait_for_threads_in_native_to_block}), so every command that used a client ended
+   * 0.3 s after its work (BENCHMARKS.md, "Large outputs"). On JDK 21 and later this calls the client's
+   * {@code shutdownNow} (looked up at run time: this code is compiled for Java 17). JDK 17-20 have no way
+   * to stop a client, so there its selector thread, named {@code HttpClient-<id>-SelectorManager} after
+   * the id its {@code toString} ends with, is interrupted, which ends it; a client whose thread is not
+   * found that way is left running, which costs the exit its wait and nothing else.
+   */
+  public static void release(HttpClient client, Duration wait) throws InterruptedException {
+    HttpClient target = client instanceof Lazy ? ((Lazy) client).release() : client;
+    if (target == null) {
+      return;
+    }
+    Method shutdownNow;
+    Method awaitTermination;
+    try {
+      shutdownNow = HttpClient.class.getMethod("shutdownNow");
+      awaitTermination = HttpClient.class.getMethod("awaitTermination", Duration.class);
+    } catch (NoSuchMethodException beforeJdk21) {
+      Thread selector = selectorThread(target);
+      if (selector != null) {
+        selector.interrupt();
+        selector.join(Math.max(1, wait.toMillis()));
+      }
+      return;
+    }
+    try {
+      shutdownNow.invoke(target);
+      awaitTermination.invoke(target, wait);
+    } catch (IllegalAccessException e) {
+      throw new IllegalStateException("HttpClient's public shutdown methods refused a call", e);
+    } catch (InvocationTargetException e) {
+      if (e.getCause() instanceof InterruptedException) {
+        throw (InterruptedException) e.getCause();
+      }
+      if (e.getCause() instanceof RuntimeException) {
+        throw (RuntimeException) e.getCause();
+      }
+      throw new IllegalStateException("stopping " + target + " failed", e.getCause());
+    }
+  }
+
+  /** The live selector thread of {@code client} (or of the client a lazy one made) as the JDK names it, or null. */
+  static Thread selectorThread(HttpClient client) {
+    HttpClient target = client instanceof Lazy ? ((Lazy) client).made : client;
+    if (target == null) {
+      return null;
+    }
+    Matcher id = CLIENT_ID.matcher(target.toString());
+    if (!id.matches()) {
+      return null;
+    }
+    String name = "HttpClient-" + id.group(1) + "-SelectorManager";
+    ThreadGroup root = Thread.currentThread().getThreadGroup();
+    while (root.getParent() != null) {
+      root = root.getParent();
+    }
+    Thread[] threads = new Thread[root.activeCount() + 16];
+    int n = root.enumerate(threads, true);
+    for (int i = 0; i < n; i++) {
+      if (threads[i].getName().equals(name)) {
+        return threads[i];
+      }
+    }
+    return null;
   }
 
   /** A TLS context for a client made for a plain-http endpoint: every use is refused. */
@@ -124,10 +206,15 @@ public final class HttpClients {
     }
   }
 
-  /** Builds its client on first use; thread-safe, builds once. */
+  /**
+   * Builds its client on first use; thread-safe, builds once. Once {@linkplain #release released} it
+   * refuses every use with {@link IllegalStateException}, on every JDK (a JDK 17-20 client whose selector
+   * thread has ended would take a request and never answer it).
+   */
   private static final class Lazy extends HttpClient {
     private final Supplier<HttpClient> make;
     private volatile HttpClient made;
+    private volatile boolean released;
 
     Lazy(Supplier<HttpClient> make) {
       this.make = make;
@@ -135,8 +222,11 @@ public final class HttpClients {
 
     private HttpClient client() {
       HttpClient c = made;
-      if (c == null) {
+      if (c == null || released) {
         synchronized (this) {
+          if (released) {
+            throw new IllegalStateException("this HTTP client was released; its owner is closed");
+          }
           c = made;
           if (c == null) {
             c = Objects.requireNonNull(make.get(), "the lazily made HTTP client");
@@ -145,6 +235,12 @@ public final class HttpClients {
         }
       }
       return c;
+    }
+
+    /** Refuses every use from now on; the client made so far, or null. */
+    synchronized HttpClient release() {
+      released = true;
+      return made;
     }
 
     @Override

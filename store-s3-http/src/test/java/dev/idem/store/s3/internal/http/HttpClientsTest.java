@@ -1,7 +1,10 @@
 package dev.idem.store.s3.internal.http;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -33,7 +36,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@link HttpClients}: a client for a plain-http endpoint works without TLS and refuses to speak TLS; a
- * lazy client is built on its first use, once; credentials from the environment build no HTTP client.
+ * lazy client is built on its first use, once; credentials from the environment build no HTTP client;
+ * a released client's thread has ended, on every JDK this build runs on.
  */
 class HttpClientsTest {
   private HttpServer server;
@@ -153,6 +157,50 @@ class HttpClientsTest {
     assertEquals("AKIDFROMHTTP",
         CredentialChain.standard(container, home, lazy, Clock.systemUTC()).resolve().accessKeyId());
     assertEquals(1, built.get(), "a source that needs HTTP builds the client");
+  }
+
+  /**
+   * The thread that would hold the JVM's exit 0.3 s ends: the JDK names it {@code
+   * HttpClient-<id>-SelectorManager} (its id in the client's {@code toString}), on JDK 17 and 25 alike.
+   */
+  @Test
+  void release_theClientsSelectorThreadEnds() throws Exception {
+    HttpClient client = HttpClients.forEndpoint(at("http", "/")).build();
+    HttpClient other = HttpClients.forEndpoint(at("http", "/")).build();
+    assertEquals("plain", get(client, at("http", "/x")).body());
+    assertEquals("plain", get(other, at("http", "/x")).body());
+    Thread selector = HttpClients.selectorThread(client);
+    assertNotNull(selector, "the client's selector thread is found by its name");
+    Thread othersSelector = HttpClients.selectorThread(other);
+    assertNotSame(selector, othersSelector, "each client has its own");
+
+    HttpClients.release(client, Duration.ofSeconds(10));
+
+    assertFalse(selector.isAlive(), selector.getName() + " ended");
+    assertTrue(othersSelector.isAlive(), "another client is left running");
+    assertEquals("plain", get(other, at("http", "/y")).body());
+  }
+
+  @Test
+  void release_aLazyClientNeverMade_staysUnmade_aMadeOneEndsAndRefusesUse() throws Exception {
+    AtomicInteger built = new AtomicInteger();
+    HttpClient lazy = HttpClients.lazily(() -> {
+      built.incrementAndGet();
+      return HttpClients.forEndpoint(at("http", "/")).build();
+    });
+    HttpClients.release(lazy, Duration.ofSeconds(10));
+    assertEquals(0, built.get(), "releasing does not build it");
+    assertThrows(IllegalStateException.class, () -> get(lazy, at("http", "/x")), "nor does a use after it");
+    assertEquals(0, built.get());
+
+    HttpClient made = HttpClients.lazily(() -> HttpClients.forEndpoint(at("http", "/")).build());
+    assertEquals("plain", get(made, at("http", "/x")).body());
+    Thread selector = HttpClients.selectorThread(made);
+    assertNotNull(selector, "found through the lazy client");
+    HttpClients.release(made, Duration.ofSeconds(10));
+    assertFalse(selector.isAlive(), selector.getName() + " ended");
+    IllegalStateException e = assertThrows(IllegalStateException.class, () -> get(made, at("http", "/z")));
+    assertTrue(e.getMessage().contains("released"), e.getMessage());
   }
 
   @Test
