@@ -969,6 +969,11 @@ public final class S3ObjectStore implements ObjectStore, PublishHistory, Retirem
     return sweep.run(options.clock().instant().minus(grace), dryRun);
   }
 
+  /**
+   * Stops the store's part threads and releases the HTTP client it made ({@link S3Client#close}), so a
+   * process done with it ends at once; a use afterwards fails, saying the client was released. Every
+   * view of this store ({@link #configuredBy}) is closed with it.
+   */
   @Override
   public void close() {
     executor.shutdownNow();
