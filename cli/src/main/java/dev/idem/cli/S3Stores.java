@@ -62,7 +62,7 @@ final class S3Stores {
     options.connectTimeout(waits.connectTimeout()).requestTimeout(waits.readTimeout()).deadline(waits.deadline());
     String home = env.getOrDefault("HOME", System.getProperty("user.home"));
     CredentialsProvider credentials = CredentialsProvider.standard(env, Path.of(home));
-    S3ObjectStore s3 = S3ObjectStore.open(location, credentials, options.build());
+    S3ObjectStore s3 = S3ObjectStore.openOwningCredentials(location, credentials, options.build());
     return ProvenStore.wrap(s3, S3StoreProver.of(s3), creator, Clock.systemUTC());
   }
 

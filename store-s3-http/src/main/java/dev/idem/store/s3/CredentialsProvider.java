@@ -16,7 +16,7 @@ import java.util.Objects;
  * provider that refreshes temporary credentials is honoured. Tests pass a lambda.
  */
 @FunctionalInterface
-public interface CredentialsProvider {
+public interface CredentialsProvider extends AutoCloseable {
 
   /**
    * Returns credentials that are valid now.
@@ -39,6 +39,14 @@ public interface CredentialsProvider {
     return resolve();
   }
 
+  /**
+   * Releases what this provider holds: the HTTP client {@link #standard}'s chain made for STS, the
+   * container endpoint or IMDS, if it made one, so a process done with it ends at once. The provider
+   * refuses to fetch credentials afterwards. The default holds nothing.
+   */
+  @Override
+  default void close() {}
+
   /** A provider that always returns the same credentials. */
   static CredentialsProvider of(AwsCredentials credentials) {
     Objects.requireNonNull(credentials, "credentials");
@@ -55,9 +63,9 @@ public interface CredentialsProvider {
    * @param env the environment variables to read (not necessarily {@code System.getenv()}: tests and
    *     embedders pass their own)
    * @param home the user's home directory, for {@code ~/.aws/credentials} and {@code ~/.aws/config}
-   * @return the chain, thread-safe
+   * @return the chain, thread-safe; {@link #close} releases the HTTP client it made
    */
   static CredentialsProvider standard(Map<String, String> env, Path home) {
-    return CredentialChain.standard(env, home, CredentialChain.defaultHttp(), Clock.systemUTC());
+    return CredentialChain.owning(env, home, CredentialChain.defaultHttp(), Clock.systemUTC());
   }
 }

@@ -257,7 +257,21 @@ public final class S3ObjectStore implements ObjectStore, PublishHistory, Retirem
    * nothing; prove the store ({@link S3StoreProver}) before its first write.
    */
   public static S3ObjectStore open(S3Location location, CredentialsProvider credentials, S3StoreOptions options) {
-    S3Client.Builder client = clientFor(location, credentials);
+    return openWith(clientFor(location, credentials), location, options);
+  }
+
+  /**
+   * As {@link #open(S3Location, CredentialsProvider, S3StoreOptions)}, the store owning {@code
+   * credentials}: closing the store closes them (for {@link CredentialsProvider#standard}, releases the
+   * HTTP client the chain made for STS, the container endpoint or IMDS). For a provider made for this
+   * store alone, as a command-line process makes it.
+   */
+  public static S3ObjectStore openOwningCredentials(S3Location location, CredentialsProvider credentials,
+      S3StoreOptions options) {
+    return openWith(clientFor(location, credentials).closesCredentials(), location, options);
+  }
+
+  private static S3ObjectStore openWith(S3Client.Builder client, S3Location location, S3StoreOptions options) {
     options.connectTimeout().ifPresent(client::connectTimeout);
     options.requestTimeout().ifPresent(client::requestTimeout);
     options.deadline().ifPresent(client::deadline);

@@ -16,6 +16,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
@@ -23,7 +24,7 @@ import org.junit.jupiter.api.Test;
  * Closing a store releases the HTTP client it made: the client's selector thread ends, so a process done
  * with its stores exits without the JVM waiting 0.3 s for a thread in native code, and a store used after
  * it was closed fails at once, naming why, on every JDK (on JDK 17 a request through a client whose thread
- * has ended would never be answered). Against S3Proxy.
+ * has ended would never be answered); credentials the store owns are closed with it. Against S3Proxy.
  */
 class S3StoreCloseTest {
   private static final Pattern SELECTOR = Pattern.compile("HttpClient-\\d+-SelectorManager");
@@ -70,6 +71,43 @@ class S3StoreCloseTest {
       messages.add(String.valueOf(t.getMessage()));
     }
     assertTrue(messages.stream().anyMatch(m -> m.contains("released")), messages.toString());
+  }
+
+  /** A store given credentials to own closes them with itself; one merely given them leaves them open. */
+  @Test
+  void close_closesOwnedCredentialsOnly() throws Exception {
+    S3ProxyServer s3 = S3ProxyServer.shared();
+    String bucket = s3.createBucket(false);
+    String key = RunSpec.of("orders", new Window(0, 60), 1).outputKey().toString();
+    Payload payload = Payload.ofBytes("rows".getBytes(StandardCharsets.UTF_8));
+    AtomicInteger ownedClosed = new AtomicInteger();
+    AtomicInteger lentClosed = new AtomicInteger();
+    S3ObjectStore owning = S3ObjectStore.openOwningCredentials(s3.location(bucket, "a/"),
+        closeCounting(s3.credentials(), ownedClosed), S3StoreOptions.defaults());
+    S3ObjectStore lent = S3ObjectStore.open(s3.location(bucket, "b/"), closeCounting(s3.credentials(), lentClosed),
+        S3StoreOptions.defaults());
+    assertEquals(PutStatus.CREATED, owning.putIfAbsent(key, payload, "host-a").status());
+    assertEquals(PutStatus.CREATED, lent.putIfAbsent(key, payload, "host-a").status());
+
+    owning.close();
+    lent.close();
+
+    assertEquals(1, ownedClosed.get(), "the owning store closed its credentials");
+    assertEquals(0, lentClosed.get(), "credentials lent to a store are the lender's to close");
+  }
+
+  private static CredentialsProvider closeCounting(CredentialsProvider inner, AtomicInteger closed) {
+    return new CredentialsProvider() {
+      @Override
+      public AwsCredentials resolve() throws IOException {
+        return inner.resolve();
+      }
+
+      @Override
+      public void close() {
+        closed.incrementAndGet();
+      }
+    };
   }
 
   @Test

@@ -88,6 +88,8 @@ public final class CredentialChain implements CredentialsProvider {
 
   private final List<CredentialSource> sources;
   private final Clock clock;
+  /** The HTTP client this chain owns, which {@link #close} releases; null when it was lent one. */
+  private final HttpClient ownHttp;
   private final ReentrantLock refreshLock = new ReentrantLock();
 
   /** The last credentials resolved; written only while holding {@link #refreshLock}. */
@@ -100,6 +102,11 @@ public final class CredentialChain implements CredentialsProvider {
   private volatile CredentialSource loading;
 
   CredentialChain(List<CredentialSource> sources, Clock clock) {
+    this(sources, clock, null);
+  }
+
+  private CredentialChain(List<CredentialSource> sources, Clock clock, HttpClient ownHttp) {
+    this.ownHttp = ownHttp;
     this.sources = List.copyOf(sources);
     this.clock = Objects.requireNonNull(clock, "clock");
     if (this.sources.isEmpty()) {
@@ -128,6 +135,20 @@ public final class CredentialChain implements CredentialsProvider {
    */
   static CredentialChain standard(Map<String, String> env, Path home, HttpClient http,
       Clock clock, URI containerBase, URI imdsEndpoint) {
+    return standard(env, home, http, clock, containerBase, imdsEndpoint, false);
+  }
+
+  /**
+   * {@link #standard(Map, Path, HttpClient, Clock)}, the chain owning {@code http}: {@link #close}
+   * releases it. A process gives it {@link #defaultHttp()}, made only if a source needs it.
+   */
+  public static CredentialChain owning(Map<String, String> env, Path home, HttpClient http, Clock clock) {
+    return standard(env, home, http, clock, ContainerCredentials.DEFAULT_BASE,
+        InstanceMetadataCredentials.DEFAULT_ENDPOINT, true);
+  }
+
+  private static CredentialChain standard(Map<String, String> env, Path home, HttpClient http,
+      Clock clock, URI containerBase, URI imdsEndpoint, boolean ownsHttp) {
     Objects.requireNonNull(home, "home");
     Objects.requireNonNull(http, "http");
     Objects.requireNonNull(clock, "clock");
@@ -137,15 +158,32 @@ public final class CredentialChain implements CredentialsProvider {
         new ProfileCredentials(vars, home),
         new WebIdentityCredentials(vars, home, http, clock),
         new ContainerCredentials(vars, home, http, containerBase),
-        new InstanceMetadataCredentials(vars, http, imdsEndpoint)), clock);
+        new InstanceMetadataCredentials(vars, http, imdsEndpoint)), clock, ownsHttp ? http : null);
+  }
+
+  /**
+   * Releases the HTTP client this chain owns ({@link #owning}); one merely given to it is the giver's.
+   * Credentials already cached are still returned until they expire; a fetch afterwards fails, saying
+   * the client was released.
+   */
+  @Override
+  public void close() {
+    if (ownHttp == null) {
+      return;
+    }
+    try {
+      HttpClients.release(ownHttp, Duration.ofSeconds(1));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   /**
    * The standard chain over this process: {@code System.getenv()}, the {@code user.home}
-   * directory, {@link #defaultHttp()}, and {@link Clock#systemUTC()}.
+   * directory, {@link #defaultHttp()} (owned: {@link #close} releases it), and {@link Clock#systemUTC()}.
    */
   public static CredentialChain fromSystem() {
-    return standard(System.getenv(), Path.of(System.getProperty("user.home")), defaultHttp(), Clock.systemUTC());
+    return owning(System.getenv(), Path.of(System.getProperty("user.home")), defaultHttp(), Clock.systemUTC());
   }
 
   /**

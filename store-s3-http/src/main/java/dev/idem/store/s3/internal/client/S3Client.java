@@ -85,6 +85,8 @@ public final class S3Client {
   private final RequestCounter counts;
   /** The HTTP client this client built for itself, which {@link #close} releases; null when given one. */
   private final HttpClient ownHttp;
+  /** Whether {@link #close} closes the credentials provider as well ({@link Builder#closesCredentials}). */
+  private final boolean closesCredentials;
 
   private S3Client(Builder b) {
     this.addressing = new S3Addressing(b.endpoint, b.pathStyle);
@@ -101,6 +103,7 @@ public final class S3Client {
         .followRedirects(HttpClient.Redirect.NEVER)
         .build());
     this.ownHttp = b.http != null ? null : http;
+    this.closesCredentials = b.closesCredentials;
     this.transport = new S3Transport(http, addressing, region, b.credentials, new SigV4Signer(b.clock), b.retry,
         b.sleeper, b.requestTimeout, b.ticker, b.deadline, counts);
   }
@@ -112,22 +115,27 @@ public final class S3Client {
     this.knownBuckets = base.knownBuckets;
     this.counts = base.counts;
     this.ownHttp = base.ownHttp;
+    this.closesCredentials = base.closesCredentials;
     this.transport = transport;
   }
 
   /**
    * Releases the HTTP client this client built for itself (one given to its {@link Builder} is the
    * giver's): its selector thread stops, so a process done with its stores ends without the JVM waiting
-   * for that thread ({@link HttpClients#release}). This client and every view of it send nothing after.
+   * for that thread ({@link HttpClients#release}); and closes the credentials provider where the builder
+   * said so. This client and every view of it send nothing after.
    */
   public void close() {
-    if (ownHttp == null) {
-      return;
-    }
     try {
-      HttpClients.release(ownHttp, RELEASE_WAIT);
+      if (ownHttp != null) {
+        HttpClients.release(ownHttp, RELEASE_WAIT);
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    } finally {
+      if (closesCredentials) {
+        credentials.close();
+      }
     }
   }
 
@@ -178,6 +186,7 @@ public final class S3Client {
     private HttpClient http;
     private LongSupplier ticker = System::nanoTime;
     private Deadline deadline;
+    private boolean closesCredentials;
 
     private Builder(URI endpoint, String region, CredentialsProvider credentials) {
       this.endpoint = S3Addressing.requireEndpoint(endpoint);
@@ -226,6 +235,12 @@ public final class S3Client {
      */
     public Builder deadline(Deadline deadline) {
       this.deadline = Objects.requireNonNull(deadline, "deadline");
+      return this;
+    }
+
+    /** {@link S3Client#close} closes the credentials provider too: the client's owner made it for the client alone. */
+    public Builder closesCredentials() {
+      this.closesCredentials = true;
       return this;
     }
 

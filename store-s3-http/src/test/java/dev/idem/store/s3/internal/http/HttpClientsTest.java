@@ -204,6 +204,25 @@ class HttpClientsTest {
   }
 
   @Test
+  void credentialChain_closeReleasesAnOwnedClientOnly() throws Exception {
+    Map<String, String> container = Map.of("AWS_CONTAINER_CREDENTIALS_FULL_URI", at("http", "/creds").toString());
+    HttpClient owned = HttpClients.lazily(() -> HttpClients.forEndpoint(at("http", "/")).build());
+    CredentialChain owning = CredentialChain.owning(container, home, owned, Clock.systemUTC());
+    assertEquals("AKIDFROMHTTP", owning.resolve().accessKeyId());
+    Thread selector = HttpClients.selectorThread(owned);
+    assertNotNull(selector, "the container source made the client");
+    owning.close();
+    selector.join(10_000);
+    assertFalse(selector.isAlive(), selector.getName() + " ended");
+
+    HttpClient lent = HttpClients.forEndpoint(at("http", "/")).build();
+    CredentialChain borrowing = CredentialChain.standard(container, home, lent, Clock.systemUTC());
+    assertEquals("AKIDFROMHTTP", borrowing.resolve().accessKeyId());
+    borrowing.close();
+    assertEquals("plain", get(lent, at("http", "/x")).body(), "a lent client stays the lender's");
+  }
+
+  @Test
   void defaultHttp_isLazy() {
     HttpClient http = CredentialChain.defaultHttp();
     assertEquals(HttpClient.Redirect.NEVER, http.followRedirects());
