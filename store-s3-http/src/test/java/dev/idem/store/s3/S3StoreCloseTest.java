@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -28,6 +29,15 @@ import org.junit.jupiter.api.Test;
  */
 class S3StoreCloseTest {
   private static final Pattern SELECTOR = Pattern.compile("HttpClient-\\d+-SelectorManager");
+  private static final String KEY = RunSpec.of("orders", new Window(0, 60), 1).outputKey().toString();
+  private static final Payload PAYLOAD = Payload.ofBytes("rows".getBytes(StandardCharsets.UTF_8));
+
+  private S3ProxyServer s3;
+
+  @BeforeEach
+  void server() throws IOException {
+    s3 = S3ProxyServer.shared();
+  }
 
   private static List<Thread> selectorThreads() {
     ThreadGroup root = Thread.currentThread().getThreadGroup();
@@ -47,14 +57,11 @@ class S3StoreCloseTest {
 
   @Test
   void close_theStoresHttpThreadEnds_aUseAfterFailsAtOnce() throws Exception {
-    S3ProxyServer s3 = S3ProxyServer.shared();
     String bucket = s3.createBucket(false);
-    String key = RunSpec.of("orders", new Window(0, 60), 1).outputKey().toString();
-    Payload payload = Payload.ofBytes("rows".getBytes(StandardCharsets.UTF_8));
     List<Thread> before = selectorThreads();
 
     S3ObjectStore store = S3ObjectStore.open(s3.location(bucket, "p/"), s3.credentials(), S3StoreOptions.defaults());
-    assertEquals(PutStatus.CREATED, store.putIfAbsent(key, payload, "host-a").status());
+    assertEquals(PutStatus.CREATED, store.putIfAbsent(KEY, PAYLOAD, "host-a").status());
     List<Thread> stores = selectorThreads();
     stores.removeAll(before);
     assertEquals(1, stores.size(), "the store made one HTTP client: " + stores);
@@ -65,7 +72,7 @@ class S3StoreCloseTest {
     selector.join(Duration.ofSeconds(10).toMillis());
     assertFalse(selector.isAlive(), selector.getName() + " still running after close");
     Exception e = assertTimeoutPreemptively(Duration.ofSeconds(30),
-        () -> assertThrows(Exception.class, () -> store.putIfAbsent(key, payload, "host-a")));
+        () -> assertThrows(Exception.class, () -> store.putIfAbsent(KEY, PAYLOAD, "host-a")));
     List<String> messages = new ArrayList<>();
     for (Throwable t = e; t != null; t = t.getCause()) {
       messages.add(String.valueOf(t.getMessage()));
@@ -76,18 +83,15 @@ class S3StoreCloseTest {
   /** A store given credentials to own closes them with itself; one merely given them leaves them open. */
   @Test
   void close_closesOwnedCredentialsOnly() throws Exception {
-    S3ProxyServer s3 = S3ProxyServer.shared();
     String bucket = s3.createBucket(false);
-    String key = RunSpec.of("orders", new Window(0, 60), 1).outputKey().toString();
-    Payload payload = Payload.ofBytes("rows".getBytes(StandardCharsets.UTF_8));
     AtomicInteger ownedClosed = new AtomicInteger();
     AtomicInteger lentClosed = new AtomicInteger();
     S3ObjectStore owning = S3ObjectStore.openOwningCredentials(s3.location(bucket, "a/"),
         closeCounting(s3.credentials(), ownedClosed), S3StoreOptions.defaults());
     S3ObjectStore lent = S3ObjectStore.open(s3.location(bucket, "b/"), closeCounting(s3.credentials(), lentClosed),
         S3StoreOptions.defaults());
-    assertEquals(PutStatus.CREATED, owning.putIfAbsent(key, payload, "host-a").status());
-    assertEquals(PutStatus.CREATED, lent.putIfAbsent(key, payload, "host-a").status());
+    assertEquals(PutStatus.CREATED, owning.putIfAbsent(KEY, PAYLOAD, "host-a").status());
+    assertEquals(PutStatus.CREATED, lent.putIfAbsent(KEY, PAYLOAD, "host-a").status());
 
     owning.close();
     lent.close();
@@ -112,7 +116,6 @@ class S3StoreCloseTest {
 
   @Test
   void close_neverUsed_startsNoHttpThread() throws IOException {
-    S3ProxyServer s3 = S3ProxyServer.shared();
     List<Thread> before = selectorThreads();
     S3ObjectStore store = S3ObjectStore.open(s3.location("unused", "p/"), s3.credentials(), S3StoreOptions.defaults());
     List<Thread> now = selectorThreads();
