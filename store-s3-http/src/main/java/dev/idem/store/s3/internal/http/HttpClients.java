@@ -17,6 +17,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -70,8 +71,10 @@ public final class HttpClients {
 
   /**
    * Stops {@code client}'s selector thread and waits up to {@code wait} for it to end. A {@linkplain
-   * #lazily lazy} client refuses every use afterwards, and is not made if it was not yet; any other must
-   * not be used again (on JDK 17-20 a request would never be answered).
+   * #lazily lazy} client refuses every new use at once, and is not made if it was not yet; its sends
+   * already waiting for their replies get {@code wait} to finish, and if one is still waiting then, the
+   * client is left running. Any other client must not be in use, nor used again (on JDK 17-20 a request
+   * would never be answered).
    *
    * <p>Why: every JDK HttpClient keeps a selector thread, and while the client is idle that thread sits
    * in native code ({@code epoll_wait}). The JVM's exit, whether by {@code System.exit} or by the last
@@ -84,9 +87,16 @@ public final class HttpClients {
    * found that way is left running, which costs the exit its wait and nothing else.
    */
   public static void release(HttpClient client, Duration wait) throws InterruptedException {
-    HttpClient target = client instanceof Lazy ? ((Lazy) client).release() : client;
-    if (target == null) {
-      return;
+    HttpClient target = client;
+    if (client instanceof Lazy) {
+      Lazy lazy = (Lazy) client;
+      target = lazy.release();
+      // A send still waiting for its reply is left to finish: on JDK 17-20 stopping the client under it
+      // would leave it waiting for ever (its timeout is the stopped thread's to fire). The client then
+      // runs on, which costs the process's exit its wait and nothing else.
+      if (target == null || !lazy.awaitNoSend(wait)) {
+        return;
+      }
     }
     Method shutdownNow;
     Method awaitTermination;
@@ -209,12 +219,15 @@ public final class HttpClients {
   /**
    * Builds its client on first use; thread-safe, builds once. Once {@linkplain #release released} it
    * refuses every use with {@link IllegalStateException}, on every JDK (a JDK 17-20 client whose selector
-   * thread has ended would take a request and never answer it).
+   * thread has ended would take a request and never answer it). Counts the sends waiting for their
+   * replies, so a release does not stop the client under one.
    */
   private static final class Lazy extends HttpClient {
     private final Supplier<HttpClient> make;
     private volatile HttpClient made;
     private volatile boolean released;
+    /** Sends whose reply headers have not come yet; guarded by this. */
+    private int sending;
 
     Lazy(Supplier<HttpClient> make) {
       this.make = make;
@@ -241,6 +254,31 @@ public final class HttpClients {
     synchronized HttpClient release() {
       released = true;
       return made;
+    }
+
+    private synchronized HttpClient beginSend() {
+      HttpClient c = client();
+      sending++;
+      return c;
+    }
+
+    private synchronized void endSend() {
+      if (--sending == 0) {
+        notifyAll();
+      }
+    }
+
+    /** Waits up to {@code wait} for the sends in flight to get their replies; whether none is left. */
+    synchronized boolean awaitNoSend(Duration wait) throws InterruptedException {
+      long end = System.nanoTime() + wait.toNanos();
+      while (sending > 0) {
+        long left = end - System.nanoTime();
+        if (left <= 0) {
+          return false;
+        }
+        TimeUnit.NANOSECONDS.timedWait(this, left);
+      }
+      return true;
     }
 
     @Override
@@ -291,18 +329,29 @@ public final class HttpClients {
     @Override
     public <T> HttpResponse<T> send(HttpRequest request, HttpResponse.BodyHandler<T> handler)
         throws IOException, InterruptedException {
-      return client().send(request, handler);
+      HttpClient c = beginSend();
+      try {
+        return c.send(request, handler);
+      } finally {
+        endSend();
+      }
     }
 
     @Override
     public <T> CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request, HttpResponse.BodyHandler<T> handler) {
-      return client().sendAsync(request, handler);
+      return sendAsync(request, handler, null);
     }
 
     @Override
     public <T> CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request, HttpResponse.BodyHandler<T> handler,
         HttpResponse.PushPromiseHandler<T> push) {
-      return client().sendAsync(request, handler, push);
+      HttpClient c = beginSend();
+      try {
+        return c.sendAsync(request, handler, push).whenComplete((reply, failure) -> endSend());
+      } catch (RuntimeException | Error e) {
+        endSend();
+        throw e;
+      }
     }
   }
 }

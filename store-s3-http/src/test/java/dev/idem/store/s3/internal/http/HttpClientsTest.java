@@ -27,6 +27,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.net.ssl.SSLContext;
 import org.junit.jupiter.api.AfterEach;
@@ -201,6 +205,44 @@ class HttpClientsTest {
     assertFalse(selector.isAlive(), selector.getName() + " ended");
     IllegalStateException e = assertThrows(IllegalStateException.class, () -> get(made, at("http", "/z")));
     assertTrue(e.getMessage().contains("released"), e.getMessage());
+  }
+
+  /**
+   * A release while a send waits for its reply leaves the client to it: on JDK 17 a stopped client
+   * would leave that send waiting for ever. New sends are refused at once all the same.
+   */
+  @Test
+  void release_aSendWaitingForItsReply_getsItsReply() throws Exception {
+    CountDownLatch arrived = new CountDownLatch(1);
+    CountDownLatch answer = new CountDownLatch(1);
+    server.createContext("/slow", exchange -> {
+      arrived.countDown();
+      try {
+        answer.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      byte[] body = "slow".getBytes(StandardCharsets.UTF_8);
+      exchange.sendResponseHeaders(200, body.length);
+      try (OutputStream out = exchange.getResponseBody()) {
+        out.write(body);
+      }
+    });
+    HttpClient lazy = HttpClients.lazily(() -> HttpClients.forEndpoint(at("http", "/")).build());
+    ExecutorService sender = Executors.newSingleThreadExecutor();
+    try {
+      Future<String> waiting = sender.submit(() -> get(lazy, at("http", "/slow")).body());
+      assertTrue(arrived.await(10, TimeUnit.SECONDS), "the request reached the server");
+
+      HttpClients.release(lazy, Duration.ofMillis(100));
+      assertThrows(IllegalStateException.class, () -> get(lazy, at("http", "/x")), "a new send is refused");
+      answer.countDown();
+
+      assertEquals("slow", waiting.get(30, TimeUnit.SECONDS), "the send in flight got its reply");
+    } finally {
+      answer.countDown();
+      sender.shutdownNow();
+    }
   }
 
   @Test
