@@ -41,8 +41,9 @@ public interface CredentialsProvider extends AutoCloseable {
 
   /**
    * Releases what this provider holds: the HTTP client {@link #standard}'s chain made for STS, the
-   * container endpoint or IMDS, if it made one, so a process done with it ends at once. The provider
-   * refuses to fetch credentials afterwards. The default holds nothing.
+   * container endpoint or IMDS, if it made one, so a process done with it ends at once. Credentials it
+   * has cached may still be returned; a fetch that needs that client fails, saying it was released. The
+   * default holds nothing.
    */
   @Override
   default void close() {}
