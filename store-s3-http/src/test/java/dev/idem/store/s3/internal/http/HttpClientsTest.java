@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.sun.net.httpserver.HttpServer;
@@ -234,7 +235,8 @@ class HttpClientsTest {
       Future<String> waiting = sender.submit(() -> get(lazy, at("http", "/slow")).body());
       assertTrue(arrived.await(10, TimeUnit.SECONDS), "the request reached the server");
 
-      HttpClients.release(lazy, Duration.ofMillis(100));
+      // B1: the release's own wait is bounded even while the send it leaves waits on.
+      assertTimeoutPreemptively(Duration.ofSeconds(10), () -> HttpClients.release(lazy, Duration.ofMillis(100)));
       assertThrows(IllegalStateException.class, () -> get(lazy, at("http", "/x")), "a new send is refused");
       answer.countDown();
 
