@@ -243,6 +243,11 @@ class S3OneCreatePerPublishTest {
     return HeaderStrippingProxy.onMethod(s3, "POST", "If-None-Match");
   }
 
+  /** A gateway that applies every completion, as {@link #appliesEveryCompletion}, and meets {@code quirk} first. */
+  private static QuirkProxy appliesEveryCompletionAnd(QuirkProxy.Quirk quirk) throws IOException {
+    return new QuirkProxy(s3, quirk, QuirkProxy.Quirk.strips("POST", Set.of("If-None-Match"), new AtomicInteger()));
+  }
+
   /**
    * B's completion lands over A's as a second version. B must find A's version under its own, report
    * DIVERGENT against it with its evidence, and delete its own version so that A's is current again.
@@ -295,8 +300,7 @@ class S3OneCreatePerPublishTest {
       }
       return reply;
     };
-    try (QuirkProxy gateway = new QuirkProxy(s3, losesReply,
-            QuirkProxy.Quirk.strips("POST", Set.of("If-None-Match"), new AtomicInteger()));
+    try (QuirkProxy gateway = appliesEveryCompletionAnd(losesReply);
         S3ObjectStore a = open(bucket, gateway.endpoint(), null, multipart());
         S3ObjectStore b = open(bucket, gateway.endpoint(), null, multipart())) {
       assertEquals(PutStatus.CREATED, a.putIfAbsent(key(70), Payload.ofBytes(first), "host-a").status());
@@ -358,8 +362,7 @@ class S3OneCreatePerPublishTest {
     String bucket = s3.createBucket(true);
     byte[] first = random(6 * MIB, 41);
     byte[] second = random(6 * MIB, 42);
-    try (QuirkProxy gateway = new QuirkProxy(s3, QuirkProxy.Quirk.listsVersionsOldestFirst(),
-            QuirkProxy.Quirk.strips("POST", Set.of("If-None-Match"), new AtomicInteger()));
+    try (QuirkProxy gateway = appliesEveryCompletionAnd(QuirkProxy.Quirk.listsVersionsOldestFirst());
         S3ObjectStore a = open(bucket, gateway.endpoint(), null, multipart());
         S3ObjectStore b = open(bucket, gateway.endpoint(), null, multipart())) {
       assertEquals(PutStatus.CREATED, a.putIfAbsent(key(80), Payload.ofBytes(first), "host-a").status());
@@ -459,8 +462,7 @@ class S3OneCreatePerPublishTest {
     s3.client().delete(bucket, objectKey);
     byte[] first = random(6 * MIB, 12);
     byte[] second = random(6 * MIB, 13);
-    try (QuirkProxy gateway = new QuirkProxy(s3, QuirkProxy.Quirk.listsVersionsBeforeDeleteMarkers(),
-            QuirkProxy.Quirk.strips("POST", Set.of("If-None-Match"), new AtomicInteger()));
+    try (QuirkProxy gateway = appliesEveryCompletionAnd(QuirkProxy.Quirk.listsVersionsBeforeDeleteMarkers());
         S3ObjectStore a = open(bucket, gateway.endpoint(), null, multipart());
         S3ObjectStore b = open(bucket, gateway.endpoint(), null, multipart())) {
       assertEquals(PutStatus.CREATED, a.putIfAbsent(key(60), Payload.ofBytes(first), "host-a").status());
